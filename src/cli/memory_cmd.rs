@@ -1,0 +1,164 @@
+//! `youra memory …`: list and show Reflective Memory records.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use color_eyre::eyre::Result;
+
+use super::fail;
+use crate::rundir::discover;
+use crate::rundir::memory::{MemoryKind, MemoryRecord, load_dir};
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// List records: id, kind, hypothesis, date, status, routing.
+    List {
+        dir: PathBuf,
+        /// Only this kind: failure, pivot, superseded, limitation, phase5_failure, snapshot, other.
+        #[arg(long)]
+        kind: Option<MemoryKind>,
+        /// Only records about this sub-hypothesis (e.g. h-e1).
+        #[arg(long)]
+        hypothesis: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one record (by id as `list` prints it, or a unique part of it) with its
+    /// extracted fields, root causes and lessons, then the full text.
+    Show { dir: PathBuf, record: String },
+}
+
+pub fn run(cmd: MemoryCommand) -> Result<i32> {
+    match cmd {
+        MemoryCommand::List {
+            dir,
+            kind,
+            hypothesis,
+            json,
+        } => list(&dir, kind, hypothesis.as_deref(), json),
+        MemoryCommand::Show { dir, record } => show(&dir, &record),
+    }
+}
+
+fn records(dir: &Path) -> Result<Vec<MemoryRecord>, i32> {
+    let run = discover(dir).map_err(|e| fail(e, ""))?;
+    let mut all = Vec::new();
+    for root in run.memory_roots() {
+        let (recs, warnings) = load_dir(&root);
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        all.extend(recs);
+    }
+    Ok(all)
+}
+
+fn list(dir: &Path, kind: Option<MemoryKind>, hypothesis: Option<&str>, json: bool) -> Result<i32> {
+    let all = match records(dir) {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    let hyp = hypothesis.map(str::to_ascii_lowercase);
+    let shown: Vec<&MemoryRecord> = all
+        .iter()
+        .filter(|r| kind.as_ref().is_none_or(|k| &r.kind == k))
+        .filter(|r| {
+            hyp.as_ref().is_none_or(|h| {
+                r.hypothesis.as_deref() == Some(h.as_str())
+                    || r.to_hypothesis.as_deref() == Some(h.as_str())
+            })
+        })
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&shown)?);
+        return Ok(0);
+    }
+    if shown.is_empty() {
+        println!(
+            "no memory records{}",
+            if all.is_empty() {
+                " in this run"
+            } else {
+                " match"
+            }
+        );
+        return Ok(0);
+    }
+    println!(
+        "{:<50} {:<14} {:<10} {:<22} {:<16} ROUTING",
+        "ID", "KIND", "HYP", "DATE", "STATUS"
+    );
+    for r in shown {
+        let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        println!(
+            "{:<50} {:<14} {:<10} {:<22} {:<16} {}",
+            r.id,
+            r.kind.as_str(),
+            o(&r.hypothesis),
+            o(&r.date),
+            o(&r.final_status),
+            o(&r.routing_decision)
+        );
+    }
+    Ok(0)
+}
+
+fn show(dir: &Path, wanted: &str) -> Result<i32> {
+    let all = match records(dir) {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
+    };
+    let exact = all
+        .iter()
+        .find(|r| r.id == wanted || r.id.trim_end_matches(".md") == wanted.trim_end_matches(".md"));
+    let partial: Vec<&MemoryRecord> = all.iter().filter(|r| r.id.contains(wanted)).collect();
+    let rec: &MemoryRecord = match (exact, partial.as_slice()) {
+        (Some(r), _) => r,
+        (None, [r]) => r,
+        (None, []) => {
+            return Ok(fail(
+                format!("no memory record `{wanted}`"),
+                "`youra memory list <dir>` shows the ids",
+            ));
+        }
+        (None, many) => {
+            let ids: Vec<&str> = many.iter().map(|r| r.id.as_str()).collect();
+            return Ok(fail(
+                format!("`{wanted}` matches several records: {}", ids.join(", ")),
+                "give more of the id",
+            ));
+        }
+    };
+    println!("{} ({})", rec.id, rec.kind.as_str());
+    println!("file: {}", rec.path.display());
+    let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    println!(
+        "hypothesis: {}  run: {}  date: {}",
+        o(&rec.hypothesis),
+        rec.run.map_or("-".into(), |n| n.to_string()),
+        o(&rec.date)
+    );
+    println!(
+        "final status: {}  failure type: {}  routing: {}",
+        o(&rec.final_status),
+        o(&rec.failure_type),
+        o(&rec.routing_decision)
+    );
+    if !rec.root_causes.is_empty() {
+        println!("\nRoot causes:");
+        rec.root_causes
+            .iter()
+            .enumerate()
+            .for_each(|(i, c)| println!("  {}. {c}", i + 1));
+    }
+    if !rec.lessons.is_empty() {
+        println!("\nLessons:");
+        rec.lessons
+            .iter()
+            .enumerate()
+            .for_each(|(i, c)| println!("  {}. {c}", i + 1));
+    }
+    println!("\n{}", rec.body);
+    Ok(0)
+}

@@ -1,0 +1,64 @@
+//! The `youra` command line: argument parsing and dispatch. Each subcommand lives in its
+//! own module and composes the library layers; nothing here writes a file by itself.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+mod memory_cmd;
+mod status;
+mod vsa_cmd;
+
+/// youra: an autonomous research agent (YouRA lifecycle) and the tools to watch and steer it.
+///
+/// Every command takes a run folder: a youra run, a YouRA research folder
+/// (docs/youra_research/<run>), or a YouRA task folder (the run inside is found for you).
+#[derive(Debug, Parser)]
+#[command(
+    name = "youra",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Where the research stands: stage, workflow, sub-hypotheses and their gates, recent
+    /// history, memory records and archives.
+    Status {
+        /// Run folder (youra run, YouRA research folder or task folder).
+        dir: PathBuf,
+        /// Print machine-readable JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read and edit the verification state (verification_state.yaml) safely.
+    #[command(subcommand)]
+    Vsa(vsa_cmd::VsaCommand),
+    /// Browse Reflective Memory: failure, pivot, limitation and snapshot records.
+    #[command(subcommand)]
+    Memory(memory_cmd::MemoryCommand),
+}
+
+/// Parse the arguments, run the command, and return the process exit code.
+pub fn run() -> color_eyre::Result<i32> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Status { dir, json } => status::run(&dir, json),
+        Command::Vsa(cmd) => vsa_cmd::run(cmd),
+        Command::Memory(cmd) => memory_cmd::run(cmd),
+    }
+}
+
+/// Print an error the way every command does: what went wrong, then what to do.
+pub(crate) fn fail(what: impl std::fmt::Display, hint: &str) -> i32 {
+    eprintln!("error: {what}");
+    if !hint.is_empty() {
+        eprintln!("  hint: {hint}");
+    }
+    1
+}

@@ -1,0 +1,253 @@
+//! `youra status`: where the research stands, in one screen or as JSON.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use color_eyre::eyre::Result;
+use serde::Serialize;
+
+use super::fail;
+use crate::rundir::archive::{ArchiveMarker, load_archives};
+use crate::rundir::memory::load_dir;
+use crate::rundir::{RunDir, discover};
+use crate::vsa::{HistoryEntry, Store, SubHypothesis, Vsa, Warning};
+
+#[derive(Serialize)]
+struct StatusReport<'a> {
+    run: &'a RunDir,
+    project: Option<&'a str>,
+    schema_version: Option<&'a str>,
+    revision: u64,
+    stage: Option<&'a str>,
+    workflow_status: Option<String>,
+    execution_mode: Option<String>,
+    next_action: Option<&'a str>,
+    waiting: Vec<String>,
+    sub_hypotheses: &'a [SubHypothesis],
+    counts: BTreeMap<String, usize>,
+    recent_history: Vec<&'a HistoryEntry>,
+    memory_by_kind: BTreeMap<String, usize>,
+    archives_by_route: BTreeMap<String, usize>,
+    archives: &'a [ArchiveMarker],
+    warnings: &'a [Warning],
+}
+
+const RECENT: usize = 5;
+
+pub fn run(dir: &Path, json: bool) -> Result<i32> {
+    let run = match discover(dir) {
+        Ok(r) => r,
+        Err(e) => return Ok(fail(e, "")),
+    };
+    let snap = match Store::new(&run.vsa).load() {
+        Ok(s) => s,
+        Err(e) => {
+            return Ok(fail(
+                e,
+                "fix the file by hand at that line; youra never overwrites a file it cannot read",
+            ));
+        }
+    };
+    let mut memory_by_kind = BTreeMap::new();
+    for root in run.memory_roots() {
+        for rec in load_dir(&root).0 {
+            *memory_by_kind
+                .entry(rec.kind.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    let archives = load_archives(&run.root);
+    let mut archives_by_route = BTreeMap::new();
+    for a in &archives {
+        *archives_by_route
+            .entry(a.route_target.clone().unwrap_or_else(|| "unknown".into()))
+            .or_insert(0) += 1;
+    }
+    let vsa = &snap.vsa;
+    let report = StatusReport {
+        run: &run,
+        project: vsa.project_name.as_deref(),
+        schema_version: vsa.schema_version.as_deref(),
+        revision: vsa.revision,
+        stage: vsa.workflow.current_phase.as_deref(),
+        workflow_status: vsa.workflow.status.as_ref().map(ToString::to_string),
+        execution_mode: vsa
+            .workflow
+            .execution_mode
+            .as_ref()
+            .map(ToString::to_string),
+        next_action: vsa.workflow.next_action.as_deref(),
+        waiting: waiting(vsa),
+        sub_hypotheses: &vsa.sub_hypotheses,
+        counts: counts(vsa),
+        recent_history: vsa.history.iter().rev().take(RECENT).collect(),
+        memory_by_kind,
+        archives_by_route,
+        archives: &archives,
+        warnings: &snap.warnings,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_text(&report);
+    }
+    Ok(0)
+}
+
+/// What needs the researcher: the first thing the status shows.
+fn waiting(vsa: &Vsa) -> Vec<String> {
+    use crate::vsa::enums::WorkflowStatus as W;
+    let mut out = Vec::new();
+    if vsa.workflow.pending_escalation {
+        out.push("an escalation waits for approval (workflow.pending_escalation)".into());
+    }
+    match vsa.workflow.status {
+        Some(W::AwaitingApproval) if !vsa.workflow.pending_escalation => {
+            out.push("the workflow awaits approval".into())
+        }
+        Some(W::Paused) => out.push("the run is paused".into()),
+        Some(W::Stopped) => out.push(format!(
+            "the run stopped (MUST_STOP): {}",
+            vsa.workflow
+                .stop_reason
+                .as_deref()
+                .unwrap_or("no reason given")
+        )),
+        _ => {}
+    }
+    out
+}
+
+fn counts(vsa: &Vsa) -> BTreeMap<String, usize> {
+    let mut c = BTreeMap::new();
+    for h in &vsa.sub_hypotheses {
+        *c.entry(h.status.to_string()).or_insert(0) += 1;
+    }
+    c
+}
+
+fn opt(v: Option<&str>) -> &str {
+    v.unwrap_or("-")
+}
+
+fn print_text(r: &StatusReport<'_>) {
+    let layout = match r.run.layout {
+        crate::rundir::Layout::Native => "youra run",
+        crate::rundir::Layout::YouraResearch => "YouRA research folder",
+    };
+    println!("Run:        {} ({layout})", r.run.root.display());
+    for n in &r.run.notes {
+        println!("            note: {n}");
+    }
+    println!(
+        "Project:    {}   schema {}   revision {}",
+        opt(r.project),
+        opt(r.schema_version),
+        r.revision
+    );
+    println!("Stage:      {}", opt(r.stage));
+    println!(
+        "Workflow:   {} ({})",
+        r.workflow_status.as_deref().unwrap_or("-"),
+        r.execution_mode.as_deref().unwrap_or("-")
+    );
+    println!("Next:       {}", opt(r.next_action));
+    for w in &r.waiting {
+        println!(">> WAITING FOR YOU: {w}");
+    }
+    let summary: Vec<String> = r.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "\nSub-hypotheses ({}): {}",
+        r.sub_hypotheses.len(),
+        summary.join(", ")
+    );
+    if !r.sub_hypotheses.is_empty() {
+        println!(
+            "  {:<12} {:<10} {:<18} {:<14} {:<8} PREREQUISITES",
+            "ID", "TYPE", "GATE", "STATUS", "RESULT"
+        );
+    }
+    for h in r.sub_hypotheses {
+        let gate = h
+            .gate
+            .gate_type
+            .as_ref()
+            .map_or("-".into(), ToString::to_string);
+        let result = h
+            .gate
+            .result
+            .as_ref()
+            .map_or("-".into(), ToString::to_string);
+        let kind = h.kind.as_ref().map_or("-".into(), ToString::to_string);
+        println!(
+            "  {:<12} {:<10} {:<18} {:<14} {:<8} {}",
+            h.id,
+            kind,
+            gate,
+            h.status.to_string(),
+            result,
+            h.prerequisites.join(", ")
+        );
+        for c in h.gate.failed_checks.iter().take(3) {
+            let text = c.text.clone().unwrap_or_else(|| {
+                format!(
+                    "{}: required {}, actual {}",
+                    opt(c.criterion.as_deref()),
+                    opt(c.required.as_deref()),
+                    opt(c.actual.as_deref())
+                )
+            });
+            println!("  {:<12} failed check: {text}", "");
+        }
+    }
+    println!("\nRecent history (newest first):");
+    for e in &r.recent_history {
+        let when = e.timestamp.map_or_else(
+            || "-".to_string(),
+            |t| t.at.format("%Y-%m-%d %H:%M").to_string(),
+        );
+        println!("  {when:<16}  {}", truncate(&e.summary(), 100));
+    }
+    let mem: Vec<String> = r
+        .memory_by_kind
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    println!(
+        "\nMemory:     {}",
+        if mem.is_empty() {
+            "none".into()
+        } else {
+            mem.join(", ")
+        }
+    );
+    let arch: Vec<String> = r
+        .archives_by_route
+        .iter()
+        .map(|(k, v)| format!("{v} -> {k}"))
+        .collect();
+    println!(
+        "Archives:   {}",
+        if arch.is_empty() {
+            "none".into()
+        } else {
+            arch.join(", ")
+        }
+    );
+    if !r.warnings.is_empty() {
+        println!(
+            "Warnings:   {} normalisation(s); `youra vsa validate {}` lists them",
+            r.warnings.len(),
+            r.run.root.display()
+        );
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    let one_line = s.replace('\n', " ");
+    if one_line.chars().count() <= n {
+        one_line
+    } else {
+        format!("{}…", one_line.chars().take(n - 1).collect::<String>())
+    }
+}

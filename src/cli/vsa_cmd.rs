@@ -1,0 +1,270 @@
+//! `youra vsa …`: get, set, history and validate.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use color_eyre::eyre::{Result, WrapErr};
+
+use super::fail;
+use crate::rundir::discover;
+use crate::vsa::invariants::violations;
+use crate::vsa::path::{Resolved, VsaPath, resolve};
+use crate::vsa::{Base, SetRequest, Store, StoreError};
+
+#[derive(Debug, Subcommand)]
+pub enum VsaCommand {
+    /// Print one field, e.g. `workflow.next_action` or `sub_hypotheses.h-e1.gate.type`.
+    Get {
+        dir: PathBuf,
+        /// Dotted path; `[N]` indexes a list (`history[-1]`), quotes protect keys with dots.
+        path: String,
+    },
+    /// Change one field. Only that value's bytes change in the file; a history entry with
+    /// your reason is appended and the revision bumped. The value is checked against the
+    /// field's type and the VSA invariants.
+    Set {
+        dir: PathBuf,
+        path: String,
+        value: String,
+        /// Why you are changing it (recorded in history).
+        #[arg(long)]
+        reason: String,
+        /// Apply even if it breaks an invariant (recorded as forced).
+        #[arg(long)]
+        force: bool,
+        /// Who is changing it (recorded in history).
+        #[arg(long, default_value = "researcher")]
+        actor: String,
+        /// Refuse if the file moved past this revision and the field changed meanwhile.
+        #[arg(long, value_name = "N")]
+        if_revision: Option<u64>,
+        /// With --if-revision: the value you saw (default: the current one).
+        #[arg(long, value_name = "VALUE", requires = "if_revision")]
+        expect_old: Option<String>,
+    },
+    /// List history entries, newest first.
+    History {
+        dir: PathBuf,
+        /// How many entries to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Check that a VSA reads: exit 0 (with warnings for what was normalised) or 1 with
+    /// file:line:column for each problem.
+    Validate {
+        /// A verification_state.yaml or a run folder.
+        target: PathBuf,
+    },
+}
+
+pub fn run(cmd: VsaCommand) -> Result<i32> {
+    match cmd {
+        VsaCommand::Get { dir, path } => get(&dir, &path),
+        VsaCommand::Set {
+            dir,
+            path,
+            value,
+            reason,
+            force,
+            actor,
+            if_revision,
+            expect_old,
+        } => {
+            let base = if_revision.map(|revision| Base {
+                revision,
+                old: expect_old,
+            });
+            let req = SetRequest {
+                path: &path,
+                value: &value,
+                reason: &reason,
+                actor: &actor,
+                force,
+                base,
+            };
+            set(&dir, &req)
+        }
+        VsaCommand::History { dir, limit } => history(&dir, limit),
+        VsaCommand::Validate { target } => validate(&target),
+    }
+}
+
+fn store_for(dir: &Path) -> Result<Store, i32> {
+    match discover(dir) {
+        Ok(run) => Ok(Store::new(run.vsa)),
+        Err(e) => Err(fail(e, "")),
+    }
+}
+
+fn report(e: &StoreError) -> i32 {
+    let hint = match e {
+        StoreError::Parse { .. } => {
+            "fix the file by hand at that line; youra never overwrites a file it cannot read"
+        }
+        StoreError::Invariant { .. } => {
+            "fix the state this depends on first, or pass --force to override (recorded as forced)"
+        }
+        StoreError::Conflict { .. } => {
+            "run `youra vsa get` to see the current value, then set it again"
+        }
+        StoreError::Edit { .. } => {
+            "see `youra vsa get <dir> <parent path>` for what the file holds"
+        }
+        _ => "",
+    };
+    fail(e, hint)
+}
+
+fn get(dir: &Path, raw: &str) -> Result<i32> {
+    let store = match store_for(dir) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    let snap = match store.load() {
+        Ok(s) => s,
+        Err(e) => return Ok(report(&e)),
+    };
+    let path = match VsaPath::parse(raw) {
+        Ok(p) => p,
+        Err(e) => return Ok(fail(e, "")),
+    };
+    let Some(root) = snap.doc.root.as_ref() else {
+        return Ok(fail("the file is empty", ""));
+    };
+    match resolve(root, &path) {
+        Ok(Resolved::Found(node)) => {
+            let text = snap
+                .doc
+                .text
+                .get(node.start..node.content_end(&snap.doc.text))
+                .unwrap_or("");
+            match node.as_scalar() {
+                Some(s) if s.is_null() => println!("null"),
+                Some(s) => println!("{}", s.text),
+                None => println!("{text}"),
+            }
+            Ok(0)
+        }
+        Ok(Resolved::Missing { .. }) => Ok(fail(
+            format!("`{path}` is not set in {}", store.path().display()),
+            "",
+        )),
+        Err(e) => Ok(fail(e, "")),
+    }
+}
+
+fn set(dir: &Path, req: &SetRequest<'_>) -> Result<i32> {
+    let store = match store_for(dir) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    match store.set(req) {
+        Ok(a) if a.unchanged => {
+            println!(
+                "{} already holds that value; nothing written (revision {})",
+                req.path, a.revision
+            );
+            Ok(0)
+        }
+        Ok(a) => {
+            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".into());
+            println!(
+                "{}: {} -> {} (revision {})",
+                req.path,
+                show(&a.old),
+                show(&a.new),
+                a.revision
+            );
+            if a.editor_changes > 0 {
+                println!(
+                    "recorded a hand edit of {} field(s) made outside youra",
+                    a.editor_changes
+                );
+            }
+            if a.rebased {
+                println!(
+                    "the file had moved on since revision {}, but not this field: applied on top",
+                    req.base.as_ref().map_or(0, |b| b.revision)
+                );
+            }
+            for v in &a.forced {
+                println!("forced past [{}] {}", v.invariant.name(), v.message);
+            }
+            Ok(0)
+        }
+        Err(e) => Ok(report(&e)),
+    }
+}
+
+fn history(dir: &Path, limit: usize) -> Result<i32> {
+    let store = match store_for(dir) {
+        Ok(s) => s,
+        Err(code) => return Ok(code),
+    };
+    let snap = match store.load() {
+        Ok(s) => s,
+        Err(e) => return Ok(report(&e)),
+    };
+    for e in snap.vsa.history.iter().rev().take(limit) {
+        let when = e.timestamp.map_or_else(
+            || "-".to_string(),
+            |t| t.at.format("%Y-%m-%d %H:%M:%S").to_string(),
+        );
+        let actor = e.actor.as_deref().unwrap_or("-");
+        let reason = e
+            .reason
+            .as_deref()
+            .filter(|_| e.path.is_some())
+            .map(|r| format!("  ({r})"))
+            .unwrap_or_default();
+        println!("{when}  {actor:<10}  {}{reason}", e.summary());
+    }
+    Ok(0)
+}
+
+fn validate(target: &Path) -> Result<i32> {
+    let path = if target.is_file() {
+        target.to_path_buf()
+    } else {
+        match discover(target) {
+            Ok(run) => run.vsa,
+            Err(e) => return Ok(fail(e, "")),
+        }
+    };
+    let bytes = std::fs::read(&path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
+    let doc = match crate::yaml::parse(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            println!(
+                "{}:{}:{}: error: {}",
+                path.display(),
+                e.line,
+                e.col,
+                e.message
+            );
+            return Ok(1);
+        }
+    };
+    let (vsa, warnings) = crate::vsa::read(&doc);
+    for w in &warnings {
+        println!("{}:{}: warning: {}", path.display(), w.line, w.message);
+    }
+    for v in violations(&vsa) {
+        let line = vsa.hypothesis(&v.hypothesis).map_or(1, |h| h.line);
+        println!(
+            "{}:{line}: warning: invariant [{}] {}",
+            path.display(),
+            v.invariant.name(),
+            v.message
+        );
+    }
+    println!(
+        "{}: ok ({} sub-hypotheses, {} history entries, revision {}, {} warning(s))",
+        path.display(),
+        vsa.sub_hypotheses.len(),
+        vsa.history.len(),
+        vsa.revision,
+        warnings.len()
+    );
+    Ok(0)
+}

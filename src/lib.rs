@@ -1,0 +1,12 @@
+//! youra: an autonomous research agent that runs the YouRA lifecycle, and the terminal UI
+//! through which a researcher watches and steers it.
+//!
+//! The run directory is the single source of truth; this crate's layers read and mutate it:
+//! [`yaml`] keeps source positions for lossless edits, [`vsa`] is the typed verification
+//! state and its store, [`rundir`] discovers runs and parses Reflective Memory, and [`cli`]
+//! composes them into the `youra` command. See `docs/ARCHITECTURE.md`.
+
+pub mod cli;
+pub mod rundir;
+pub mod vsa;
+pub mod yaml;

@@ -1,0 +1,9 @@
+//! The run directory: where a run's files are, for youra-native runs and YouRA's layouts,
+//! and the records in it (Reflective Memory, archive markers, stage artifacts).
+
+pub mod archive;
+pub mod artifacts;
+pub mod discover;
+pub mod memory;
+
+pub use discover::{Layout, RunDir, discover};

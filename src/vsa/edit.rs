@@ -1,0 +1,136 @@
+//! Planning lossless edits of a VSA: a field set, an appended history entry, the revision
+//! bump. Each is a list of splices of the original text, applied together by the store.
+
+use super::path::{PathError, Resolved, VsaPath, resolve};
+use super::read_gate::scalar_text;
+use super::schema::{TypeError, TypedValue, check};
+use crate::yaml::splice::{append_to_seq, insert_entry, replace_scalar};
+use crate::yaml::{Document, NewNode, Node, Splice, SpliceError, Style, format_scalar};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error(transparent)]
+    Path(#[from] PathError),
+    #[error(transparent)]
+    Type(#[from] TypeError),
+    #[error("`{0}` cannot be edited here: {1}")]
+    Shape(String, SpliceError),
+    #[error("the file has no top-level mapping to edit")]
+    NoRoot,
+}
+
+/// A planned field change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldEdit {
+    pub path: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    pub splices: Vec<Splice>,
+}
+
+fn root(doc: &Document) -> Result<&Node, EditError> {
+    doc.root
+        .as_ref()
+        .filter(|r| r.as_map().is_some())
+        .ok_or(EditError::NoRoot)
+}
+
+/// Plan `path = raw`, type-checked; a missing key is added to the nearest mapping.
+pub fn plan_set(
+    doc: &Document,
+    path: &VsaPath,
+    raw: &str,
+    ids: &[String],
+) -> Result<FieldEdit, EditError> {
+    let root = root(doc)?;
+    let shape = |e| EditError::Shape(path.to_string(), e);
+    match resolve(root, path)? {
+        Resolved::Found(node) => {
+            let value = check(path, raw, Some(node), ids)?;
+            let splice = replace_scalar(&doc.text, node, &path.to_string(), &value.rendered)
+                .map_err(shape)?;
+            Ok(FieldEdit {
+                path: path.to_string(),
+                old: scalar_text(Some(node)),
+                new: value.display,
+                splices: vec![splice],
+            })
+        }
+        Resolved::Missing {
+            container, missing, ..
+        } => {
+            let TypedValue { rendered, display } = check(path, raw, None, ids)?;
+            let mut value = NewNode::Scalar(rendered);
+            for key in missing[1..].iter().rev() {
+                value = NewNode::Map(vec![(key.clone(), value)]);
+            }
+            let splices = insert_entry(&doc.text, container, &missing[0], &value).map_err(shape)?;
+            Ok(FieldEdit {
+                path: path.to_string(),
+                old: None,
+                new: display,
+                splices,
+            })
+        }
+    }
+}
+
+/// Render an optional value for a history entry.
+pub fn scalar(value: Option<&str>) -> NewNode {
+    NewNode::Scalar(value.map_or_else(|| "null".to_string(), |v| format_scalar(v, Style::Plain)))
+}
+
+/// Append `entry` to the top-level `history:` list, creating the list when needed.
+pub fn plan_history_append(doc: &Document, entry: NewNode) -> Result<Vec<Splice>, EditError> {
+    let root = root(doc)?;
+    let shape = |e| EditError::Shape("history".into(), e);
+    match root.entry("history") {
+        Some((key, list)) if list.as_seq().is_some() => {
+            append_to_seq(&doc.text, list, key.pos.col - 1, &entry).map_err(shape)
+        }
+        Some((key, list)) if list.is_null() => {
+            let at = doc.text[list.end..]
+                .find('\n')
+                .map_or(doc.text.len(), |i| list.end + i);
+            let item = crate::yaml::splice::render_seq_item(&entry, key.pos.col - 1);
+            let mut splices = Vec::new();
+            if list.end > list.start {
+                splices.push(Splice {
+                    start: list.start,
+                    end: list.end,
+                    text: String::new(),
+                });
+            }
+            splices.push(Splice {
+                start: at,
+                end: at,
+                text: format!("\n{item}"),
+            });
+            Ok(splices)
+        }
+        Some((_, other)) => Err(shape(SpliceError::WrongKind(
+            "history".into(),
+            other.kind_name(),
+            "list",
+        ))),
+        None => insert_entry(&doc.text, root, "history", &NewNode::Seq(vec![entry])).map_err(shape),
+    }
+}
+
+/// Set the top-level `revision:` to `value`, adding the key at the end when absent.
+pub fn plan_revision(doc: &Document, value: u64) -> Result<Vec<Splice>, EditError> {
+    let root = root(doc)?;
+    let shape = |e| EditError::Shape("revision".into(), e);
+    match root.get("revision") {
+        Some(node) => Ok(vec![
+            replace_scalar(&doc.text, node, "revision", &value.to_string()).map_err(shape)?,
+        ]),
+        None => insert_entry(
+            &doc.text,
+            root,
+            "revision",
+            &NewNode::Scalar(value.to_string()),
+        )
+        .map_err(shape),
+    }
+}

@@ -1,0 +1,175 @@
+//! The VSA's closed vocabularies, each read tolerantly: canonical names, the drift found in
+//! real YouRA files (aliases), and anything else kept verbatim as `Other` with a warning.
+
+use std::fmt;
+
+/// How a raw value was understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed<T> {
+    Exact(T),
+    /// An alias from a drifted file; the reader reports the normalisation.
+    Alias(T),
+    Unknown,
+}
+
+macro_rules! vocabulary {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $canon:literal $(| $alias:literal)*),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+        pub enum $name {
+            $($variant,)+
+            /// A value outside the vocabulary, kept as written.
+            Other(String),
+        }
+
+        impl $name {
+            /// Every canonical name, for error messages and completion.
+            pub const NAMES: &'static [&'static str] = &[$($canon),+];
+
+            pub fn parse(raw: &str) -> Parsed<Self> {
+                let t = raw.trim();
+                $(if t == $canon { return Parsed::Exact(Self::$variant); })+
+                let norm = t.to_ascii_uppercase().replace(['-', ' '], "_");
+                $(if norm == $canon $(|| norm == $alias)* { return Parsed::Alias(Self::$variant); })+
+                Parsed::Unknown
+            }
+
+            /// The tolerant reading: aliases normalised, the rest kept as `Other`.
+            pub fn read(raw: &str) -> Self {
+                match Self::parse(raw) {
+                    Parsed::Exact(v) | Parsed::Alias(v) => v,
+                    Parsed::Unknown => Self::Other(raw.to_string()),
+                }
+            }
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $canon,)+
+                    Self::Other(s) => s,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+vocabulary! {
+    /// A sub-hypothesis's lifecycle status (YouRA template, plus youra's SKIPPED).
+    HypothesisStatus {
+        NotStarted = "NOT_STARTED" | "TODO" | "PENDING" | "NEW" | "WAITING",
+        Ready = "READY",
+        InProgress = "IN_PROGRESS" | "DOING" | "RUNNING" | "STARTED" | "ACTIVE",
+        Validated = "VALIDATED" | "PASS" | "PASSED" | "SUCCESS",
+        Completed = "COMPLETED" | "DONE" | "COMPLETE",
+        Failed = "FAILED" | "FAIL" | "FAILURE",
+        Partial = "PARTIAL",
+        Blocked = "BLOCKED",
+        CascadeFailed = "CASCADE_FAILED",
+        CascadeSuperseded = "CASCADE_SUPERSEDED",
+        Superseded = "SUPERSEDED",
+        Modified = "MODIFIED",
+        Skipped = "SKIPPED",
+    }
+}
+
+vocabulary! {
+    /// What a gate decides: MUST_WORK blocks the main hypothesis, SHOULD_WORK does not.
+    GateType {
+        MustWork = "MUST_WORK" | "MUST_PASS" | "MUST",
+        ShouldWork = "SHOULD_WORK" | "SHOULD_PASS" | "SHOULD",
+        DeterminesSuccess = "DETERMINES_SUCCESS",
+    }
+}
+
+vocabulary! {
+    GateResult {
+        Pass = "PASS" | "PASSED" | "SUCCESS" | "VALIDATED",
+        Partial = "PARTIAL",
+        Fail = "FAIL" | "FAILED" | "FAILURE",
+        Skipped = "SKIPPED" | "SKIP",
+    }
+}
+
+vocabulary! {
+    /// YouRA's workflow statuses plus youra's PAUSED and AWAITING_APPROVAL.
+    WorkflowStatus {
+        Active = "ACTIVE" | "RUNNING",
+        Stopped = "STOPPED" | "MUST_STOP",
+        Routed = "ROUTED",
+        Completed = "COMPLETED" | "DONE",
+        Failed = "FAILED",
+        Paused = "PAUSED",
+        AwaitingApproval = "AWAITING_APPROVAL",
+    }
+}
+
+vocabulary! {
+    ExecutionMode {
+        Interactive = "INTERACTIVE",
+        Unattended = "UNATTENDED",
+    }
+}
+
+vocabulary! {
+    HypothesisType {
+        Existence = "EXISTENCE" | "H_E",
+        Mechanism = "MECHANISM" | "H_M",
+        Condition = "CONDITION" | "H_C",
+        Comparison = "COMPARISON" | "H_CP",
+    }
+}
+
+impl HypothesisStatus {
+    /// Validated or completed: what a dependant's prerequisite must be before it starts.
+    pub fn is_validated(&self) -> bool {
+        matches!(self, Self::Validated | Self::Completed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drifted_names_normalise_and_say_so() {
+        assert_eq!(
+            GateType::parse("MUST_PASS"),
+            Parsed::Alias(GateType::MustWork)
+        );
+        assert_eq!(
+            GateType::parse("should_pass"),
+            Parsed::Alias(GateType::ShouldWork)
+        );
+        assert_eq!(
+            GateType::parse("MUST_WORK"),
+            Parsed::Exact(GateType::MustWork)
+        );
+        assert_eq!(
+            HypothesisStatus::parse("todo"),
+            Parsed::Alias(HypothesisStatus::NotStarted)
+        );
+        assert_eq!(
+            HypothesisStatus::parse("PASS"),
+            Parsed::Alias(HypothesisStatus::Validated)
+        );
+        assert_eq!(
+            HypothesisStatus::parse("PENDING"),
+            Parsed::Alias(HypothesisStatus::NotStarted)
+        );
+        assert_eq!(
+            HypothesisStatus::parse("in progress"),
+            Parsed::Alias(HypothesisStatus::InProgress)
+        );
+        assert_eq!(HypothesisStatus::parse("weird"), Parsed::Unknown);
+        assert_eq!(
+            HypothesisStatus::read("weird"),
+            HypothesisStatus::Other("weird".into())
+        );
+        assert_eq!(GateResult::read("Failed").as_str(), "FAIL");
+    }
+}

@@ -1,0 +1,146 @@
+//! The VSA's invariants (YouRA §3.2): rules every state must keep, checked before a write.
+
+use serde::Serialize;
+
+use super::enums::{GateType, HypothesisStatus};
+use super::model::Vsa;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Invariant {
+    /// VALIDATED/COMPLETED needs a satisfied MUST_WORK gate.
+    MustWorkGate,
+    /// READY/IN_PROGRESS needs every prerequisite validated.
+    PrerequisitesFirst,
+    /// A prerequisite must name an existing sub-hypothesis.
+    KnownPrerequisite,
+    /// Prerequisites form a DAG.
+    NoCycle,
+}
+
+impl Invariant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::MustWorkGate => "must-work-gate",
+            Invariant::PrerequisitesFirst => "prerequisites-first",
+            Invariant::KnownPrerequisite => "known-prerequisite",
+            Invariant::NoCycle => "no-cycle",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub invariant: Invariant,
+    pub hypothesis: String,
+    pub message: String,
+}
+
+/// Every violation in `vsa`, in hypothesis order.
+pub fn violations(vsa: &Vsa) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for h in &vsa.sub_hypotheses {
+        let v = |invariant, message| Violation {
+            invariant,
+            hypothesis: h.id.clone(),
+            message,
+        };
+        let must_work = h.gate.gate_type == Some(GateType::MustWork);
+        if h.status.is_validated() && must_work && !h.gate.is_met() {
+            out.push(v(
+                Invariant::MustWorkGate,
+                format!(
+                    "{} is {} but its MUST_WORK gate is not satisfied (satisfied: {}, result: {})",
+                    h.id,
+                    h.status,
+                    h.gate.satisfied.map_or("null".into(), |b| b.to_string()),
+                    h.gate
+                        .result
+                        .as_ref()
+                        .map_or("null".into(), |r| r.to_string()),
+                ),
+            ));
+        }
+        for p in &h.prerequisites {
+            match vsa.hypothesis(p) {
+                None => out.push(v(
+                    Invariant::KnownPrerequisite,
+                    format!(
+                        "{} lists prerequisite `{p}`, which is not a sub-hypothesis",
+                        h.id
+                    ),
+                )),
+                Some(pre)
+                    if matches!(
+                        h.status,
+                        HypothesisStatus::Ready | HypothesisStatus::InProgress
+                    ) && !pre.status.is_validated() =>
+                {
+                    out.push(v(
+                        Invariant::PrerequisitesFirst,
+                        format!(
+                            "{} is {} but its prerequisite {p} is {}, not validated",
+                            h.id, h.status, pre.status
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if let Some(cycle) = find_cycle(vsa) {
+        out.push(Violation {
+            invariant: Invariant::NoCycle,
+            hypothesis: cycle[0].clone(),
+            message: format!("prerequisites form a cycle: {}", cycle.join(" -> ")),
+        });
+    }
+    out
+}
+
+fn find_cycle(vsa: &Vsa) -> Option<Vec<String>> {
+    fn visit<'a>(
+        vsa: &'a Vsa,
+        id: &'a str,
+        stack: &mut Vec<&'a str>,
+        done: &mut Vec<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = stack.iter().position(|s| *s == id) {
+            let mut c: Vec<String> = stack[i..].iter().map(|s| s.to_string()).collect();
+            c.push(id.to_string());
+            return Some(c);
+        }
+        if done.contains(&id) {
+            return None;
+        }
+        stack.push(id);
+        for p in vsa
+            .hypothesis(id)
+            .map(|h| h.prerequisites.as_slice())
+            .unwrap_or_default()
+        {
+            if let Some(c) = visit(vsa, p, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.push(id);
+        None
+    }
+    let mut done = Vec::new();
+    vsa.sub_hypotheses
+        .iter()
+        .find_map(|h| visit(vsa, &h.id, &mut Vec::new(), &mut done))
+}
+
+/// Violations in `after` that `before` did not have: what an edit would introduce.
+pub fn introduced(before: &Vsa, after: &Vsa) -> Vec<Violation> {
+    let old = violations(before);
+    violations(after)
+        .into_iter()
+        .filter(|v| {
+            !old.iter()
+                .any(|o| o.invariant == v.invariant && o.hypothesis == v.hypothesis)
+        })
+        .collect()
+}

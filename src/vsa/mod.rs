@@ -1,0 +1,22 @@
+//! The Verification State Architecture file (`verification_state.yaml`): its typed model,
+//! the tolerant reader, path-addressed lossless edits, invariants, and the store that
+//! serialises writers.
+
+pub mod enums;
+pub mod model;
+mod read;
+mod read_gate;
+mod read_history;
+pub mod timestamp;
+
+pub use model::{FailedCheck, Gate, HistoryEntry, SubHypothesis, Vsa};
+pub use read::{Warning, read};
+pub mod diff;
+pub mod edit;
+pub mod history;
+pub mod invariants;
+pub mod path;
+pub mod schema;
+pub mod store;
+
+pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};

@@ -1,0 +1,146 @@
+//! The typed view of a VSA: YouRA schema v3.5 plus youra's own fields (DESIGN.md, "The VSA").
+//!
+//! The view is read-only. The file itself is never re-serialised from it: edits splice the
+//! original text (see `edit.rs`), so keys this model does not know survive every write.
+
+use serde::Serialize;
+
+use super::enums::{
+    ExecutionMode, GateResult, GateType, HypothesisStatus, HypothesisType, WorkflowStatus,
+};
+use super::timestamp::Timestamp;
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Vsa {
+    pub schema_version: Option<String>,
+    /// Bumped by every youra write; 0 for a file youra has never written.
+    pub revision: u64,
+    pub project_name: Option<String>,
+    pub main_hypothesis: Option<MainHypothesis>,
+    pub episode_status: Option<String>,
+    pub workflow: Workflow,
+    pub sub_hypotheses: Vec<SubHypothesis>,
+    /// Whether the file lists them as YouRA's `sub_hypotheses:` map or a drifted `hypotheses:` list.
+    pub layout: HypothesisLayout,
+    pub history: Vec<HistoryEntry>,
+    /// Top-level keys outside the schema, in file order; kept on every write.
+    pub unknown_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HypothesisLayout {
+    #[default]
+    Map,
+    List,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MainHypothesis {
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub statement: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Workflow {
+    /// False when the file has no `workflow:` block (older YouRA runs).
+    pub present: bool,
+    pub status: Option<WorkflowStatus>,
+    pub current_phase: Option<String>,
+    pub next_action: Option<String>,
+    pub execution_mode: Option<ExecutionMode>,
+    pub stop_reason: Option<String>,
+    pub breakpoints: Vec<String>,
+    /// Set while an escalation waits for the researcher (youra's field).
+    pub pending_escalation: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SubHypothesis {
+    pub id: String,
+    pub kind: Option<HypothesisType>,
+    pub statement: Option<String>,
+    pub status: HypothesisStatus,
+    pub gate: Gate,
+    pub prerequisites: Vec<String>,
+    /// Line of the entry in the file.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Gate {
+    pub gate_type: Option<GateType>,
+    pub satisfied: Option<bool>,
+    pub result: Option<GateResult>,
+    /// A free-text result as some runs write it ("Experiment crashed at 53% …").
+    pub result_text: Option<String>,
+    pub failed_checks: Vec<FailedCheck>,
+    /// Machine-readable criteria (metric → requirement) where the gate gives them.
+    pub criteria: Vec<(String, String)>,
+}
+
+impl Gate {
+    /// Whether the gate counts as met: `satisfied: true`, or a PASS result when
+    /// `satisfied` was never set.
+    pub fn is_met(&self) -> bool {
+        match self.satisfied {
+            Some(s) => s,
+            None => self.result == Some(GateResult::Pass),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FailedCheck {
+    pub criterion: Option<String>,
+    pub required: Option<String>,
+    pub actual: Option<String>,
+    pub reason: Option<String>,
+    /// A check written as one sentence instead of a mapping.
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HistoryEntry {
+    pub timestamp: Option<Timestamp>,
+    pub event: Option<String>,
+    /// Who made the change: `researcher`, `engine`, `editor`, … (youra's field).
+    pub actor: Option<String>,
+    pub phase: Option<String>,
+    pub hypothesis: Option<String>,
+    pub status: Option<String>,
+    pub details: Option<String>,
+    pub reason: Option<String>,
+    pub path: Option<String>,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    pub forced: bool,
+    pub line: usize,
+}
+
+impl HistoryEntry {
+    /// A one-line summary for listings.
+    pub fn summary(&self) -> String {
+        if let Some(path) = &self.path {
+            let old = self.old.as_deref().unwrap_or("null");
+            let new = self.new.as_deref().unwrap_or("null");
+            return format!("{path}: {old} -> {new}");
+        }
+        let head = self
+            .event
+            .as_deref()
+            .or(self.status.as_deref())
+            .unwrap_or("(entry)");
+        match self.details.as_deref().or(self.reason.as_deref()) {
+            Some(d) => format!("{head}: {d}"),
+            None => head.to_string(),
+        }
+    }
+}
+
+impl Vsa {
+    pub fn hypothesis(&self, id: &str) -> Option<&SubHypothesis> {
+        self.sub_hypotheses.iter().find(|h| h.id == id)
+    }
+}

@@ -1,0 +1,255 @@
+//! Reading a sub-hypothesis's gate, in every shape real runs write it: YouRA's mapping, a
+//! bare string (`gate: MUST_WORK`), or a dict of metric criteria.
+
+use super::enums::{GateResult, GateType, Parsed};
+use super::model::{FailedCheck, Gate};
+use super::read::{Reader, text};
+use crate::yaml::{Node, NodeKind};
+
+const GATE_KEYS: &[&str] = &[
+    "type",
+    "satisfied",
+    "result",
+    "failed_checks",
+    "criteria",
+    "status",
+    "threshold",
+    "metric",
+];
+
+impl Reader {
+    pub(super) fn gate(&mut self, id: &str, node: Option<&Node>) -> Gate {
+        let Some(node) = node else {
+            return Gate::default();
+        };
+        match &node.kind {
+            NodeKind::Scalar(_) => self.gate_from_string(id, node),
+            NodeKind::Map(entries) => {
+                let has_known = entries
+                    .iter()
+                    .any(|(k, _)| k.as_str().is_some_and(|k| GATE_KEYS.contains(&k)));
+                if has_known {
+                    self.gate_map(id, node)
+                } else {
+                    self.gate_from_metrics(id, node)
+                }
+            }
+            NodeKind::Seq(_) => {
+                self.warn(
+                    node.pos.line,
+                    format!("{id}: gate is a list: read as criteria"),
+                );
+                Gate {
+                    criteria: criteria_of(node),
+                    ..Gate::default()
+                }
+            }
+        }
+    }
+
+    fn gate_from_string(&mut self, id: &str, node: &Node) -> Gate {
+        let Some(raw) = node.as_str() else {
+            return Gate::default();
+        };
+        let mut gate = Gate::default();
+        if let Parsed::Exact(t) | Parsed::Alias(t) = GateType::parse(raw) {
+            gate.gate_type = Some(t);
+            self.warn(
+                node.pos.line,
+                format!("{id}: gate written as the string `{raw}`: read as its type"),
+            );
+        } else if let Parsed::Exact(r) | Parsed::Alias(r) = GateResult::parse(raw) {
+            gate.result = Some(r);
+            self.warn(
+                node.pos.line,
+                format!("{id}: gate written as the string `{raw}`: read as its result"),
+            );
+        } else {
+            gate.result_text = Some(raw.to_string());
+            self.warn(
+                node.pos.line,
+                format!("{id}: gate written as free text: kept as its description"),
+            );
+        }
+        gate
+    }
+
+    /// `gate: {accuracy: ">= 0.9", loss: "< 0.1"}`: no YouRA keys, only metric criteria.
+    fn gate_from_metrics(&mut self, id: &str, node: &Node) -> Gate {
+        self.warn(
+            node.pos.line,
+            format!("{id}: gate written as metric criteria without a type"),
+        );
+        Gate {
+            criteria: criteria_of(node),
+            ..Gate::default()
+        }
+    }
+
+    fn gate_map(&mut self, id: &str, node: &Node) -> Gate {
+        let mut gate = Gate {
+            gate_type: self.enum_value(
+                node.get("type"),
+                "gate type",
+                GateType::parse,
+                GateType::read,
+                GateType::NAMES,
+            ),
+            satisfied: self.boolish(id, node.get("satisfied")),
+            failed_checks: failed_checks(node.get("failed_checks")),
+            criteria: node.get("criteria").map(criteria_of).unwrap_or_default(),
+            ..Gate::default()
+        };
+        if let Some(metric) = text(node.get("metric")) {
+            let op = text(node.get("operator")).unwrap_or_else(|| ">=".into());
+            let th = node
+                .get("threshold")
+                .and_then(|t| t.as_scalar())
+                .map(|s| s.text.clone())
+                .unwrap_or_default();
+            gate.criteria
+                .push((metric, format!("{op} {th}").trim().to_string()));
+        }
+        let result = node.get("result").or_else(|| node.get("status"));
+        if let Some(r) = result.filter(|r| !r.is_null()) {
+            self.gate_result(id, r, &mut gate);
+        }
+        gate
+    }
+
+    fn gate_result(&mut self, id: &str, node: &Node, gate: &mut Gate) {
+        let Some(raw) = node.as_str() else { return };
+        match GateResult::parse(raw) {
+            Parsed::Exact(r) => gate.result = Some(r),
+            Parsed::Alias(r) => {
+                self.warn(
+                    node.pos.line,
+                    format!("{id}: gate result `{raw}` read as {r}"),
+                );
+                gate.result = Some(r);
+            }
+            Parsed::Unknown => {
+                gate.result_text = Some(raw.to_string());
+                gate.result = classify_sentence(raw, gate.satisfied);
+                let as_what = gate
+                    .result
+                    .as_ref()
+                    .map_or("unclassified".to_string(), |r| format!("classified {r}"));
+                self.warn(
+                    node.pos.line,
+                    format!("{id}: gate result is free text: {as_what}"),
+                );
+            }
+        }
+    }
+
+    fn boolish(&mut self, id: &str, node: Option<&Node>) -> Option<bool> {
+        let node = node.filter(|n| !n.is_null())?;
+        let s = node.as_scalar()?;
+        if let Some(b) = s.as_bool() {
+            return Some(b);
+        }
+        let b = match s.text.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "pass" => Some(true),
+            "false" | "no" | "fail" => Some(false),
+            _ => None,
+        };
+        self.warn(
+            node.pos.line,
+            format!(
+                "{id}: gate `satisfied: {}` is not a boolean{}",
+                s.text,
+                if b.is_some() {
+                    ": read as one"
+                } else {
+                    ": ignored"
+                }
+            ),
+        );
+        b
+    }
+}
+
+/// A leading verdict word ("FAILED - crashed at 53%") decides; otherwise `satisfied` does.
+fn classify_sentence(raw: &str, satisfied: Option<bool>) -> Option<GateResult> {
+    let first = raw
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("");
+    match GateResult::parse(first) {
+        Parsed::Exact(r) | Parsed::Alias(r) => Some(r),
+        Parsed::Unknown => satisfied.map(|s| {
+            if s {
+                GateResult::Pass
+            } else {
+                GateResult::Fail
+            }
+        }),
+    }
+}
+
+fn failed_checks(node: Option<&Node>) -> Vec<FailedCheck> {
+    let items = node.and_then(Node::as_seq).unwrap_or_default();
+    items
+        .iter()
+        .map(|item| match &item.kind {
+            NodeKind::Map(_) => FailedCheck {
+                criterion: text(item.get("criterion"))
+                    .or_else(|| text(item.get("metric")))
+                    .or_else(|| text(item.get("check"))),
+                required: scalar_text(item.get("required"))
+                    .or_else(|| scalar_text(item.get("threshold"))),
+                actual: scalar_text(item.get("actual")).or_else(|| scalar_text(item.get("value"))),
+                reason: text(item.get("reason")),
+                text: None,
+            },
+            _ => FailedCheck {
+                text: scalar_text(Some(item)),
+                ..FailedCheck::default()
+            },
+        })
+        .collect()
+}
+
+/// A scalar's text whatever its type (numbers included), `None` for null or collections.
+pub(super) fn scalar_text(node: Option<&Node>) -> Option<String> {
+    let s = node?.as_scalar()?;
+    (!s.is_null()).then(|| s.text.clone())
+}
+
+fn criteria_of(node: &Node) -> Vec<(String, String)> {
+    match &node.kind {
+        NodeKind::Map(entries) => entries
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), requirement(v))))
+            .collect(),
+        NodeKind::Seq(items) => items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                NodeKind::Map(_) => {
+                    let metric = text(i.get("metric")).or_else(|| text(i.get("criterion")))?;
+                    Some((metric, requirement(i)))
+                }
+                _ => Some((scalar_text(Some(i))?, String::new())),
+            })
+            .collect(),
+        NodeKind::Scalar(_) => Vec::new(),
+    }
+}
+
+fn requirement(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Scalar(s) => s.text.clone(),
+        NodeKind::Map(_) => {
+            let op = text(node.get("operator"))
+                .or_else(|| text(node.get("op")))
+                .unwrap_or_default();
+            let th = scalar_text(node.get("threshold"))
+                .or_else(|| scalar_text(node.get("value")))
+                .or_else(|| scalar_text(node.get("required")))
+                .unwrap_or_default();
+            format!("{op} {th}").trim().to_string()
+        }
+        NodeKind::Seq(_) => String::new(),
+    }
+}

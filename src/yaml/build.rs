@@ -1,0 +1,287 @@
+//! Building a [`Document`] from `saphyr-parser`'s spanned events.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
+
+use super::error::{DuplicateKey, YamlError};
+use super::scalar::{Scalar, Style};
+use super::value::{Document, Node, NodeKind, Pos};
+
+/// Parse `bytes` as one YAML document. Invalid UTF-8, bad syntax and the like come back as a
+/// [`YamlError`] naming the line and column; duplicate keys are tolerated (last one wins,
+/// as in PyYAML) and listed in [`Document::duplicates`].
+pub fn parse(bytes: &[u8]) -> Result<Document, YamlError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| utf8_error(bytes, e.valid_up_to()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut builder = Builder::new(text);
+    for event in Parser::new_from_str(text) {
+        match event {
+            Ok((ev, span)) => {
+                if builder.on_event(ev, span.start, span.end)? {
+                    break;
+                }
+            }
+            Err(e) => return Err(scan_error(text, &e)),
+        }
+    }
+    Ok(Document {
+        text: text.to_string(),
+        root: builder.root,
+        duplicates: builder.duplicates,
+    })
+}
+
+fn utf8_error(bytes: &[u8], valid_up_to: usize) -> YamlError {
+    let before = &bytes[..valid_up_to];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let col = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    YamlError {
+        line,
+        col,
+        message: format!(
+            "byte 0x{:02x} is not valid UTF-8: expected a UTF-8 text file (is this a binary file?)",
+            bytes.get(valid_up_to).copied().unwrap_or(0)
+        ),
+    }
+}
+
+fn scan_error(text: &str, e: &ScanError) -> YamlError {
+    let m = e.marker();
+    let line = m.line().max(1);
+    let mut message = e.info().to_string();
+    let line_text = text.lines().nth(line - 1).unwrap_or("");
+    let mut col = m.col() + 1;
+    if line_text.trim_start_matches(' ').starts_with('\t') || e.info().contains("tab") {
+        message.push_str(" (YAML cannot indent with tabs: use spaces)");
+        if let Some(tab) = line_text.chars().position(|c| c == '\t') {
+            col = tab + 1;
+        }
+    }
+    YamlError { line, col, message }
+}
+
+/// Converts the parser's character indices into byte offsets. Events arrive in source order,
+/// so a forward-moving cursor makes this linear; ASCII text needs no walk at all.
+struct Offsets<'a> {
+    text: &'a str,
+    ascii: bool,
+    char_idx: usize,
+    byte_idx: usize,
+}
+
+impl<'a> Offsets<'a> {
+    fn new(text: &'a str) -> Self {
+        Offsets {
+            text,
+            ascii: text.is_ascii(),
+            char_idx: 0,
+            byte_idx: 0,
+        }
+    }
+
+    fn byte(&mut self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.text.len());
+        }
+        if char_index < self.char_idx {
+            self.char_idx = 0;
+            self.byte_idx = 0;
+        }
+        let mut chars = self.text[self.byte_idx..].chars();
+        while self.char_idx < char_index {
+            let Some(c) = chars.next() else { break };
+            self.byte_idx += c.len_utf8();
+            self.char_idx += 1;
+        }
+        self.byte_idx
+    }
+}
+
+enum Frame {
+    Seq {
+        node: Node,
+        items: Vec<Node>,
+        anchor: usize,
+    },
+    Map {
+        node: Node,
+        entries: Vec<(Node, Node)>,
+        key: Option<Node>,
+        seen: HashMap<String, usize>,
+        anchor: usize,
+    },
+}
+
+struct Builder<'a> {
+    offsets: Offsets<'a>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    root: Option<Node>,
+    duplicates: Vec<DuplicateKey>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(text: &'a str) -> Self {
+        Builder {
+            offsets: Offsets::new(text),
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            root: None,
+            duplicates: Vec::new(),
+        }
+    }
+
+    fn node(&mut self, kind: NodeKind, start: Marker, end: Marker) -> Node {
+        let pos = Pos {
+            line: start.line(),
+            col: start.col() + 1,
+        };
+        let s = self.offsets.byte(start.index());
+        let e = self.offsets.byte(end.index());
+        Node {
+            kind,
+            start: s,
+            end: e.max(s),
+            pos,
+        }
+    }
+
+    /// Returns `true` once the first document is complete.
+    fn on_event(&mut self, ev: Event<'_>, start: Marker, end: Marker) -> Result<bool, YamlError> {
+        match ev {
+            Event::Scalar(value, style, anchor, _) => {
+                let scalar = Scalar {
+                    text: value.into_owned(),
+                    style: style_of(style),
+                };
+                let node = self.node(NodeKind::Scalar(scalar), start, end);
+                self.remember(anchor, &node);
+                self.push_value(node);
+            }
+            Event::Alias(id) => {
+                let node = match self.anchors.get(&id) {
+                    Some(n) => n.clone(),
+                    None => self.node(
+                        NodeKind::Scalar(Scalar {
+                            text: String::new(),
+                            style: Style::Plain,
+                        }),
+                        start,
+                        end,
+                    ),
+                };
+                self.push_value(node);
+            }
+            Event::SequenceStart(anchor, _) => {
+                let node = self.node(NodeKind::Seq(Vec::new()), start, end);
+                self.stack.push(Frame::Seq {
+                    node,
+                    items: Vec::new(),
+                    anchor,
+                });
+            }
+            Event::MappingStart(anchor, _) => {
+                let node = self.node(NodeKind::Map(Vec::new()), start, end);
+                self.stack.push(Frame::Map {
+                    node,
+                    entries: Vec::new(),
+                    key: None,
+                    seen: HashMap::new(),
+                    anchor,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let end_byte = self.offsets.byte(end.index());
+                let node = match self.stack.pop() {
+                    Some(Frame::Seq {
+                        mut node,
+                        items,
+                        anchor,
+                    }) => {
+                        node.kind = NodeKind::Seq(items);
+                        node.end = end_byte.max(node.start);
+                        self.remember(anchor, &node);
+                        node
+                    }
+                    Some(Frame::Map {
+                        mut node,
+                        entries,
+                        anchor,
+                        ..
+                    }) => {
+                        node.kind = NodeKind::Map(entries);
+                        node.end = end_byte.max(node.start);
+                        self.remember(anchor, &node);
+                        node
+                    }
+                    None => return Ok(false),
+                };
+                self.push_value(node);
+            }
+            Event::DocumentEnd => return Ok(self.root.is_some()),
+            Event::StreamEnd => return Ok(true),
+            Event::Nothing | Event::StreamStart | Event::DocumentStart(_) => {}
+        }
+        Ok(false)
+    }
+
+    fn remember(&mut self, anchor: usize, node: &Node) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+    }
+
+    fn push_value(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries, key, seen, ..
+            }) => match key.take() {
+                None => *key = Some(node),
+                Some(k) => {
+                    let name = k.as_scalar().map(|s| s.text.clone());
+                    let previous = name.as_ref().and_then(|n| seen.get(n).copied());
+                    match previous {
+                        Some(i) => {
+                            self.duplicates.push(DuplicateKey {
+                                key: name.unwrap_or_default(),
+                                first_line: entries[i].0.pos.line,
+                                line: k.pos.line,
+                            });
+                            entries[i] = (k, node);
+                        }
+                        None => {
+                            if let Some(n) = name {
+                                seen.insert(n, entries.len());
+                            }
+                            entries.push((k, node));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn style_of(style: ScalarStyle) -> Style {
+    match style {
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+        _ => Style::Plain,
+    }
+}

@@ -1,0 +1,40 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The third-party corpus, read in place (never copied into this repository).
+pub fn shared_fixtures() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/youra"
+    ));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent", p.display());
+        None
+    }
+}
+
+pub fn own_fixture(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures")).join(name)
+}
+
+pub fn example_run() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-run"))
+}
+
+pub const DATA_PROBLEMS: &str = "results/generations/youra/sonnet45/iclr2025_data_problems";
+pub const DATA_PROBLEMS_RUN: &str = "results/generations/youra/sonnet45/iclr2025_data_problems/docs/youra_research/2026_data_problems";
+pub const DL4C: &str = "results/generations/youra/opus45_no_reflection/iclr2025_dl4c";
+pub const BI_ALIGN_RUN: &str =
+    "results/generations/youra/sonnet46/iclr2025_bi_align/docs/youra_research/2026_bi_align";
+
+/// Copy a file into a fresh temporary run folder, returning (guard, path of the copy).
+pub fn temp_copy(src: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dst = dir.path().join("verification_state.yaml");
+    std::fs::copy(src, &dst).expect("copy fixture");
+    (dir, dst)
+}
