@@ -32,6 +32,9 @@ pub enum VsaCommand {
         /// Apply even if it breaks an invariant (recorded as forced).
         #[arg(long)]
         force: bool,
+        /// Add the field (and missing parents) if the file does not have it yet.
+        #[arg(long)]
+        create: bool,
         /// Who is changing it (recorded in history).
         #[arg(long, default_value = "researcher")]
         actor: String,
@@ -66,6 +69,7 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
             value,
             reason,
             force,
+            create,
             actor,
             if_revision,
             expect_old,
@@ -80,6 +84,7 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
                 reason: &reason,
                 actor: &actor,
                 force,
+                create,
                 base,
             };
             set(&dir, &req)

@@ -1,9 +1,9 @@
 //! Planning lossless edits of a VSA: a field set, an appended history entry, the revision
 //! bump. Each is a list of splices of the original text, applied together by the store.
 
-use super::path::{PathError, Resolved, VsaPath, resolve};
+use super::path::{PathError, Resolved, Segment, VsaPath, resolve};
 use super::read_gate::scalar_text;
-use super::schema::{TypeError, TypedValue, check};
+use super::schema::{TypeError, TypedValue, check, field_type};
 use crate::yaml::splice::{append_to_seq, insert_entry, replace_scalar};
 use crate::yaml::{Document, NewNode, Node, Splice, SpliceError, Style, format_scalar};
 
@@ -17,6 +17,8 @@ pub enum EditError {
     Shape(String, SpliceError),
     #[error("the file has no top-level mapping to edit")]
     NoRoot,
+    #[error("`{0}` does not exist (no `{1}` under `{2}`); pass --create to add it")]
+    Absent(String, String, String),
 }
 
 /// A planned field change.
@@ -35,12 +37,15 @@ fn root(doc: &Document) -> Result<&Node, EditError> {
         .ok_or(EditError::NoRoot)
 }
 
-/// Plan `path = raw`, type-checked; a missing key is added to the nearest mapping.
+/// Plan `path = raw`, type-checked. Missing keys are added for schema fields
+/// (`workflow.next_action`, even with no `workflow:` block), or for any path when `create`
+/// is set: a typo must not grow the file, and no edit invents a sub-hypothesis.
 pub fn plan_set(
     doc: &Document,
     path: &VsaPath,
     raw: &str,
     ids: &[String],
+    create: bool,
 ) -> Result<FieldEdit, EditError> {
     let root = root(doc)?;
     let shape = |e| EditError::Shape(path.to_string(), e);
@@ -57,8 +62,17 @@ pub fn plan_set(
             })
         }
         Resolved::Missing {
-            container, missing, ..
+            container,
+            missing,
+            depth,
         } => {
+            if !create && !creatable(path, depth) {
+                return Err(EditError::Absent(
+                    path.to_string(),
+                    missing[0].clone(),
+                    path.prefix(depth).to_string(),
+                ));
+            }
             let TypedValue { rendered, display } = check(path, raw, None, ids)?;
             let mut value = NewNode::Scalar(rendered);
             for key in missing[1..].iter().rev() {
@@ -73,6 +87,12 @@ pub fn plan_set(
             })
         }
     }
+}
+
+fn creatable(path: &VsaPath, first_missing: usize) -> bool {
+    let under_missing_hypothesis = matches!(path.0.first(), Some(Segment::Key(k)) if k == "sub_hypotheses" || k == "hypotheses")
+        && first_missing <= 1;
+    field_type(path).is_some() && !under_missing_hypothesis
 }
 
 /// Render an optional value for a history entry.

@@ -24,6 +24,8 @@ pub enum FieldType {
     HypothesisId,
     /// Written by youra itself; never set by hand.
     Managed(&'static str),
+    /// A list: its items are set one by one (`path[N]`).
+    List,
 }
 
 fn canon_of<T: ToString>(p: Parsed<T>) -> Option<String> {
@@ -70,6 +72,8 @@ pub fn field_type(path: &VsaPath) -> Option<FieldType> {
         ["workflow", "status"] => enum_field!(WorkflowStatus, false),
         ["workflow", "execution_mode"] => enum_field!(ExecutionMode, false),
         ["workflow", "current_phase" | "next_action" | "stop_reason"] => FieldType::Text,
+        ["workflow", "breakpoints"] => FieldType::List,
+        ["workflow", "breakpoints", "*"] => FieldType::Text,
         ["episode", "status"] => FieldType::Enum {
             names: EPISODE,
             canon: |s| closed(EPISODE, s),
@@ -85,6 +89,7 @@ pub fn field_type(path: &VsaPath) -> Option<FieldType> {
         [_, _, "gate", "type"] if hyp => enum_field!(GateType, false),
         [_, _, "gate", "result"] if hyp => enum_field!(GateResult, true),
         [_, _, "gate", "satisfied"] if hyp => FieldType::Bool { nullable: true },
+        [_, _, "prerequisites" | "dependencies"] if hyp => FieldType::List,
         [_, _, "prerequisites" | "dependencies", "*"] if hyp => FieldType::HypothesisId,
         [.., last] if *last == "timestamp" || last.ends_with("_at") => FieldType::Timestamp,
         _ => return None,
@@ -141,6 +146,7 @@ pub fn check(
     let ty = field_type(path).or_else(|| inferred(old));
     match ty {
         Some(FieldType::Managed(why)) => Err(fail(why.to_string())),
+        Some(FieldType::List) => Err(fail(format!("it is a list: set its items as {path}[N]"))),
         Some(FieldType::Enum {
             names,
             canon,

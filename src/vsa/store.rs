@@ -72,6 +72,8 @@ pub struct SetRequest<'a> {
     pub reason: &'a str,
     pub actor: &'a str,
     pub force: bool,
+    /// Add the field (and missing parents) when it does not exist.
+    pub create: bool,
     pub base: Option<Base>,
 }
 
@@ -165,7 +167,7 @@ impl Store {
             .iter()
             .map(|h| h.id.clone())
             .collect();
-        let edit = plan_set(&snap.doc, &path, req.value, &ids).map_err(edit_err)?;
+        let edit = plan_set(&snap.doc, &path, req.value, &ids, req.create).map_err(edit_err)?;
         let mut applied = Applied {
             revision: snap.vsa.revision,
             old: edit.old.clone(),

@@ -119,14 +119,47 @@ impl Scalar {
     /// End of the scalar's own bytes. Block scalars' spans run over trailing blank lines,
     /// which belong to whatever follows.
     pub(super) fn content_end(&self, start: usize, end: usize, text: &str) -> usize {
+        let body = &text[start..end.min(text.len())];
         match self.style {
-            Style::Literal | Style::Folded => {
-                let body = &text[start..end.min(text.len())];
-                start + body.trim_end().len()
-            }
-            _ => end,
+            Style::Literal | Style::Folded => start + body.trim_end().len(),
+            // saphyr-parser's span of a quoted scalar runs on over a trailing comment, so
+            // the closing quote is found in the source itself.
+            Style::SingleQuoted => start + closing_single(body).unwrap_or(body.len()),
+            Style::DoubleQuoted => start + closing_double(body).unwrap_or(body.len()),
+            Style::Plain => end,
         }
     }
+}
+
+/// Byte offset just past the closing `'` of a single-quoted scalar (`''` is an escaped quote).
+fn closing_single(body: &str) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        if bytes[i] == b'\'' {
+            if bytes.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return Some(i + 1);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Byte offset just past the closing `"` of a double-quoted scalar.
+fn closing_double(body: &str) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Where an edit of a scalar must start: block scalars begin at their `|` or `>` header,

@@ -72,6 +72,20 @@ pub fn replace_scalar(
     Ok(Splice { start, end, text })
 }
 
+/// The column of a block list's dashes, read off its first item's line: the parser marks
+/// an indentless list (`key:` then `- item` at the key's column) elsewhere.
+fn dash_col(text: &str, seq: &Node, items: &[Node]) -> usize {
+    let Some(first) = items.first() else {
+        return seq.pos.col.saturating_sub(1);
+    };
+    let line_start = text[..first.start].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..first.start]
+        .rfind('-')
+        .map_or(seq.pos.col.saturating_sub(1), |i| {
+            text[line_start..line_start + i].chars().count()
+        })
+}
+
 fn line_end(text: &str, pos: usize) -> usize {
     text[pos..].find('\n').map_or(text.len(), |i| pos + i)
 }
@@ -93,12 +107,12 @@ pub fn append_to_seq(
     };
     if seq.is_flow(text) {
         if items.is_empty() {
-            let at = line_end(text, seq.end);
+            let at = line_end(text, seq.content_end(text));
             let block = render_seq_item(item, owner_col);
             return Ok(vec![
                 Splice {
                     start: seq.start,
-                    end: seq.end,
+                    end: seq.content_end(text),
                     text: String::new(),
                 },
                 Splice {
@@ -108,7 +122,7 @@ pub fn append_to_seq(
                 },
             ]);
         }
-        let at = seq.end.saturating_sub(1);
+        let at = seq.content_end(text).saturating_sub(1);
         return Ok(vec![Splice {
             start: at,
             end: at,
@@ -116,7 +130,7 @@ pub fn append_to_seq(
         }]);
     }
     let at = line_end(text, seq.content_end(text));
-    let indent = seq.pos.col.saturating_sub(1);
+    let indent = dash_col(text, seq, items);
     Ok(vec![Splice {
         start: at,
         end: at,
@@ -140,7 +154,7 @@ pub fn insert_entry(
     };
     let key = super::format_scalar(key, super::Style::Plain);
     if map.is_flow(text) {
-        let at = map.end.saturating_sub(1);
+        let at = map.content_end(text).saturating_sub(1);
         let sep = if entries.is_empty() { "" } else { ", " };
         return Ok(vec![Splice {
             start: at,

@@ -82,7 +82,7 @@ impl Node {
     pub fn content_end(&self, text: &str) -> usize {
         match &self.kind {
             NodeKind::Scalar(s) => s.content_end(self.start, self.end, text),
-            _ if self.is_flow(text) => self.end,
+            _ if self.is_flow(text) => flow_end(text, self.start).unwrap_or(self.end),
             NodeKind::Seq(items) => items.last().map_or(self.start, |n| n.content_end(text)),
             NodeKind::Map(entries) => entries
                 .last()
@@ -107,4 +107,39 @@ pub struct Document {
     /// `None` for an empty file (or one holding only comments).
     pub root: Option<Node>,
     pub duplicates: Vec<DuplicateKey>,
+}
+
+/// Just past the bracket closing the flow collection opened at `start`. The parser's end
+/// marker can run on over a trailing comment, so brackets are matched in the source,
+/// skipping quoted strings.
+fn flow_end(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'\'' => {
+                i += 1;
+                while i < bytes.len() && !(bytes[i] == b'\'' && bytes.get(i + 1) != Some(&b'\'')) {
+                    i += if bytes[i] == b'\'' { 2 } else { 1 };
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
