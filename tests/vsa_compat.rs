@@ -11,7 +11,7 @@ fn load(rel: &str) -> Option<(Vsa, Vec<Warning>)> {
     let root = shared_fixtures()?;
     let run = youra::rundir::discover(&root.join(rel)).expect("run found");
     let snap = Store::new(run.vsa).load().expect("reads");
-    Some((snap.vsa, snap.warnings))
+    Some((snap.vsa.clone(), snap.warnings.clone()))
 }
 
 #[test]

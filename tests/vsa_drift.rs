@@ -7,7 +7,7 @@ use common::own_fixture;
 use youra::vsa::enums::{GateResult, GateType, HypothesisStatus};
 use youra::vsa::{Store, StoreError};
 
-fn load(name: &str) -> Result<youra::vsa::Snapshot, StoreError> {
+fn load(name: &str) -> Result<std::sync::Arc<youra::vsa::Snapshot>, StoreError> {
     Store::new(own_fixture(&format!("vsa/{name}"))).load()
 }
 

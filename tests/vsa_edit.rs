@@ -375,7 +375,12 @@ fn lists_and_keys_are_created_where_missing() {
     store.set(&req("workflow.status", "PAUSED")).unwrap();
     let snap = store.load().unwrap();
     assert_eq!(
-        snap.vsa.workflow.status.map(|s| s.to_string()).as_deref(),
+        snap.vsa
+            .workflow
+            .status
+            .as_ref()
+            .map(|s| s.to_string())
+            .as_deref(),
         Some("PAUSED")
     );
     assert_eq!((snap.vsa.history.len(), snap.vsa.revision), (1, 1));

@@ -4,7 +4,7 @@
 //! `Triggered by`, `Files moved`) and a free-form reflection one (`Reason`, `Failure Context`,
 //! `Recovery`), so every field is optional and the folder name is the fallback.
 
-use super::memory::{bold_fields, leading_u32, lookup};
+use super::markdown::{bold_fields, leading_u32, lookup};
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};

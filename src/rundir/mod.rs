@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod artifacts;
 pub mod discover;
+mod markdown;
 pub mod memory;
 
 pub use discover::{Layout, RunDir, discover};

@@ -20,3 +20,4 @@ pub mod schema;
 pub mod store;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
+mod skeleton;

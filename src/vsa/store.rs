@@ -6,6 +6,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::edit::{EditError, plan_history_append, plan_revision, plan_set};
 use super::history::{editor_entry, field_entry};
@@ -13,6 +14,7 @@ use super::invariants::{Violation, introduced};
 use super::model::Vsa;
 use super::path::{Resolved, VsaPath, resolve};
 use super::read::{Warning, read};
+use super::skeleton::skeleton;
 use crate::yaml::{Document, Splice, YamlError, parse};
 
 /// A consistent reading of the file.
@@ -95,6 +97,9 @@ pub struct Applied {
 pub struct Store {
     path: PathBuf,
     side: PathBuf,
+    /// The last text this store read or wrote, parsed. Long-lived owners (the TUI, the
+    /// engine) skip re-parsing a file nobody changed; the bytes are always compared first.
+    cache: Mutex<Option<(Vec<u8>, Arc<Snapshot>)>>,
 }
 
 fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
@@ -116,6 +121,7 @@ impl Store {
         Store {
             side: dir.join(".youra"),
             path,
+            cache: Mutex::new(None),
         }
     }
 
@@ -123,9 +129,22 @@ impl Store {
         &self.path
     }
 
-    pub fn load(&self) -> Result<Snapshot, StoreError> {
+    pub fn load(&self) -> Result<Arc<Snapshot>, StoreError> {
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
-        self.snapshot(&bytes)
+        self.cached(bytes)
+    }
+
+    /// The snapshot of `bytes`, parsed unless they are what this store last saw.
+    fn cached(&self, bytes: Vec<u8>) -> Result<Arc<Snapshot>, StoreError> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((b, snap)) = cache.as_ref()
+            && *b == bytes
+        {
+            return Ok(Arc::clone(snap));
+        }
+        let snap = Arc::new(self.snapshot(&bytes)?);
+        *cache = Some((bytes, Arc::clone(&snap)));
+        Ok(snap)
     }
 
     fn snapshot(&self, bytes: &[u8]) -> Result<Snapshot, StoreError> {
@@ -154,7 +173,7 @@ impl Store {
     pub fn set(&self, req: &SetRequest<'_>) -> Result<Applied, StoreError> {
         let _lock = self.lock()?;
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
-        let snap = self.snapshot(&bytes)?;
+        let snap = self.cached(bytes.clone())?;
         let edit_err = |source| StoreError::Edit {
             path: self.path.clone(),
             source,
@@ -194,17 +213,19 @@ impl Store {
             splices.extend(plan_revision(&snap.doc, applied.revision).map_err(edit_err)?);
             Ok(splices)
         };
-        let (mut text, mut after) = self.apply(&snap.doc.text, &plan(&[])?)?;
+        let (mut text, mut after, mut partial) = self.apply(&snap.doc, &plan(&[])?)?;
         let violations = introduced(&snap.vsa, &after.vsa);
         if !violations.is_empty() {
             if !req.force {
                 return Err(StoreError::Invariant { violations });
             }
-            (text, after) = self.apply(&snap.doc.text, &plan(&violations)?)?;
+            (text, after, partial) = self.apply(&snap.doc, &plan(&violations)?)?;
             applied.forced = violations;
         }
         self.verify(&after, &path, &applied)?;
         self.write(&text)?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        *cache = (!partial).then(|| (text.into_bytes(), Arc::new(after)));
         Ok(applied)
     }
 
@@ -238,13 +259,24 @@ impl Store {
         })
     }
 
-    fn apply(&self, text: &str, splices: &[Splice]) -> Result<(String, Snapshot), StoreError> {
+    /// The edited text and its read-back: of the touched sections when that suffices
+    /// (`partial`), else of the whole file.
+    fn apply(
+        &self,
+        old: &Document,
+        splices: &[Splice],
+    ) -> Result<(String, Snapshot, bool), StoreError> {
         let new_text =
-            Splice::apply(text, splices).map_err(|e| StoreError::Verify(e.to_string()))?;
+            Splice::apply(&old.text, splices).map_err(|e| StoreError::Verify(e.to_string()))?;
+        if let Some(part) = skeleton(old, splices)
+            && let Ok(snap) = self.snapshot(part.as_bytes())
+        {
+            return Ok((new_text, snap, true));
+        }
         let snap = self
             .snapshot(new_text.as_bytes())
             .map_err(|e| StoreError::Verify(e.to_string()))?;
-        Ok((new_text, snap))
+        Ok((new_text, snap, false))
     }
 
     fn verify(

@@ -1,0 +1,164 @@
+//! A cheap read-back of an edit. Verifying a splice by re-parsing the whole file doubles the
+//! cost of a write; the top-level sections of a block-mapping VSA are independent, so the
+//! sections the splices touch (and, of the history list, only its tail) are parsed alone.
+//! Whenever that is not clearly equivalent, `None` sends the caller to a full parse.
+
+use crate::yaml::{Document, Node, NodeKind, Splice};
+
+/// The edited file reduced to the sections `splices` touch, or `None` to parse it whole.
+pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<String> {
+    let text = old.text.as_str();
+    let root = old.root.as_ref()?;
+    let NodeKind::Map(entries) = &root.kind else {
+        return None;
+    };
+    if root.is_flow(text)
+        || entries.iter().any(|(k, _)| k.pos.col != 1)
+        || text.contains(['&', '*']) && has_anchor(text)
+    {
+        return None;
+    }
+    let starts: Vec<usize> = entries
+        .iter()
+        .map(|(k, _)| line_start(text, k.start))
+        .collect();
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for (i, (key, value)) in entries.iter().enumerate() {
+        let start = if i == 0 { 0 } else { starts[i] };
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        if !splices.iter().any(|s| start <= s.start && s.end <= end) {
+            continue;
+        }
+        match (&value.kind, key.as_str()) {
+            (NodeKind::Seq(items), Some("history")) if items.len() > 1 && !value.is_flow(text) => {
+                let last = items.last().map(|n: &Node| line_start(text, n.start))?;
+                ranges.push((start, line_end(text, key.start)));
+                ranges.push((last, end));
+            }
+            _ => ranges.push((start, end)),
+        }
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for (a, b) in ranges {
+        let mut cursor = a;
+        for s in splices.iter().filter(|s| a <= s.start && s.end <= b) {
+            if s.start < cursor {
+                return None;
+            }
+            out.push_str(&text[cursor..s.start]);
+            out.push_str(&s.text);
+            cursor = s.end;
+            used += 1;
+        }
+        out.push_str(&text[cursor..b]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    // Every splice must have landed in a kept range, once.
+    (used == splices.len()).then_some(out)
+}
+
+/// An anchor (`&name`) outside quotes would tie sections together: parse whole instead.
+fn has_anchor(text: &str) -> bool {
+    text.lines().any(|l| {
+        let code = l.split(" #").next().unwrap_or(l);
+        code.contains(": &") || code.contains("- &") || code.contains(": *") || code.contains("- *")
+    })
+}
+
+fn line_start(text: &str, pos: usize) -> usize {
+    text[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+fn line_end(text: &str, pos: usize) -> usize {
+    text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse;
+
+    const TEXT: &str = "# head\nmetadata:\n  name: x\nworkflow:\n  status: ACTIVE # c\nhistory:\n- event: a\n- event: b\nstatistics:\n  n: 1\n";
+
+    fn at(pat: &str) -> usize {
+        TEXT.find(pat).unwrap()
+    }
+
+    #[test]
+    fn keeps_only_touched_sections_and_the_history_tail() {
+        let doc = parse(TEXT.as_bytes()).unwrap();
+        let s = at("ACTIVE");
+        let h = at("- event: b") + "- event: b".len();
+        let splices = vec![
+            Splice {
+                start: s,
+                end: s + 6,
+                text: "PAUSED".into(),
+            },
+            Splice {
+                start: h,
+                end: h,
+                text: "\n- event: c".into(),
+            },
+            Splice {
+                start: TEXT.len(),
+                end: TEXT.len(),
+                text: "revision: 1\n".into(),
+            },
+        ];
+        let out = skeleton(&doc, &splices).unwrap();
+        assert_eq!(
+            out,
+            "workflow:\n  status: PAUSED # c\nhistory:\n- event: b\n- event: c\nstatistics:\n  n: 1\nrevision: 1\n"
+        );
+        assert!(parse(out.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_broken_splice_shows_in_the_skeleton() {
+        let doc = parse(TEXT.as_bytes()).unwrap();
+        let s = at("ACTIVE");
+        let out = skeleton(
+            &doc,
+            &[Splice {
+                start: s,
+                end: s + 6,
+                text: "[PAUSED".into(),
+            }],
+        )
+        .unwrap();
+        assert!(parse(out.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn anchors_and_flow_roots_fall_back_to_a_full_parse() {
+        let text = "a: &x 1\nb: *x\n";
+        let doc = parse(text.as_bytes()).unwrap();
+        assert!(
+            skeleton(
+                &doc,
+                &[Splice {
+                    start: 6,
+                    end: 7,
+                    text: "2".into()
+                }]
+            )
+            .is_none()
+        );
+        let doc = parse(b"{a: 1, b: 2}").unwrap();
+        assert!(
+            skeleton(
+                &doc,
+                &[Splice {
+                    start: 4,
+                    end: 5,
+                    text: "3".into()
+                }]
+            )
+            .is_none()
+        );
+    }
+}
