@@ -145,7 +145,7 @@ fn summary(files: &[(String, PathBuf)], set_file: &Path) {
     );
     let len = std::fs::metadata(set_file).unwrap().len();
     println!(
-        "`youra vsa set` as a new process on {} KB (start-up, read, 2 parses, lock, fsync, rename): {:.2} ms (target <= 20)",
+        "`youra vsa set` as a new process on {} KB (start-up, read, parse, read-back, lock, fsync, rename): {:.2} ms (target <= 20)",
         len / 1000,
         cli.as_secs_f64() * 1e3
     );

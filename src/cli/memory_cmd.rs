@@ -86,19 +86,23 @@ fn list(dir: &Path, kind: Option<MemoryKind>, hypothesis: Option<&str>, json: bo
         return Ok(0);
     }
     println!(
-        "{:<50} {:<14} {:<10} {:<22} {:<16} ROUTING",
+        "{:<50} {:<14} {:<16} {:<26} {:<10} ROUTING",
         "ID", "KIND", "HYP", "DATE", "STATUS"
     );
     for r in shown {
         let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let hyp = match (&r.hypothesis, &r.to_hypothesis) {
+            (Some(a), Some(b)) => format!("{a}→{b}"),
+            (h, _) => o(h),
+        };
         println!(
-            "{:<50} {:<14} {:<10} {:<22} {:<16} {}",
+            "{:<50} {:<14} {:<16} {:<26} {:<10} {}",
             r.id,
             r.kind.as_str(),
-            o(&r.hypothesis),
+            hyp,
             o(&r.date),
             o(&r.final_status),
-            o(&r.routing_decision)
+            clip(&o(&r.routing_decision), 48)
         );
     }
     Ok(0)
@@ -161,4 +165,12 @@ fn show(dir: &Path, wanted: &str) -> Result<i32> {
     }
     println!("\n{}", rec.body);
     Ok(0)
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
 }

@@ -10,6 +10,7 @@ use super::fail;
 use crate::rundir::archive::{ArchiveMarker, load_archives};
 use crate::rundir::memory::load_dir;
 use crate::rundir::{RunDir, discover};
+use crate::vsa::invariants::{Violation, violations};
 use crate::vsa::{HistoryEntry, Store, SubHypothesis, Vsa, Warning};
 
 #[derive(Serialize)]
@@ -30,6 +31,7 @@ struct StatusReport<'a> {
     archives_by_route: BTreeMap<String, usize>,
     archives: &'a [ArchiveMarker],
     warnings: &'a [Warning],
+    invariant_violations: Vec<Violation>,
 }
 
 const RECENT: usize = 5;
@@ -85,6 +87,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         archives_by_route,
         archives: &archives,
         warnings: &snap.warnings,
+        invariant_violations: violations(vsa),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -234,6 +237,9 @@ fn print_text(r: &StatusReport<'_>) {
             arch.join(", ")
         }
     );
+    for v in &r.invariant_violations {
+        println!("Invariant:  [{}] {}", v.invariant.name(), v.message);
+    }
     if !r.warnings.is_empty() {
         println!(
             "Warnings:   {} normalisation(s); `youra vsa validate {}` lists them",

@@ -15,7 +15,7 @@ pub enum Parsed<T> {
 macro_rules! vocabulary {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $canon:literal $(| $alias:literal)*),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
             $($variant,)+
             /// A value outside the vocabulary, kept as written.
@@ -47,6 +47,13 @@ macro_rules! vocabulary {
                     $(Self::$variant => $canon,)+
                     Self::Other(s) => s,
                 }
+            }
+        }
+
+        /// Serialised by its canonical name, as the VSA writes it.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
             }
         }
 
