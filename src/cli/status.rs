@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::fail;
 use crate::rundir::archive::{ArchiveMarker, load_archives};
+use crate::rundir::artifacts::{ArtifactPresence, scan};
 use crate::rundir::memory::load_dir;
 use crate::rundir::{RunDir, discover};
 use crate::vsa::invariants::{Violation, violations};
@@ -32,6 +33,7 @@ struct StatusReport<'a> {
     archives: &'a [ArchiveMarker],
     warnings: &'a [Warning],
     invariant_violations: Vec<Violation>,
+    artifacts: Vec<ArtifactPresence>,
 }
 
 const RECENT: usize = 5;
@@ -66,6 +68,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
             .or_insert(0) += 1;
     }
     let vsa = &snap.vsa;
+    let ids: Vec<String> = vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect();
     let report = StatusReport {
         run: &run,
         project: vsa.project_name.as_deref(),
@@ -88,6 +91,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         archives: &archives,
         warnings: &snap.warnings,
         invariant_violations: violations(vsa),
+        artifacts: scan(&run.root, &ids),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -166,11 +170,11 @@ fn print_text(r: &StatusReport<'_>) {
     );
     if !r.sub_hypotheses.is_empty() {
         println!(
-            "  {:<12} {:<10} {:<18} {:<14} {:<8} PREREQUISITES",
-            "ID", "TYPE", "GATE", "STATUS", "RESULT"
+            "  {:<12} {:<10} {:<18} {:<14} {:<8} {:<14} ARTIFACTS",
+            "ID", "TYPE", "GATE", "STATUS", "RESULT", "PREREQUISITES"
         );
     }
-    for h in r.sub_hypotheses {
+    for (h, art) in r.sub_hypotheses.iter().zip(&r.artifacts) {
         let gate = h
             .gate
             .gate_type
@@ -183,13 +187,14 @@ fn print_text(r: &StatusReport<'_>) {
             .map_or("-".into(), ToString::to_string);
         let kind = h.kind.as_ref().map_or("-".into(), ToString::to_string);
         println!(
-            "  {:<12} {:<10} {:<18} {:<14} {:<8} {}",
+            "  {:<12} {:<10} {:<18} {:<14} {:<8} {:<14} {}",
             h.id,
             kind,
             gate,
             h.status.to_string(),
             result,
-            h.prerequisites.join(", ")
+            h.prerequisites.join(", "),
+            art.present().join(" ")
         );
         for c in h.gate.failed_checks.iter().take(3) {
             let text = c.text.clone().unwrap_or_else(|| {

@@ -178,3 +178,24 @@ mod tests {
         assert!(got[0].results && got[0].validation && !got[0].code);
     }
 }
+
+impl ArtifactPresence {
+    /// Short names of the stage artifacts present, in lifecycle order (for listings).
+    pub fn present(&self) -> Vec<&'static str> {
+        let marks = [
+            (self.experiment_brief, "brief"),
+            (self.tasks, "tasks"),
+            (!self.plan_docs.is_empty(), "plan"),
+            (self.code, "code"),
+            (self.results, "results"),
+            (self.validation, "validation"),
+            (self.checkpoint, "checkpoint"),
+            (self.reflection_report, "reflection"),
+        ];
+        marks
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect()
+    }
+}

@@ -1,0 +1,183 @@
+//! The `youra` binary end to end: what a user types, what they see, and the exit codes.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::*;
+
+fn youra(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(args)
+        .output()
+        .expect("youra runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn status_of_the_example_run_leads_with_what_waits() {
+    let run = example_run();
+    let o = youra(&["status", run.to_str().unwrap()]);
+    let (out, _) = text(&o);
+    assert!(o.status.success());
+    assert!(out.contains("Stage:      Phase 4"));
+    assert!(out.contains("Workflow:   AWAITING_APPROVAL (INTERACTIVE)"));
+    assert!(out.contains(">> WAITING FOR YOU: an escalation waits for approval"));
+    assert!(
+        out.contains("h-m1         MECHANISM  MUST_WORK          FAILED         FAIL     h-e1")
+    );
+    assert!(
+        out.contains("failed check: spearman_rho_decay_vs_step: required <= -0.8, actual -0.31")
+    );
+    assert!(out.contains("Memory:     1 failure"));
+    assert!(out.contains("Archives:   1 -> Phase 2C"));
+    let o = youra(&["status", run.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["revision"], 7);
+    assert_eq!(v["sub_hypotheses"][1]["gate"]["gate_type"], "MUST_WORK");
+    assert_eq!(v["counts"]["FAILED"], 1);
+    assert_eq!(v["artifacts"][0]["validation"], true);
+}
+
+#[test]
+fn a_task_folder_is_discovered() {
+    let Some(root) = shared_fixtures() else {
+        return;
+    };
+    let o = youra(&["status", root.join(DATA_PROBLEMS).to_str().unwrap()]);
+    let (out, _) = text(&o);
+    assert!(o.status.success());
+    assert!(out.contains("2026_data_problems (YouRA research folder)"));
+    assert!(out.contains("Memory:     5 failure, 1 limitation, 1 pivot, 6 snapshot"));
+    assert!(out.contains("Archives:   3 -> Phase 0"));
+    assert!(out.contains("Invariant:  [must-work-gate] h-e1 is COMPLETED"));
+}
+
+#[test]
+fn validate_exits_1_with_file_line_col() {
+    let o = youra(&[
+        "vsa",
+        "validate",
+        own_fixture("vsa/tabs.yaml").to_str().unwrap(),
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.contains("tabs.yaml:4:1: error:"), "{out}");
+    let o = youra(&[
+        "vsa",
+        "validate",
+        own_fixture("vsa/drift_list.yaml").to_str().unwrap(),
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        out.contains("drift_list.yaml:9: warning: h-e1: gate written as the string `MUST_PASS`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok (4 sub-hypotheses, 4 history entries, revision 0"),
+        "{out}"
+    );
+    let o = youra(&["vsa", "validate", "/nonexistent/dir"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn get_set_and_history_round_trip() {
+    let (dir, _) = temp_copy(&example_run().join("verification_state.yaml"));
+    let d = dir.path().to_str().unwrap();
+    let o = youra(&[
+        "vsa",
+        "get",
+        d,
+        "sub_hypotheses.h-m1.gate.failed_checks[0].actual",
+    ]);
+    assert_eq!(text(&o).0, "-0.31\n");
+    let o = youra(&[
+        "vsa",
+        "set",
+        d,
+        "sub_hypotheses.h-m2.status",
+        "IN_PROGRESS",
+        "--reason",
+        "try",
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.contains(
+            "refused: [prerequisites-first] h-m2 is IN_PROGRESS but its prerequisite h-m1 is FAILED"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: fix the state this depends on first, or pass --force"),
+        "{err}"
+    );
+    let o = youra(&[
+        "vsa",
+        "set",
+        d,
+        "sub_hypotheses.h-m2.gate.type",
+        "MUST_WORK",
+        "--reason",
+        "h-m2 now carries the claim",
+        "--actor",
+        "dana",
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(
+        text(&o).0,
+        "sub_hypotheses.h-m2.gate.type: SHOULD_WORK -> MUST_WORK (revision 8)\n"
+    );
+    let o = youra(&["vsa", "history", d, "--limit", "1"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("dana        sub_hypotheses.h-m2.gate.type: SHOULD_WORK -> MUST_WORK  (h-m2 now carries the claim)"), "{out}");
+    let o = youra(&["vsa", "get", d, "history[-1].actor"]);
+    assert_eq!(text(&o).0, "dana\n");
+}
+
+#[test]
+fn memory_list_filters_and_show_finds_by_part_of_the_id() {
+    let Some(root) = shared_fixtures() else {
+        return;
+    };
+    let task = root.join(DATA_PROBLEMS);
+    let t = task.to_str().unwrap();
+    let o = youra(&[
+        "memory",
+        "list",
+        t,
+        "--kind",
+        "failure",
+        "--hypothesis",
+        "h-m1",
+    ]);
+    let (out, _) = text(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.contains("failures/h-m1_must_work_fail"));
+    let o = youra(&["memory", "show", t, "run3"]);
+    let (out, _) = text(&o);
+    assert!(out.starts_with("failure_h-e1_run3 (failure)"), "{out}");
+    let o = youra(&["memory", "show", t, "h-e1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("matches several records"));
+    let o = youra(&["memory", "list", t, "--kind", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn help_names_every_command() {
+    let (out, _) = text(&youra(&["--help"]));
+    for cmd in ["status", "vsa", "memory"] {
+        assert!(out.contains(cmd));
+    }
+    let (out, _) = text(&youra(&["vsa", "set", "--help"]));
+    assert!(out.contains("--reason") && out.contains("--force") && out.contains("--create"));
+}
