@@ -107,6 +107,27 @@ fn is_archived_checkpoint(name: &str) -> bool {
         && (name.ends_with(".yaml") || name.ends_with(".yml"))
 }
 
+impl ArtifactPresence {
+    /// Short names of the stage artifacts present, in lifecycle order (for listings).
+    pub fn present(&self) -> Vec<&'static str> {
+        let marks = [
+            (self.experiment_brief, "brief"),
+            (self.tasks, "tasks"),
+            (!self.plan_docs.is_empty(), "plan"),
+            (self.code, "code"),
+            (self.results, "results"),
+            (self.validation, "validation"),
+            (self.checkpoint, "checkpoint"),
+            (self.reflection_report, "reflection"),
+        ];
+        marks
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,26 +197,5 @@ mod tests {
         let got = scan(&root, &["h-e1-v2".to_string()]);
         let _ = fs::remove_dir_all(&root);
         assert!(got[0].results && got[0].validation && !got[0].code);
-    }
-}
-
-impl ArtifactPresence {
-    /// Short names of the stage artifacts present, in lifecycle order (for listings).
-    pub fn present(&self) -> Vec<&'static str> {
-        let marks = [
-            (self.experiment_brief, "brief"),
-            (self.tasks, "tasks"),
-            (!self.plan_docs.is_empty(), "plan"),
-            (self.code, "code"),
-            (self.results, "results"),
-            (self.validation, "validation"),
-            (self.checkpoint, "checkpoint"),
-            (self.reflection_report, "reflection"),
-        ];
-        marks
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, n)| *n)
-            .collect()
     }
 }
