@@ -8,5 +8,6 @@
 
 pub mod cli;
 pub mod rundir;
+pub mod stage;
 pub mod vsa;
 pub mod yaml;

@@ -363,7 +363,7 @@ fn lists_and_keys_are_created_where_missing() {
     let store = Store::new(&vsa);
     store.set(&req("workflow.next_action", "start")).unwrap();
     let text = std::fs::read_to_string(&vsa).unwrap();
-    assert!(text.starts_with("workflow:\n  status: ACTIVE\n  next_action: start\nhistory:  # filled by youra\n- event: field_edit\n"), "{text}");
+    assert!(text.starts_with("workflow:\n  status: ACTIVE\n  next_action: start\nhistory: # filled by youra\n- event: field_edit\n"), "{text}");
     assert!(
         text.ends_with("# trailing comment\nrevision: 1\n") || text.contains("\nrevision: 1"),
         "{text}"

@@ -1,9 +1,9 @@
 //! The history entries youra appends: one per field edit, one per detected hand edit.
 
-use super::diff::Change;
-use super::edit::{FieldEdit, scalar};
+use super::diff::Change as FieldChange;
+use super::edit::scalar;
 use super::invariants::Violation;
-use super::store::SetRequest;
+use super::mutation::{Change, Mutation, Planned};
 use super::timestamp::Timestamp;
 use crate::yaml::{NewNode, Style, format_scalar};
 
@@ -14,29 +14,35 @@ fn s(v: &str) -> NewNode {
 /// Hand edits are listed up to this many fields; the rest are counted.
 const MAX_LISTED: usize = 50;
 
-pub fn field_entry(
-    req: &SetRequest<'_>,
-    edit: &FieldEdit,
+/// The entry for one change: event, time, actor, revision, what changed, why.
+pub fn change_entry(
+    m: &Mutation,
+    planned: &Planned,
     revision: u64,
     forced: &[Violation],
 ) -> NewNode {
     let mut e = vec![
-        ("event".to_string(), s("field_edit")),
+        ("event".to_string(), s(&m.event)),
         (
             "timestamp".to_string(),
             NewNode::Scalar(format_scalar(&Timestamp::now_string(), Style::SingleQuoted)),
         ),
-        ("actor".to_string(), s(req.actor)),
+        ("actor".to_string(), s(&m.actor)),
         (
             "revision".to_string(),
             NewNode::Scalar(revision.to_string()),
         ),
-        ("path".to_string(), s(&edit.path)),
-        ("old".to_string(), scalar(edit.old.as_deref())),
-        ("new".to_string(), scalar(edit.new.as_deref())),
-        ("reason".to_string(), s(req.reason)),
+        ("path".to_string(), s(m.path())),
     ];
-    if req.force && !forced.is_empty() {
+    e.extend(m.details.iter().cloned());
+    if planned.old.is_some() || matches!(m.change, Change::Set { .. }) {
+        e.push(("old".to_string(), scalar(planned.old.as_deref())));
+    }
+    if planned.new.is_some() || matches!(m.change, Change::Set { .. }) {
+        e.push(("new".to_string(), scalar(planned.new.as_deref())));
+    }
+    e.push(("reason".to_string(), s(&m.reason)));
+    if m.force && !forced.is_empty() {
         e.push(("forced".into(), NewNode::Scalar("true".into())));
         let list = forced
             .iter()
@@ -47,7 +53,7 @@ pub fn field_entry(
     NewNode::Map(e)
 }
 
-pub fn editor_entry(revision: u64, changes: &[Change]) -> NewNode {
+pub fn editor_entry(revision: u64, changes: &[FieldChange]) -> NewNode {
     let listed = changes.iter().take(MAX_LISTED).map(|c| {
         NewNode::Map(vec![
             ("path".into(), s(&c.path)),

@@ -4,6 +4,7 @@
 
 pub mod enums;
 pub mod model;
+pub mod mutation;
 mod read;
 mod read_gate;
 mod read_history;
@@ -13,6 +14,7 @@ pub use model::{FailedCheck, Gate, HistoryEntry, SubHypothesis, Vsa};
 pub use read::{Warning, read};
 pub mod diff;
 pub mod edit;
+pub mod edit_list;
 pub mod history;
 pub mod invariants;
 pub mod path;

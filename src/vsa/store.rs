@@ -8,10 +8,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::edit::{EditError, plan_history_append, plan_revision, plan_set};
-use super::history::{editor_entry, field_entry};
+use super::edit::{EditError, plan_history_append, plan_revision};
+use super::history::{change_entry, editor_entry};
 use super::invariants::{Violation, introduced};
 use super::model::Vsa;
+use super::mutation::{Change, Check, Mutation, plan};
 use super::path::{Resolved, VsaPath, resolve};
 use super::read::{Warning, read};
 use super::skeleton::skeleton;
@@ -61,7 +62,7 @@ fn show(v: &Option<String>) -> String {
 }
 
 /// What the editing side last saw: lets the store tell a stale edit from a safe one.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Base {
     pub revision: u64,
     pub old: Option<String>,
@@ -171,6 +172,19 @@ impl Store {
 
     /// Set one field, with a history entry and a revision bump, under the lock.
     pub fn set(&self, req: &SetRequest<'_>) -> Result<Applied, StoreError> {
+        let change = Change::Set {
+            path: req.path.to_string(),
+            value: req.value.to_string(),
+        };
+        let mut m = Mutation::new(change, "field_edit", req.actor, req.reason);
+        m.force = req.force;
+        m.create = req.create;
+        m.base = req.base.clone();
+        self.mutate(&m)
+    }
+
+    /// Apply one change under the lock: plan, record, read back, check invariants, write.
+    pub fn mutate(&self, m: &Mutation) -> Result<Applied, StoreError> {
         let _lock = self.lock()?;
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
         let snap = self.cached(bytes.clone())?;
@@ -178,51 +192,53 @@ impl Store {
             path: self.path.clone(),
             source,
         };
-        let path = VsaPath::parse(req.path).map_err(|e| edit_err(e.into()))?;
-        let rebased = self.check_base(&snap, &path, req)?;
         let ids: Vec<String> = snap
             .vsa
             .sub_hypotheses
             .iter()
             .map(|h| h.id.clone())
             .collect();
-        let edit = plan_set(&snap.doc, &path, req.value, &ids, req.create).map_err(edit_err)?;
+        let planned = plan(&snap.doc, m, &ids).map_err(edit_err)?;
+        let rebased = self.check_base(&snap, &planned.path, m)?;
         let mut applied = Applied {
             revision: snap.vsa.revision,
-            old: edit.old.clone(),
-            new: edit.new.clone(),
+            old: planned.old.clone(),
+            new: planned.new.clone(),
             forced: Vec::new(),
             editor_changes: 0,
             rebased,
             unchanged: false,
         };
-        if edit.old == edit.new && edit.old.is_some() {
+        if matches!(m.change, Change::Set { .. })
+            && planned.old == planned.new
+            && planned.old.is_some()
+        {
             applied.unchanged = true;
             return Ok(applied);
         }
         let editor = self.editor_changes(&bytes, &snap);
         applied.editor_changes = editor.as_ref().map_or(0, |(n, _)| *n);
         applied.revision = snap.vsa.revision + 1;
-        let plan = |forced: &[Violation]| -> Result<Vec<Splice>, StoreError> {
-            let mut splices = edit.splices.clone();
+        let splices_for = |forced: &[Violation]| -> Result<Vec<Splice>, StoreError> {
+            let mut splices = planned.splices.clone();
             if let Some((_, entry)) = &editor {
                 splices.extend(plan_history_append(&snap.doc, entry.clone()).map_err(edit_err)?);
             }
-            let entry = field_entry(req, &edit, applied.revision, forced);
+            let entry = change_entry(m, &planned, applied.revision, forced);
             splices.extend(plan_history_append(&snap.doc, entry).map_err(edit_err)?);
             splices.extend(plan_revision(&snap.doc, applied.revision).map_err(edit_err)?);
             Ok(splices)
         };
-        let (mut text, mut after, mut partial) = self.apply(&snap.doc, &plan(&[])?)?;
+        let (mut text, mut after, mut partial) = self.apply(&snap.doc, &splices_for(&[])?)?;
         let violations = introduced(&snap.vsa, &after.vsa);
         if !violations.is_empty() {
-            if !req.force {
+            if !m.force {
                 return Err(StoreError::Invariant { violations });
             }
-            (text, after, partial) = self.apply(&snap.doc, &plan(&violations)?)?;
+            (text, after, partial) = self.apply(&snap.doc, &splices_for(&violations)?)?;
             applied.forced = violations;
         }
-        self.verify(&after, &path, &applied)?;
+        self.verify(&after, &planned.check, applied.revision)?;
         self.write(&text)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         *cache = (!partial).then(|| (text.into_bytes(), Arc::new(after)));
@@ -234,16 +250,15 @@ impl Store {
         &self,
         snap: &Snapshot,
         path: &VsaPath,
-        req: &SetRequest<'_>,
+        m: &Mutation,
     ) -> Result<bool, StoreError> {
-        let Some(base) = &req.base else {
+        let Some(base) = &m.base else {
             return Ok(false);
         };
         if base.revision == snap.vsa.revision {
             return Ok(false);
         }
-        let root = snap.doc.root.as_ref();
-        let current = root.and_then(|r| match resolve(r, path) {
+        let current = snap.doc.root.as_ref().and_then(|r| match resolve(r, path) {
             Ok(Resolved::Found(n)) => super::read_gate::scalar_text(Some(n)),
             _ => None,
         });
@@ -251,7 +266,7 @@ impl Store {
             return Ok(true);
         }
         Err(StoreError::Conflict {
-            path: req.path.to_string(),
+            path: m.path().to_string(),
             base: base.revision,
             current: snap.vsa.revision,
             yours: base.old.clone(),
@@ -279,16 +294,11 @@ impl Store {
         Ok((new_text, snap, false))
     }
 
-    fn verify(
-        &self,
-        after: &Snapshot,
-        path: &VsaPath,
-        applied: &Applied,
-    ) -> Result<(), StoreError> {
-        if after.vsa.revision != applied.revision {
+    fn verify(&self, after: &Snapshot, check: &Check, revision: u64) -> Result<(), StoreError> {
+        if after.vsa.revision != revision {
             return Err(StoreError::Verify(format!(
-                "revision reads {} instead of {}",
-                after.vsa.revision, applied.revision
+                "revision reads {} instead of {revision}",
+                after.vsa.revision
             )));
         }
         let root = after
@@ -296,14 +306,26 @@ impl Store {
             .root
             .as_ref()
             .ok_or_else(|| StoreError::Verify("empty result".into()))?;
-        match resolve(root, path) {
-            Ok(Resolved::Found(n)) if super::read_gate::scalar_text(Some(n)) == applied.new => {
-                Ok(())
+        let found = |p: &VsaPath| match resolve(root, p) {
+            Ok(Resolved::Found(n)) => Some(n),
+            _ => None,
+        };
+        let ok = match check {
+            Check::Value(p, v) => {
+                found(p).is_some_and(|n| super::read_gate::scalar_text(Some(n)) == *v)
             }
-            _ => Err(StoreError::Verify(format!(
-                "`{path}` does not read back as {}",
-                show(&applied.new)
-            ))),
+            Check::ListLen(p, len) => found(p).map_or(*len == 0, |n| {
+                n.as_seq()
+                    .map_or(n.is_null() && *len == 0, |s| s.len() == *len)
+            }),
+            Check::Exists(p) => found(p).is_some(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(StoreError::Verify(format!(
+                "{check:?} does not hold after the edit"
+            )))
         }
     }
 

@@ -111,7 +111,7 @@ pub fn append_to_seq(
             let block = render_seq_item(item, owner_col);
             return Ok(vec![
                 Splice {
-                    start: seq.start,
+                    start: text[..seq.start].trim_end_matches(' ').len(),
                     end: seq.content_end(text),
                     text: String::new(),
                 },
