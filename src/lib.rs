@@ -9,5 +9,6 @@
 pub mod cli;
 pub mod rundir;
 pub mod stage;
+pub mod tui;
 pub mod vsa;
 pub mod yaml;

@@ -42,6 +42,21 @@ pub enum Command {
     /// Browse Reflective Memory: failure, pivot, limitation and snapshot records.
     #[command(subcommand)]
     Memory(memory_cmd::MemoryCommand),
+    /// Watch and steer a run in the terminal: lifecycle, gates, reflection, events, live.
+    /// `?` lists the keys of the focused pane; `q` quits.
+    Tui {
+        /// Run folder (youra run, YouRA research folder or task folder).
+        dir: PathBuf,
+        /// A keymap file whose keys override the defaults (see keymaps/default.toml).
+        #[arg(long, value_name = "FILE")]
+        keymap: Option<PathBuf>,
+        /// dark, light, mono, or a theme file (see themes/). NO_COLOR is honoured.
+        #[arg(long, value_name = "NAME|FILE")]
+        theme: Option<String>,
+        /// Capture the mouse (off by default, so the terminal still selects text).
+        #[arg(long)]
+        mouse: bool,
+    },
 }
 
 /// Parse the arguments, run the command, and return the process exit code.
@@ -51,6 +66,22 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Vsa(cmd) => vsa_cmd::run(cmd),
         Command::Memory(cmd) => memory_cmd::run(cmd),
+        Command::Tui {
+            dir,
+            keymap,
+            theme,
+            mouse,
+        } => {
+            crate::tui::run(
+                &dir,
+                &crate::tui::Options {
+                    keymap,
+                    theme,
+                    mouse,
+                },
+            )?;
+            Ok(0)
+        }
     }
 }
 

@@ -1,0 +1,259 @@
+//! The one owner of UI state. Everything that happens arrives as an [`AppEvent`];
+//! [`update`] decides and returns [`Effect`]s for someone else to run. No I/O here.
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::dialogs::{Overlay, edit::EditDialog};
+use super::keymap::{Key, Keymap};
+use super::run_view::{EventRow, Metrics, RunRead};
+use super::theme::Theme;
+use crate::rundir::archive::ArchiveMarker;
+use crate::rundir::artifacts::ArtifactPresence;
+use crate::rundir::memory::MemoryRecord;
+use crate::rundir::{Layout, RunDir};
+use crate::vsa::Snapshot;
+use crate::vsa::mutation::Mutation;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaneId {
+    Lifecycle,
+    Gates,
+    Reflection,
+    Events,
+    Experiments,
+    Plan,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 6] = [
+        PaneId::Lifecycle,
+        PaneId::Gates,
+        PaneId::Reflection,
+        PaneId::Events,
+        PaneId::Experiments,
+        PaneId::Plan,
+    ];
+
+    /// The keymap table of this pane.
+    pub fn mode(self) -> &'static str {
+        match self {
+            PaneId::Lifecycle => "lifecycle",
+            PaneId::Gates => "gates",
+            PaneId::Reflection => "reflection",
+            PaneId::Events => "events",
+            PaneId::Experiments => "experiments",
+            PaneId::Plan => "plan",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::Lifecycle => "Lifecycle",
+            PaneId::Gates => "Gates",
+            PaneId::Reflection => "Reflection",
+            PaneId::Events => "Events",
+            PaneId::Experiments => "Experiments",
+            PaneId::Plan => "Plan tree",
+        }
+    }
+
+    fn index(self) -> usize {
+        PaneId::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+}
+
+/// What happened.
+#[derive(Debug)]
+pub enum AppEvent {
+    Key(KeyEvent),
+    Resize,
+    /// Something under the run directory changed on disk.
+    Changed,
+    Loaded(Box<RunRead>),
+    /// A write finished: a message for the status line, or the error.
+    Written(Result<String, String>),
+}
+
+/// What `update` asks the runtime to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Reload,
+    Mutate(Mutation),
+    /// A steering verb (see `steer`), with its target and the researcher's reason.
+    Steer {
+        verb: String,
+        target: Option<String>,
+        reason: String,
+    },
+    Quit,
+}
+
+/// The run as last read, with the last VSA that parsed.
+#[derive(Debug, Clone, Default)]
+pub struct Data {
+    pub vsa: Option<Arc<Snapshot>>,
+    pub memory: Vec<MemoryRecord>,
+    pub archives: Vec<ArchiveMarker>,
+    pub artifacts: Vec<ArtifactPresence>,
+    pub events: Vec<EventRow>,
+    pub metrics: Vec<Metrics>,
+}
+
+pub struct App {
+    pub run: RunDir,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub data: Data,
+    /// The VSA stopped parsing: `file:line:col: message`, while the last good state stays.
+    pub banner: Option<String>,
+    pub focus: PaneId,
+    pub zoomed: bool,
+    pub selected: [usize; 6],
+    pub overlay: Option<Overlay>,
+    /// The status line's message and whether it is an error.
+    pub toast: Option<(String, bool)>,
+    pub loaded: bool,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(run: RunDir, keymap: Keymap, theme: Theme) -> App {
+        App {
+            run,
+            keymap,
+            theme,
+            data: Data::default(),
+            banner: None,
+            focus: PaneId::Gates,
+            zoomed: false,
+            selected: [0; 6],
+            overlay: None,
+            toast: None,
+            loaded: false,
+            quit: false,
+        }
+    }
+
+    pub fn selected(&self, pane: PaneId) -> usize {
+        self.selected[pane.index()]
+    }
+
+    /// The keymap mode that keys resolve in now.
+    pub fn mode(&self) -> &'static str {
+        match &self.overlay {
+            Some(Overlay::Help) => "help",
+            Some(Overlay::Viewer(_)) => "viewer",
+            Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => "dialog",
+            None => self.focus.mode(),
+        }
+    }
+
+    pub fn native(&self) -> bool {
+        self.run.layout == Layout::Native
+    }
+
+    /// How many rows the pane lists, to clamp its selection.
+    pub fn rows(&self, pane: PaneId) -> usize {
+        match pane {
+            PaneId::Lifecycle => crate::stage::Stage::ALL.len(),
+            PaneId::Gates => self
+                .data
+                .vsa
+                .as_ref()
+                .map_or(0, |s| s.vsa.sub_hypotheses.len()),
+            PaneId::Reflection => self.data.memory.len(),
+            PaneId::Events => self.data.events.len(),
+            PaneId::Experiments => self.data.metrics.len(),
+            PaneId::Plan => 0,
+        }
+    }
+}
+
+/// The single entry point for change.
+pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
+    match event {
+        AppEvent::Resize => Vec::new(),
+        AppEvent::Changed => vec![Effect::Reload],
+        AppEvent::Loaded(read) => {
+            loaded(app, *read);
+            Vec::new()
+        }
+        AppEvent::Written(result) => {
+            written(app, result);
+            Vec::new()
+        }
+        AppEvent::Key(key) => on_key(app, key),
+    }
+}
+
+fn loaded(app: &mut App, read: RunRead) {
+    match read.vsa {
+        Ok(snap) => {
+            app.data.vsa = Some(snap);
+            app.banner = None;
+        }
+        Err(e) => app.banner = Some(e),
+    }
+    app.data.memory = read.memory;
+    app.data.archives = read.archives;
+    app.data.artifacts = read.artifacts;
+    app.data.events = read.events;
+    app.data.metrics = read.metrics;
+    app.loaded = true;
+    for pane in PaneId::ALL {
+        let n = app.rows(pane);
+        let s = &mut app.selected[pane.index()];
+        *s = (*s).min(n.saturating_sub(1));
+    }
+}
+
+fn written(app: &mut App, result: Result<String, String>) {
+    match (&mut app.overlay, result) {
+        (Some(Overlay::Edit(d)), Err(e)) => d.refused(e),
+        (Some(Overlay::Reason(d)), Err(e)) => d.error = Some(e),
+        (_, Err(e)) => app.toast = Some((e, true)),
+        (_, Ok(msg)) => {
+            app.overlay = None;
+            app.toast = Some((msg, false));
+        }
+    }
+}
+
+fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    let cmd = app.keymap.resolve(app.mode(), Key::from_event(&key));
+    if app.overlay.is_some() {
+        return super::dialogs::on_key(app, key, cmd);
+    }
+    app.toast = None;
+    match cmd {
+        Some(c) => super::commands::run(app, c),
+        None => Vec::new(),
+    }
+}
+
+/// Move the focused pane's selection by `delta` rows (clamped).
+pub fn move_selection(app: &mut App, delta: isize) {
+    let n = app.rows(app.focus);
+    let s = &mut app.selected[app.focus.index()];
+    *s = (*s as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+}
+
+pub fn focus(app: &mut App, pane: PaneId) {
+    app.focus = pane;
+}
+
+pub fn cycle_focus(app: &mut App, forward: bool) {
+    let i = app.focus.index();
+    let n = PaneId::ALL.len();
+    app.focus = PaneId::ALL[if forward {
+        (i + 1) % n
+    } else {
+        (i + n - 1) % n
+    }];
+}
+
+pub fn open_edit(app: &mut App, dialog: EditDialog) {
+    app.overlay = Some(Overlay::Edit(Box::new(dialog)));
+}

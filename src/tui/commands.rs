@@ -1,0 +1,235 @@
+//! What each pane command does to the state, and which effects it asks for.
+
+use super::app::{App, Effect, PaneId, cycle_focus, focus, move_selection, open_edit};
+use super::dialogs::Overlay;
+use super::dialogs::edit::EditDialog;
+use super::dialogs::reason::ReasonDialog;
+use super::dialogs::viewer::Viewer;
+use super::keymap::Command;
+use super::panes;
+use crate::stage::Stage;
+use crate::vsa::Base;
+use crate::vsa::enums::{GateType, HypothesisStatus};
+
+/// Verbs the `:` line offers (the same as `youra steer`).
+pub const VERBS: &[&str] = &[
+    "pause",
+    "resume",
+    "step",
+    "retry",
+    "redesign",
+    "reset",
+    "skip",
+    "approve",
+    "reject",
+    "override",
+    "breakpoint",
+    "pin",
+    "veto",
+    "force",
+];
+
+/// Actions an escalation can be overridden with (SAGE's routing actions).
+pub const ACTIONS: &[&str] = &[
+    "Proceed",
+    "Local-Refine",
+    "Method-Refine",
+    "Design-Refine",
+    "Pivot",
+    "Design-Pivot",
+];
+
+pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
+    match cmd {
+        Command::Quit => {
+            app.quit = true;
+            return vec![Effect::Quit];
+        }
+        Command::Help => app.overlay = Some(Overlay::Help),
+        Command::FocusNext => cycle_focus(app, true),
+        Command::FocusPrev => cycle_focus(app, false),
+        Command::FocusLifecycle => focus(app, PaneId::Lifecycle),
+        Command::FocusGates => focus(app, PaneId::Gates),
+        Command::FocusReflection => focus(app, PaneId::Reflection),
+        Command::FocusEvents => focus(app, PaneId::Events),
+        Command::FocusExperiments => focus(app, PaneId::Experiments),
+        Command::FocusPlan => focus(app, PaneId::Plan),
+        Command::Zoom => app.zoomed = !app.zoomed,
+        Command::Down => move_selection(app, 1),
+        Command::Up => move_selection(app, -1),
+        Command::PageDown => move_selection(app, 10),
+        Command::PageUp => move_selection(app, -10),
+        Command::Top => move_selection(app, -(isize::MAX / 2)),
+        Command::Bottom => move_selection(app, isize::MAX / 2),
+        Command::EditField => edit_field(app),
+        Command::EditGateType => edit_hypothesis(app, "gate.type", GateType::NAMES),
+        Command::EditStatus => edit_hypothesis(app, "status", HypothesisStatus::NAMES),
+        Command::OpenRecord => open_record(app),
+        Command::CommandLine => {
+            app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
+                VERBS.to_vec(),
+            ))))
+        }
+        c => steer(app, c),
+    }
+    Vec::new()
+}
+
+fn selected_hypothesis(app: &App) -> Option<String> {
+    let snap = app.data.vsa.as_ref()?;
+    let rows = panes::gates::dag_rows(&snap.vsa);
+    rows.get(app.selected(PaneId::Gates))
+        .map(|(_, h)| h.id.clone())
+}
+
+fn base(app: &App, path: &str) -> Option<Base> {
+    let snap = app.data.vsa.as_ref()?;
+    let value = crate::vsa::path::VsaPath::parse(path).ok().and_then(|p| {
+        match crate::vsa::path::resolve(snap.doc.root.as_ref()?, &p) {
+            Ok(crate::vsa::path::Resolved::Found(n)) => n
+                .as_scalar()
+                .filter(|s| !s.is_null())
+                .map(|s| s.text.clone()),
+            _ => None,
+        }
+    });
+    Some(Base {
+        revision: snap.vsa.revision,
+        old: value,
+    })
+}
+
+fn open_path(app: &mut App, path: String, choices: &[&str]) {
+    let base = base(app, &path);
+    let value = base
+        .as_ref()
+        .and_then(|b| b.old.clone())
+        .unwrap_or_default();
+    open_edit(
+        app,
+        EditDialog::new(
+            &path,
+            &value,
+            choices.iter().map(|c| c.to_string()).collect(),
+            base,
+        ),
+    );
+}
+
+fn edit_field(app: &mut App) {
+    match app.focus {
+        PaneId::Gates => match selected_hypothesis(app) {
+            Some(id) => open_path(app, format!("sub_hypotheses.{id}.statement"), &[]),
+            None => app.toast = Some(("no sub-hypothesis selected".into(), true)),
+        },
+        _ => open_path(app, "workflow.next_action".into(), &[]),
+    }
+}
+
+fn edit_hypothesis(app: &mut App, field: &str, choices: &[&str]) {
+    match selected_hypothesis(app) {
+        Some(id) => open_path(app, format!("sub_hypotheses.{id}.{field}"), choices),
+        None => app.toast = Some(("no sub-hypothesis selected".into(), true)),
+    }
+}
+
+fn open_record(app: &mut App) {
+    let Some(rec) = app.data.memory.get(app.selected(PaneId::Reflection)) else {
+        return;
+    };
+    let lines = panes::markdown::render(&rec.body, &app.theme);
+    app.overlay = Some(Overlay::Viewer(Box::new(Viewer::new(
+        rec.id.clone(),
+        lines,
+    ))));
+}
+
+/// A steering verb from a key: ask for the reason (and the action, for override).
+fn steer(app: &mut App, cmd: Command) {
+    if !app.native() {
+        app.toast = Some((
+            "this is a YouRA research folder: no youra engine runs it, so steering is disabled; VSA edits (e, t, s) work".into(),
+            true,
+        ));
+        return;
+    }
+    let stage = Stage::ALL.get(app.selected(PaneId::Lifecycle)).copied();
+    let hyp = selected_hypothesis(app);
+    let (verb, target, about, choices): (&str, Option<String>, String, Vec<String>) = match cmd {
+        Command::Pause => (
+            "pause",
+            None,
+            "pause the engine before its next step".into(),
+            vec![],
+        ),
+        Command::Resume => ("resume", None, "let the engine run on".into(), vec![]),
+        Command::Step => (
+            "step",
+            None,
+            "run exactly one stage, then pause".into(),
+            vec![],
+        ),
+        Command::ToggleBreakpoint => {
+            let label = stage.map(Stage::label).unwrap_or("Phase 4");
+            let on = app
+                .data
+                .vsa
+                .as_ref()
+                .is_some_and(|s| s.vsa.workflow.breakpoints.iter().any(|b| b == label));
+            let verb = if on { "breakpoint-off" } else { "breakpoint" };
+            (
+                verb,
+                Some(label.to_string()),
+                format!(
+                    "{} a breakpoint before {label}",
+                    if on { "remove" } else { "set" }
+                ),
+                vec![],
+            )
+        }
+        Command::Redesign => (
+            "redesign",
+            hyp.clone(),
+            format!(
+                "discard {} and return to Hypothesis Debate (archived first)",
+                hyp.as_deref().unwrap_or("?")
+            ),
+            vec![],
+        ),
+        Command::Reset => (
+            "reset",
+            hyp.clone(),
+            "discard the research direction and return to Problem Scoping (archived first)".into(),
+            vec![],
+        ),
+        Command::Approve => (
+            "approve",
+            None,
+            "approve the proposed action".into(),
+            vec![],
+        ),
+        Command::Reject => (
+            "reject",
+            None,
+            "reject the proposed action: the engine keeps refining".into(),
+            vec![],
+        ),
+        Command::Override => (
+            "override",
+            None,
+            "replace the proposed action with:".into(),
+            ACTIONS.iter().map(|a| a.to_string()).collect(),
+        ),
+        Command::Pin | Command::Veto | Command::ForceNode => {
+            app.toast = Some((
+                "this run has no plan tree yet (plan/tree.json)".into(),
+                true,
+            ));
+            return;
+        }
+        _ => return,
+    };
+    app.overlay = Some(Overlay::Reason(Box::new(ReasonDialog::new(
+        verb, target, about, choices,
+    ))));
+}

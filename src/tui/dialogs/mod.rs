@@ -1,0 +1,57 @@
+//! Overlays above the panes: help, the field editor, reason prompts for steering verbs, the
+//! `:` command line and the text viewer. Each owns its state and its keys.
+
+pub mod edit;
+pub mod reason;
+pub mod render;
+pub mod viewer;
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::app::{App, Effect};
+use super::keymap::Command;
+
+pub enum Overlay {
+    Help,
+    Edit(Box<edit::EditDialog>),
+    Reason(Box<reason::ReasonDialog>),
+    CommandLine(Box<reason::ReasonDialog>),
+    Viewer(Box<viewer::Viewer>),
+}
+
+/// Keys while an overlay is open: its commands first, everything else is typing.
+pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
+    let Some(overlay) = app.overlay.as_mut() else {
+        return Vec::new();
+    };
+    let outcome = match overlay {
+        Overlay::Help => match cmd {
+            Some(Command::Close | Command::Cancel | Command::Help | Command::Quit) => {
+                Outcome::Close
+            }
+            _ => Outcome::Stay,
+        },
+        Overlay::Edit(d) => d.on_key(key, cmd),
+        Overlay::Reason(d) | Overlay::CommandLine(d) => d.on_key(key, cmd),
+        Overlay::Viewer(v) => v.on_key(
+            app.keymap
+                .resolve("viewer", super::keymap::Key::from_event(&key)),
+            key,
+        ),
+    };
+    match outcome {
+        Outcome::Stay => Vec::new(),
+        Outcome::Close => {
+            app.overlay = None;
+            Vec::new()
+        }
+        Outcome::Run(effect) => vec![effect],
+    }
+}
+
+/// What a dialog decided about a key.
+pub enum Outcome {
+    Stay,
+    Close,
+    Run(Effect),
+}

@@ -1,0 +1,74 @@
+//! A scrollable text view over an artifact or a memory record, with `/` search.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::text::Line;
+
+use super::Outcome;
+use crate::tui::keymap::Command;
+
+pub struct Viewer {
+    pub title: String,
+    pub lines: Vec<Line<'static>>,
+    pub scroll: usize,
+    /// `Some` while typing a search.
+    pub query: Option<String>,
+    pub last_query: String,
+    pub height: usize,
+}
+
+impl Viewer {
+    pub fn new(title: String, lines: Vec<Line<'static>>) -> Viewer {
+        Viewer {
+            title,
+            lines,
+            scroll: 0,
+            query: None,
+            last_query: String::new(),
+            height: 20,
+        }
+    }
+
+    pub fn on_key(&mut self, cmd: Option<Command>, key: KeyEvent) -> Outcome {
+        if let Some(q) = &mut self.query {
+            match key.code {
+                KeyCode::Enter => {
+                    self.last_query = std::mem::take(q);
+                    self.query = None;
+                    self.find_next(self.scroll);
+                }
+                KeyCode::Esc => self.query = None,
+                KeyCode::Backspace => {
+                    q.pop();
+                }
+                KeyCode::Char(c) => q.push(c),
+                _ => {}
+            }
+            return Outcome::Stay;
+        }
+        let max = self.lines.len().saturating_sub(1);
+        match cmd {
+            Some(Command::Close | Command::Cancel) => return Outcome::Close,
+            Some(Command::Down) => self.scroll = (self.scroll + 1).min(max),
+            Some(Command::Up) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Command::PageDown) => self.scroll = (self.scroll + self.height).min(max),
+            Some(Command::PageUp) => self.scroll = self.scroll.saturating_sub(self.height),
+            Some(Command::Search) => self.query = Some(String::new()),
+            Some(Command::SearchNext) => self.find_next(self.scroll + 1),
+            _ => {}
+        }
+        Outcome::Stay
+    }
+
+    fn find_next(&mut self, from: usize) {
+        if self.last_query.is_empty() {
+            return;
+        }
+        let q = self.last_query.to_lowercase();
+        let hit = (from..self.lines.len())
+            .chain(0..from)
+            .find(|&i| self.lines[i].to_string().to_lowercase().contains(&q));
+        if let Some(i) = hit {
+            self.scroll = i;
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Drawing is a pure function of the state: the status line (what waits for the researcher
+//! first), the banner when the VSA stopped parsing, the panes, the footer of keys, overlays.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::app::{App, PaneId};
+use super::dialogs::Overlay;
+use super::keymap::Command;
+use super::panes;
+use super::theme::Role;
+
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let banner_h = u16::from(app.banner.is_some());
+    let [status, banner, body, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banner_h),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(status_line(app)), status);
+    if let Some(b) = &app.banner {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(" VSA unreadable, showing the last good state: {b}"),
+                app.theme.style(Role::Error),
+            )),
+            banner,
+        );
+    }
+    if app.zoomed {
+        panes::draw(app, app.focus, frame, body);
+    } else {
+        for (pane, rect) in layout(app, body) {
+            panes::draw(app, pane, frame, rect);
+        }
+    }
+    frame.render_widget(Paragraph::new(footer_line(app)), footer);
+    if let Some(o) = &app.overlay {
+        overlay(app, o, frame, body);
+    }
+}
+
+/// Panes and their places: two rows of two at 80 columns, of three from 150.
+pub fn layout(app: &App, body: Rect) -> Vec<(PaneId, Rect)> {
+    let [top, bottom] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
+    if body.width >= 150 {
+        let t: [Rect; 3] = Layout::horizontal([
+            Constraint::Length(34),
+            Constraint::Min(40),
+            Constraint::Percentage(35),
+        ])
+        .areas(top);
+        let b: [Rect; 3] = Layout::horizontal([
+            Constraint::Percentage(40),
+            Constraint::Percentage(35),
+            Constraint::Percentage(25),
+        ])
+        .areas(bottom);
+        return vec![
+            (PaneId::Lifecycle, t[0]),
+            (PaneId::Gates, t[1]),
+            (PaneId::Reflection, t[2]),
+            (PaneId::Events, b[0]),
+            (PaneId::Experiments, b[1]),
+            (PaneId::Plan, b[2]),
+        ];
+    }
+    let left = if body.width >= 100 { 36 } else { 30 };
+    let t: [Rect; 2] =
+        Layout::horizontal([Constraint::Length(left), Constraint::Min(30)]).areas(top);
+    let b: [Rect; 2] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(bottom);
+    // The bottom-right slot shows whichever of Events, Experiments, Plan has focus.
+    let last = match app.focus {
+        PaneId::Experiments | PaneId::Plan => app.focus,
+        _ => PaneId::Events,
+    };
+    vec![
+        (PaneId::Lifecycle, t[0]),
+        (PaneId::Gates, t[1]),
+        (PaneId::Reflection, b[0]),
+        (last, b[1]),
+    ]
+}
+
+fn status_line(app: &App) -> Line<'static> {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(" youra ", t.style(Role::Title))];
+    // What waits for the researcher comes first: it is what the eye must land on.
+    if let Some(w) = waiting(app) {
+        spans.push(Span::styled(format!(" {w} "), t.style(Role::Attention)));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(snap) = &app.data.vsa {
+        let v = &snap.vsa;
+        let stage = v
+            .workflow
+            .current_phase
+            .clone()
+            .unwrap_or_else(|| "-".into());
+        let status = v
+            .workflow
+            .status
+            .as_ref()
+            .map_or("-".into(), ToString::to_string);
+        spans.push(Span::styled(
+            format!(
+                "{stage} · {status} · rev {} · {}",
+                v.revision,
+                v.project_name.as_deref().unwrap_or("run")
+            ),
+            t.style(Role::Text),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// What waits for the researcher, with the key that acts on it.
+pub fn waiting(app: &App) -> Option<String> {
+    let v = &app.data.vsa.as_ref()?.vsa;
+    use crate::vsa::enums::WorkflowStatus as W;
+    if v.workflow.pending_escalation {
+        let k = app
+            .keymap
+            .key_for("reflection", Command::Approve)
+            .map(|k| k.to_string())
+            .unwrap_or_default();
+        return Some(format!("⚑ escalation waits: 3 {k}"));
+    }
+    match v.workflow.status {
+        Some(W::Paused) => Some("PAUSED".into()),
+        Some(W::Stopped) => Some(format!(
+            "MUST_STOP: {}",
+            v.workflow.stop_reason.as_deref().unwrap_or("see history")
+        )),
+        Some(W::AwaitingApproval) => Some("AWAITING APPROVAL".into()),
+        _ => None,
+    }
+}
+
+/// The last write's outcome, else the keys of the focused pane, from the keymap.
+fn footer_line(app: &App) -> Line<'static> {
+    let t = &app.theme;
+    if let Some((msg, err)) = &app.toast {
+        return Line::styled(
+            format!(" {msg}"),
+            t.style(if *err { Role::Error } else { Role::Ok }),
+        );
+    }
+    let mode = app.mode();
+    let mut spans = Vec::new();
+    let wanted: Vec<(super::keymap::Key, Command)> = app
+        .keymap
+        .bindings(mode)
+        .into_iter()
+        .filter(|(_, c)| {
+            !matches!(
+                c,
+                Command::Down
+                    | Command::Up
+                    | Command::PageDown
+                    | Command::PageUp
+                    | Command::Top
+                    | Command::Bottom
+                    | Command::Redraw
+                    | Command::FocusPrev
+            )
+        })
+        .collect();
+    let mut width = 0usize;
+    for (k, c) in wanted {
+        let piece = format!(" {k} {}", short(c));
+        width += piece.chars().count();
+        if width > 200 {
+            break;
+        }
+        spans.push(Span::styled(format!(" {k}"), t.style(Role::Key)));
+        spans.push(Span::styled(
+            format!(" {}", short(c)),
+            t.style(Role::Footer),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn short(c: Command) -> &'static str {
+    match c {
+        Command::FocusLifecycle
+        | Command::FocusGates
+        | Command::FocusReflection
+        | Command::FocusEvents
+        | Command::FocusExperiments
+        | Command::FocusPlan => c.help().trim_end_matches(" pane"),
+        _ => c.name(),
+    }
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    match o {
+        Overlay::Help => {
+            let mode = app.focus.mode();
+            let lines: Vec<Line> = app
+                .keymap
+                .bindings(mode)
+                .into_iter()
+                .map(|(k, c)| {
+                    Line::from(vec![
+                        Span::styled(format!("{:>10}  ", k.to_string()), t.style(Role::Key)),
+                        Span::raw(c.help()),
+                    ])
+                })
+                .collect();
+            let r = centered(area, 50, lines.len() as u16 + 2);
+            frame.render_widget(Clear, r);
+            let title = format!(" keys: {} (esc closes) ", app.focus.title());
+            frame.render_widget(
+                Paragraph::new(lines).block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .title(title)
+                        .border_style(t.style(Role::BorderFocus)),
+                ),
+                r,
+            );
+        }
+        Overlay::Edit(d) => super::dialogs::render::edit(app, d, frame, centered(area, 72, 11)),
+        Overlay::Reason(d) | Overlay::CommandLine(d) => {
+            super::dialogs::render::reason(app, d, frame, centered(area, 72, 9))
+        }
+        Overlay::Viewer(v) => {
+            let r = area;
+            frame.render_widget(Clear, r);
+            let block = Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {} ", v.title))
+                .border_style(t.style(Role::BorderFocus));
+            let text: Vec<Line> = v.lines.iter().skip(v.scroll).cloned().collect();
+            frame.render_widget(
+                Paragraph::new(text).wrap(Wrap { trim: false }).block(block),
+                r,
+            );
+            if let Some(q) = &v.query {
+                let bottom = Rect {
+                    y: r.y + r.height.saturating_sub(1),
+                    height: 1,
+                    ..r
+                };
+                frame.render_widget(
+                    Paragraph::new(Line::styled(format!("/{q}"), t.style(Role::Key))),
+                    bottom,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The steering TUI: `youra tui <dir>`. One owner of state (`app`), one event channel,
+//! effects run on threads and report back, frames drawn only when something changed.
+
+pub mod app;
+mod commands;
+pub mod dialogs;
+pub mod draw;
+pub mod keymap;
+pub mod panes;
+pub mod run_view;
+mod runtime;
+mod steering;
+pub mod theme;
+pub mod watch;
+
+pub use runtime::{Options, run};

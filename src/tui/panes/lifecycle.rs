@@ -1,0 +1,167 @@
+//! Lifecycle: the eleven stages with YouRA labels and where the run stands, time in stage,
+//! routing events from `_archive/`, workflow status and next action.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use super::{block, clip};
+use crate::stage::Stage;
+use crate::tui::app::{App, PaneId};
+use crate::tui::theme::Role;
+use crate::vsa::Vsa;
+use crate::vsa::enums::WorkflowStatus;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Done,
+    Current,
+    Failed,
+    Pending,
+}
+
+/// Each stage's mark: before the current one done, the current one current (failed when the
+/// workflow stopped or failed), the rest pending. A finished workflow marks all done.
+pub fn marks(vsa: &Vsa) -> Vec<(Stage, Mark)> {
+    let current = vsa.workflow.current_phase.as_deref().and_then(Stage::parse);
+    let finished = matches!(vsa.workflow.status, Some(WorkflowStatus::Completed))
+        || vsa
+            .workflow
+            .current_phase
+            .as_deref()
+            .is_some_and(|p| p.contains("COMPLETED"));
+    let failed = matches!(
+        vsa.workflow.status,
+        Some(WorkflowStatus::Failed | WorkflowStatus::Stopped)
+    );
+    Stage::ALL
+        .iter()
+        .map(|&s| {
+            let m = match current {
+                Some(c) if s < c => Mark::Done,
+                Some(c) if s == c && finished => Mark::Done,
+                Some(c) if s == c && failed => Mark::Failed,
+                Some(c) if s == c => Mark::Current,
+                _ => Mark::Pending,
+            };
+            (s, m)
+        })
+        .collect()
+}
+
+/// When the current stage began, from the history: the earliest of the latest run of
+/// entries whose phase names that stage.
+pub fn since(vsa: &Vsa) -> Option<String> {
+    let current = vsa
+        .workflow
+        .current_phase
+        .as_deref()
+        .and_then(Stage::parse)?;
+    let mut start = None;
+    for h in vsa.history.iter().rev() {
+        match h.phase.as_deref().and_then(Stage::parse) {
+            Some(s) if s == current => start = h.timestamp.or(start),
+            Some(_) if start.is_some() => break,
+            _ => {}
+        }
+    }
+    start.map(|t| t.at.format("%m-%d %H:%M").to_string())
+}
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let Some(snap) = app.data.vsa.as_ref() else {
+        frame.render_widget(
+            Paragraph::new(loading(app)).block(block(app, PaneId::Lifecycle)),
+            area,
+        );
+        return;
+    };
+    let vsa = &snap.vsa;
+    let width = area.width.saturating_sub(4) as usize;
+    let sel = app.selected(PaneId::Lifecycle);
+    let mut tail = Vec::new();
+    let status = vsa
+        .workflow
+        .status
+        .as_ref()
+        .map_or("-".to_string(), ToString::to_string);
+    tail.push(Line::styled(clip(&status, width), t.style(Role::Emphasis)));
+    if let Some(since) = since(vsa) {
+        tail.push(Line::styled(format!("since {since}"), t.style(Role::Muted)));
+    }
+    if let Some(next) = &vsa.workflow.next_action {
+        tail.push(Line::styled(
+            clip(&format!("next: {next}"), width),
+            t.style(Role::Text),
+        ));
+    }
+    for a in app.data.archives.iter().rev().take(3) {
+        let when = a.archived_at.as_deref().unwrap_or(&a.dir_name);
+        let route = a.route_target.as_deref().unwrap_or("?");
+        let trig = a.trigger.as_deref().unwrap_or("");
+        tail.push(Line::styled(
+            clip(&format!("↺ {} → {route} {trig}", clip(when, 15)), width),
+            t.style(Role::Muted),
+        ));
+    }
+    let height = area.height.saturating_sub(2) as usize;
+    let marks = marks(vsa);
+    // On a short screen the stages scroll to keep the current (or selected) one in view
+    // above the status lines.
+    let room = height.saturating_sub(tail.len().min(3)).max(3);
+    let focus_row = if app.focus == PaneId::Lifecycle {
+        sel
+    } else {
+        marks
+            .iter()
+            .position(|(_, m)| matches!(m, Mark::Current | Mark::Failed))
+            .unwrap_or(0)
+    };
+    let first = focus_row
+        .saturating_sub(room / 2)
+        .min(marks.len().saturating_sub(room));
+    for (i, (stage, mark)) in marks.into_iter().enumerate().skip(first).take(room) {
+        let (sym, role) = match mark {
+            Mark::Done => ("✓", Role::StageDone),
+            Mark::Current => ("▶", Role::StageCurrent),
+            Mark::Failed => ("✗", Role::StageFailed),
+            Mark::Pending => ("·", Role::StagePending),
+        };
+        let bp = if vsa
+            .workflow
+            .breakpoints
+            .iter()
+            .any(|b| Stage::parse(b) == Some(stage))
+        {
+            "●"
+        } else {
+            " "
+        };
+        let mut style = t.style(role);
+        if app.focus == PaneId::Lifecycle && i == sel {
+            style = style.patch(t.style(Role::Selected));
+        }
+        let text = clip(
+            &format!("{sym}{bp}{:<9} {}", stage.label(), stage.name()),
+            width,
+        );
+        lines.push(Line::styled(text, style));
+    }
+    lines.extend(tail);
+    frame.render_widget(
+        Paragraph::new(lines).block(block(app, PaneId::Lifecycle)),
+        area,
+    );
+}
+
+pub fn loading(app: &App) -> Line<'static> {
+    let text = if app.loaded {
+        "no readable verification state"
+    } else {
+        "reading the run…"
+    };
+    Line::styled(text, app.theme.style(Role::Muted))
+}

@@ -1,0 +1,142 @@
+//! Everything the panes show, read from the run directory in one go, off the UI thread.
+//! The UI keeps the last good VSA when a new read fails, and shows the failure instead.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::rundir::RunDir;
+use crate::rundir::archive::{ArchiveMarker, load_archives};
+use crate::rundir::artifacts::{ArtifactPresence, scan};
+use crate::rundir::memory::{MemoryRecord, load_dir};
+use crate::vsa::timestamp::Timestamp;
+use crate::vsa::{Snapshot, Store};
+
+/// One line of the Events pane: from `events.jsonl` or from VSA history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRow {
+    pub at: Option<Timestamp>,
+    pub actor: String,
+    pub stage: Option<String>,
+    pub text: String,
+    pub from_history: bool,
+}
+
+/// A read of the run. `vsa` is `Err` with a `file:line:col: message` when the file does not parse.
+#[derive(Debug, Clone)]
+pub struct RunRead {
+    pub vsa: Result<Arc<Snapshot>, String>,
+    pub memory: Vec<MemoryRecord>,
+    pub archives: Vec<ArchiveMarker>,
+    pub artifacts: Vec<ArtifactPresence>,
+    pub events: Vec<EventRow>,
+    pub metrics: Vec<Metrics>,
+}
+
+/// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
+/// (or the line number when there is none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metrics {
+    pub hypothesis: String,
+    pub x_name: String,
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
+    let vsa = store.load().map_err(|e| e.to_string());
+    let mut memory = Vec::new();
+    for root in run.memory_roots() {
+        memory.extend(load_dir(&root).0);
+    }
+    let ids: Vec<String> = vsa
+        .as_ref()
+        .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
+        .unwrap_or_default();
+    let mut events = read_events(&run.root.join("events.jsonl"));
+    if let Ok(snap) = &vsa {
+        events.extend(snap.vsa.history.iter().map(|h| EventRow {
+            at: h.timestamp,
+            actor: h.actor.clone().unwrap_or_else(|| "youra-run".into()),
+            stage: h.phase.clone(),
+            text: h.summary(),
+            from_history: true,
+        }));
+    }
+    // Newest first; entries without a time keep file order at the end.
+    events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
+    let metrics = ids
+        .iter()
+        .filter_map(|h| read_metrics(h, &run.root.join(h).join("results/metrics.jsonl")))
+        .collect();
+    RunRead {
+        vsa,
+        memory,
+        archives: load_archives(&run.root),
+        artifacts: scan(&run.root, &ids),
+        events,
+        metrics,
+    }
+}
+
+fn read_events(path: &Path) -> Vec<EventRow> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| {
+            let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            let kind = s("kind").unwrap_or_else(|| "event".into());
+            let mut parts = vec![kind];
+            for k in ["hypothesis", "result", "action", "message"] {
+                if let Some(x) = s(k) {
+                    parts.push(x);
+                }
+            }
+            EventRow {
+                at: s("time").as_deref().and_then(Timestamp::parse),
+                actor: s("actor").unwrap_or_else(|| "engine".into()),
+                stage: s("stage"),
+                text: parts.join(" "),
+                from_history: false,
+            }
+        })
+        .collect()
+}
+
+fn read_metrics(hypothesis: &str, path: &Path) -> Option<Metrics> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> = text
+        .lines()
+        .filter_map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()?
+                .as_object()
+                .cloned()
+        })
+        .collect();
+    let x_name = ["step", "epoch", "iteration"]
+        .into_iter()
+        .find(|k| rows.iter().any(|r| r.contains_key(*k)))
+        .unwrap_or("line");
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let x = row
+            .get(x_name)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(i as f64);
+        for (k, v) in row {
+            let Some(y) = v.as_f64().filter(|_| k != x_name) else {
+                continue;
+            };
+            match series.iter_mut().find(|(n, _)| n == k) {
+                Some((_, pts)) => pts.push((x, y)),
+                None => series.push((k.clone(), vec![(x, y)])),
+            }
+        }
+    }
+    (!series.is_empty()).then(|| Metrics {
+        hypothesis: hypothesis.to_string(),
+        x_name: x_name.to_string(),
+        series,
+    })
+}

@@ -1,0 +1,249 @@
+//! The event loop and its helpers: terminal set-up and restore (panic, error, SIGTERM,
+//! SIGHUP, SIGTSTP), the input thread, the watcher, the reader and the writer threads.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::{execute, terminal};
+
+use super::app::{App, AppEvent, Effect, update};
+use super::keymap::Keymap;
+use super::run_view::read_run;
+use super::theme::{ColorDepth, Theme};
+use crate::rundir::{RunDir, discover};
+use crate::vsa::Store;
+
+/// Frames are at most this often (≈ 60 per second).
+const FRAME: Duration = Duration::from_millis(16);
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub keymap: Option<PathBuf>,
+    pub theme: Option<String>,
+    pub mouse: bool,
+}
+
+fn config_file(name: &str) -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "youra")?;
+    let p = dirs.config_dir().join(name);
+    p.is_file().then_some(p)
+}
+
+/// Keymap: compiled default, then the user's config-dir file, then `--keymap`.
+pub fn load_keymap(opts: &Options) -> Result<Keymap> {
+    let mut texts = Vec::new();
+    for p in config_file("keymap.toml")
+        .into_iter()
+        .chain(opts.keymap.clone())
+    {
+        let t = std::fs::read_to_string(&p)
+            .wrap_err_with(|| format!("cannot read keymap {}", p.display()))?;
+        texts.push((p, t));
+    }
+    let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+    Keymap::load(&refs).map_err(|e| {
+        eyre!(
+            "keymap: {e} (files: {:?})",
+            texts.iter().map(|(p, _)| p).collect::<Vec<_>>()
+        )
+    })
+}
+
+/// Theme: `--theme` (a built-in name or a file), else the user's theme.toml, else dark.
+pub fn load_theme(opts: &Options) -> Result<Theme> {
+    let depth = ColorDepth::detect();
+    let spec = opts
+        .theme
+        .clone()
+        .or_else(|| config_file("theme.toml").map(|p| p.display().to_string()))
+        .unwrap_or_else(|| "dark".into());
+    if let Some(t) = Theme::builtin(&spec, depth) {
+        return Ok(t);
+    }
+    let text = std::fs::read_to_string(&spec).wrap_err_with(|| {
+        format!("theme `{spec}` is neither dark, light, mono nor a readable file")
+    })?;
+    Theme::parse(&text, depth).map_err(|e| eyre!("theme {spec}: {e}"))
+}
+
+pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
+    let run = discover(dir).wrap_err("cannot open the run")?;
+    let app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
+    let (tx, rx) = mpsc::channel();
+    let store = Arc::new(Store::new(run.vsa.clone()));
+    let mut dirs = vec![run.root.clone()];
+    if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
+        dirs.push(parent.to_path_buf());
+    }
+    let _watcher =
+        super::watch::watch(&dirs, tx.clone()).wrap_err("cannot watch the run directory")?;
+    let reader = spawn_reader(run.clone(), Arc::clone(&store), tx.clone());
+    reader.send(()).ok();
+    spawn_input(tx.clone());
+    spawn_signals(tx.clone())?;
+    let mut terminal = ratatui::init();
+    if opts.mouse {
+        execute!(std::io::stdout(), event::EnableMouseCapture).ok();
+    }
+    let result = event_loop(&mut terminal, app, &rx, &tx, &reader, &store, &run);
+    if opts.mouse {
+        execute!(std::io::stdout(), event::DisableMouseCapture).ok();
+    }
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    mut app: App,
+    rx: &Receiver<AppEvent>,
+    tx: &Sender<AppEvent>,
+    reader: &Sender<()>,
+    store: &Arc<Store>,
+    run: &RunDir,
+) -> Result<()> {
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    loop {
+        if dirty {
+            let wait = FRAME.saturating_sub(last_draw.elapsed());
+            if wait.is_zero() {
+                draw(terminal, &app)?;
+                last_draw = Instant::now();
+                dirty = false;
+            } else if let Ok(ev) = rx.recv_timeout(wait) {
+                dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+            }
+            continue;
+        }
+        let ev = rx.recv().map_err(|_| eyre!("all event sources stopped"))?;
+        dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+        while let Ok(ev) = rx.try_recv() {
+            dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+}
+
+fn draw(terminal: &mut ratatui::DefaultTerminal, app: &App) -> Result<()> {
+    let mut out = std::io::stdout();
+    execute!(out, terminal::BeginSynchronizedUpdate).ok();
+    terminal
+        .draw(|f| super::draw::draw(app, f))
+        .wrap_err("drawing failed")?;
+    execute!(out, terminal::EndSynchronizedUpdate).ok();
+    out.flush().ok();
+    Ok(())
+}
+
+/// Apply one event; returns whether a redraw is due.
+fn handle(
+    app: &mut App,
+    ev: AppEvent,
+    terminal: &mut ratatui::DefaultTerminal,
+    tx: &Sender<AppEvent>,
+    reader: &Sender<()>,
+    store: &Arc<Store>,
+    run: &RunDir,
+) -> Result<bool> {
+    if let AppEvent::Resize = ev {
+        terminal.autoresize().ok();
+    }
+    for effect in update(app, ev) {
+        match effect {
+            Effect::Quit => app.quit = true,
+            Effect::Reload => {
+                reader.send(()).ok();
+            }
+            Effect::Mutate(m) => {
+                let (store, tx) = (Arc::clone(store), tx.clone());
+                std::thread::spawn(move || {
+                    let r = store
+                        .mutate(&m)
+                        .map(|a| format!("{} written (revision {})", m.path(), a.revision))
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(AppEvent::Written(r));
+                });
+            }
+            Effect::Steer {
+                verb,
+                target,
+                reason,
+            } => {
+                let (store, tx, layout) = (Arc::clone(store), tx.clone(), run.layout);
+                std::thread::spawn(move || {
+                    let _ = tx.send(AppEvent::Written(super::steering::apply(
+                        &store,
+                        layout,
+                        &verb,
+                        target.as_deref(),
+                        &reason,
+                    )));
+                });
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The reader thread: each request reads the run once; requests that pile up meanwhile
+/// collapse into one read.
+fn spawn_reader(run: RunDir, store: Arc<Store>, tx: Sender<AppEvent>) -> Sender<()> {
+    let (req_tx, req_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        while req_rx.recv().is_ok() {
+            while req_rx.try_recv().is_ok() {}
+            let read = read_run(&run, &store);
+            if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
+                return;
+            }
+        }
+    });
+    req_tx
+}
+
+fn spawn_input(tx: Sender<AppEvent>) {
+    std::thread::spawn(move || {
+        loop {
+            let ev = match event::read() {
+                Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => AppEvent::Key(k),
+                Ok(Event::Resize(..)) => AppEvent::Resize,
+                Ok(_) => continue,
+                Err(_) => return,
+            };
+            if tx.send(ev).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// SIGTERM and SIGHUP end the session cleanly (the terminal restored); SIGTSTP restores
+/// the terminal, stops, and redraws after SIGCONT.
+fn spawn_signals(tx: Sender<AppEvent>) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGTERM, SIGTSTP};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGTSTP])
+        .wrap_err("cannot install signal handlers")?;
+    std::thread::spawn(move || {
+        for sig in signals.forever() {
+            if sig == SIGTSTP {
+                ratatui::restore();
+                let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                // Continued: take the terminal back and redraw everything.
+                let _ = ratatui::init();
+                let _ = tx.send(AppEvent::Resize);
+                continue;
+            }
+            ratatui::restore();
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}

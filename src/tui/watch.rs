@@ -1,0 +1,62 @@
+//! Watching the run directory. Editors save by rename, so directories are watched, not
+//! files; events are debounced and filtered (youra's own lock and temp files are noise).
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+
+use super::app::AppEvent;
+
+pub type Watcher = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
+
+/// Whether a changed path can change what the panes show.
+pub fn relevant(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let in_side_dir = path
+        .components()
+        .any(|c| c.as_os_str() == ".youra" || c.as_os_str() == "target" || c.as_os_str() == ".git");
+    !(in_side_dir
+        || name.ends_with(".tmp")
+        || name.ends_with(".swp")
+        || name.ends_with('~')
+        || name.starts_with(".#"))
+}
+
+/// Start watching `dirs` recursively; changes arrive as [`AppEvent::Changed`].
+pub fn watch(dirs: &[PathBuf], tx: Sender<AppEvent>) -> notify::Result<Watcher> {
+    let mut debouncer = new_debouncer(
+        Duration::from_millis(30),
+        None,
+        move |res: DebounceEventResult| {
+            if let Ok(events) = res
+                && events.iter().any(|e| e.paths.iter().any(|p| relevant(p)))
+            {
+                let _ = tx.send(AppEvent::Changed);
+            }
+        },
+    )?;
+    for d in dirs {
+        debouncer.watch(d, RecursiveMode::Recursive)?;
+    }
+    Ok(debouncer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_files_and_editor_swaps_are_ignored() {
+        assert!(relevant(Path::new("/r/verification_state.yaml")));
+        assert!(relevant(Path::new("/r/h-e1/results/metrics.jsonl")));
+        assert!(!relevant(Path::new("/r/.youra/vsa.lock")));
+        assert!(!relevant(Path::new("/r/.verification_state.yaml.123.tmp")));
+        assert!(!relevant(Path::new("/r/.verification_state.yaml.swp")));
+    }
+}

@@ -1,0 +1,281 @@
+//! Keys → commands → state and effects, without a terminal.
+
+mod common;
+
+use common::*;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use youra::tui::app::{App, AppEvent, Effect, PaneId, update};
+use youra::tui::dialogs::Overlay;
+use youra::tui::keymap::{Command, Key, Keymap};
+use youra::tui::run_view::read_run;
+use youra::tui::theme::{ColorDepth, Theme};
+use youra::vsa::Store;
+use youra::vsa::mutation::Change;
+
+fn app() -> App {
+    let run = youra::rundir::discover(&example_run()).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut app = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("mono", ColorDepth::None).unwrap(),
+    );
+    update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
+    app
+}
+
+fn press(app: &mut App, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
+    update(app, AppEvent::Key(KeyEvent::new(code, mods)))
+}
+
+fn type_str(app: &mut App, s: &str) {
+    for c in s.chars() {
+        press(app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+#[test]
+fn every_default_binding_resolves_to_its_command() {
+    let km = Keymap::load(&[]).unwrap();
+    let all = km.all();
+    assert!(all.len() >= 60, "{} bindings", all.len());
+    for (mode, key, cmd) in &all {
+        assert_eq!(km.resolve(mode, *key), Some(*cmd), "{mode} {key}");
+    }
+    // Pane tables fall back to global; dialogs and the viewer do not.
+    assert_eq!(
+        km.resolve("gates", Key::parse("q").unwrap()),
+        Some(Command::Quit)
+    );
+    assert_eq!(km.resolve("dialog", Key::parse("q").unwrap()), None);
+    assert_eq!(
+        km.resolve("reflection", Key::parse("a").unwrap()),
+        Some(Command::Approve)
+    );
+    assert_eq!(km.resolve("gates", Key::parse("a").unwrap()), None);
+}
+
+#[test]
+fn user_overrides_rebind_and_unbind() {
+    let km = Keymap::load(&["[global]\n\"x\" = \"quit\"\n\"q\" = \"none\"\n"]).unwrap();
+    assert_eq!(
+        km.resolve("gates", Key::parse("x").unwrap()),
+        Some(Command::Quit)
+    );
+    assert_eq!(km.resolve("gates", Key::parse("q").unwrap()), None);
+    assert!(
+        Keymap::load(&["[global]\n\"x\" = \"fly\"\n"])
+            .unwrap_err()
+            .contains("unknown command `fly`")
+    );
+    assert!(
+        Keymap::load(&["[global]\n\"meta-x\" = \"quit\"\n"])
+            .unwrap_err()
+            .contains("unknown key")
+    );
+}
+
+#[test]
+fn navigation_keys_move_focus_selection_and_zoom() {
+    let mut a = app();
+    assert_eq!(a.focus, PaneId::Gates);
+    type_str(&mut a, "j");
+    assert_eq!(a.selected(PaneId::Gates), 1);
+    type_str(&mut a, "jjjj");
+    assert_eq!(a.selected(PaneId::Gates), 2, "clamped to the last row");
+    type_str(&mut a, "k");
+    assert_eq!(a.selected(PaneId::Gates), 1);
+    press(&mut a, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(a.focus, PaneId::Reflection);
+    press(&mut a, KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(a.focus, PaneId::Gates);
+    for (k, p) in [
+        ('1', PaneId::Lifecycle),
+        ('3', PaneId::Reflection),
+        ('4', PaneId::Events),
+        ('5', PaneId::Experiments),
+        ('6', PaneId::Plan),
+        ('2', PaneId::Gates),
+    ] {
+        type_str(&mut a, &k.to_string());
+        assert_eq!(a.focus, p);
+    }
+    type_str(&mut a, "z");
+    assert!(a.zoomed);
+    type_str(&mut a, "?");
+    assert!(matches!(a.overlay, Some(Overlay::Help)));
+    press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(a.overlay.is_none());
+    assert_eq!(type_and_effects(&mut a, "q"), vec![Effect::Quit]);
+}
+
+fn type_and_effects(app: &mut App, s: &str) -> Vec<Effect> {
+    s.chars()
+        .flat_map(|c| press(app, KeyCode::Char(c), KeyModifiers::NONE))
+        .collect()
+}
+
+#[test]
+fn editing_a_gate_type_produces_one_typed_mutation() {
+    let mut a = app();
+    type_str(&mut a, "jjt");
+    let Some(Overlay::Edit(d)) = &a.overlay else {
+        panic!("edit dialog")
+    };
+    assert_eq!(d.text(0), "sub_hypotheses.h-m2.gate.type");
+    assert_eq!(d.text(1), "SHOULD_WORK");
+    press(&mut a, KeyCode::Char('n'), KeyModifiers::CONTROL);
+    press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    let Some(Overlay::Edit(d)) = &a.overlay else {
+        panic!("still open")
+    };
+    assert!(d.error.as_deref().unwrap().contains("a reason is required"));
+    assert_eq!(d.focus, 2, "the reason field takes the cursor");
+    type_str(&mut a, "carries the claim");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    let [Effect::Mutate(m)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        m.change,
+        Change::Set {
+            path: "sub_hypotheses.h-m2.gate.type".into(),
+            value: "DETERMINES_SUCCESS".into()
+        }
+    );
+    assert_eq!(
+        (m.actor.as_str(), m.reason.as_str(), m.force),
+        ("researcher", "carries the claim", false)
+    );
+    assert_eq!(m.base.as_ref().map(|b| b.revision), Some(7));
+    // The store's refusal shows in the dialog; ctrl-f twice forces.
+    update(
+        &mut a,
+        AppEvent::Written(Err("refused: [must-work-gate] …".into())),
+    );
+    press(&mut a, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let effects = press(&mut a, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    let [Effect::Mutate(m)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert!(m.force);
+    update(&mut a, AppEvent::Written(Ok("written".into())));
+    assert!(a.overlay.is_none());
+    assert_eq!(a.toast, Some(("written".into(), false)));
+}
+
+#[test]
+fn steering_keys_ask_for_a_reason_then_steer() {
+    let mut a = app();
+    type_str(&mut a, "3o");
+    let Some(Overlay::Reason(d)) = &a.overlay else {
+        panic!("reason dialog")
+    };
+    assert_eq!(d.choices.len(), 6);
+    press(&mut a, KeyCode::Right, KeyModifiers::NONE);
+    type_str(&mut a, "plateau is real");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        effects,
+        vec![Effect::Steer {
+            verb: "override".into(),
+            target: Some("Local-Refine".into()),
+            reason: "plateau is real".into()
+        }]
+    );
+    for (keys, verb) in [
+        ("3a", "approve"),
+        ("3r", "reject"),
+        ("1p", "pause"),
+        ("1c", "resume"),
+        ("1n", "step"),
+        ("2D", "redesign"),
+        ("2X", "reset"),
+    ] {
+        let mut a = app();
+        type_str(&mut a, keys);
+        type_str(&mut a, "why");
+        let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+        let [Effect::Steer { verb: v, .. }] = effects.as_slice() else {
+            panic!("{keys}: {effects:?}")
+        };
+        assert_eq!(v, verb);
+    }
+    let mut a = app();
+    type_str(&mut a, "1jjjjjjb");
+    type_str(&mut a, "stop here");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        effects,
+        vec![Effect::Steer {
+            verb: "breakpoint".into(),
+            target: Some("Phase 4".into()),
+            reason: "stop here".into()
+        }]
+    );
+}
+
+#[test]
+fn the_command_line_completes_and_steers() {
+    let mut a = app();
+    type_str(&mut a, ":rede");
+    press(&mut a, KeyCode::Tab, KeyModifiers::NONE);
+    type_str(&mut a, "h-m1");
+    press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    type_str(&mut a, "mechanism refuted");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        effects,
+        vec![Effect::Steer {
+            verb: "redesign".into(),
+            target: Some("h-m1".into()),
+            reason: "mechanism refuted".into()
+        }]
+    );
+}
+
+#[test]
+fn a_youra_folder_disables_steering_with_the_reason() {
+    let Some(root) = shared_fixtures() else {
+        return;
+    };
+    let run = youra::rundir::discover(&root.join(DATA_PROBLEMS)).unwrap();
+    let mut a = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("dark", ColorDepth::Ansi256).unwrap(),
+    );
+    update(
+        &mut a,
+        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
+    );
+    type_str(&mut a, "1p");
+    assert!(a.overlay.is_none());
+    assert!(
+        a.toast
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("YouRA research folder")
+    );
+    type_str(&mut a, "2t");
+    assert!(
+        matches!(a.overlay, Some(Overlay::Edit(_))),
+        "VSA edits still work"
+    );
+}
+
+#[test]
+fn a_failed_read_keeps_the_last_good_state() {
+    let mut a = app();
+    let run = a.run.clone();
+    let mut read = read_run(&run, &Store::new(&run.vsa));
+    read.vsa = Err("verification_state.yaml:4:1: tabs".into());
+    update(&mut a, AppEvent::Loaded(Box::new(read)));
+    assert_eq!(
+        a.banner.as_deref(),
+        Some("verification_state.yaml:4:1: tabs")
+    );
+    assert_eq!(a.data.vsa.as_ref().unwrap().vsa.revision, 7);
+    assert_eq!(update(&mut a, AppEvent::Changed), vec![Effect::Reload]);
+}
