@@ -1,0 +1,172 @@
+//! The real binary in a real pseudo-terminal: open the example run, change a gate type in
+//! the dialog, see an outside write appear, quit, and find the terminal restored.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+struct Screen {
+    parser: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Screen {
+    fn text(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    fn wait_for(&self, needle: &str) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if self.text().contains(needle) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("`{needle}` never appeared; the screen:\n{}", self.text());
+    }
+}
+
+fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        let to = dst.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    copy_dir(&example_run(), &run);
+    let vsa = run.join("verification_state.yaml");
+    let before = std::fs::read_to_string(&vsa).unwrap();
+
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 30,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_youra"));
+    cmd.args(["tui", run.to_str().unwrap()]);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("HOME", dir.path());
+    cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
+    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let mut writer = pty.master.take_writer().unwrap();
+    let screen = Screen {
+        parser: Arc::new(Mutex::new(vt100::Parser::new(
+            std::num::NonZero::new(30).unwrap(),
+            std::num::NonZero::new(100).unwrap(),
+            0,
+        ))),
+        raw: Arc::new(Mutex::new(Vec::new())),
+    };
+    let (parser, raw) = (Arc::clone(&screen.parser), Arc::clone(&screen.raw));
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            parser.lock().unwrap().process(&buf[..n]);
+            raw.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let mut send = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(120));
+    };
+
+    screen.wait_for("2 Gates");
+    screen.wait_for("h-m2");
+    send(b"2jjt");
+    screen.wait_for("edit a VSA field");
+    screen.wait_for("sub_hypotheses.h-m2.gate.type");
+    send(b"\x0e"); // ctrl-n: the next allowed value
+    screen.wait_for("DETERMINES_SUCCESS");
+    send(b"\t");
+    send(b"h-m2 decides the claim");
+    send(b"\r");
+    screen.wait_for("rev 8");
+
+    let after = std::fs::read_to_string(&vsa).unwrap();
+    let diff = similar::TextDiff::from_lines(&before, &after);
+    let changed: Vec<String> = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .map(|c| format!("{}{}", c.tag(), c.value().trim_end()))
+        .collect();
+    let mut removed: Vec<&String> = changed.iter().filter(|c| c.starts_with('-')).collect();
+    removed.sort();
+    assert_eq!(removed, ["-      type: SHOULD_WORK", "-revision: 7"]);
+    let added: Vec<&String> = changed.iter().filter(|c| c.starts_with('+')).collect();
+    assert!(added.contains(&&"+      type: DETERMINES_SUCCESS".to_string()));
+    assert!(added.contains(&&"+revision: 8".to_string()));
+    let history: Vec<&&String> = added
+        .iter()
+        .filter(|c| !c.contains("type: DETERMINES") && c.as_str() != "+revision: 8")
+        .collect();
+    assert_eq!(
+        history.len(),
+        8,
+        "one history entry of 8 lines: {history:#?}"
+    );
+    assert_eq!(history[0].as_str(), "+- event: field_edit");
+    assert!(changed.contains(&"+  reason: h-m2 decides the claim".to_string()));
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args([
+            "vsa",
+            "set",
+            run.to_str().unwrap(),
+            "workflow.next_action",
+            "outside write lands",
+            "--reason",
+            "e2e",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    screen.wait_for("next: outside write lands");
+    screen.wait_for("rev 9");
+
+    send(b"q");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "youra did not quit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+    std::thread::sleep(Duration::from_millis(100));
+    let raw = screen.raw.lock().unwrap();
+    let tail = String::from_utf8_lossy(&raw[raw.len().saturating_sub(200)..]).into_owned();
+    assert!(
+        tail.contains("\x1b[?1049l"),
+        "left the alternate screen: {tail:?}"
+    );
+    assert!(tail.contains("\x1b[?25h"), "cursor shown again: {tail:?}");
+    assert!(!screen.parser.lock().unwrap().screen().alternate_screen());
+}
