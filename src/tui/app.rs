@@ -71,6 +71,11 @@ pub enum AppEvent {
     Resize,
     /// Something under the run directory changed on disk.
     Changed,
+    /// A file for the viewer, highlighted (or why it cannot be shown).
+    Opened {
+        title: String,
+        lines: Result<Vec<ratatui::text::Line<'static>>, String>,
+    },
     Loaded(Box<RunRead>),
     /// A write finished: a message for the status line, or the error.
     Written(Result<String, String>),
@@ -80,6 +85,8 @@ pub enum AppEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Reload,
+    /// Read and highlight a file for the viewer.
+    OpenFile(std::path::PathBuf),
     Mutate(Mutation),
     /// A steering verb (see `steer`), with its target and the researcher's reason.
     Steer {
@@ -99,6 +106,7 @@ pub struct Data {
     pub artifacts: Vec<ArtifactPresence>,
     pub events: Vec<EventRow>,
     pub metrics: Vec<Metrics>,
+    pub files: Vec<(String, Vec<std::path::PathBuf>)>,
 }
 
 pub struct App {
@@ -145,6 +153,7 @@ impl App {
         match &self.overlay {
             Some(Overlay::Help) => "help",
             Some(Overlay::Viewer(_)) => "viewer",
+            Some(Overlay::Picker(_)) => "picker",
             Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => "dialog",
             None => self.focus.mode(),
         }
@@ -185,6 +194,17 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
             Vec::new()
         }
         AppEvent::Key(key) => on_key(app, key),
+        AppEvent::Opened { title, lines } => {
+            match lines {
+                Ok(lines) => {
+                    app.overlay = Some(Overlay::Viewer(Box::new(
+                        super::dialogs::viewer::Viewer::new(title, lines),
+                    )))
+                }
+                Err(e) => app.toast = Some((e, true)),
+            }
+            Vec::new()
+        }
     }
 }
 
@@ -201,6 +221,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.artifacts = read.artifacts;
     app.data.events = read.events;
     app.data.metrics = read.metrics;
+    app.data.files = read.files;
     app.loaded = true;
     for pane in PaneId::ALL {
         let n = app.rows(pane);

@@ -3,6 +3,7 @@
 use super::app::{App, Effect, PaneId, cycle_focus, focus, move_selection, open_edit};
 use super::dialogs::Overlay;
 use super::dialogs::edit::EditDialog;
+use super::dialogs::picker::Picker;
 use super::dialogs::reason::ReasonDialog;
 use super::dialogs::viewer::Viewer;
 use super::keymap::Command;
@@ -65,6 +66,8 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::EditGateType => edit_hypothesis(app, "gate.type", GateType::NAMES),
         Command::EditStatus => edit_hypothesis(app, "status", HypothesisStatus::NAMES),
         Command::OpenRecord => open_record(app),
+        Command::OpenArtifacts => open_artifacts(app),
+        Command::OpenLog => open_log(app),
         Command::CommandLine => {
             app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
                 VERBS.to_vec(),
@@ -142,6 +145,51 @@ fn open_record(app: &mut App) {
         rec.id.clone(),
         lines,
     ))));
+}
+
+fn picker(app: &mut App, key: &str, title: String, keep: impl Fn(&std::path::Path) -> bool) {
+    let root = if key == "run" {
+        app.run.root.clone()
+    } else {
+        app.run.root.join(key)
+    };
+    let items: Vec<std::path::PathBuf> = app
+        .data
+        .files
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, f)| f.iter().filter(|p| keep(p)).cloned().collect())
+        .unwrap_or_default();
+    if items.is_empty() {
+        app.toast = Some((format!("{title}: no files"), true));
+        return;
+    }
+    app.overlay = Some(Overlay::Picker(Box::new(Picker {
+        title,
+        root,
+        items,
+        selected: 0,
+    })));
+}
+
+fn open_artifacts(app: &mut App) {
+    match (app.focus, selected_hypothesis(app)) {
+        (PaneId::Gates, Some(id)) => {
+            picker(app, &id.clone(), format!("artifacts of {id}"), |_| true)
+        }
+        _ => picker(app, "run", "run artifacts".into(), |_| true),
+    }
+}
+
+fn open_log(app: &mut App) {
+    let Some(m) = app.data.metrics.get(app.selected(PaneId::Experiments)) else {
+        return;
+    };
+    let id = m.hypothesis.clone();
+    picker(app, &id.clone(), format!("results and logs of {id}"), |p| {
+        p.components().any(|c| c.as_os_str() == "results")
+            || p.extension().is_some_and(|e| e == "log")
+    });
 }
 
 /// A steering verb from a key: ask for the reason (and the action, for override).

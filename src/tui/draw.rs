@@ -245,6 +245,28 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
         Overlay::Reason(d) | Overlay::CommandLine(d) => {
             super::dialogs::render::reason(app, d, frame, centered(area, 72, 9))
         }
+        Overlay::Picker(p) => {
+            let r = centered(area, 70, (p.items.len() as u16 + 2).min(area.height));
+            frame.render_widget(Clear, r);
+            let first = panes::scroll_for(p.selected, r.height.saturating_sub(2) as usize);
+            let lines: Vec<Line> = (first..p.items.len())
+                .map(|i| {
+                    Line::styled(
+                        p.label(i),
+                        if i == p.selected {
+                            t.style(Role::Selected)
+                        } else {
+                            t.style(Role::Text)
+                        },
+                    )
+                })
+                .collect();
+            let block = Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {} (enter opens) ", p.title))
+                .border_style(t.style(Role::BorderFocus));
+            frame.render_widget(Paragraph::new(lines).block(block), r);
+        }
         Overlay::Viewer(v) => {
             let r = area;
             frame.render_widget(Clear, r);

@@ -263,5 +263,5 @@ impl Keymap {
 }
 
 fn is_pane(mode: &str) -> bool {
-    !matches!(mode, "viewer" | "help" | "dialog")
+    !matches!(mode, "viewer" | "help" | "dialog" | "picker")
 }

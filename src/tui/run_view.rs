@@ -1,7 +1,7 @@
 //! Everything the panes show, read from the run directory in one go, off the UI thread.
 //! The UI keeps the last good VSA when a new read fails, and shows the failure instead.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::rundir::RunDir;
@@ -30,6 +30,8 @@ pub struct RunRead {
     pub artifacts: Vec<ArtifactPresence>,
     pub events: Vec<EventRow>,
     pub metrics: Vec<Metrics>,
+    /// Files the artifact picker offers: per sub-hypothesis folder, and `run` for the rest.
+    pub files: Vec<(String, Vec<PathBuf>)>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -67,6 +69,11 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         .iter()
         .filter_map(|h| read_metrics(h, &run.root.join(h).join("results/metrics.jsonl")))
         .collect();
+    let mut files: Vec<(String, Vec<PathBuf>)> = ids
+        .iter()
+        .map(|h| (h.clone(), list_files(&run.root.join(h), 3)))
+        .collect();
+    files.push(("run".into(), list_files(&run.root, 1)));
     RunRead {
         vsa,
         memory,
@@ -74,6 +81,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         artifacts: scan(&run.root, &ids),
         events,
         metrics,
+        files,
     }
 }
 
@@ -139,4 +147,33 @@ fn read_metrics(hypothesis: &str, path: &Path) -> Option<Metrics> {
         x_name: x_name.to_string(),
         series,
     })
+}
+
+/// Files under `dir` down to `depth` levels, sorted, without youra's and VCS folders; capped
+/// so that a run with a huge `data/` folder still lists quickly.
+fn list_files(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    const CAP: usize = 500;
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, level)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "__pycache__" {
+                continue;
+            }
+            if p.is_dir() {
+                if level + 1 < depth {
+                    stack.push((p, level + 1));
+                }
+            } else if out.len() < CAP {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

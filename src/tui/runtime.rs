@@ -162,6 +162,16 @@ fn handle(
             Effect::Reload => {
                 reader.send(()).ok();
             }
+            Effect::OpenFile(path) => {
+                let (tx, depth) = (tx.clone(), app.theme.depth);
+                std::thread::spawn(move || {
+                    let title = path.display().to_string();
+                    let _ = tx.send(AppEvent::Opened {
+                        title,
+                        lines: super::highlight::highlight_file(&path, depth),
+                    });
+                });
+            }
             Effect::Mutate(m) => {
                 let (store, tx) = (Arc::clone(store), tx.clone());
                 std::thread::spawn(move || {

@@ -77,6 +77,8 @@ impl ColorDepth {
 #[derive(Debug, Clone)]
 pub struct Theme {
     styles: HashMap<Role, Style>,
+    /// What the terminal takes; the highlighter degrades its colours the same way.
+    pub depth: ColorDepth,
 }
 
 impl Theme {
@@ -103,7 +105,7 @@ impl Theme {
             }
             styles.insert(role, style);
         }
-        Ok(Theme { styles })
+        Ok(Theme { styles, depth })
     }
 
     /// A built-in theme by name (`dark`, `light`, `mono`); NO_COLOR selects mono's look.
@@ -151,7 +153,7 @@ fn color(name: &str, depth: ColorDepth) -> Option<Color> {
 }
 
 /// The nearest colour of the xterm 6×6×6 cube, for terminals without truecolor.
-fn to_256(r: u8, g: u8, b: u8) -> u8 {
+pub fn to_256(r: u8, g: u8, b: u8) -> u8 {
     let q = |c: u8| {
         if c < 48 {
             0

@@ -2,6 +2,7 @@
 //! `:` command line and the text viewer. Each owns its state and its keys.
 
 pub mod edit;
+pub mod picker;
 pub mod reason;
 pub mod render;
 pub mod viewer;
@@ -17,6 +18,7 @@ pub enum Overlay {
     Reason(Box<reason::ReasonDialog>),
     CommandLine(Box<reason::ReasonDialog>),
     Viewer(Box<viewer::Viewer>),
+    Picker(Box<picker::Picker>),
 }
 
 /// Keys while an overlay is open: its commands first, everything else is typing.
@@ -38,6 +40,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
                 .resolve("viewer", super::keymap::Key::from_event(&key)),
             key,
         ),
+        Overlay::Picker(p) => p.on_key(cmd),
     };
     match outcome {
         Outcome::Stay => Vec::new(),
