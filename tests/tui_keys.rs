@@ -279,3 +279,38 @@ fn a_failed_read_keeps_the_last_good_state() {
     assert_eq!(a.data.vsa.as_ref().unwrap().vsa.revision, 7);
     assert_eq!(update(&mut a, AppEvent::Changed), vec![Effect::Reload]);
 }
+
+#[test]
+fn filters_cycle_through_what_the_run_holds() {
+    let Some(root) = shared_fixtures() else {
+        return;
+    };
+    let run = youra::rundir::discover(&root.join(DATA_PROBLEMS)).unwrap();
+    let mut a = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("dark", ColorDepth::Ansi256).unwrap(),
+    );
+    update(
+        &mut a,
+        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
+    );
+    assert_eq!(a.rows(PaneId::Reflection), 13);
+    type_str(&mut a, "3f");
+    assert_eq!(a.filters.kind.map(|k| k.as_str()), Some("failure"));
+    assert_eq!(a.rows(PaneId::Reflection), 5);
+    type_str(&mut a, "h");
+    assert_eq!(a.filters.hypothesis.as_deref(), Some("h-e1"));
+    assert_eq!(a.rows(PaneId::Reflection), 3);
+    type_str(&mut a, "4f");
+    let actor = a.filters.actor.clone().unwrap();
+    assert!(a.rows(PaneId::Events) > 0);
+    assert!(
+        a.filters
+            .events(&a.data.events)
+            .iter()
+            .all(|e| e.actor == actor)
+    );
+    type_str(&mut a, "s");
+    assert!(a.filters.stage.is_some());
+}

@@ -124,6 +124,7 @@ pub struct App {
     pub toast: Option<(String, bool)>,
     pub loaded: bool,
     pub quit: bool,
+    pub filters: super::filters::Filters,
 }
 
 impl App {
@@ -141,11 +142,16 @@ impl App {
             toast: None,
             loaded: false,
             quit: false,
+            filters: Default::default(),
         }
     }
 
     pub fn selected(&self, pane: PaneId) -> usize {
         self.selected[pane.index()]
+    }
+
+    pub fn selected_mut(&mut self, pane: PaneId, value: usize) {
+        self.selected[pane.index()] = value;
     }
 
     /// The keymap mode that keys resolve in now.
@@ -172,8 +178,8 @@ impl App {
                 .vsa
                 .as_ref()
                 .map_or(0, |s| s.vsa.sub_hypotheses.len()),
-            PaneId::Reflection => self.data.memory.len(),
-            PaneId::Events => self.data.events.len(),
+            PaneId::Reflection => self.filters.memory(&self.data.memory).len(),
+            PaneId::Events => self.filters.events(&self.data.events).len(),
             PaneId::Experiments => self.data.metrics.len(),
             PaneId::Plan => 0,
         }

@@ -6,6 +6,7 @@ use super::dialogs::edit::EditDialog;
 use super::dialogs::picker::Picker;
 use super::dialogs::reason::ReasonDialog;
 use super::dialogs::viewer::Viewer;
+use super::filters::{cycle, distinct};
 use super::keymap::Command;
 use super::panes;
 use crate::stage::Stage;
@@ -67,6 +68,26 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::EditStatus => edit_hypothesis(app, "status", HypothesisStatus::NAMES),
         Command::OpenRecord => open_record(app),
         Command::OpenArtifacts => open_artifacts(app),
+        Command::FilterKind => {
+            let kinds = distinct(app.data.memory.iter().map(|r| r.kind));
+            app.filters.kind = cycle(&app.filters.kind, &kinds);
+            app.selected_mut(PaneId::Reflection, 0);
+        }
+        Command::FilterHypothesis => {
+            let hyps = distinct(app.data.memory.iter().filter_map(|r| r.hypothesis.clone()));
+            app.filters.hypothesis = cycle(&app.filters.hypothesis, &hyps);
+            app.selected_mut(PaneId::Reflection, 0);
+        }
+        Command::FilterActor => {
+            let actors = distinct(app.data.events.iter().map(|e| e.actor.clone()));
+            app.filters.actor = cycle(&app.filters.actor, &actors);
+            app.selected_mut(PaneId::Events, 0);
+        }
+        Command::FilterStage => {
+            let stages = distinct(app.data.events.iter().filter_map(|e| e.stage.clone()));
+            app.filters.stage = cycle(&app.filters.stage, &stages);
+            app.selected_mut(PaneId::Events, 0);
+        }
         Command::OpenLog => open_log(app),
         Command::CommandLine => {
             app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
@@ -137,7 +158,12 @@ fn edit_hypothesis(app: &mut App, field: &str, choices: &[&str]) {
 }
 
 fn open_record(app: &mut App) {
-    let Some(rec) = app.data.memory.get(app.selected(PaneId::Reflection)) else {
+    let Some(rec) = app
+        .filters
+        .memory(&app.data.memory)
+        .get(app.selected(PaneId::Reflection))
+        .copied()
+    else {
         return;
     };
     let lines = panes::markdown::render(&rec.body, &app.theme);

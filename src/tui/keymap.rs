@@ -71,6 +71,8 @@ commands! {
     Reject = "reject": "reject the escalation",
     Override = "override": "override with another action",
     FilterKind = "filter_kind": "filter by kind",
+    FilterHypothesis = "filter_hypothesis": "filter by hypothesis",
+    FilterStage = "filter_stage": "filter by stage",
     OpenRecord = "open_record": "open the record",
     FilterActor = "filter_actor": "filter by actor",
     OpenLog = "open_log": "open the log",

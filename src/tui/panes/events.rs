@@ -18,9 +18,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let first = scroll_for(sel, inner.height as usize);
     let width = inner.width as usize;
     let lines: Vec<Line> = app
-        .data
-        .events
-        .iter()
+        .filters
+        .events(&app.data.events)
+        .into_iter()
         .enumerate()
         .skip(first)
         .take(inner.height as usize)

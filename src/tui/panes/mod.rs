@@ -24,6 +24,11 @@ pub fn block<'a>(app: &App, pane: PaneId) -> Block<'a> {
         .iter()
         .position(|p| *p == pane)
         .map_or(0, |i| i + 1);
+    let filter = match pane {
+        PaneId::Reflection => app.filters.describe(true),
+        PaneId::Events => app.filters.describe(false),
+        _ => String::new(),
+    };
     let border = app.theme.style(if focused {
         Role::BorderFocus
     } else {
@@ -35,6 +40,7 @@ pub fn block<'a>(app: &App, pane: PaneId) -> Block<'a> {
         .title(Line::from(vec![
             Span::styled(format!(" {n} "), app.theme.style(Role::Key)),
             Span::styled(format!("{} ", pane.title()), app.theme.style(Role::Title)),
+            Span::styled(filter, app.theme.style(Role::Key)),
         ]))
 }
 

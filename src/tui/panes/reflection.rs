@@ -113,10 +113,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     .areas(inner);
     frame.render_widget(Paragraph::new(card), card_area);
     let sel = app.selected(PaneId::Reflection);
-    if app.data.memory.is_empty() {
+    let records = app.filters.memory(&app.data.memory);
+    if records.is_empty() {
         frame.render_widget(
             Paragraph::new(Line::styled(
-                "no Reflective Memory records",
+                if app.data.memory.is_empty() {
+                    "no Reflective Memory records"
+                } else {
+                    "no record matches the filter (f kind, h hypothesis)"
+                },
                 t.style(Role::Muted),
             )),
             list_area,
@@ -124,9 +129,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let first = scroll_for(sel, list_area.height as usize);
-    let rows: Vec<Line> = app
-        .data
-        .memory
+    let rows: Vec<Line> = records
         .iter()
         .enumerate()
         .skip(first)
@@ -152,7 +155,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(rows), list_area);
-    if let Some(rec) = app.data.memory.get(sel) {
+    if let Some(rec) = records.get(sel) {
         let preview = super::markdown::render(&rec.body, t);
         frame.render_widget(
             Paragraph::new(preview).wrap(Wrap { trim: false }),

@@ -1,0 +1,101 @@
+//! Pane filters: which memory records and events are listed. Pure functions of the data and
+//! the chosen filter, so counting, drawing and opening agree on the same rows.
+
+use crate::rundir::memory::{MemoryKind, MemoryRecord};
+
+use super::run_view::EventRow;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub kind: Option<MemoryKind>,
+    pub hypothesis: Option<String>,
+    pub actor: Option<String>,
+    pub stage: Option<String>,
+}
+
+impl Filters {
+    pub fn memory<'a>(&self, records: &'a [MemoryRecord]) -> Vec<&'a MemoryRecord> {
+        records
+            .iter()
+            .filter(|r| self.kind.is_none_or(|k| r.kind == k))
+            .filter(|r| {
+                self.hypothesis.as_ref().is_none_or(|h| {
+                    r.hypothesis.as_ref() == Some(h) || r.to_hypothesis.as_ref() == Some(h)
+                })
+            })
+            .collect()
+    }
+
+    pub fn events<'a>(&self, events: &'a [EventRow]) -> Vec<&'a EventRow> {
+        events
+            .iter()
+            .filter(|e| self.actor.as_ref().is_none_or(|a| &e.actor == a))
+            .filter(|e| {
+                self.stage
+                    .as_ref()
+                    .is_none_or(|s| e.stage.as_ref() == Some(s))
+            })
+            .collect()
+    }
+
+    /// A one-line description for pane titles ("" when nothing is filtered).
+    pub fn describe(&self, pane_memory: bool) -> String {
+        let parts: Vec<String> = if pane_memory {
+            [
+                self.kind.map(|k| k.as_str().to_string()),
+                self.hypothesis.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        } else {
+            [self.actor.clone(), self.stage.clone()]
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+/// The next value of a cycling filter: none → each value present, in order → none.
+pub fn cycle<T: Clone + PartialEq>(current: &Option<T>, values: &[T]) -> Option<T> {
+    match current {
+        None => values.first().cloned(),
+        Some(c) => values
+            .iter()
+            .position(|v| v == c)
+            .and_then(|i| values.get(i + 1))
+            .cloned(),
+    }
+}
+
+/// Distinct values in first-seen order.
+pub fn distinct<T: Clone + PartialEq>(values: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycling_visits_each_value_then_clears() {
+        let vals = vec!["a", "b"];
+        assert_eq!(cycle(&None, &vals), Some("a"));
+        assert_eq!(cycle(&Some("a"), &vals), Some("b"));
+        assert_eq!(cycle(&Some("b"), &vals), None);
+        assert_eq!(cycle::<&str>(&None, &[]), None);
+        assert_eq!(distinct([3, 1, 3, 2, 1].into_iter()), vec![3, 1, 2]);
+    }
+}
