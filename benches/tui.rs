@@ -22,22 +22,39 @@ const RECORDS: usize = 5_000;
 
 /// A run of the sizes the issue names (the plan tree pane has no data source yet).
 fn stress_run(dir: &Path) {
-    let mut v = String::from("revision: 1\nmetadata:\n  project_name: Stress run\n  schema_version: '3.5'\nworkflow:\n  status: ACTIVE\n  current_phase: Phase 4\n  next_action: keep going\nsub_hypotheses:\n");
+    let mut v = String::from(
+        "revision: 1\nmetadata:\n  project_name: Stress run\n  schema_version: '3.5'\nworkflow:\n  status: ACTIVE\n  current_phase: Phase 4\n  next_action: keep going\nsub_hypotheses:\n",
+    );
     for i in 0..HYPOTHESES {
-        let pre = if i % 10 == 0 { "[]".to_string() } else { format!("[h-{}]", i - 1) };
+        let pre = if i % 10 == 0 {
+            "[]".to_string()
+        } else {
+            format!("[h-{}]", i - 1)
+        };
         let status = ["VALIDATED", "FAILED", "NOT_STARTED", "IN_PROGRESS"][i % 4];
-        let _ = write!(v, "  h-{i}:\n    type: MECHANISM\n    statement: 'Sub-hypothesis {i} of the stress run'\n    status: {status}\n    gate:\n      type: MUST_WORK\n      satisfied: null\n      failed_checks: []\n    prerequisites: {pre}\n");
+        let _ = write!(
+            v,
+            "  h-{i}:\n    type: MECHANISM\n    statement: 'Sub-hypothesis {i} of the stress run'\n    status: {status}\n    gate:\n      type: MUST_WORK\n      satisfied: null\n      failed_checks: []\n    prerequisites: {pre}\n"
+        );
     }
     v.push_str("history:\n");
     for i in 0..HISTORY {
-        let _ = write!(v, "- event: Gate evaluation\n  timestamp: '2026-03-{:02}T{:02}:{:02}:00Z'\n  actor: engine\n  phase: Phase 4\n  details: entry {i}\n", 1 + i % 28, i % 24, i % 60);
+        let _ = write!(
+            v,
+            "- event: Gate evaluation\n  timestamp: '2026-03-{:02}T{:02}:{:02}:00Z'\n  actor: engine\n  phase: Phase 4\n  details: entry {i}\n",
+            1 + i % 28,
+            i % 24,
+            i % 60
+        );
     }
     std::fs::write(dir.join("verification_state.yaml"), v).unwrap();
     std::fs::write(dir.join("youra.toml"), "[run]\nname = \"stress\"\n").unwrap();
     let mem = dir.join("memory");
     std::fs::create_dir_all(&mem).unwrap();
     for i in 0..RECORDS {
-        let body = format!("# Phase 4 Failure Record: h-{i} (Run 1)\n\n**Date:** 2026-03-17T04:00:00Z\n**Hypothesis:** h-{i}\n**Final Status:** FAIL\n\n## Root Cause Analysis\n\n1. **Cause**: something\n\n## Lessons Learned\n\n1. Lesson one\n");
+        let body = format!(
+            "# Phase 4 Failure Record: h-{i} (Run 1)\n\n**Date:** 2026-03-17T04:00:00Z\n**Hypothesis:** h-{i}\n**Final Status:** FAIL\n\n## Root Cause Analysis\n\n1. **Cause**: something\n\n## Lessons Learned\n\n1. Lesson one\n"
+        );
         std::fs::write(mem.join(format!("failure_h-{i}_run1.md")), body).unwrap();
     }
 }
@@ -45,7 +62,14 @@ fn stress_run(dir: &Path) {
 fn app_for(dir: &Path) -> (App, Store) {
     let run = youra::rundir::discover(dir).unwrap();
     let store = Store::new(&run.vsa);
-    (App::new(run, Keymap::load(&[]).unwrap(), Theme::builtin("dark", ColorDepth::TrueColor).unwrap()), store)
+    (
+        App::new(
+            run,
+            Keymap::load(&[]).unwrap(),
+            Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
+        ),
+        store,
+    )
 }
 
 fn median(mut t: Vec<Duration>) -> Duration {
@@ -64,16 +88,24 @@ fn frames(dir: &Path) {
     update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
     let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
     term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
-    println!("start to first frame with data (stress run, in process, excl. exec): {}", ms(start.elapsed()));
+    println!(
+        "start to first frame with data (stress run, in process, excl. exec): {}",
+        ms(start.elapsed())
+    );
     for (w, h) in [(160u16, 48u16), (80, 24)] {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-        let times = (0..30).map(|i| {
-            app.selected_mut(youra::tui::app::PaneId::Gates, i * 37 % HYPOTHESES);
-            let t = Instant::now();
-            term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
-            t.elapsed()
-        }).collect();
-        println!("one frame of the stress run at {w}x{h}: median {} (target <= 8 ms)", ms(median(times)));
+        let times = (0..30)
+            .map(|i| {
+                app.selected_mut(youra::tui::app::PaneId::Gates, i * 37 % HYPOTHESES);
+                let t = Instant::now();
+                term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
+                t.elapsed()
+            })
+            .collect();
+        println!(
+            "one frame of the stress run at {w}x{h}: median {} (target <= 8 ms)",
+            ms(median(times))
+        );
     }
 }
 
@@ -96,15 +128,33 @@ fn latency() {
         let value = format!("latency probe {i}");
         std::thread::sleep(Duration::from_millis(60));
         while rx.try_recv().is_ok() {}
-        writer.set(&SetRequest { path: "workflow.next_action", value: &value, reason: "bench", actor: "bench", force: false, create: false, base: None }).unwrap();
+        writer
+            .set(&SetRequest {
+                path: "workflow.next_action",
+                value: &value,
+                reason: "bench",
+                actor: "bench",
+                force: false,
+                create: false,
+                base: None,
+            })
+            .unwrap();
         let t = Instant::now();
         loop {
-            let Ok(AppEvent::Changed) = rx.recv_timeout(Duration::from_secs(2)) else { panic!("no change seen") };
+            let Ok(AppEvent::Changed) = rx.recv_timeout(Duration::from_secs(2)) else {
+                panic!("no change seen")
+            };
             let run = app.run.clone();
-    update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
+            update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
             let mut shown = false;
             term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
-            if term.backend().to_string().contains(&value[..20]) && app.data.vsa.as_ref().is_some_and(|s| s.vsa.workflow.next_action.as_deref() == Some(&value)) {
+            if term.backend().to_string().contains(&value[..20])
+                && app
+                    .data
+                    .vsa
+                    .as_ref()
+                    .is_some_and(|s| s.vsa.workflow.next_action.as_deref() == Some(&value))
+            {
                 shown = true;
             }
             if shown {
@@ -114,16 +164,31 @@ fn latency() {
         lat.push(t.elapsed());
     }
     lat.sort();
-    println!("write-to-screen latency (example run, {} writes): p50 {}, p99 {} (target p99 <= 100 ms)", lat.len(), ms(lat[lat.len() / 2]), ms(lat[lat.len() * 99 / 100]));
+    println!(
+        "write-to-screen latency (example run, {} writes): p50 {}, p99 {} (target p99 <= 100 ms)",
+        lat.len(),
+        ms(lat[lat.len() / 2]),
+        ms(lat[lat.len() * 99 / 100])
+    );
 }
 
 /// The real binary, idle for 10 s in a pseudo-terminal: bytes written and CPU used.
 fn idle() {
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
     let dir = tempfile::tempdir().unwrap();
-    let pty = native_pty_system().openpty(PtySize { rows: 30, cols: 100, pixel_width: 0, pixel_height: 0 }).unwrap();
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 30,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_youra"));
-    cmd.args(["tui", concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-run")]);
+    cmd.args([
+        "tui",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-run"),
+    ]);
     cmd.env("TERM", "xterm-256color");
     cmd.env("XDG_CONFIG_HOME", dir.path());
     let mut child = pty.slave.spawn_command(cmd).unwrap();
@@ -142,15 +207,30 @@ fn idle() {
     while brx.try_recv().is_ok() {}
     let cpu = |pid: u32| -> u64 {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-        fields.get(11).and_then(|u| u.parse::<u64>().ok()).unwrap_or(0) + fields.get(12).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0)
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        fields
+            .get(11)
+            .and_then(|u| u.parse::<u64>().ok())
+            .unwrap_or(0)
+            + fields
+                .get(12)
+                .and_then(|s| s.parse::<u64>().ok())
+                .unwrap_or(0)
     };
     let c0 = cpu(pid);
     std::thread::sleep(Duration::from_secs(10));
     let c1 = cpu(pid);
     let bytes: usize = brx.try_iter().sum();
     let _ = child.kill();
-    println!("idle 10 s (real binary, pty): {bytes} bytes written to the terminal, {} CPU ticks (1 tick = 10 ms)", c1 - c0);
+    println!(
+        "idle 10 s (real binary, pty): {bytes} bytes written to the terminal, {} CPU ticks (1 tick = 10 ms)",
+        c1 - c0
+    );
 }
 
 fn main() {
@@ -159,8 +239,13 @@ fn main() {
     }
     let dir = tempfile::tempdir().unwrap();
     stress_run(dir.path());
-    let size = std::fs::metadata(dir.path().join("verification_state.yaml")).unwrap().len();
-    println!("== youra TUI benchmark ({HYPOTHESES} sub-hypotheses, {HISTORY} history entries, {RECORDS} memory records; VSA {} MB) ==", size / 1_000_000);
+    let size = std::fs::metadata(dir.path().join("verification_state.yaml"))
+        .unwrap()
+        .len();
+    println!(
+        "== youra TUI benchmark ({HYPOTHESES} sub-hypotheses, {HISTORY} history entries, {RECORDS} memory records; VSA {} MB) ==",
+        size / 1_000_000
+    );
     frames(dir.path());
     latency();
     idle();

@@ -3,12 +3,14 @@
 //!
 //! The run directory is the single source of truth; this crate's layers read and mutate it:
 //! [`yaml`] keeps source positions for lossless edits, [`vsa`] is the typed verification
-//! state and its store, [`rundir`] discovers runs and parses Reflective Memory, and [`cli`]
-//! composes them into the `youra` command. See `docs/ARCHITECTURE.md`.
+//! state and its store, [`rundir`] discovers runs and parses Reflective Memory, [`steer`]
+//! turns the researcher's verbs into store mutations, and [`cli`] composes them into the
+//! `youra` command. See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
 pub mod rundir;
 pub mod stage;
+pub mod steer;
 pub mod tui;
 pub mod vsa;
 pub mod yaml;

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod memory_cmd;
 mod status;
+mod steer_cmd;
 mod vsa_cmd;
 
 /// youra: an autonomous research agent (YouRA lifecycle) and the tools to watch and steer it.
@@ -42,6 +43,15 @@ pub enum Command {
     /// Browse Reflective Memory: failure, pivot, limitation and snapshot records.
     #[command(subcommand)]
     Memory(memory_cmd::MemoryCommand),
+    /// Steer a running youra engine: pause, step, retry or redesign a sub-hypothesis,
+    /// answer an escalation, set breakpoints.
+    ///
+    /// Nothing happens behind your back: each verb is written to the run's
+    /// verification_state.yaml (with your reason, name and the time) and the engine acts
+    /// on it at its next safe point. Exit 0 when recorded, 1 when refused (the message says
+    /// why), 2 for wrong arguments.
+    #[command(after_help = steer_cmd::verbs_help())]
+    Steer(steer_cmd::SteerArgs),
     /// Watch and steer a run in the terminal: lifecycle, gates, reflection, events, live.
     /// `?` lists the keys of the focused pane; `q` quits.
     Tui {
@@ -66,6 +76,7 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Status { dir, json } => status::run(&dir, json),
         Command::Vsa(cmd) => vsa_cmd::run(cmd),
         Command::Memory(cmd) => memory_cmd::run(cmd),
+        Command::Steer(args) => steer_cmd::run(args),
         Command::Tui {
             dir,
             keymap,

@@ -101,7 +101,7 @@ fn store_for(dir: &Path) -> Result<Store, i32> {
     }
 }
 
-fn report(e: &StoreError) -> i32 {
+pub(super) fn report(e: &StoreError) -> i32 {
     let hint = match e {
         StoreError::Parse { .. } => {
             "fix the file by hand at that line; youra never overwrites a file it cannot read"

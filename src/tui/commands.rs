@@ -10,36 +10,22 @@ use super::filters::{cycle, distinct};
 use super::keymap::Command;
 use super::panes;
 use crate::stage::Stage;
+use crate::steer::{RoutingAction, Verb, availability};
 use crate::vsa::Base;
 use crate::vsa::enums::{GateType, HypothesisStatus};
 
-/// Verbs the `:` line offers (the same as `youra steer`).
-pub const VERBS: &[&str] = &[
-    "pause",
-    "resume",
-    "step",
-    "retry",
-    "redesign",
-    "reset",
-    "skip",
-    "approve",
-    "reject",
-    "override",
-    "breakpoint",
-    "pin",
-    "veto",
-    "force",
-];
+/// Verbs the `:` line offers: the same as `youra steer`.
+pub fn verbs() -> Vec<&'static str> {
+    Verb::ALL.iter().map(|v| v.name()).collect()
+}
 
 /// Actions an escalation can be overridden with (SAGE's routing actions).
-pub const ACTIONS: &[&str] = &[
-    "Proceed",
-    "Local-Refine",
-    "Method-Refine",
-    "Design-Refine",
-    "Pivot",
-    "Design-Pivot",
-];
+pub fn actions() -> Vec<String> {
+    RoutingAction::ALL
+        .iter()
+        .map(|a| a.as_str().to_string())
+        .collect()
+}
 
 pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
     match cmd {
@@ -91,7 +77,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::OpenLog => open_log(app),
         Command::CommandLine => {
             app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
-                VERBS.to_vec(),
+                verbs(),
             ))))
         }
         c => steer(app, c),
@@ -220,11 +206,8 @@ fn open_log(app: &mut App) {
 
 /// A steering verb from a key: ask for the reason (and the action, for override).
 fn steer(app: &mut App, cmd: Command) {
-    if !app.native() {
-        app.toast = Some((
-            "this is a YouRA research folder: no youra engine runs it, so steering is disabled; VSA edits (e, t, s) work".into(),
-            true,
-        ));
+    if let Err(why) = availability(Verb::Pause, app.run.layout) {
+        app.toast = Some((format!("{why} (e, t, s edit fields)"), true));
         return;
     }
     let stage = Stage::ALL.get(app.selected(PaneId::Lifecycle)).copied();
@@ -292,7 +275,7 @@ fn steer(app: &mut App, cmd: Command) {
             "override",
             None,
             "replace the proposed action with:".into(),
-            ACTIONS.iter().map(|a| a.to_string()).collect(),
+            actions(),
         ),
         Command::Pin | Command::Veto | Command::ForceNode => {
             app.toast = Some((

@@ -185,9 +185,31 @@ impl Store {
 
     /// Apply one change under the lock: plan, record, read back, check invariants, write.
     pub fn mutate(&self, m: &Mutation) -> Result<Applied, StoreError> {
+        self.mutate_with(|_| Ok::<_, StoreError>((m.clone(), ())))
+            .map(|(applied, ())| applied)
+    }
+
+    /// Decide the change from the file as it stands under the lock, then apply it as
+    /// [`Store::mutate`] does; `decide` may return what it learnt alongside. For changes
+    /// that depend on the current state (a directive's id, whether an escalation is still
+    /// undecided): deciding from an earlier read would race another writer.
+    pub fn mutate_with<T, E: From<StoreError>>(
+        &self,
+        decide: impl FnOnce(&Snapshot) -> Result<(Mutation, T), E>,
+    ) -> Result<(Applied, T), E> {
         let _lock = self.lock()?;
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
         let snap = self.cached(bytes.clone())?;
+        let (m, extra) = decide(&snap)?;
+        Ok((self.mutate_locked(&bytes, &snap, &m)?, extra))
+    }
+
+    fn mutate_locked(
+        &self,
+        bytes: &[u8],
+        snap: &Snapshot,
+        m: &Mutation,
+    ) -> Result<Applied, StoreError> {
         let edit_err = |source| StoreError::Edit {
             path: self.path.clone(),
             source,
@@ -199,7 +221,7 @@ impl Store {
             .map(|h| h.id.clone())
             .collect();
         let planned = plan(&snap.doc, m, &ids).map_err(edit_err)?;
-        let rebased = self.check_base(&snap, &planned.path, m)?;
+        let rebased = self.check_base(snap, &planned.path, m)?;
         let mut applied = Applied {
             revision: snap.vsa.revision,
             old: planned.old.clone(),
@@ -216,7 +238,7 @@ impl Store {
             applied.unchanged = true;
             return Ok(applied);
         }
-        let editor = self.editor_changes(&bytes, &snap);
+        let editor = self.editor_changes(bytes, snap);
         applied.editor_changes = editor.as_ref().map_or(0, |(n, _)| *n);
         applied.revision = snap.vsa.revision + 1;
         let splices_for = |forced: &[Violation]| -> Result<Vec<Splice>, StoreError> {

@@ -38,3 +38,25 @@ pub fn temp_copy(src: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
     std::fs::copy(src, &dst).expect("copy fixture");
     (dir, dst)
 }
+
+/// Copy a whole run folder (files and subfolders) into a fresh temporary folder, returning
+/// (guard, path of the copy). `discover` decides the layout from the files beside the VSA
+/// (`youra.toml`, `events.jsonl`), so a run copied file by file would change kind.
+pub fn temp_run(src: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).expect("create folder");
+        for entry in std::fs::read_dir(from).expect("read folder") {
+            let entry = entry.expect("folder entry");
+            let dst = to.join(entry.file_name());
+            if entry.file_type().expect("file type").is_dir() {
+                copy_dir(&entry.path(), &dst);
+            } else {
+                std::fs::copy(entry.path(), &dst).expect("copy file");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run");
+    copy_dir(src, &run);
+    (dir, run)
+}

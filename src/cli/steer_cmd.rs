@@ -1,0 +1,116 @@
+//! `youra steer <dir> <verb> [target] --reason <text>`: one steering verb, recorded in the
+//! run's VSA for the engine to apply (see `crate::steer`).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use color_eyre::eyre::Result;
+
+use super::fail;
+use super::vsa_cmd::report;
+use crate::rundir::discover;
+use crate::stage::Stage;
+use crate::steer::{DEFAULT_ACTOR, Request, RoutingAction, SteerError, Verb, apply};
+use crate::vsa::Store;
+
+#[derive(Debug, Args)]
+pub struct SteerArgs {
+    /// Run folder (a youra run; YouRA's own research folders cannot be steered).
+    pub dir: PathBuf,
+    /// What to do: one of the verbs listed below.
+    pub verb: Verb,
+    /// What it acts on: a sub-hypothesis id (h-m1), a stage ("Phase 4" or "Coding &
+    /// Validation"), a plan-tree node id, or a routing action. Several words are joined.
+    pub target: Vec<String>,
+    /// Why (recorded in the history with your name and the time).
+    #[arg(long)]
+    pub reason: String,
+    /// Who is steering (recorded in the history).
+    #[arg(long, default_value = DEFAULT_ACTOR)]
+    pub actor: String,
+    /// With `breakpoint`: remove the breakpoint instead of setting it.
+    #[arg(long)]
+    pub off: bool,
+}
+
+/// The verb list shown under `youra steer --help`.
+pub fn verbs_help() -> String {
+    format!(
+        "Verbs:\n{}\n\nStages (by label or name; quote them):\n{}\n\n\
+         Actions: {}.\n\nExamples:\n  youra steer runs/grok pause --reason \"check the loss curve\"\n  \
+         youra steer runs/grok retry h-m1 --reason \"seed 3 crashed on OOM\"\n  \
+         youra steer runs/grok override Design-Refine --reason \"the metric is right, the setup is not\"\n  \
+         youra steer runs/grok breakpoint \"Phase 4\" --off --reason \"done debugging\"\n\n\
+         Each verb is one history entry (event `steer`). Directives wait in \
+         workflow.steering with state `pending` until the engine applies them.",
+        crate::steer::verbs_help(),
+        Stage::ALL
+            .map(|s| format!("  {:<9}  {}", s.label(), s.name()))
+            .join("\n"),
+        RoutingAction::ALL.map(RoutingAction::as_str).join(", "),
+    )
+}
+
+pub fn run(args: SteerArgs) -> Result<i32> {
+    let run = match discover(&args.dir) {
+        Ok(r) => r,
+        Err(e) => return Ok(fail(e, "")),
+    };
+    let target = args.target.join(" ");
+    let mut req = Request::new(
+        args.verb,
+        Some(target.as_str()).filter(|t| !t.is_empty()),
+        &args.reason,
+    );
+    req.actor = args.actor;
+    req.off = args.off;
+    let store = Store::new(&run.vsa);
+    match apply(&store, &req, run.layout) {
+        Ok(done) => {
+            println!("{}", done.summary());
+            if done.applied.editor_changes > 0 {
+                println!(
+                    "recorded a hand edit of {} field(s) made outside youra",
+                    done.applied.editor_changes
+                );
+            }
+            Ok(0)
+        }
+        Err(SteerError::Store(e)) => Ok(report(&e)),
+        Err(e) if e.is_usage() => {
+            fail(
+                &e,
+                "`youra steer --help` lists the verbs and what each takes",
+            );
+            Ok(2)
+        }
+        Err(e) => Ok(fail(&e, &hint(&e, &args.dir))),
+    }
+}
+
+/// What to do next, for the refusals that depend on the run.
+fn hint(e: &SteerError, dir: &Path) -> String {
+    let d = dir.display();
+    match e {
+        SteerError::Unavailable { .. } => {
+            format!("to change a field: youra vsa set {d} <path> <value> --reason <text>")
+        }
+        SteerError::UnknownHypothesis { .. } | SteerError::UnknownSkipTarget { .. } => {
+            format!("`youra status {d}` lists the sub-hypotheses")
+        }
+        SteerError::NoEscalation => format!(
+            "an escalation waits when the engine proposes discarding a hypothesis in \
+             INTERACTIVE mode; `youra status {d}` shows what waits for you"
+        ),
+        SteerError::AlreadyDecided { .. } => format!(
+            "the engine applies the decision and clears the escalation; to change it before \
+             then: youra vsa set {d} workflow.pending_escalation.decision.verdict <verdict> --reason <text>"
+        ),
+        SteerError::OverrideSame { .. } => format!("youra steer {d} approve --reason <text>"),
+        SteerError::BreakpointExists { .. } => "pass --off to remove it".into(),
+        SteerError::BreakpointNotSet { .. } => {
+            format!("`youra vsa get {d} workflow.breakpoints` lists them")
+        }
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,78 @@
+//! Why a steering verb cannot apply. Argument errors (a missing target, a bad stage) are
+//! told apart from refusals that depend on the run, so the CLI can exit 2 or 1.
+
+use super::routing::{RoutingAction, UnknownAction};
+use super::verb::Verb;
+use crate::stage::Stage;
+use crate::vsa::StoreError;
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn stage_labels() -> String {
+    Stage::ALL.map(Stage::label).join(", ")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SteerError {
+    #[error("`{verb}` is not available here: {reason}")]
+    Unavailable { verb: Verb, reason: String },
+    #[error("`{verb}` needs a target: {usage}", usage = .verb.usage())]
+    MissingTarget { verb: Verb },
+    #[error("`{verb}` takes no target, but `{target}` was given")]
+    UnexpectedTarget { verb: Verb, target: String },
+    #[error("--off only applies to `breakpoint`, not to `{verb}`")]
+    OffWithoutBreakpoint { verb: Verb },
+    #[error("a reason is required: say why (it is recorded in the history)")]
+    NoReason,
+    #[error("an actor name is required (who is steering)")]
+    NoActor,
+    #[error("`{target}` is not a stage; the stages are {labels} (or their names)", labels = stage_labels())]
+    UnknownStage { target: String },
+    #[error("`{node}` is not a usable plan-node id: {why}")]
+    BadPlanNode { node: String, why: &'static str },
+    #[error(transparent)]
+    UnknownAction(#[from] UnknownAction),
+    #[error("no sub-hypothesis `{id}` in this run (known: {})", list(.known))]
+    UnknownHypothesis { id: String, known: Vec<String> },
+    #[error("`{target}` is neither a sub-hypothesis of this run (known: {}) nor a stage ({labels})", list(.known), labels = stage_labels())]
+    UnknownSkipTarget { target: String, known: Vec<String> },
+    #[error("no escalation is waiting (workflow.pending_escalation is empty)")]
+    NoEscalation,
+    #[error("escalation {id} was already {verdict} by {by}; it takes one decision")]
+    AlreadyDecided {
+        id: String,
+        verdict: String,
+        by: String,
+    },
+    #[error("escalation {id} already proposes {action}: `approve` it instead of overriding")]
+    OverrideSame { id: String, action: RoutingAction },
+    #[error("a breakpoint before {stage} is already set (as `{written}`)")]
+    BreakpointExists { stage: Stage, written: String },
+    #[error("no breakpoint before {stage} is set (set: {})", list(.set))]
+    BreakpointNotSet { stage: Stage, set: Vec<String> },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl SteerError {
+    /// The arguments are wrong whatever the run holds (the CLI exits 2 for these).
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            SteerError::MissingTarget { .. }
+                | SteerError::UnexpectedTarget { .. }
+                | SteerError::OffWithoutBreakpoint { .. }
+                | SteerError::NoReason
+                | SteerError::NoActor
+                | SteerError::UnknownStage { .. }
+                | SteerError::BadPlanNode { .. }
+                | SteerError::UnknownAction(_)
+        )
+    }
+}

@@ -1,0 +1,87 @@
+//! The steering verbs (pause, step, approve, redesign, pin, breakpoint …) as store
+//! mutations, shared by the TUI and the CLI (DESIGN.md, "The VSA").
+//!
+//! Steering is mutation: a verb never acts on the engine directly. Most verbs append a
+//! directive to `workflow.steering` for the engine to apply (it then records
+//! `state: applied` or `rejected` with a note); approve / reject / override write the
+//! decision of `workflow.pending_escalation`; `breakpoint` edits `workflow.breakpoints`.
+//! Planning ([`plan`]) is pure; [`apply`] runs it under the store's lock, one history
+//! entry (`event: steer`, with `verb` and `target`) per verb.
+
+mod directive;
+mod error;
+mod escalation;
+mod plan;
+mod routing;
+mod target;
+mod verb;
+
+pub use directive::{Directive, DirectiveState, directives};
+pub use error::SteerError;
+pub use escalation::{Decision, Escalation, Verdict, pending_escalation};
+pub use plan::{
+    BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request, STEERING_LIST,
+    check_request, plan,
+};
+pub use routing::{RoutingAction, UnknownAction};
+pub use verb::{TargetKind, UnknownVerb, Verb, YOURA_FOLDER_REASON, availability, verbs_help};
+
+use crate::rundir::Layout;
+use crate::vsa::{Applied, Store};
+
+/// A request that landed: what it did and the store's account of the write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Steered {
+    pub outcome: Outcome,
+    pub applied: Applied,
+}
+
+impl Steered {
+    /// One line for the CLI and the TUI's status bar:
+    /// `pause requested (directive d-8, revision 8)`.
+    pub fn summary(&self) -> String {
+        let rev = self.applied.revision;
+        match &self.outcome {
+            Outcome::Directive { id, verb, target } => {
+                let what = target
+                    .as_ref()
+                    .map_or_else(|| verb.to_string(), |t| format!("{verb} {t}"));
+                format!("{what} requested (directive {id}, revision {rev})")
+            }
+            Outcome::Decision {
+                escalation,
+                verdict,
+                action,
+            } => {
+                let id = escalation.as_deref().unwrap_or("(no id)");
+                let with = action.map(|a| format!(" with {a}")).unwrap_or_default();
+                format!(
+                    "escalation {id} {}{with} (revision {rev})",
+                    verdict.as_str()
+                )
+            }
+            Outcome::Breakpoint { stage, on: true } => {
+                format!("breakpoint set before {stage} (revision {rev})")
+            }
+            Outcome::Breakpoint { stage, on: false } => {
+                format!("breakpoint before {stage} removed (revision {rev})")
+            }
+        }
+    }
+}
+
+/// Record `req` in the run's VSA: checked first without the lock (cheap refusals), then
+/// planned from the file as it stands under the lock, so that two researchers steering at
+/// once cannot both take one directive id or both decide one escalation.
+pub fn apply(store: &Store, req: &Request, layout: Layout) -> Result<Steered, SteerError> {
+    check_request(req)?;
+    availability(req.verb, layout).map_err(|reason| SteerError::Unavailable {
+        verb: req.verb,
+        reason,
+    })?;
+    let (applied, outcome) = store.mutate_with(|snap| {
+        let p = plan(req, snap, layout)?;
+        Ok::<_, SteerError>((p.mutation, p.outcome))
+    })?;
+    Ok(Steered { outcome, applied })
+}

@@ -1,0 +1,316 @@
+//! The pure half of steering: a request and the run as it stands → the store mutation that
+//! records it, or the reason it cannot apply. No I/O and no clock (the request carries the
+//! time), so every rule here is tested without files.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use super::directive::directives;
+use super::error::SteerError;
+use super::escalation::{Escalation, Verdict, pending_escalation};
+use super::routing::RoutingAction;
+use super::target::{Arg, hypothesis, shape, skip_target};
+use super::verb::{Verb, availability};
+use crate::rundir::Layout;
+use crate::stage::Stage;
+use crate::vsa::Snapshot;
+use crate::vsa::mutation::{Change, Mutation};
+use crate::yaml::{NewNode, Node, Style, format_scalar};
+
+/// Who steers unless told otherwise.
+pub const DEFAULT_ACTOR: &str = "researcher";
+/// The history entry's `event` for every verb.
+pub const EVENT: &str = "steer";
+pub const STEERING_LIST: &str = "workflow.steering";
+pub const BREAKPOINTS_LIST: &str = "workflow.breakpoints";
+pub const DECISION_PATH: &str = "workflow.pending_escalation.decision";
+
+/// One steering request, as typed on the CLI or the TUI's `:` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub verb: Verb,
+    pub target: Option<String>,
+    /// `breakpoint … --off`: remove instead of add.
+    pub off: bool,
+    pub actor: String,
+    pub reason: String,
+    pub at: DateTime<Utc>,
+}
+
+impl Request {
+    /// A request by the default actor, made now.
+    pub fn new(verb: Verb, target: Option<&str>, reason: &str) -> Request {
+        Request {
+            verb,
+            target: target.map(str::to_string),
+            off: false,
+            actor: DEFAULT_ACTOR.to_string(),
+            reason: reason.to_string(),
+            at: Utc::now(),
+        }
+    }
+}
+
+/// What a request did, for confirmations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Directive {
+        id: String,
+        verb: Verb,
+        target: Option<String>,
+    },
+    Decision {
+        escalation: Option<String>,
+        verdict: Verdict,
+        action: Option<RoutingAction>,
+    },
+    Breakpoint {
+        stage: Stage,
+        on: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub mutation: Mutation,
+    pub outcome: Outcome,
+}
+
+/// Check everything that needs no run: target shape, reason, actor. Callers run it before
+/// taking the store's lock; [`plan`] runs it again.
+pub fn check_request(req: &Request) -> Result<(), SteerError> {
+    checked(req).map(drop)
+}
+
+fn checked(req: &Request) -> Result<Arg, SteerError> {
+    let arg = shape(req.verb, req.target.as_deref(), req.off)?;
+    if req.reason.trim().is_empty() {
+        return Err(SteerError::NoReason);
+    }
+    if req.actor.trim().is_empty() {
+        return Err(SteerError::NoActor);
+    }
+    Ok(arg)
+}
+
+/// The mutation that records `req` in the run `snap` shows, or why it cannot apply.
+pub fn plan(req: &Request, snap: &Snapshot, layout: Layout) -> Result<Plan, SteerError> {
+    let arg = checked(req)?;
+    availability(req.verb, layout).map_err(|reason| SteerError::Unavailable {
+        verb: req.verb,
+        reason,
+    })?;
+    match arg {
+        Arg::Stage(stage) => breakpoint(req, snap, stage),
+        Arg::Action(action) => decision(req, snap, Some(action)),
+        _ if req.verb.is_decision() => decision(req, snap, None),
+        arg => directive(req, snap, arg),
+    }
+}
+
+fn s(v: &str) -> NewNode {
+    NewNode::Scalar(format_scalar(v, Style::Plain))
+}
+
+fn opt(v: Option<&str>) -> NewNode {
+    v.map_or_else(|| NewNode::Scalar("null".into()), s)
+}
+
+fn time(at: &DateTime<Utc>) -> NewNode {
+    // Quoted, as the file's other timestamps: YAML 1.1 readers would turn it into a date.
+    NewNode::Scalar(format_scalar(
+        &at.to_rfc3339_opts(SecondsFormat::Secs, true),
+        Style::SingleQuoted,
+    ))
+}
+
+fn mutation(req: &Request, change: Change, target: Option<&str>) -> Mutation {
+    let mut m = Mutation::new(change, EVENT, req.actor.trim(), req.reason.trim());
+    m.details = vec![
+        ("verb".into(), s(req.verb.name())),
+        ("target".into(), opt(target)),
+    ];
+    m
+}
+
+fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerError> {
+    let target = match arg {
+        Arg::Hypothesis(id) | Arg::MaybeHypothesis(Some(id)) => Some(hypothesis(&snap.vsa, &id)?),
+        Arg::HypothesisOrStage(raw) => Some(skip_target(&snap.vsa, &raw)?),
+        Arg::PlanNode(node) => Some(node),
+        _ => None,
+    };
+    let id = next_id(snap);
+    let item = NewNode::Map(vec![
+        ("id".into(), s(&id)),
+        ("verb".into(), s(req.verb.name())),
+        ("target".into(), opt(target.as_deref())),
+        ("reason".into(), s(req.reason.trim())),
+        ("actor".into(), s(req.actor.trim())),
+        ("at".into(), time(&req.at)),
+        ("state".into(), s("pending")),
+    ]);
+    let change = Change::Append {
+        list: STEERING_LIST.into(),
+        item,
+    };
+    Ok(Plan {
+        mutation: mutation(req, change, target.as_deref()),
+        outcome: Outcome::Directive {
+            id,
+            verb: req.verb,
+            target,
+        },
+    })
+}
+
+/// `d-<revision of this write>`: unique because each revision is written once; a suffix
+/// keeps it unique when a hand edit already used that id.
+fn next_id(snap: &Snapshot) -> String {
+    let base = format!("d-{}", snap.vsa.revision + 1);
+    let taken: Vec<String> = directives(&snap.doc)
+        .into_iter()
+        .filter_map(|d| d.id)
+        .collect();
+    std::iter::once(base.clone())
+        .chain((2..).map(|n| format!("{base}-{n}")))
+        .find(|id| !taken.contains(id))
+        .unwrap_or(base)
+}
+
+fn decision(
+    req: &Request,
+    snap: &Snapshot,
+    action: Option<RoutingAction>,
+) -> Result<Plan, SteerError> {
+    let esc = pending_escalation(&snap.doc).ok_or(SteerError::NoEscalation)?;
+    undecided(&esc, action)?;
+    let verdict = match (req.verb, action) {
+        (_, Some(_)) => Verdict::Overridden,
+        (Verb::Reject, None) => Verdict::Rejected,
+        _ => Verdict::Approved,
+    };
+    let mut value = vec![("verdict".to_string(), s(verdict.as_str()))];
+    value.extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
+    value.extend([
+        ("by".to_string(), s(req.actor.trim())),
+        ("at".to_string(), time(&req.at)),
+        ("reason".to_string(), s(req.reason.trim())),
+    ]);
+    let change = Change::Put {
+        path: DECISION_PATH.into(),
+        value: NewNode::Map(value),
+    };
+    let mut m = mutation(req, change, esc.id.as_deref());
+    m.details
+        .extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
+    Ok(Plan {
+        mutation: m,
+        outcome: Outcome::Decision {
+            escalation: esc.id,
+            verdict,
+            action,
+        },
+    })
+}
+
+/// An escalation takes one decision, and an override must change the proposed action.
+fn undecided(esc: &Escalation, action: Option<RoutingAction>) -> Result<(), SteerError> {
+    let id = || esc.id.clone().unwrap_or_else(|| "(no id)".into());
+    if let Some(d) = &esc.decision {
+        return Err(SteerError::AlreadyDecided {
+            id: id(),
+            verdict: d.verdict.clone().unwrap_or_else(|| "decided".into()),
+            by: d.by.clone().unwrap_or_else(|| "someone".into()),
+        });
+    }
+    let proposed = esc.proposed_action.as_deref().and_then(|a| a.parse().ok());
+    match action {
+        Some(a) if Some(a) == proposed => Err(SteerError::OverrideSame {
+            id: id(),
+            action: a,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn breakpoint(req: &Request, snap: &Snapshot, stage: Stage) -> Result<Plan, SteerError> {
+    let list = snap
+        .doc
+        .root
+        .as_ref()
+        .and_then(|r| r.get("workflow")?.get("breakpoints"));
+    let change = match (req.off, list) {
+        (false, _) => add_breakpoint(list, stage)?,
+        (true, Some(list)) => remove_breakpoint(list, &snap.doc.text, stage)?,
+        (true, None) => {
+            return Err(SteerError::BreakpointNotSet {
+                stage,
+                set: Vec::new(),
+            });
+        }
+    };
+    let mut m = mutation(req, change, Some(stage.label()));
+    if req.off {
+        m.details
+            .push(("off".into(), NewNode::Scalar("true".into())));
+    }
+    Ok(Plan {
+        mutation: m,
+        outcome: Outcome::Breakpoint {
+            stage,
+            on: !req.off,
+        },
+    })
+}
+
+/// The breakpoints as written, and where `stage` is among them. Compared as stages, so
+/// `Phase 4` and `Coding & Validation` are the same breakpoint.
+fn find_breakpoint(list: Option<&Node>, stage: Stage) -> (Vec<String>, Option<usize>) {
+    let items: &[Node] = list.and_then(Node::as_seq).unwrap_or_default();
+    let written: Vec<String> = items
+        .iter()
+        .map(|n| n.as_str().unwrap_or_default().to_string())
+        .collect();
+    let at = written.iter().position(|w| Stage::parse(w) == Some(stage));
+    (written, at)
+}
+
+fn add_breakpoint(list: Option<&Node>, stage: Stage) -> Result<Change, SteerError> {
+    match find_breakpoint(list, stage) {
+        (written, Some(i)) => Err(SteerError::BreakpointExists {
+            stage,
+            written: written[i].clone(),
+        }),
+        (_, None) => Ok(Change::Append {
+            list: BREAKPOINTS_LIST.into(),
+            item: s(stage.label()),
+        }),
+    }
+}
+
+fn remove_breakpoint(list: &Node, text: &str, stage: Stage) -> Result<Change, SteerError> {
+    let (written, at) = find_breakpoint(Some(list), stage);
+    let Some(i) = at else {
+        return Err(SteerError::BreakpointNotSet {
+            stage,
+            set: written,
+        });
+    };
+    // A flow list (`[Phase 4, Phase 6]`, typed by hand) has no lines to remove: put the
+    // rest instead. (A block list's last removal leaves `breakpoints:`, null, which reads
+    // as empty and takes the next append.)
+    if list.is_flow(text) {
+        let rest = written.iter().enumerate().filter(|(j, _)| *j != i);
+        return Ok(Change::Put {
+            path: BREAKPOINTS_LIST.into(),
+            value: NewNode::Seq(rest.map(|(_, w)| s(w)).collect()),
+        });
+    }
+    Ok(Change::Remove {
+        item: format!("{BREAKPOINTS_LIST}[{i}]"),
+    })
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;
