@@ -82,6 +82,31 @@ fn ms(d: Duration) -> String {
 }
 
 fn frames(dir: &Path) {
+    let run = youra::rundir::discover(dir).unwrap();
+    let bytes = std::fs::read(&run.vsa).unwrap();
+    let t = Instant::now();
+    let doc = youra::yaml::parse(&bytes).unwrap();
+    let parsed = t.elapsed();
+    let _ = youra::vsa::read(&doc);
+    println!(
+        "  of which: YAML parse {}, typed model {}",
+        ms(parsed),
+        ms(t.elapsed() - parsed)
+    );
+    let t = Instant::now();
+    let snap = Store::new(&run.vsa).load().unwrap();
+    println!(
+        "  of which: VSA read + model {} ({} history entries)",
+        ms(t.elapsed()),
+        snap.vsa.history.len()
+    );
+    let t = Instant::now();
+    let n: usize = run
+        .memory_roots()
+        .iter()
+        .map(|r| youra::rundir::memory::load_dir(r).0.len())
+        .sum();
+    println!("  of which: {n} memory records {}", ms(t.elapsed()));
     let start = Instant::now();
     let (mut app, store) = app_for(dir);
     let run = app.run.clone();
@@ -148,7 +173,7 @@ fn latency() {
             update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
             let mut shown = false;
             term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
-            if term.backend().to_string().contains(&value[..20])
+            if term.backend().to_string().contains(&value)
                 && app
                     .data
                     .vsa

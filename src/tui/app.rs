@@ -107,6 +107,7 @@ pub struct Data {
     pub events: Vec<EventRow>,
     pub metrics: Vec<Metrics>,
     pub files: Vec<(String, Vec<std::path::PathBuf>)>,
+    pub stage_since: Option<String>,
 }
 
 pub struct App {
@@ -228,6 +229,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.events = read.events;
     app.data.metrics = read.metrics;
     app.data.files = read.files;
+    app.data.stage_since = read.stage_since;
     app.loaded = true;
     for pane in PaneId::ALL {
         let n = app.rows(pane);

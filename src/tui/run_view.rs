@@ -32,6 +32,8 @@ pub struct RunRead {
     pub metrics: Vec<Metrics>,
     /// Files the artifact picker offers: per sub-hypothesis folder, and `run` for the rest.
     pub files: Vec<(String, Vec<PathBuf>)>,
+    /// When the current stage began (walks the whole history, so it is done here).
+    pub stage_since: Option<String>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -69,6 +71,10 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         .iter()
         .filter_map(|h| read_metrics(h, &run.root.join(h).join("results/metrics.jsonl")))
         .collect();
+    let stage_since = vsa
+        .as_ref()
+        .ok()
+        .and_then(|s| crate::tui::panes::lifecycle::since(&s.vsa));
     let mut files: Vec<(String, Vec<PathBuf>)> = ids
         .iter()
         .map(|h| (h.clone(), list_files(&run.root.join(h), 3)))
@@ -82,6 +88,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         events,
         metrics,
         files,
+        stage_since,
     }
 }
 

@@ -28,14 +28,28 @@ pub fn relevant(path: &Path) -> bool {
         || name.starts_with(".#"))
 }
 
+/// Creations, writes, renames and removals; not opens, reads or closes-without-write.
+pub fn changes(kind: &notify::EventKind) -> bool {
+    use notify::EventKind::{Any, Create, Modify, Remove};
+    use notify::event::AccessKind::Close;
+    use notify::event::AccessMode::Write;
+    let metadata_only = matches!(kind, Modify(notify::event::ModifyKind::Metadata(_)));
+    (matches!(kind, Create(_) | Modify(_) | Remove(_) | Any) && !metadata_only)
+        || matches!(kind, notify::EventKind::Access(Close(Write)))
+}
+
 /// Start watching `dirs` recursively; changes arrive as [`AppEvent::Changed`].
 pub fn watch(dirs: &[PathBuf], tx: Sender<AppEvent>) -> notify::Result<Watcher> {
     let mut debouncer = new_debouncer(
         Duration::from_millis(30),
         None,
         move |res: DebounceEventResult| {
+            // Opening or reading a file is an event too (inotify's open/access): the
+            // reader's own reads must not wake the reader again.
             if let Ok(events) = res
-                && events.iter().any(|e| e.paths.iter().any(|p| relevant(p)))
+                && events
+                    .iter()
+                    .any(|e| changes(&e.kind) && e.paths.iter().any(|p| relevant(p)))
             {
                 let _ = tx.send(AppEvent::Changed);
             }

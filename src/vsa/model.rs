@@ -52,7 +52,8 @@ pub struct Workflow {
     pub execution_mode: Option<ExecutionMode>,
     pub stop_reason: Option<String>,
     pub breakpoints: Vec<String>,
-    /// Set while an escalation waits for the researcher (youra's field).
+    /// An escalation waits for the researcher's decision (youra's `pending_escalation`,
+    /// present and not yet decided).
     pub pending_escalation: bool,
 }
 

@@ -97,32 +97,37 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .min(rows.len().saturating_sub(1));
     let first = scroll_for(sel, table_area.height.saturating_sub(1) as usize);
     let t = &app.theme;
-    let body = rows.iter().enumerate().skip(first).map(|(i, (depth, h))| {
-        let id = format!(
-            "{}{}{}",
-            "  ".repeat(*depth),
-            if *depth > 0 { "└" } else { "" },
-            h.id
-        );
-        let mut style = t.style(status_role(h));
-        if i == sel {
-            style = style.patch(t.style(Role::Selected));
-        }
-        Row::new(vec![
-            id,
-            h.kind.as_ref().map_or("-".into(), |k| short(k.as_str())),
-            h.gate
-                .gate_type
-                .as_ref()
-                .map_or("-".into(), ToString::to_string),
-            h.status.to_string(),
-            h.gate
-                .result
-                .as_ref()
-                .map_or("-".into(), ToString::to_string),
-        ])
-        .style(style)
-    });
+    let body = rows
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(table_area.height as usize)
+        .map(|(i, (depth, h))| {
+            let id = format!(
+                "{}{}{}",
+                "  ".repeat(*depth),
+                if *depth > 0 { "└" } else { "" },
+                h.id
+            );
+            let mut style = t.style(status_role(h));
+            if i == sel {
+                style = style.patch(t.style(Role::Selected));
+            }
+            Row::new(vec![
+                id,
+                h.kind.as_ref().map_or("-".into(), |k| short(k.as_str())),
+                h.gate
+                    .gate_type
+                    .as_ref()
+                    .map_or("-".into(), ToString::to_string),
+                h.status.to_string(),
+                h.gate
+                    .result
+                    .as_ref()
+                    .map_or("-".into(), ToString::to_string),
+            ])
+            .style(style)
+        });
     let widths = [
         Constraint::Min(10),
         Constraint::Length(5),

@@ -89,7 +89,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .as_ref()
         .map_or("-".to_string(), ToString::to_string);
     tail.push(Line::styled(clip(&status, width), t.style(Role::Emphasis)));
-    if let Some(since) = since(vsa) {
+    if let Some(since) = &app.data.stage_since {
         tail.push(Line::styled(format!("since {since}"), t.style(Role::Muted)));
     }
     if let Some(next) = &vsa.workflow.next_action {
