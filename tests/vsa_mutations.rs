@@ -95,7 +95,7 @@ fn put_replaces_or_inserts_a_whole_value() {
         }))
         .unwrap();
     let text = std::fs::read_to_string(&vsa).unwrap();
-    assert!(text.contains("    clamp_verdict: not_valid\n    decision:\n      verdict: approved\n      by: dana\n      why: 'plateau is real: redesign'\n"), "{text}");
+    assert!(text.contains("      fix: repeat each point with three seeds\n    decision:\n      verdict: approved\n      by: dana\n      why: 'plateau is real: redesign'\nsub_hypotheses:"), "{text}");
     // Replace the whole escalation with null once it is resolved.
     store
         .mutate(&m(Change::Put {
@@ -105,6 +105,26 @@ fn put_replaces_or_inserts_a_whole_value() {
         .unwrap();
     let snap = store.load().unwrap();
     assert!(!snap.vsa.workflow.pending_escalation);
+    // A block list whose dashes sit at its key's column becomes a flow value after the colon.
+    store
+        .mutate(&m(Change::Append {
+            list: "workflow.breakpoints".into(),
+            item: s("Phase 4"),
+        }))
+        .unwrap();
+    store
+        .mutate(&m(Change::Put {
+            path: "workflow.breakpoints".into(),
+            value: NewNode::Seq(vec![]),
+        }))
+        .unwrap();
+    let snap = store.load().unwrap();
+    assert!(snap.vsa.workflow.breakpoints.is_empty());
+    assert!(
+        snap.doc.text.contains("  breakpoints: []\n"),
+        "{}",
+        snap.doc.text
+    );
     assert!(
         snap.doc
             .text

@@ -149,7 +149,7 @@ pub fn plan_put(doc: &Document, path: &VsaPath, value: &NewNode) -> Result<Vec<S
     let splice = match value {
         // A block collection is replaced line by line, at its own indentation.
         NewNode::Map(_) | NewNode::Seq(_) if block && !is_empty(value) => {
-            let col = node.pos.col.saturating_sub(1);
+            let col = indent_of(text, node.start);
             Splice {
                 start: line_start(text, node.start),
                 end: line_end(text, end),
@@ -165,11 +165,18 @@ pub fn plan_put(doc: &Document, path: &VsaPath, value: &NewNode) -> Result<Vec<S
                 text: format!("\n{}", render_block(value, col)),
             }
         }
-        other => Splice {
-            start: after_indicator(text, node.start),
-            end,
-            text: format!(" {}", render_flow(other)),
-        },
+        other => {
+            let from = if block {
+                line_start(text, node.start)
+            } else {
+                node.start
+            };
+            Splice {
+                start: after_indicator(text, from),
+                end,
+                text: format!(" {}", render_flow(other)),
+            }
+        }
     };
     Ok(vec![splice])
 }

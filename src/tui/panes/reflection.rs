@@ -40,10 +40,33 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         ),
         t.style(Role::Attention),
     )];
+    let kappa = esc
+        .get("clamp_kappa")
+        .and_then(|n| n.as_scalar())
+        .map(|s| format!(" (κ {})", s.text))
+        .unwrap_or_default();
     lines.push(Line::from(vec![
-        Span::styled("clamp verdict ", t.style(Role::Muted)),
-        Span::raw(f("clamp_verdict")),
+        Span::styled("clamp ", t.style(Role::Muted)),
+        Span::raw(format!("{}{kappa}", f("clamp_verdict"))),
     ]));
+    if let Some(tr) = esc.get("trajectory").filter(|n| !n.is_null()) {
+        let g = |k: &str| {
+            tr.get(k)
+                .and_then(|n| n.as_scalar())
+                .map_or("-".to_string(), |s| s.text.clone())
+        };
+        let text = format!(
+            "{} · D {} · S {} · vol {}",
+            g("signature"),
+            g("decay"),
+            g("slope"),
+            g("volatility")
+        );
+        lines.push(Line::from(vec![
+            Span::styled("trajectory ", t.style(Role::Muted)),
+            Span::raw(clip(&text, width.saturating_sub(11))),
+        ]));
+    }
     if let Some(items) = esc.get("attributions").and_then(Node::as_seq) {
         for (i, a) in items.iter().enumerate().take(5) {
             let g = |k: &str| {
@@ -52,16 +75,24 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                     .map(|s| s.text.clone())
                     .unwrap_or_default()
             };
-            lines.push(Line::raw(clip(
-                &format!(
-                    "{}. [{}] s={} {}",
-                    i + 1,
-                    g("category"),
-                    g("severity"),
-                    g("description")
+            let role = if i == 0 { Role::Emphasis } else { Role::Text };
+            lines.push(Line::styled(
+                clip(
+                    &format!(
+                        "{}. {} {} — {}",
+                        i + 1,
+                        g("severity"),
+                        g("category"),
+                        g("description")
+                    ),
+                    width,
                 ),
-                width,
-            )));
+                t.style(role),
+            ));
+            lines.push(Line::styled(
+                clip(&format!("   evidence: {}", g("evidence")), width),
+                t.style(Role::Muted),
+            ));
         }
     }
     match esc.get("decision").filter(|d| !d.is_null()) {
@@ -93,6 +124,10 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
                 t.style(Role::Key),
             ));
         }
+    }
+    // The decision (or the keys that make it) is what the researcher needs first.
+    if let Some(last) = lines.pop() {
+        lines.insert(1, last);
     }
     lines
 }
