@@ -108,6 +108,8 @@ pub struct Data {
     pub metrics: Vec<Metrics>,
     pub files: Vec<(String, Vec<std::path::PathBuf>)>,
     pub stage_since: Option<String>,
+    pub experiments: Vec<super::experiments::Experiment>,
+    pub gpus: Vec<String>,
 }
 
 pub struct App {
@@ -181,7 +183,7 @@ impl App {
                 .map_or(0, |s| s.vsa.sub_hypotheses.len()),
             PaneId::Reflection => self.filters.memory(&self.data.memory).len(),
             PaneId::Events => self.filters.events(&self.data.events).len(),
-            PaneId::Experiments => self.data.metrics.len(),
+            PaneId::Experiments => self.data.experiments.len(),
             PaneId::Plan => 0,
         }
     }
@@ -230,6 +232,8 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.metrics = read.metrics;
     app.data.files = read.files;
     app.data.stage_since = read.stage_since;
+    app.data.experiments = read.experiments;
+    app.data.gpus = read.gpus;
     app.loaded = true;
     for pane in PaneId::ALL {
         let n = app.rows(pane);

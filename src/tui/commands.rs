@@ -194,10 +194,10 @@ fn open_artifacts(app: &mut App) {
 }
 
 fn open_log(app: &mut App) {
-    let Some(m) = app.data.metrics.get(app.selected(PaneId::Experiments)) else {
+    let Some(ex) = app.data.experiments.get(app.selected(PaneId::Experiments)) else {
         return;
     };
-    let id = m.hypothesis.clone();
+    let id = ex.hypothesis.clone();
     picker(app, &id.clone(), format!("results and logs of {id}"), |p| {
         p.components().any(|c| c.as_os_str() == "results")
             || p.extension().is_some_and(|e| e == "log")

@@ -5,6 +5,7 @@ pub mod app;
 mod commands;
 pub mod dialogs;
 pub mod draw;
+pub mod experiments;
 pub mod filters;
 pub mod highlight;
 pub mod keymap;

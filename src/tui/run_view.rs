@@ -34,6 +34,8 @@ pub struct RunRead {
     pub files: Vec<(String, Vec<PathBuf>)>,
     /// When the current stage began (walks the whole history, so it is done here).
     pub stage_since: Option<String>,
+    pub experiments: Vec<super::experiments::Experiment>,
+    pub gpus: Vec<String>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -67,7 +69,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
     }
     // Newest first; entries without a time keep file order at the end.
     events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
-    let metrics = ids
+    let metrics: Vec<Metrics> = ids
         .iter()
         .filter_map(|h| read_metrics(h, &run.root.join(h).join("results/metrics.jsonl")))
         .collect();
@@ -80,15 +82,18 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         .map(|h| (h.clone(), list_files(&run.root.join(h), 3)))
         .collect();
     files.push(("run".into(), list_files(&run.root, 1)));
+    let experiments = super::experiments::read_experiments(&run.root, &ids, &metrics, &events);
     RunRead {
+        experiments,
         vsa,
         memory,
         archives: load_archives(&run.root),
         artifacts: scan(&run.root, &ids),
         events,
-        metrics,
+        gpus: super::experiments::gpus(),
         files,
         stage_since,
+        metrics,
     }
 }
 

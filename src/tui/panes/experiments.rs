@@ -1,5 +1,6 @@
-//! Experiments: hypotheses with measured results, and the selected one's metric curves
-//! (`results/metrics.jsonl`) as a chart.
+//! Experiments: sub-hypotheses with results or logs (running / finished, exit code), the
+//! selected one's metric curve (`results/metrics.jsonl`) and the tail of its newest log; GPU
+//! use when `nvidia-smi` exists.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -9,57 +10,108 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
 use super::{block, clip};
 use crate::tui::app::{App, PaneId};
+use crate::tui::experiments::{Experiment, RunState};
+use crate::tui::run_view::Metrics;
 use crate::tui::theme::Role;
+
+fn state_text(s: &RunState) -> (String, Role) {
+    match s {
+        RunState::Running => ("running".into(), Role::Attention),
+        RunState::Finished(Some(0)) => ("done".into(), Role::Ok),
+        RunState::Finished(Some(c)) => (format!("exit {c}"), Role::GateFailed),
+        RunState::Finished(None) => ("done".into(), Role::Ok),
+        RunState::Unknown => ("results".into(), Role::Muted),
+    }
+}
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let outer = block(app, PaneId::Experiments);
     let inner = outer.inner(area);
     frame.render_widget(outer, area);
     let t = &app.theme;
-    if app.data.metrics.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                "no measured results yet (h-*/results/metrics.jsonl)",
-                t.style(Role::Muted),
-            )),
-            inner,
-        );
+    let ex = &app.data.experiments;
+    let mut header: Vec<Line> = app
+        .data
+        .gpus
+        .iter()
+        .map(|g| Line::styled(clip(g, inner.width as usize), t.style(Role::Muted)))
+        .collect();
+    if ex.is_empty() {
+        header.push(Line::styled(
+            "no experiments yet (h-*/results/metrics.jsonl, h-*/**/*.log)",
+            t.style(Role::Muted),
+        ));
+        frame.render_widget(Paragraph::new(header), inner);
         return;
     }
-    let sel = app
-        .selected(PaneId::Experiments)
-        .min(app.data.metrics.len() - 1);
-    let list_h = (app.data.metrics.len() as u16).min(inner.height / 3).max(1);
-    let [list_area, chart_area] =
-        Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(inner);
-    let rows: Vec<Line> = app
-        .data
-        .metrics
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let names: Vec<&str> = m.series.iter().map(|(n, _)| n.as_str()).collect();
-            let text = clip(
-                &format!(
-                    "{:<10} {} points: {}",
-                    m.hypothesis,
-                    m.series.first().map_or(0, |s| s.1.len()),
-                    names.join(", ")
-                ),
-                inner.width as usize,
-            );
-            Line::styled(
-                text,
-                if i == sel {
-                    t.style(Role::Selected)
-                } else {
-                    t.style(Role::Text)
-                },
-            )
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(rows), list_area);
-    let m = &app.data.metrics[sel];
+    let sel = app.selected(PaneId::Experiments).min(ex.len() - 1);
+    let list_h = (ex.len() + header.len())
+        .min(inner.height as usize / 3)
+        .max(1) as u16;
+    let e = &ex[sel];
+    let chart_h = if e.metrics.is_some() && e.log.is_some() {
+        inner.height.saturating_sub(list_h) / 2
+    } else if e.metrics.is_some() {
+        inner.height
+    } else {
+        0
+    };
+    let [list_area, chart_area, tail_area] = Layout::vertical([
+        Constraint::Length(list_h),
+        Constraint::Length(chart_h),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    header.extend(
+        ex.iter()
+            .enumerate()
+            .map(|(i, e)| row(app, e, i == sel, inner.width as usize)),
+    );
+    frame.render_widget(Paragraph::new(header), list_area);
+    if let Some(m) = &e.metrics {
+        chart(app, m, frame, chart_area);
+    }
+    if e.log.is_some() {
+        let n = tail_area.height as usize;
+        let lines: Vec<Line> = e
+            .tail
+            .iter()
+            .skip(e.tail.len().saturating_sub(n))
+            .map(|l| Line::styled(clip(l, tail_area.width as usize), t.style(Role::Text)))
+            .collect();
+        frame.render_widget(Paragraph::new(lines), tail_area);
+    }
+}
+
+fn row(app: &App, e: &Experiment, selected: bool, width: usize) -> Line<'static> {
+    let t = &app.theme;
+    let (state, role) = state_text(&e.state);
+    let what = match (&e.metrics, &e.log) {
+        (Some(m), _) => m
+            .series
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (None, Some(l)) => l
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        (None, None) => String::new(),
+    };
+    let text = clip(&format!("{:<10} {:<8} {what}", e.hypothesis, state), width);
+    Line::styled(
+        text,
+        if selected {
+            t.style(Role::Selected)
+        } else {
+            t.style(role)
+        },
+    )
+}
+
+fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
     let Some((name, pts)) = m.series.first() else {
         return;
     };
@@ -71,22 +123,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .graph_type(GraphType::Line)
         .style(t.style(Role::Chart))
         .data(pts);
-    let axis_labels = |a: f64, b: f64| vec![Line::raw(fmt(a)), Line::raw(fmt(b))];
+    let labels = |a: f64, b: f64| vec![Line::raw(fmt(a)), Line::raw(fmt(b))];
     let chart = Chart::new(vec![data])
         .x_axis(
             Axis::default()
                 .title(m.x_name.clone())
                 .bounds([xmin, xmax])
-                .labels(axis_labels(xmin, xmax))
+                .labels(labels(xmin, xmax))
                 .style(t.style(Role::Muted)),
         )
         .y_axis(
             Axis::default()
                 .bounds([ymin, ymax])
-                .labels(axis_labels(ymin, ymax))
+                .labels(labels(ymin, ymax))
                 .style(t.style(Role::Muted)),
         );
-    frame.render_widget(chart, chart_area);
+    frame.render_widget(chart, area);
 }
 
 fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {

@@ -1,0 +1,181 @@
+//! What the Experiments pane lists: per sub-hypothesis, its metric series, the newest log
+//! with its tail, and whether it runs; plus GPU use when `nvidia-smi` exists. Read off the UI
+//! thread with the rest of the run.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use super::run_view::{EventRow, Metrics};
+
+/// How many trailing bytes of a log are read for the tail.
+const TAIL_BYTES: u64 = 16 * 1024;
+pub const TAIL_LINES: usize = 60;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    Running,
+    /// Ended; the exit code when the log or the events say it.
+    Finished(Option<i32>),
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    pub hypothesis: String,
+    pub state: RunState,
+    pub metrics: Option<Metrics>,
+    pub log: Option<PathBuf>,
+    pub tail: Vec<String>,
+}
+
+pub fn read_experiments(
+    root: &Path,
+    ids: &[String],
+    metrics: &[Metrics],
+    events: &[EventRow],
+) -> Vec<Experiment> {
+    ids.iter()
+        .filter_map(|h| {
+            let m = metrics.iter().find(|m| &m.hypothesis == h).cloned();
+            let log = newest_log(&root.join(h));
+            if m.is_none() && log.is_none() {
+                return None;
+            }
+            let tail = log.as_deref().map(tail_lines).unwrap_or_default();
+            Some(Experiment {
+                hypothesis: h.clone(),
+                state: state(h, &tail, events),
+                metrics: m,
+                log,
+                tail,
+            })
+        })
+        .collect()
+}
+
+/// Running when the newest experiment event for `h` is a start; finished with YouRA's
+/// `EXPERIMENT COMPLETE (exit=N)` line or an exit event.
+fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
+    if let Some(code) = tail
+        .iter()
+        .rev()
+        .find_map(|l| l.split("EXPERIMENT COMPLETE (exit=").nth(1))
+        .map(|r| r.trim_end_matches(')').trim().parse().ok())
+    {
+        return RunState::Finished(code);
+    }
+    // Events are newest first.
+    match events
+        .iter()
+        .find(|e| e.text.contains(h) && e.text.starts_with("experiment_"))
+    {
+        Some(e) if e.text.starts_with("experiment_start") => RunState::Running,
+        Some(_) => RunState::Finished(None),
+        None => RunState::Unknown,
+    }
+}
+
+fn newest_log(dir: &Path) -> Option<PathBuf> {
+    let mut logs: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    for sub in [
+        dir.to_path_buf(),
+        dir.join("results"),
+        dir.join("code"),
+        dir.join("logs"),
+    ] {
+        for e in std::fs::read_dir(&sub).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "log") {
+                let t = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                logs.push((t, p));
+            }
+        }
+    }
+    logs.into_iter().max_by_key(|(t, _)| *t).map(|(_, p)| p)
+}
+
+/// The last lines of a file, reading only its end.
+pub fn tail_lines(path: &Path) -> Vec<String> {
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(TAIL_BYTES);
+    if f.seek(SeekFrom::Start(start)).is_err() {
+        return Vec::new();
+    }
+    let mut buf = Vec::new();
+    if f.read_to_end(&mut buf).is_err() {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(&buf);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if start > 0 && !lines.is_empty() {
+        lines.remove(0); // a partial first line
+    }
+    let skip = lines.len().saturating_sub(TAIL_LINES);
+    lines.split_off(skip)
+}
+
+/// One line per GPU from `nvidia-smi`, or nothing when it is absent or fails.
+pub fn gpus() -> Vec<String> {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("nvidia-smi").is_file()));
+    if !found {
+        return Vec::new();
+    }
+    let out = std::process::Command::new("nvidia-smi")
+        .args([
+            "--query-gpu=index,name,utilization.gpu,memory.used,memory.total",
+            "--format=csv,noheader,nounits",
+        ])
+        .output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            (f.len() == 5).then(|| format!("GPU{} {} {}% {}/{} MiB", f[0], f[1], f[2], f[3], f[4]))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tails_and_states_are_read_from_logs_and_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = dir.path().join("h-e1/results");
+        std::fs::create_dir_all(&h).unwrap();
+        let body: String = (0..200).map(|i| format!("step {i}\n")).collect::<String>()
+            + "EXPERIMENT COMPLETE (exit=3)\n";
+        std::fs::write(h.join("run.log"), body).unwrap();
+        let ex = read_experiments(dir.path(), &["h-e1".into(), "h-x".into()], &[], &[]);
+        assert_eq!(ex.len(), 1);
+        assert_eq!(ex[0].state, RunState::Finished(Some(3)));
+        assert_eq!(ex[0].tail.len(), TAIL_LINES);
+        assert_eq!(
+            ex[0].tail.last().map(String::as_str),
+            Some("EXPERIMENT COMPLETE (exit=3)")
+        );
+        let start = EventRow {
+            at: None,
+            actor: "engine".into(),
+            stage: None,
+            text: "experiment_start h-e1".into(),
+            from_history: false,
+        };
+        assert_eq!(
+            state("h-e1", &[], std::slice::from_ref(&start)),
+            RunState::Running
+        );
+        assert_eq!(state("h-e1", &[], &[]), RunState::Unknown);
+    }
+}
