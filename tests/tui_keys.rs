@@ -314,3 +314,112 @@ fn filters_cycle_through_what_the_run_holds() {
     type_str(&mut a, "s");
     assert!(a.filters.stage.is_some());
 }
+
+/// What pressing a key must visibly do, per command: every binding of the default keymap is
+/// pressed in its own mode and checked.
+#[test]
+fn every_binding_does_what_its_command_says() {
+    let km = Keymap::load(&[]).unwrap();
+    for (mode, key, cmd) in km.all() {
+        let mut a = app();
+        let pane = PaneId::ALL.iter().copied().find(|p| p.mode() == mode);
+        match mode {
+            "help" => type_str(&mut a, "?"),
+            "dialog" => type_str(&mut a, "2t"),
+            "viewer" => {
+                type_str(&mut a, "3");
+                press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+            }
+            "picker" => {
+                type_str(&mut a, "2");
+                press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+            }
+            _ => {}
+        }
+        if let Some(p) = pane {
+            a.focus = p;
+        }
+        let before_focus = a.focus;
+        let before_sel = (a.selected(a.focus), a.zoomed);
+        let ev = KeyEvent::new(
+            key.code,
+            if key.ctrl {
+                KeyModifiers::CONTROL
+            } else {
+                KeyModifiers::NONE
+            },
+        );
+        let effects = update(&mut a, AppEvent::Key(ev));
+        let what = format!("{mode} {key} -> {cmd}");
+        use Command as C;
+        match cmd {
+            C::Quit => assert_eq!(effects, vec![Effect::Quit], "{what}"),
+            C::Help => assert!(matches!(a.overlay, Some(Overlay::Help)), "{what}"),
+            C::FocusNext | C::FocusPrev => assert_ne!(a.focus, before_focus, "{what}"),
+            C::FocusLifecycle
+            | C::FocusGates
+            | C::FocusReflection
+            | C::FocusEvents
+            | C::FocusExperiments
+            | C::FocusPlan => {
+                assert_eq!(
+                    a.focus
+                        .title()
+                        .to_lowercase()
+                        .replace(' ', "_")
+                        .split('_')
+                        .next(),
+                    cmd.name()
+                        .strip_prefix("focus_")
+                        .map(|n| n.split('_').next().unwrap_or(n)),
+                    "{what}"
+                );
+            }
+            C::Zoom => assert_ne!(a.zoomed, before_sel.1, "{what}"),
+            C::CommandLine => assert!(matches!(a.overlay, Some(Overlay::CommandLine(_))), "{what}"),
+            C::Down
+            | C::Up
+            | C::PageDown
+            | C::PageUp
+            | C::Top
+            | C::Bottom
+            | C::Redraw
+            | C::SearchNext => assert!(effects.is_empty(), "{what}"),
+            C::EditField | C::EditGateType | C::EditStatus => {
+                assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
+            }
+            C::OpenArtifacts | C::OpenLog => {
+                assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}")
+            }
+            C::OpenRecord => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
+            C::Pause
+            | C::Resume
+            | C::Step
+            | C::ToggleBreakpoint
+            | C::Redesign
+            | C::Reset
+            | C::Approve
+            | C::Reject
+            | C::Override => {
+                assert!(matches!(a.overlay, Some(Overlay::Reason(_))), "{what}")
+            }
+            C::Pin | C::Veto | C::ForceNode => assert!(
+                a.toast.as_ref().is_some_and(|t| t.1),
+                "{what}: says why not"
+            ),
+            C::FilterKind => assert!(a.filters.kind.is_some(), "{what}"),
+            C::FilterHypothesis => assert!(a.filters.hypothesis.is_some(), "{what}"),
+            C::FilterActor => assert!(a.filters.actor.is_some(), "{what}"),
+            C::FilterStage => assert!(a.filters.stage.is_some(), "{what}"),
+            C::Close | C::Cancel => assert!(a.overlay.is_none(), "{what}"),
+            C::Search => assert!(
+                matches!(&a.overlay, Some(Overlay::Viewer(v)) if v.query.is_some()),
+                "{what}"
+            ),
+            C::Confirm => assert!(!effects.is_empty() || a.overlay.is_some(), "{what}"),
+            C::NextField | C::PrevField => {
+                assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
+            }
+        }
+    }
+}

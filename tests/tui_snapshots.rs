@@ -89,6 +89,9 @@ fn example_run_dialogs() {
     let mut app = app_for(&example_run());
     keys(&mut app, "3\n");
     both("example_viewer_record", &app);
+    let mut app = app_for(&example_run());
+    keys(&mut app, "2\n");
+    both("example_picker_artifacts", &app);
 }
 
 #[test]
@@ -97,8 +100,25 @@ fn youra_runs_from_the_corpus() {
         return;
     };
     both("data_problems_default", &app_for(&root.join(DATA_PROBLEMS)));
-    let mut app = app_for(&root.join(BI_ALIGN_RUN));
-    both("bi_align_default", &app);
-    keys(&mut app, "3z");
-    both("bi_align_reflection", &app);
+    both("bi_align_default", &app_for(&root.join(BI_ALIGN_RUN)));
+    for (name, dir) in [
+        ("data_problems", root.join(DATA_PROBLEMS)),
+        ("bi_align", root.join(BI_ALIGN_RUN)),
+    ] {
+        for (key, pane) in [
+            ('1', "lifecycle"),
+            ('2', "gates"),
+            ('3', "reflection"),
+            ('4', "events"),
+            ('5', "experiments"),
+            ('6', "plan"),
+        ] {
+            let mut app = app_for(&dir);
+            keys(&mut app, &format!("{key}z"));
+            both(&format!("{name}_zoom_{pane}"), &app);
+        }
+        let mut app = app_for(&dir);
+        keys(&mut app, "2t");
+        both(&format!("{name}_dialog_edit"), &app);
+    }
 }

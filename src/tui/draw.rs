@@ -180,13 +180,39 @@ fn footer_line(app: &App) -> Line<'static> {
         if width > 200 {
             break;
         }
-        spans.push(Span::styled(format!(" {k}"), t.style(Role::Key)));
+        // Steering needs a youra engine: on a YouRA folder its keys are shown, dimmed.
+        let off = !app.native() && is_steering(c);
+        let (key_role, name_role) = if off {
+            (Role::Muted, Role::Muted)
+        } else {
+            (Role::Key, Role::Footer)
+        };
+        spans.push(Span::styled(format!(" {k}"), t.style(key_role)));
         spans.push(Span::styled(
-            format!(" {}", short(c)),
-            t.style(Role::Footer),
+            format!(" {}{}", short(c), if off { " (off)" } else { "" }),
+            t.style(name_role),
         ));
     }
     Line::from(spans)
+}
+
+fn is_steering(c: Command) -> bool {
+    use Command as C;
+    matches!(
+        c,
+        C::Pause
+            | C::Resume
+            | C::Step
+            | C::ToggleBreakpoint
+            | C::Redesign
+            | C::Reset
+            | C::Approve
+            | C::Reject
+            | C::Override
+            | C::Pin
+            | C::Veto
+            | C::ForceNode
+    )
 }
 
 fn short(c: Command) -> &'static str {
