@@ -155,9 +155,11 @@ fn short(kind: &str) -> String {
 
 fn detail(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
-        h.statement
-            .clone()
-            .unwrap_or_else(|| "(no statement)".into()),
+        // Folded YAML keeps line breaks inside prose; a span cannot show them.
+        h.statement.as_deref().map_or_else(
+            || "(no statement)".to_string(),
+            |s| s.split_whitespace().collect::<Vec<_>>().join(" "),
+        ),
         t.style(Role::Text),
     )];
     for c in &h.gate.failed_checks {
