@@ -169,4 +169,8 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
     );
     assert!(tail.contains("\x1b[?25h"), "cursor shown again: {tail:?}");
     assert!(!screen.parser.lock().unwrap().screen().alternate_screen());
+    assert!(
+        run.join(".youra/tui_seen").is_file(),
+        "the session remembers what it showed"
+    );
 }

@@ -423,3 +423,37 @@ fn every_binding_does_what_its_command_says() {
         }
     }
 }
+
+#[test]
+fn events_since_the_last_session_are_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(example_run()).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::create_dir_all(dir.path().join(".youra")).unwrap();
+    std::fs::write(
+        dir.path().join(".youra/tui_seen"),
+        "2026-11-28T09:00:00+00:00\n",
+    )
+    .unwrap();
+    let run = youra::rundir::discover(dir.path()).unwrap();
+    let mut a = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("mono", ColorDepth::None).unwrap(),
+    );
+    update(
+        &mut a,
+        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
+    );
+    assert_eq!(
+        youra::tui::panes::events::new_count(&a),
+        4,
+        "two gate events at 09:50, two escalation events at 10:05"
+    );
+    youra::tui::run_view::remember_seen(&run, &a.data.events).unwrap();
+    let seen = std::fs::read_to_string(dir.path().join(".youra/tui_seen")).unwrap();
+    assert!(seen.starts_with("2026-11-28T10:05:00"), "{seen}");
+}

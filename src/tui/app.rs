@@ -110,6 +110,7 @@ pub struct Data {
     pub stage_since: Option<String>,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
+    pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
 }
 
 pub struct App {
@@ -234,6 +235,10 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.stage_since = read.stage_since;
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
+    // Kept from the first read: what was new when this session began stays marked.
+    if !app.loaded {
+        app.data.last_seen = read.last_seen;
+    }
     app.loaded = true;
     for pane in PaneId::ALL {
         let n = app.rows(pane);

@@ -36,6 +36,8 @@ pub struct RunRead {
     pub stage_since: Option<String>,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
+    /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
+    pub last_seen: Option<Timestamp>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -84,6 +86,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
     files.push(("run".into(), list_files(&run.root, 1)));
     let experiments = super::experiments::read_experiments(&run.root, &ids, &metrics, &events);
     RunRead {
+        last_seen: last_seen(run),
         experiments,
         vsa,
         memory,
@@ -188,4 +191,32 @@ fn list_files(dir: &Path, depth: usize) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+fn seen_file(run: &RunDir) -> PathBuf {
+    run.vsa
+        .parent()
+        .map_or_else(|| run.root.clone(), Path::to_path_buf)
+        .join(".youra")
+        .join("tui_seen")
+}
+
+fn last_seen(run: &RunDir) -> Option<Timestamp> {
+    std::fs::read_to_string(seen_file(run))
+        .ok()
+        .as_deref()
+        .map(str::trim)
+        .and_then(Timestamp::parse)
+}
+
+/// Remember the newest event shown, so the next session can mark what is new.
+pub fn remember_seen(run: &RunDir, events: &[EventRow]) -> std::io::Result<()> {
+    let Some(newest) = events.iter().filter_map(|e| e.at).map(|t| t.at).max() else {
+        return Ok(());
+    };
+    let path = seen_file(run);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, newest.to_rfc3339())
 }

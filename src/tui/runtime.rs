@@ -73,7 +73,7 @@ pub fn load_theme(opts: &Options) -> Result<Theme> {
 
 pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     let run = discover(dir).wrap_err("cannot open the run")?;
-    let app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
+    let mut app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
     let (tx, rx) = mpsc::channel();
     let store = Arc::new(Store::new(run.vsa.clone()));
     let mut dirs = vec![run.root.clone()];
@@ -90,17 +90,21 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     if opts.mouse {
         execute!(std::io::stdout(), event::EnableMouseCapture).ok();
     }
-    let result = event_loop(&mut terminal, app, &rx, &tx, &reader, &store, &run);
+    let result = event_loop(&mut terminal, &mut app, &rx, &tx, &reader, &store, &run);
     if opts.mouse {
         execute!(std::io::stdout(), event::DisableMouseCapture).ok();
     }
     ratatui::restore();
+    if app.loaded {
+        // Losing this costs only the "new since you last looked" marks: not worth failing on.
+        let _ = super::run_view::remember_seen(&run, &app.data.events);
+    }
     result
 }
 
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
-    mut app: App,
+    app: &mut App,
     rx: &Receiver<AppEvent>,
     tx: &Sender<AppEvent>,
     reader: &Sender<()>,
@@ -113,18 +117,18 @@ fn event_loop(
         if dirty {
             let wait = FRAME.saturating_sub(last_draw.elapsed());
             if wait.is_zero() {
-                draw(terminal, &app)?;
+                draw(terminal, app)?;
                 last_draw = Instant::now();
                 dirty = false;
             } else if let Ok(ev) = rx.recv_timeout(wait) {
-                dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+                dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
             }
             continue;
         }
         let ev = rx.recv().map_err(|_| eyre!("all event sources stopped"))?;
-        dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+        dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
         while let Ok(ev) = rx.try_recv() {
-            dirty |= handle(&mut app, ev, terminal, tx, reader, store, run)?;
+            dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
         }
         if app.quit {
             return Ok(());

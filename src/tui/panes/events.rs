@@ -27,13 +27,18 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .map(|(i, e)| {
             let when =
                 e.at.map_or("--".to_string(), |t| t.at.format("%m-%d %H:%M").to_string());
+            let new = is_new(app, e);
             let mut spans = vec![
-                Span::styled(format!("{when} "), t.style(Role::Muted)),
+                Span::styled(if new { "•" } else { " " }, t.style(Role::Key)),
+                Span::styled(
+                    format!("{when} "),
+                    t.style(if new { Role::Emphasis } else { Role::Muted }),
+                ),
                 Span::styled(
                     format!("{:<10} ", clip(&e.actor, 10)),
                     t.style(Role::Emphasis),
                 ),
-                Span::raw(clip(&e.text, width.saturating_sub(23))),
+                Span::raw(clip(&e.text, width.saturating_sub(24))),
             ];
             if i == sel && app.focus == PaneId::Events {
                 spans = spans
@@ -52,4 +57,17 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         frame.render_widget(Paragraph::new(lines), inner);
     }
+}
+
+/// Newer than the newest event shown when the TUI last quit on this run.
+pub fn is_new(app: &App, e: &crate::tui::run_view::EventRow) -> bool {
+    matches!((app.data.last_seen, e.at), (Some(seen), Some(at)) if at.at > seen.at)
+}
+
+/// How many events arrived since the last session, for the pane title.
+pub fn new_count(app: &App) -> usize {
+    if app.data.last_seen.is_none() {
+        return 0;
+    }
+    app.data.events.iter().filter(|e| is_new(app, e)).count()
 }

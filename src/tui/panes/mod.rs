@@ -26,7 +26,15 @@ pub fn block<'a>(app: &App, pane: PaneId) -> Block<'a> {
         .map_or(0, |i| i + 1);
     let filter = match pane {
         PaneId::Reflection => app.filters.describe(true),
-        PaneId::Events => app.filters.describe(false),
+        PaneId::Events => {
+            let n = events::new_count(app);
+            let news = if n > 0 {
+                format!("• {n} new since you last looked ")
+            } else {
+                String::new()
+            };
+            format!("{news}{}", app.filters.describe(false))
+        }
         _ => String::new(),
     };
     let border = app.theme.style(if focused {
