@@ -60,7 +60,10 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
             pixel_height: 0,
         })
         .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_youra"));
+    // CI points this at the release build (YOURA_E2E_BIN); locally the test profile's binary.
+    let bin =
+        std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
+    let mut cmd = CommandBuilder::new(&bin);
     cmd.args(["tui", run.to_str().unwrap()]);
     cmd.env("TERM", "xterm-256color");
     cmd.env("HOME", dir.path());
@@ -131,7 +134,7 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
     assert_eq!(history[0].as_str(), "+- event: field_edit");
     assert!(changed.contains(&"+  reason: h-m2 decides the claim".to_string()));
 
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+    let out = std::process::Command::new(&bin)
         .args([
             "vsa",
             "set",
