@@ -252,20 +252,30 @@ impl<'a> Builder<'a> {
             }) => match key.take() {
                 None => *key = Some(node),
                 Some(k) => {
-                    let name = k.as_scalar().map(|s| s.text.clone());
-                    let previous = name.as_ref().and_then(|n| seen.get(n).copied());
+                    let previous = k
+                        .as_scalar()
+                        .and_then(|ks| find_key(entries, seen, &ks.text));
                     match previous {
                         Some(i) => {
                             self.duplicates.push(DuplicateKey {
-                                key: name.unwrap_or_default(),
+                                key: k.as_scalar().map(|s| s.text.clone()).unwrap_or_default(),
                                 first_line: entries[i].0.pos.line,
                                 line: k.pos.line,
                             });
                             entries[i] = (k, node);
                         }
                         None => {
-                            if let Some(n) = name {
-                                seen.insert(n, entries.len());
+                            if entries.len() >= SMALL_MAP {
+                                if seen.is_empty() {
+                                    for (i, (ek, _)) in entries.iter().enumerate() {
+                                        if let Some(es) = ek.as_scalar() {
+                                            seen.insert(es.text.clone(), i);
+                                        }
+                                    }
+                                }
+                                if let Some(ks) = k.as_scalar() {
+                                    seen.insert(ks.text.clone(), entries.len());
+                                }
                             }
                             entries.push((k, node));
                         }
@@ -276,6 +286,19 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// Mappings up to this size find duplicate keys by a scan; larger ones build an index. Most
+/// VSA mappings are small, and an index per history entry would dominate the parse.
+const SMALL_MAP: usize = 16;
+
+fn find_key(entries: &[(Node, Node)], seen: &HashMap<String, usize>, key: &str) -> Option<usize> {
+    if seen.is_empty() {
+        return entries
+            .iter()
+            .position(|(k, _)| k.as_scalar().is_some_and(|s| s.text == key));
+    }
+    seen.get(key).copied()
+}
+
 fn style_of(style: ScalarStyle) -> Style {
     match style {
         ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -283,5 +306,32 @@ fn style_of(style: ScalarStyle) -> Style {
         ScalarStyle::Literal => Style::Literal,
         ScalarStyle::Folded => Style::Folded,
         _ => Style::Plain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_found_in_small_and_large_mappings() {
+        let small = parse(b"a: 1\nb: 2\na: 3\n").unwrap();
+        assert_eq!(small.duplicates.len(), 1);
+        assert_eq!(
+            small.root.as_ref().unwrap().get("a").unwrap().as_str(),
+            Some("3")
+        );
+        let mut big: String = (0..30).map(|i| format!("k{i}: {i}\n")).collect();
+        big.push_str("k2: last\nk29: again\n");
+        let doc = parse(big.as_bytes()).unwrap();
+        let keys: Vec<&str> = doc.duplicates.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(keys, ["k2", "k29"]);
+        let root = doc.root.unwrap();
+        assert_eq!(root.as_map().unwrap().len(), 30);
+        assert_eq!(root.get("k2").unwrap().as_str(), Some("last"));
+        assert_eq!(
+            (doc.duplicates[0].first_line, doc.duplicates[0].line),
+            (3, 31)
+        );
     }
 }
