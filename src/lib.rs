@@ -4,10 +4,13 @@
 //! The run directory is the single source of truth; this crate's layers read and mutate it:
 //! [`yaml`] keeps source positions for lossless edits, [`vsa`] is the typed verification
 //! state and its store, [`rundir`] discovers runs and parses Reflective Memory, [`steer`]
-//! turns the researcher's verbs into store mutations, and [`cli`] composes them into the
-//! `youra` command. See `docs/ARCHITECTURE.md`.
+//! turns the researcher's verbs into store mutations, [`plan`] holds the plan tree and the
+//! budget-allocation rules, and [`cli`] composes them into the `youra` command.
+//! See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
+pub mod fsutil;
+pub mod plan;
 pub mod rundir;
 pub mod stage;
 pub mod steer;

@@ -1,0 +1,83 @@
+//! Durable file replacement for the run directory's small files (the plan tree's JSON and
+//! markdown). The same sequence as the VSA store's write: a temp file beside the target,
+//! fsync, rename over the target, fsync the directory, so a reader (or a resumed engine)
+//! sees either the old file or the new one, never half of one.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Two writers in one process (the engine and a TUI action) must not share a temp name.
+static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+/// Replace `path` with `bytes` atomically; its folder must exist.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes)?;
+    sync_dir(parent(path))
+}
+
+/// The file part of `write_atomic`: the data is durable, the rename is not until the
+/// caller syncs the folder (`sync_dir`). For a sequence of writes whose order only matters
+/// at its end, one folder sync per folder replaces one per file.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent(path);
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
+    let written = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
+        // A stray temp file would be harmless but confusing in a run folder.
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The folder holding `path` (`.` for a bare name).
+pub fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Directory fsync, making renames and removals in it durable; some filesystems refuse to
+/// open a directory, and then there is nothing more we can do than the rename already did.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    match File::open(dir) {
+        Ok(d) => d.sync_all(),
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn missing_folder_is_an_error_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(write_atomic(&dir.path().join("no/such/a.json"), b"x").is_err());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(parent(Path::new("a.json")), Path::new("."));
+        assert_eq!(parent(Path::new("x/a.json")), Path::new("x"));
+    }
+}

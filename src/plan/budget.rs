@@ -1,0 +1,150 @@
+//! The one budget a run spends (`plan/budget.json`): every planning and execution token,
+//! optionally wall time too, and the researcher's allocation settings. The ledger is the
+//! record of what was spent; this file carries the totals selection needs.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::policy::{ALPHA_MAX, Policy};
+
+/// The smallest remaining share: r is clamped into (0, 1] so 1/r stays finite.
+pub const MIN_SHARE: f64 = 1e-9;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    pub total_tokens: u64,
+    #[serde(default)]
+    pub used_tokens: u64,
+    /// Wall-time budget in seconds; unset means tokens alone decide.
+    #[serde(default)]
+    pub time_budget_secs: Option<f64>,
+    #[serde(default)]
+    pub used_secs: f64,
+    #[serde(default = "default_alpha_max")]
+    pub alpha_max: f64,
+    #[serde(default)]
+    pub policy: Policy,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn default_alpha_max() -> f64 {
+    ALPHA_MAX
+}
+
+impl Budget {
+    pub fn tokens(total_tokens: u64) -> Budget {
+        Budget {
+            total_tokens,
+            used_tokens: 0,
+            time_budget_secs: None,
+            used_secs: 0.0,
+            alpha_max: ALPHA_MAX,
+            policy: Policy::default(),
+            extra: Map::new(),
+        }
+    }
+
+    /// r: the remaining share the alpha rule reads.
+    pub fn remaining_share(&self) -> f64 {
+        remaining_share(
+            self.total_tokens,
+            self.used_tokens,
+            self.time_budget_secs.map(|t| (t, self.used_secs)),
+        )
+    }
+
+    /// Nothing left: the run moves on to Evidence Check with what it has.
+    pub fn exhausted(&self) -> bool {
+        let tokens = self.used_tokens >= self.total_tokens;
+        let time = self
+            .time_budget_secs
+            .is_some_and(|t| self.used_secs >= t || self.used_secs.is_nan());
+        tokens || time
+    }
+
+    /// Charge one call or attempt (saturating: a ledger can overshoot, the count cannot wrap).
+    pub fn charge(&mut self, tokens: u64, secs: f64) {
+        self.used_tokens = self.used_tokens.saturating_add(tokens);
+        if secs.is_finite() && secs > 0.0 {
+            self.used_secs += secs;
+        }
+    }
+}
+
+/// r = remaining / total for tokens and, when a time budget is set, for time; the smaller
+/// one wins (whichever runs out first ends the search). Clamped into [MIN_SHARE, 1]: an
+/// overspent or zero budget reads as almost nothing left, never as negative or NaN.
+pub fn remaining_share(total_tokens: u64, used_tokens: u64, time: Option<(f64, f64)>) -> f64 {
+    let tokens = share(total_tokens as f64, used_tokens as f64);
+    let r = match time {
+        Some((budget, used)) => tokens.min(share(budget, used)),
+        None => tokens,
+    };
+    r.clamp(MIN_SHARE, 1.0)
+}
+
+fn share(total: f64, used: f64) -> f64 {
+    if total.is_nan() || total <= 0.0 || !used.is_finite() {
+        return 0.0;
+    }
+    let r = (total - used.max(0.0)) / total;
+    if r.is_nan() { 0.0 } else { r }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remaining_share_table() {
+        // (total tokens, used tokens, (time budget, time used), r)
+        type Row = (u64, u64, Option<(f64, f64)>, f64);
+        let table: &[Row] = &[
+            (1000, 0, None, 1.0),
+            (1000, 500, None, 0.5),
+            (1000, 900, None, 0.1),
+            (1000, 990, None, 0.01),
+            (1000, 1000, None, MIN_SHARE),
+            (1000, 5000, None, MIN_SHARE),
+            (0, 0, None, MIN_SHARE),
+            // The smaller share wins when both are set.
+            (1000, 200, Some((100.0, 50.0)), 0.5),
+            (1000, 800, Some((100.0, 50.0)), 0.2),
+            (1000, 0, Some((100.0, 0.0)), 1.0),
+            (1000, 0, Some((0.0, 0.0)), MIN_SHARE),
+            (1000, 0, Some((100.0, f64::NAN)), MIN_SHARE),
+            (1000, 0, Some((100.0, -5.0)), 1.0),
+        ];
+        for &(total, used, time, want) in table {
+            let got = remaining_share(total, used, time);
+            assert!((got - want).abs() < 1e-12, "{total} {used} {time:?}: {got}");
+        }
+    }
+
+    #[test]
+    fn charging_and_exhaustion() {
+        let mut b = Budget::tokens(100);
+        assert!(!b.exhausted());
+        b.charge(60, 0.0);
+        assert_eq!(b.remaining_share(), 0.4);
+        b.charge(u64::MAX, f64::NAN);
+        assert_eq!(b.used_tokens, u64::MAX);
+        assert!(b.exhausted());
+        let mut t = Budget::tokens(100);
+        t.time_budget_secs = Some(10.0);
+        t.charge(1, 10.0);
+        assert!(t.exhausted());
+    }
+
+    #[test]
+    fn budget_json_defaults_and_unknown_keys() {
+        let b: Budget =
+            serde_json::from_str(r#"{"total_tokens": 1500000, "note": "kept"}"#).unwrap();
+        assert_eq!(b.alpha_max, 10.0);
+        assert_eq!(b.policy, Policy::Adaptive);
+        assert_eq!(b.extra["note"], "kept");
+        let back: Budget = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+        assert_eq!(back, b);
+    }
+}

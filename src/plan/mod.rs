@@ -1,0 +1,48 @@
+//! The plan tree (PrimeScientist §3.2–3.3): research plans as nodes on disk under
+//! `<run>/plan/`, and the rules that spend the budget across them.
+//!
+//! - `files.rs` the on-disk shapes; `id.rs` path-safe node ids; `budget.rs` the budget and r
+//! - `tree.rs` the tree in memory and its changes; `structure.rs` repairs of `tree.json`
+//! - `load.rs` tolerant reading (warnings, recomputed stats); `save.rs` ordered atomic writes
+//! - rules, pure and table-tested: `policy.rs` (α, weights, UCT, sampling), `values.rs`
+//!   (running mean, pruning, re-expansion bound), `eligibility.rs` (what descent may enter)
+//! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
+//!   `rng.rs` seeded draws
+
+mod budget;
+mod eligibility;
+mod error;
+mod files;
+mod id;
+mod load;
+mod policy;
+mod rng;
+mod save;
+mod select;
+mod selection;
+mod structure;
+mod tree;
+mod values;
+
+pub use budget::{Budget, MIN_SHARE, remaining_share};
+pub use eligibility::{Avail, Blocked, availability};
+pub use error::{PlanError, PlanWarning};
+pub use files::{
+    BUDGET_FILE, NODES_DIR, NodeEntry, NodeStatus, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE,
+    Packet, Prior, STATS_FILE, Stats, TREE_FILE, TreeFile,
+};
+pub use id::{BadNodeId, NodeId, unsafe_reason};
+pub use load::{Loaded, Plans, load, node_dir, plan_dir, read_selection};
+pub use policy::{
+    ALPHA_MAX, EPSILON, FIXED_ALPHA, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax, floored,
+    probabilities, sample_index, uct_score, weight,
+};
+pub use rng::{Draw, Fixed, XorShift64};
+pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
+pub use select::{force, select};
+pub use selection::{Action, Candidate, Level, Selection};
+pub use tree::{DEFAULT_PRIOR, Draft, PlanNode, PlanTree, Recorded};
+pub use values::{
+    DELTA, MAX_CHILDREN, REEXPAND_LIMIT, clamp_reward, may_widen, running_mean, should_prune,
+    subtree_means,
+};

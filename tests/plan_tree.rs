@@ -1,0 +1,277 @@
+//! The plan tree on disk: a round trip, tolerant loading (a malformed file is a warning with
+//! file:line:col and the rest loads; an unsafe id is refused), and kill safety: after any
+//! prefix of a save's write sequence the run loads, `tree.json` names only folders that
+//! exist, and the search resumes from there.
+
+use std::fs;
+use std::path::Path;
+
+use youra::plan::{
+    Action, Budget, DELTA, Draft, MAX_CHILDREN, NodeId, NodeStatus, Packet, PlanError, PlanTree,
+    Plans, Policy, Prior, REEXPAND_LIMIT, XorShift64, load, node_dir, save_budget, select,
+};
+
+fn draft(p: f64, n: usize) -> Draft {
+    let mut prior = Prior {
+        estimate: Some(p),
+        hypothesis: format!("variant {n} lowers the loss"),
+        rationale: "the parent's curve was still falling".into(),
+        changes: vec![format!("lr x{n}")],
+        risks: vec!["divergence".into()],
+        ..Prior::default()
+    };
+    prior
+        .extra
+        .insert("model_note".into(), serde_json::json!({"k": n}));
+    Draft {
+        plan: format!("# Plan {n}\n\nChange the learning rate.\n"),
+        prior,
+        hypothesis_id: Some("h-e1".into()),
+    }
+}
+
+fn packet(reward: f64, n: usize) -> Packet {
+    Packet {
+        reward,
+        cost_tokens: 10_000 + n as u64,
+        logs: vec![format!("h-e1/results/run{n}.log")],
+        finished_at: "2026-03-17T12:00:00Z".into(),
+        ..Packet::default()
+    }
+}
+
+/// A tree with every status and mark: evaluated, pruned, failed, untested, pinned, vetoed.
+fn sample() -> PlanTree {
+    let mut t = PlanTree::new();
+    let r = t.add_root(draft(0.5, 0), "2026-03-17T10:00:00Z");
+    t.record_outcome(&r, packet(0.6, 0), DELTA).unwrap();
+    let kids = t
+        .expand(
+            &r,
+            vec![draft(0.3, 1), draft(0.7, 2), draft(0.9, 3)],
+            MAX_CHILDREN,
+            "2026-03-17T11:00:00Z",
+        )
+        .unwrap();
+    t.record_outcome(&kids[0], packet(0.2, 1), DELTA).unwrap(); // pruned
+    t.record_outcome(&kids[1], packet(0.75, 2), DELTA).unwrap();
+    t.record_failure(&kids[2], packet(0.0, 3)).unwrap();
+    let grand = t
+        .expand(
+            &kids[1],
+            vec![draft(0.6, 4), draft(0.4, 5)],
+            MAX_CHILDREN,
+            "t",
+        )
+        .unwrap();
+    t.set_pinned(&grand[0], true).unwrap();
+    t.set_vetoed(&grand[1], true).unwrap();
+    t
+}
+
+#[test]
+fn round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = sample();
+    assert_eq!(
+        t.get(&NodeId::new("n-0002").unwrap()).unwrap().status,
+        NodeStatus::Pruned
+    );
+    t.save_all(dir.path()).unwrap();
+    let mut b = Budget::tokens(1_500_000);
+    b.used_tokens = 420_000;
+    b.time_budget_secs = Some(7200.0);
+    b.used_secs = 600.5;
+    b.policy = Policy::FixedAlpha { alpha: 3.0 };
+    save_budget(dir.path(), &b).unwrap();
+
+    let loaded = load(dir.path(), Plans::Read).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.tree, t);
+    assert_eq!(loaded.budget, Some(b));
+    // Without plan texts, everything else is the same.
+    let skim = load(dir.path(), Plans::Skip).unwrap().tree;
+    assert!(skim.nodes().iter().all(|n| n.plan.is_none()));
+    assert_eq!(skim.len(), t.len());
+    // Saving again is byte-for-byte stable.
+    let before = fs::read(dir.path().join("plan/tree.json")).unwrap();
+    loaded.tree.save_all(dir.path()).unwrap();
+    assert_eq!(fs::read(dir.path().join("plan/tree.json")).unwrap(), before);
+}
+
+#[test]
+fn a_malformed_stats_file_is_a_warning_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = sample();
+    t.save_all(dir.path()).unwrap();
+    let id = NodeId::new("n-0003").unwrap();
+    let stats = node_dir(dir.path(), &id).join("stats.json");
+    fs::write(&stats, "{\n  \"visits\": 2,\n  \"Q\": oops\n}\n").unwrap();
+
+    let loaded = load(dir.path(), Plans::Read).unwrap();
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    let w = &loaded.warnings[0];
+    assert_eq!(w.path, stats);
+    assert_eq!(w.at, Some((3, 8)));
+    let shown = w.to_string();
+    assert!(
+        shown.starts_with(&format!("{}:3:8: ", stats.display())),
+        "{shown}"
+    );
+    assert!(shown.contains("recomputed from the tree"), "{shown}");
+    // The rest loads, and the broken node's stats are recomputed from the tree.
+    assert_eq!(loaded.tree, t);
+}
+
+#[test]
+fn tolerant_of_missing_folders_and_orphans_refuses_unsafe_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    sample().save_all(dir.path()).unwrap();
+    let gone = NodeId::new("n-0005").unwrap();
+    fs::remove_dir_all(node_dir(dir.path(), &gone)).unwrap();
+    fs::create_dir_all(dir.path().join("plan/nodes/n-0042")).unwrap();
+    let loaded = load(dir.path(), Plans::Skip).unwrap();
+    let text: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(text[0].contains("n-0005: missing"), "{text:?}");
+    assert!(text[1].contains("n-0042: not in tree.json"), "{text:?}");
+    assert_eq!(loaded.tree.len(), 6);
+    assert_eq!(loaded.tree.get(&gone).unwrap().p(), 0.5);
+    // The orphan's name is never reused.
+    assert_eq!(loaded.tree.next_id().as_str(), "n-0043");
+
+    let tree = dir.path().join("plan/tree.json");
+    let text = fs::read_to_string(&tree)
+        .unwrap()
+        .replace("\"n-0006\"", "\"../../etc\"");
+    fs::write(&tree, text).unwrap();
+    match load(dir.path(), Plans::Skip) {
+        Err(PlanError::Parse { message, line, .. }) => {
+            assert!(message.contains("refused"), "{message}");
+            assert!(line > 1);
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// One search step as the engine will take it: select, then execute (a reward from a fixed
+/// function of the node's number) or expand. Returns the nodes whose files changed.
+fn step(t: &mut PlanTree, budget: &mut Budget, rng: &mut XorShift64) -> Option<Vec<NodeId>> {
+    let s = select(t, budget, REEXPAND_LIMIT, rng);
+    budget.charge(20_000, 0.0);
+    match s.action {
+        Action::Execute { node } => {
+            let n = node.number().unwrap_or(0) as usize;
+            let reward = ((n * 37) % 100) as f64 / 100.0;
+            Some(
+                t.record_outcome(&node, packet(reward, n), DELTA)
+                    .unwrap()
+                    .changed,
+            )
+        }
+        Action::Expand { node } | Action::Widen { node } => {
+            let drafts = vec![draft(0.4, 1), draft(0.8, 2)];
+            let mut ids = t.expand(&node, drafts, MAX_CHILDREN, "t").unwrap();
+            ids.push(node);
+            Some(ids)
+        }
+        Action::Exhausted => None,
+    }
+}
+
+/// What must survive a kill, with Q to 9 places (a from-scratch mean may differ from the
+/// running mean in the last bit).
+fn shape(t: &PlanTree) -> Vec<String> {
+    t.nodes()
+        .iter()
+        .map(|n| {
+            format!(
+                "{} {:?} {:?} {} {} {} {} {} {:.9} {:?} {:?}",
+                n.id,
+                n.parent,
+                n.children,
+                n.status.name(),
+                n.pinned,
+                n.vetoed,
+                n.expansions,
+                n.stats.visits,
+                n.stats.q,
+                n.reward(),
+                n.prior,
+            )
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn kill_after_any_prefix_of_a_save_then_resume() {
+    let run = tempfile::tempdir().unwrap();
+    let mut budget = Budget::tokens(1_000_000);
+    let mut rng = XorShift64::new(7);
+    let mut t = PlanTree::new();
+    t.add_root(draft(0.5, 0), "t");
+    t.save_all(run.path()).unwrap();
+    let mut prefixes = 0;
+    for _ in 0..12 {
+        let before = load(run.path(), Plans::Read).unwrap().tree;
+        let mut after = before.clone();
+        let Some(changed) = step(&mut after, &mut budget, &mut rng) else {
+            break;
+        };
+        let writes = after.writes(&changed).unwrap();
+        assert!(writes.last().unwrap().path.ends_with("plan/tree.json"));
+        for k in 0..=writes.len() {
+            let killed = tempfile::tempdir().unwrap();
+            copy_dir(run.path(), killed.path());
+            youra::plan::apply_writes(killed.path(), &writes[..k]).unwrap();
+            let mut l = load(killed.path(), Plans::Read).unwrap();
+            for w in &l.warnings {
+                assert!(!w.message.contains("missing"), "prefix {k}: {w}");
+            }
+            for n in l.tree.nodes() {
+                assert!(
+                    node_dir(killed.path(), &n.id).is_dir(),
+                    "prefix {k}: {}",
+                    n.id
+                );
+            }
+            let expect = if k == writes.len() { &after } else { &before };
+            assert_eq!(
+                shape(&l.tree),
+                shape(expect),
+                "prefix {k} of {}",
+                writes.len()
+            );
+            // Restart: the search goes on from what was on disk, and saves cleanly.
+            let mut b = budget.clone();
+            if let Some(ids) = step(&mut l.tree, &mut b, &mut XorShift64::new(k as u64 + 1)) {
+                l.tree.save(killed.path(), &ids).unwrap();
+            }
+            let again = load(killed.path(), Plans::Read).unwrap();
+            assert_eq!(
+                shape(&again.tree),
+                shape(&l.tree),
+                "resumed after prefix {k}"
+            );
+            prefixes += 1;
+        }
+        youra::plan::apply_writes(run.path(), &writes).unwrap();
+    }
+    assert!(prefixes > 40, "only {prefixes} prefixes exercised");
+    let end = load(run.path(), Plans::Read).unwrap();
+    assert!(end.warnings.is_empty(), "{:?}", end.warnings);
+    assert!(end.tree.len() > 5);
+}
