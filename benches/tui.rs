@@ -19,8 +19,55 @@ use youra::vsa::{SetRequest, Store};
 const HYPOTHESES: usize = 2_000;
 const HISTORY: usize = 100_000;
 const RECORDS: usize = 5_000;
+const PLAN_NODES: usize = 10_000;
 
-/// A run of the sizes the issue names (the plan tree pane has no data source yet).
+/// A 3-ary plan tree of `PLAN_NODES` nodes, written directly (no fsync: a fixture, not a run).
+fn stress_plan(dir: &Path) {
+    let plan = dir.join("plan");
+    let mut nodes = Vec::new();
+    for i in 1..=PLAN_NODES {
+        let id = format!("n-{i:05}");
+        let parent = (i > 1).then(|| format!("n-{:05}", (i - 2) / 3 + 1));
+        let children: Vec<String> = (1..=3)
+            .map(|k| 3 * (i - 1) + 1 + k)
+            .filter(|&c| c <= PLAN_NODES)
+            .map(|c| format!("n-{c:05}"))
+            .collect();
+        let status = if children.is_empty() {
+            "untested"
+        } else {
+            "evaluated"
+        };
+        nodes.push(serde_json::json!({"id": id, "parent": parent, "children": children, "status": status, "created_at": "2026-11-27T10:00:00Z"}));
+        let nd = plan.join("nodes").join(&id);
+        std::fs::create_dir_all(&nd).unwrap();
+        std::fs::write(
+            nd.join("prior.json"),
+            format!("{{\"estimate\": {:.2}}}", 0.3 + (i % 7) as f64 / 10.0),
+        )
+        .unwrap();
+        std::fs::write(
+            nd.join("stats.json"),
+            "{\"visits\": 1, \"Q\": 0.5, \"P\": 0.5}",
+        )
+        .unwrap();
+        if status == "evaluated" {
+            std::fs::write(nd.join("packet.json"), "{\"reward\": 0.5}").unwrap();
+        }
+    }
+    std::fs::write(
+        plan.join("tree.json"),
+        serde_json::json!({"version": 1, "nodes": nodes}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        plan.join("budget.json"),
+        "{\"total_tokens\": 1000000, \"used_tokens\": 400000}",
+    )
+    .unwrap();
+}
+
+/// A run of the sizes the issue names.
 fn stress_run(dir: &Path) {
     let mut v = String::from(
         "revision: 1\nmetadata:\n  project_name: Stress run\n  schema_version: '3.5'\nworkflow:\n  status: ACTIVE\n  current_phase: Phase 4\n  next_action: keep going\nsub_hypotheses:\n",
@@ -57,6 +104,7 @@ fn stress_run(dir: &Path) {
         );
         std::fs::write(mem.join(format!("failure_h-{i}_run1.md")), body).unwrap();
     }
+    stress_plan(dir);
 }
 
 fn app_for(dir: &Path) -> (App, Store) {
@@ -93,6 +141,13 @@ fn frames(dir: &Path) {
         ms(parsed),
         ms(t.elapsed() - parsed)
     );
+    drop(doc);
+    for _ in 0..2 {
+        let t = Instant::now();
+        let s2 = Store::new(&run.vsa).load().unwrap();
+        println!("  of which: Store::load {}", ms(t.elapsed()));
+        drop(s2);
+    }
     let t = Instant::now();
     let snap = Store::new(&run.vsa).load().unwrap();
     println!(
@@ -100,6 +155,7 @@ fn frames(dir: &Path) {
         ms(t.elapsed()),
         snap.vsa.history.len()
     );
+    drop(snap);
     let t = Instant::now();
     let n: usize = run
         .memory_roots()
@@ -117,6 +173,12 @@ fn frames(dir: &Path) {
         "start to first frame with data (stress run, in process, excl. exec): {}",
         ms(start.elapsed())
     );
+    assert_eq!(
+        app.data.plan.as_ref().map(|p| p.rows.len()),
+        Some(PLAN_NODES),
+        "the plan tree loaded"
+    );
+    app.focus = youra::tui::app::PaneId::Plan;
     for (w, h) in [(160u16, 48u16), (80, 24)] {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         let times = (0..30)
@@ -268,7 +330,7 @@ fn main() {
         .unwrap()
         .len();
     println!(
-        "== youra TUI benchmark ({HYPOTHESES} sub-hypotheses, {HISTORY} history entries, {RECORDS} memory records; VSA {} MB) ==",
+        "== youra TUI benchmark ({HYPOTHESES} sub-hypotheses, {HISTORY} history entries, {RECORDS} memory records, {PLAN_NODES} plan nodes; VSA {} MB) ==",
         size / 1_000_000
     );
     frames(dir.path());

@@ -111,6 +111,7 @@ pub struct Data {
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
     pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
+    pub plan: Option<super::plan_view::PlanView>,
 }
 
 pub struct App {
@@ -185,7 +186,7 @@ impl App {
             PaneId::Reflection => self.filters.memory(&self.data.memory).len(),
             PaneId::Events => self.filters.events(&self.data.events).len(),
             PaneId::Experiments => self.data.experiments.len(),
-            PaneId::Plan => 0,
+            PaneId::Plan => self.data.plan.as_ref().map_or(0, |p| p.rows.len()),
         }
     }
 }
@@ -235,6 +236,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.stage_since = read.stage_since;
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
+    app.data.plan = read.plan;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {
         app.data.last_seen = read.last_seen;

@@ -278,11 +278,25 @@ fn steer(app: &mut App, cmd: Command) {
             actions(),
         ),
         Command::Pin | Command::Veto | Command::ForceNode => {
-            app.toast = Some((
-                "this run has no plan tree yet (plan/tree.json)".into(),
-                true,
-            ));
-            return;
+            let node = app
+                .data
+                .plan
+                .as_ref()
+                .and_then(|p| p.rows.get(app.selected(PaneId::Plan)))
+                .map(|r| r.id.clone());
+            let Some(node) = node else {
+                app.toast = Some(("no plan node selected (plan/tree.json)".into(), true));
+                return;
+            };
+            let (verb, about) = match cmd {
+                Command::Pin => (
+                    "pin",
+                    format!("pin {node}: selection takes it (or the way to it) first"),
+                ),
+                Command::Veto => ("veto", format!("veto {node}: selection never enters it")),
+                _ => ("force", format!("force {node}: the engine runs it next")),
+            };
+            (verb, Some(node), about, vec![])
         }
         _ => return,
     };

@@ -10,6 +10,7 @@ pub mod filters;
 pub mod highlight;
 pub mod keymap;
 pub mod panes;
+pub mod plan_view;
 pub mod run_view;
 mod runtime;
 mod steering;

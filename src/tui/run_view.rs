@@ -38,6 +38,7 @@ pub struct RunRead {
     pub gpus: Vec<String>,
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
     pub last_seen: Option<Timestamp>,
+    pub plan: Option<super::plan_view::PlanView>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -86,6 +87,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
     files.push(("run".into(), list_files(&run.root, 1)));
     let experiments = super::experiments::read_experiments(&run.root, &ids, &metrics, &events);
     RunRead {
+        plan: super::plan_view::read_plan(&run.root),
         last_seen: last_seen(run),
         experiments,
         vsa,

@@ -1,20 +1,131 @@
-//! Plan tree: PrimeScientist's plan nodes from `plan/tree.json` (written by the engine's
-//! effort allocation). Until a run has one, the pane says where it would come from.
+//! Plan tree: PrimeScientist's plan nodes (`plan/`): status, Q, visits, P, the last
+//! selection's weight and probability per candidate and why, pinned / vetoed / pruned marks,
+//! and the budget gauge with the remaining share r and α.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Gauge, Paragraph, Wrap};
 
-use super::block;
+use super::{block, clip, scroll_for};
 use crate::tui::app::{App, PaneId};
+use crate::tui::plan_view::{PlanRow, PlanView};
 use crate::tui::theme::Role;
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let text = "no plan tree in this run (plan/tree.json)";
+    let outer = block(app, PaneId::Plan);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    let t = &app.theme;
+    let Some(view) = app.data.plan.as_ref() else {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "no plan tree in this run (plan/tree.json)",
+                t.style(Role::Muted),
+            )),
+            inner,
+        );
+        return;
+    };
+    let [gauge_area, list_area, why_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(if inner.height > 10 { 3 } else { 1 }),
+    ])
+    .areas(inner);
+    gauge(app, view, frame, gauge_area);
+    let sel = app
+        .selected(PaneId::Plan)
+        .min(view.rows.len().saturating_sub(1));
+    let first = scroll_for(sel, list_area.height as usize);
+    let width = list_area.width as usize;
+    let mut lines: Vec<Line> = view
+        .problems
+        .iter()
+        .map(|p| Line::styled(clip(p, width), t.style(Role::Error)))
+        .collect();
+    lines.extend(
+        view.rows
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(list_area.height as usize)
+            .map(|(i, r)| row(app, r, i == sel, width)),
+    );
+    frame.render_widget(Paragraph::new(lines), list_area);
+    let why = view
+        .rows
+        .get(sel)
+        .and_then(|r| r.why.clone())
+        .or_else(|| view.action())
+        .unwrap_or_default();
     frame.render_widget(
-        Paragraph::new(Line::styled(text, app.theme.style(Role::Muted)))
-            .block(block(app, PaneId::Plan)),
+        Paragraph::new(Line::styled(why, t.style(Role::Muted))).wrap(Wrap { trim: true }),
+        why_area,
+    );
+}
+
+fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let (Some(b), Some(r), Some(alpha)) =
+        (view.budget.as_ref(), view.remaining_share(), view.alpha())
+    else {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                "no budget (plan/budget.json)",
+                t.style(Role::Muted),
+            )),
+            area,
+        );
+        return;
+    };
+    let label = format!(
+        "r {r:.2} · α {alpha:.2} · {}k of {}k tokens left",
+        (b.total_tokens.saturating_sub(b.used_tokens)) / 1000,
+        b.total_tokens / 1000
+    );
+    frame.render_widget(
+        Gauge::default()
+            .ratio(r.clamp(0.0, 1.0))
+            .label(label)
+            .gauge_style(t.style(Role::Chart)),
         area,
     );
+}
+
+fn row(app: &App, r: &PlanRow, selected: bool, width: usize) -> Line<'static> {
+    let t = &app.theme;
+    let marks = format!(
+        "{}{}",
+        if r.pinned { "[pinned]" } else { "" },
+        if r.vetoed { "[vetoed]" } else { "" }
+    );
+    let chosen = if r.on_path { "→" } else { " " };
+    let weights = match (r.weight, r.probability) {
+        (Some(w), Some(p)) => format!(" w {w:.3} p {p:.2}"),
+        (Some(w), None) => format!(" w {w:.3}"),
+        _ => String::new(),
+    };
+    let text = format!(
+        "{chosen}{}{} {:<9} Q {:.2} n {} P {:.2}{weights} {marks}",
+        "  ".repeat(r.depth),
+        r.id,
+        r.status,
+        r.q,
+        r.visits,
+        r.p,
+    );
+    let role = match r.status {
+        "pruned" | "failed" => Role::GateFailed,
+        "evaluated" => Role::GatePassed,
+        "running" => Role::Attention,
+        _ if r.vetoed => Role::Muted,
+        _ => Role::Text,
+    };
+    let style = if selected {
+        t.style(role).patch(t.style(Role::Selected))
+    } else {
+        t.style(role)
+    };
+    Line::from(vec![Span::styled(clip(&text, width), style)])
 }
