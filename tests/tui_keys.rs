@@ -459,3 +459,37 @@ fn events_since_the_last_session_are_marked() {
     let seen = std::fs::read_to_string(dir.path().join(".youra/tui_seen")).unwrap();
     assert!(seen.starts_with("2026-11-28T10:05:00"), "{seen}");
 }
+
+#[test]
+fn redesigns_resets_and_skips_appear_on_the_lifecycle() {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(example_run()).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+        }
+    }
+    let run = youra::rundir::discover(dir.path()).unwrap();
+    let store = Store::new(&run.vsa);
+    let req = youra::steer::Request::new(
+        youra::steer::Verb::Redesign,
+        Some("h-m1"),
+        "mechanism refuted",
+    );
+    youra::steer::apply(&store, &req, run.layout).unwrap();
+    // An engine that applied a skip of Evidence Check (written here by hand).
+    let text = std::fs::read_to_string(&run.vsa).unwrap().replace(
+        "  steering:\n",
+        "  steering:\n    - {id: d-0, verb: skip, target: Phase 4.5, reason: r, actor: engine, state: applied}\n",
+    );
+    std::fs::write(&run.vsa, text).unwrap();
+    let read = read_run(&run, &store);
+    assert_eq!(
+        read.routing,
+        ["⤴ skip Phase 4.5 (applied)", "⤴ redesign h-m1 (pending)"]
+    );
+    assert_eq!(read.skipped_stages, [youra::stage::Stage::EvidenceCheck]);
+    let snap = read.vsa.as_ref().unwrap();
+    let marks = youra::tui::panes::lifecycle::marks(&snap.vsa, &read.skipped_stages);
+    assert_eq!(marks[7].1, youra::tui::panes::lifecycle::Mark::Skipped);
+    assert_eq!(marks[6].1, youra::tui::panes::lifecycle::Mark::Current);
+}

@@ -117,8 +117,16 @@ fn youra_runs_from_the_corpus() {
             keys(&mut app, &format!("{key}z"));
             both(&format!("{name}_zoom_{pane}"), &app);
         }
-        let mut app = app_for(&dir);
-        keys(&mut app, "2t");
-        both(&format!("{name}_dialog_edit"), &app);
+        for (k, dialog) in [
+            ("2t", "edit"),
+            ("2?", "help"),
+            (":", "command_line"),
+            ("3\n", "viewer"),
+            ("2\n", "picker"),
+        ] {
+            let mut app = app_for(&dir);
+            keys(&mut app, k);
+            both(&format!("{name}_dialog_{dialog}"), &app);
+        }
     }
 }

@@ -112,6 +112,8 @@ pub struct Data {
     pub gpus: Vec<String>,
     pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
     pub plan: Option<super::plan_view::PlanView>,
+    pub skipped_stages: Vec<crate::stage::Stage>,
+    pub routing: Vec<String>,
 }
 
 pub struct App {
@@ -237,6 +239,8 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
     app.data.plan = read.plan;
+    app.data.skipped_stages = read.skipped_stages;
+    app.data.routing = read.routing;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {
         app.data.last_seen = read.last_seen;

@@ -39,6 +39,10 @@ pub struct RunRead {
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
     pub last_seen: Option<Timestamp>,
     pub plan: Option<super::plan_view::PlanView>,
+    /// Stages an applied `skip` directive skipped.
+    pub skipped_stages: Vec<crate::stage::Stage>,
+    /// Redesign, reset and skip directives, oldest first, as timeline lines.
+    pub routing: Vec<String>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -86,7 +90,13 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         .collect();
     files.push(("run".into(), list_files(&run.root, 1)));
     let experiments = super::experiments::read_experiments(&run.root, &ids, &metrics, &events);
+    let (skipped_stages, routing) = vsa
+        .as_ref()
+        .map(|s| lifecycle_directives(&s.doc))
+        .unwrap_or_default();
     RunRead {
+        skipped_stages,
+        routing,
         plan: super::plan_view::read_plan(&run.root),
         last_seen: last_seen(run),
         experiments,
@@ -221,4 +231,26 @@ pub fn remember_seen(run: &RunDir, events: &[EventRow]) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     std::fs::write(path, newest.to_rfc3339())
+}
+
+/// The steering directives that reshape the lifecycle: applied skips of a stage, and every
+/// redesign, reset or skip for the timeline (with its state: pending until the engine acts).
+fn lifecycle_directives(doc: &crate::yaml::Document) -> (Vec<crate::stage::Stage>, Vec<String>) {
+    use crate::steer::{DirectiveState, Verb, directives};
+    let mut skipped = Vec::new();
+    let mut lines = Vec::new();
+    for d in directives(doc) {
+        let Some(verb @ (Verb::Redesign | Verb::Reset | Verb::Skip)) = d.verb() else {
+            continue;
+        };
+        let target = d.target.clone().unwrap_or_else(|| "run".into());
+        if verb == Verb::Skip
+            && d.state == DirectiveState::Applied
+            && let Some(stage) = crate::stage::Stage::parse(&target)
+        {
+            skipped.push(stage);
+        }
+        lines.push(format!("⤴ {} {target} ({})", verb.name(), d.state.as_str()));
+    }
+    (skipped, lines)
 }

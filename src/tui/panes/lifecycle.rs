@@ -19,11 +19,13 @@ pub enum Mark {
     Current,
     Failed,
     Pending,
+    /// Skipped by an applied `skip` directive.
+    Skipped,
 }
 
 /// Each stage's mark: before the current one done, the current one current (failed when the
 /// workflow stopped or failed), the rest pending. A finished workflow marks all done.
-pub fn marks(vsa: &Vsa) -> Vec<(Stage, Mark)> {
+pub fn marks(vsa: &Vsa, skipped: &[Stage]) -> Vec<(Stage, Mark)> {
     let current = vsa.workflow.current_phase.as_deref().and_then(Stage::parse);
     let finished = matches!(vsa.workflow.status, Some(WorkflowStatus::Completed))
         || vsa
@@ -39,6 +41,7 @@ pub fn marks(vsa: &Vsa) -> Vec<(Stage, Mark)> {
         .iter()
         .map(|&s| {
             let m = match current {
+                _ if skipped.contains(&s) => Mark::Skipped,
                 Some(c) if s < c => Mark::Done,
                 Some(c) if s == c && finished => Mark::Done,
                 Some(c) if s == c && failed => Mark::Failed,
@@ -107,8 +110,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             t.style(Role::Muted),
         ));
     }
+    for r in app.data.routing.iter().rev().take(3) {
+        tail.push(Line::styled(clip(r, width), t.style(Role::Muted)));
+    }
     let height = area.height.saturating_sub(2) as usize;
-    let marks = marks(vsa);
+    let marks = marks(vsa, &app.data.skipped_stages);
     // On a short screen the stages scroll to keep the current (or selected) one in view
     // above the status lines.
     let room = height.saturating_sub(tail.len().min(3)).max(3);
@@ -129,6 +135,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Mark::Current => ("▶", Role::StageCurrent),
             Mark::Failed => ("✗", Role::StageFailed),
             Mark::Pending => ("·", Role::StagePending),
+            Mark::Skipped => ("↷", Role::Muted),
         };
         let bp = if vsa
             .workflow
