@@ -114,6 +114,7 @@ pub struct Data {
     pub plan: Option<super::plan_view::PlanView>,
     pub skipped_stages: Vec<crate::stage::Stage>,
     pub routing: Vec<String>,
+    pub history_pending: bool,
 }
 
 pub struct App {
@@ -241,6 +242,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.plan = read.plan;
     app.data.skipped_stages = read.skipped_stages;
     app.data.routing = read.routing;
+    app.data.history_pending = read.history_pending;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {
         app.data.last_seen = read.last_seen;

@@ -39,6 +39,8 @@ pub struct RunRead {
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
     pub last_seen: Option<Timestamp>,
     pub plan: Option<super::plan_view::PlanView>,
+    /// A quick first read: the VSA's history is still being read.
+    pub history_pending: bool,
     /// Stages an applied `skip` directive skipped.
     pub skipped_stages: Vec<crate::stage::Stage>,
     /// Redesign, reset and skip directives, oldest first, as timeline lines.
@@ -55,7 +57,53 @@ pub struct Metrics {
 }
 
 pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
-    let vsa = store.load().map_err(|e| e.to_string());
+    assemble(run, store.load().map_err(|e| e.to_string()), false)
+}
+
+/// Files above this size are first shown without their history, which is most of their bytes.
+pub const QUICK_MIN_BYTES: u64 = 1 << 20;
+
+/// A first read of a large VSA without its top-level `history:` section, so the screen fills
+/// while the full read (history and all) is still parsing. `None` when the file is small, or
+/// its history cannot be cut out safely; the full read follows in every case.
+pub fn read_run_quick(run: &RunDir) -> Option<RunRead> {
+    if std::fs::metadata(&run.vsa).ok()?.len() < QUICK_MIN_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(&run.vsa).ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    let (a, b) = top_level_section(text, "history")?;
+    let rest = format!("{}{}", &text[..a], &text[b..]);
+    let doc = crate::yaml::parse(rest.as_bytes()).ok()?;
+    let (vsa, warnings) = crate::vsa::read(&doc);
+    Some(assemble(
+        run,
+        Ok(Arc::new(Snapshot { doc, vsa, warnings })),
+        true,
+    ))
+}
+
+/// Byte range of a top-level key's section: from its line to the next line that starts a
+/// top-level key (a letter, `_` or a quote at column 0), or the end.
+fn top_level_section(text: &str, key: &str) -> Option<(usize, usize)> {
+    let head = format!("{key}:");
+    let start = if text.starts_with(&head) {
+        0
+    } else {
+        text.find(&format!("\n{head}"))? + 1
+    };
+    let mut i = text[start..].find('\n').map(|p| start + p + 1)?;
+    while i < text.len() {
+        let c = text.as_bytes()[i];
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'"' || c == b'\'' {
+            return Some((start, i));
+        }
+        i = text[i..].find('\n').map_or(text.len(), |p| i + p + 1);
+    }
+    Some((start, text.len()))
+}
+
+fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: bool) -> RunRead {
     let mut memory = Vec::new();
     for root in run.memory_roots() {
         memory.extend(load_dir(&root).0);
@@ -95,6 +143,7 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
         .map(|s| lifecycle_directives(&s.doc))
         .unwrap_or_default();
     RunRead {
+        history_pending,
         skipped_stages,
         routing,
         plan: super::plan_view::read_plan(&run.root),
@@ -253,4 +302,55 @@ fn lifecycle_directives(doc: &crate::yaml::Document) -> (Vec<crate::stage::Stage
         lines.push(format!("⤴ {} {target} ({})", verb.name(), d.state.as_str()));
     }
     (skipped, lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_are_cut_at_top_level_keys() {
+        let t = "a: 1\nhistory:\n- event: x\n  details: 'y'\n# c\n- event: z\nrevision: 2\n";
+        let (s, e) = top_level_section(t, "history").unwrap();
+        assert_eq!(
+            &t[s..e],
+            "history:\n- event: x\n  details: 'y'\n# c\n- event: z\n"
+        );
+        assert_eq!(top_level_section("history: []\n", "history"), Some((0, 12)));
+        assert_eq!(top_level_section("a:\n  history: 1\n", "history"), None);
+    }
+
+    #[test]
+    fn a_large_run_is_first_read_without_its_history() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut v = String::from(
+            "workflow:\n  status: ACTIVE\nsub_hypotheses:\n  h-e1:\n    status: READY\nhistory:\n",
+        );
+        while v.len() < QUICK_MIN_BYTES as usize + 10 {
+            v.push_str("- event: padding entry for a large file\n  details: 'x'\n");
+        }
+        v.push_str("revision: 4\n");
+        std::fs::write(dir.path().join("verification_state.yaml"), &v).unwrap();
+        let run = crate::rundir::discover(dir.path()).unwrap();
+        let quick = read_run_quick(&run).expect("quick path");
+        let snap = quick.vsa.as_ref().unwrap();
+        assert!(quick.history_pending);
+        assert_eq!(
+            (
+                snap.vsa.history.len(),
+                snap.vsa.revision,
+                snap.vsa.sub_hypotheses.len()
+            ),
+            (0, 4, 1)
+        );
+        let full = read_run(&run, &Store::new(&run.vsa));
+        assert!(!full.history_pending);
+        assert!(full.vsa.as_ref().unwrap().vsa.history.len() > 10_000);
+        std::fs::write(
+            dir.path().join("verification_state.yaml"),
+            "workflow:\n  status: ACTIVE\n",
+        )
+        .unwrap();
+        assert!(read_run_quick(&run).is_none(), "small files take one read");
+    }
 }

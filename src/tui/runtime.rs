@@ -80,10 +80,9 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
         dirs.push(parent.to_path_buf());
     }
-    let _watcher =
-        super::watch::watch(&dirs, tx.clone()).wrap_err("cannot watch the run directory")?;
     let reader = spawn_reader(run.clone(), Arc::clone(&store), tx.clone());
     reader.send(()).ok();
+    spawn_watcher(dirs, tx.clone());
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
     let mut terminal = ratatui::init();
@@ -207,13 +206,42 @@ fn handle(
     Ok(true)
 }
 
+/// Watching a large run registers a watch per folder (10,000 plan nodes: 10,000 watches), so
+/// it happens beside the first read, not before it; once it is in place, one more read covers
+/// anything that changed in between. A failure is shown, and the TUI goes on without live updates.
+fn spawn_watcher(dirs: Vec<PathBuf>, tx: Sender<AppEvent>) {
+    std::thread::spawn(move || match super::watch::watch(&dirs, tx.clone()) {
+        Ok(watcher) => {
+            let _ = tx.send(AppEvent::Changed);
+            // The watcher lives as long as this thread: the whole session.
+            loop {
+                std::thread::park();
+                let _ = &watcher;
+            }
+        }
+        Err(e) => {
+            let _ = tx.send(AppEvent::Written(Err(format!(
+                "live updates are off: cannot watch the run directory ({e})"
+            ))));
+        }
+    });
+}
+
 /// The reader thread: each request reads the run once; requests that pile up meanwhile
 /// collapse into one read.
 fn spawn_reader(run: RunDir, store: Arc<Store>, tx: Sender<AppEvent>) -> Sender<()> {
     let (req_tx, req_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
+        let mut first = true;
         while req_rx.recv().is_ok() {
             while req_rx.try_recv().is_ok() {}
+            // A large run fills the screen before its long history is parsed.
+            if std::mem::take(&mut first)
+                && let Some(quick) = super::run_view::read_run_quick(&run)
+                && tx.send(AppEvent::Loaded(Box::new(quick))).is_err()
+            {
+                return;
+            }
             let read = read_run(&run, &store);
             if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
                 return;

@@ -33,6 +33,11 @@ pub fn block<'a>(app: &App, pane: PaneId) -> Block<'a> {
             } else {
                 String::new()
             };
+            let news = if app.data.history_pending {
+                format!("{news}(reading history…) ")
+            } else {
+                news
+            };
             format!("{news}{}", app.filters.describe(false))
         }
         _ => String::new(),
