@@ -177,3 +177,89 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
         "the session remembers what it showed"
     );
 }
+
+/// SIGTSTP gives the terminal back, SIGCONT redraws the whole screen, SIGTERM restores and exits.
+#[test]
+fn suspend_resume_and_terminate_keep_the_terminal_sane() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    copy_dir(&example_run(), &run);
+    let bin =
+        std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 30,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(&bin);
+    cmd.args(["tui", run.to_str().unwrap()]);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
+    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    drop(pty.slave);
+    let pid = child.process_id().unwrap().to_string();
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let _writer = pty.master.take_writer().unwrap();
+    let screen = Screen {
+        parser: Arc::new(Mutex::new(vt100::Parser::new(
+            std::num::NonZero::new(30).unwrap(),
+            std::num::NonZero::new(100).unwrap(),
+            0,
+        ))),
+        raw: Arc::new(Mutex::new(Vec::new())),
+    };
+    let (parser, raw) = (Arc::clone(&screen.parser), Arc::clone(&screen.raw));
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            parser.lock().unwrap().process(&buf[..n]);
+            raw.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let signal = |sig: &str| {
+        assert!(
+            std::process::Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        )
+    };
+    screen.wait_for("2 Gates");
+    signal("-TSTP");
+    let start = Instant::now();
+    while screen.parser.lock().unwrap().screen().alternate_screen() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the terminal was not given back on SIGTSTP"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal("-CONT");
+    screen.wait_for("2 Gates");
+    assert!(screen.parser.lock().unwrap().screen().alternate_screen());
+    signal("-TERM");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "youra ignored SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.exit_code(), 143);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !screen.parser.lock().unwrap().screen().alternate_screen(),
+        "restored on SIGTERM"
+    );
+}

@@ -380,14 +380,10 @@ fn every_binding_does_what_its_command_says() {
             }
             C::Zoom => assert_ne!(a.zoomed, before_sel.1, "{what}"),
             C::CommandLine => assert!(matches!(a.overlay, Some(Overlay::CommandLine(_))), "{what}"),
-            C::Down
-            | C::Up
-            | C::PageDown
-            | C::PageUp
-            | C::Top
-            | C::Bottom
-            | C::Redraw
-            | C::SearchNext => assert!(effects.is_empty(), "{what}"),
+            C::Down | C::Up | C::PageDown | C::PageUp | C::Top | C::Bottom | C::SearchNext => {
+                assert!(effects.is_empty(), "{what}")
+            }
+            C::Redraw => assert_eq!(effects, vec![Effect::Redraw], "{what}"),
             C::EditField | C::EditGateType | C::EditStatus => {
                 assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
             }

@@ -69,6 +69,8 @@ impl PaneId {
 pub enum AppEvent {
     Key(KeyEvent),
     Resize,
+    /// Back from a suspend (SIGCONT): the screen must be drawn from scratch.
+    Resumed,
     /// Something under the run directory changed on disk.
     Changed,
     /// A file for the viewer, highlighted (or why it cannot be shown).
@@ -85,6 +87,10 @@ pub enum AppEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Reload,
+    /// Clear the terminal and draw everything again (ctrl-l).
+    Redraw,
+    /// Back from a suspend: raw mode and the alternate screen again, then a full redraw.
+    Retake,
     /// Read and highlight a file for the viewer.
     OpenFile(std::path::PathBuf),
     Mutate(Mutation),
@@ -198,6 +204,7 @@ impl App {
 pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
     match event {
         AppEvent::Resize => Vec::new(),
+        AppEvent::Resumed => vec![Effect::Retake],
         AppEvent::Changed => vec![Effect::Reload],
         AppEvent::Loaded(read) => {
             loaded(app, *read);

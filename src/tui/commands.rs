@@ -43,6 +43,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::FocusExperiments => focus(app, PaneId::Experiments),
         Command::FocusPlan => focus(app, PaneId::Plan),
         Command::Zoom => app.zoomed = !app.zoomed,
+        Command::Redraw => return vec![Effect::Redraw],
         Command::Down => move_selection(app, 1),
         Command::Up => move_selection(app, -1),
         Command::PageDown => move_selection(app, 10),

@@ -146,6 +146,23 @@ fn draw(terminal: &mut ratatui::DefaultTerminal, app: &App) -> Result<()> {
     Ok(())
 }
 
+/// Blank the screen and make the next frame write every cell. Not `Terminal::clear`: it asks
+/// the terminal for the cursor position, whose answer the input thread would swallow.
+fn forget_screen(terminal: &mut ratatui::DefaultTerminal) -> Result<()> {
+    use ratatui::style::{Modifier, Style};
+    execute!(std::io::stdout(), terminal::Clear(terminal::ClearType::All)).ok();
+    // A frame that differs from any real one in every cell's style.
+    terminal
+        .draw(|f| {
+            f.render_widget(
+                ratatui::widgets::Block::new().style(Style::new().add_modifier(Modifier::HIDDEN)),
+                f.area(),
+            )
+        })
+        .wrap_err("drawing failed")?;
+    Ok(())
+}
+
 /// Apply one event; returns whether a redraw is due.
 fn handle(
     app: &mut App,
@@ -164,6 +181,13 @@ fn handle(
             Effect::Quit => app.quit = true,
             Effect::Reload => {
                 reader.send(()).ok();
+            }
+            Effect::Redraw => forget_screen(terminal)?,
+            Effect::Retake => {
+                terminal::enable_raw_mode().ok();
+                execute!(std::io::stdout(), terminal::EnterAlternateScreen).ok();
+                terminal.hide_cursor().ok();
+                forget_screen(terminal)?;
             }
             Effect::OpenFile(path) => {
                 let (tx, depth) = (tx.clone(), app.theme.depth);
@@ -278,9 +302,8 @@ fn spawn_signals(tx: Sender<AppEvent>) -> Result<()> {
             if sig == SIGTSTP {
                 ratatui::restore();
                 let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
-                // Continued: take the terminal back and redraw everything.
-                let _ = ratatui::init();
-                let _ = tx.send(AppEvent::Resize);
+                // Continued: the loop takes the terminal back and redraws everything.
+                let _ = tx.send(AppEvent::Resumed);
                 continue;
             }
             ratatui::restore();
