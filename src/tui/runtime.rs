@@ -82,14 +82,21 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     }
     let reader = spawn_reader(run.clone(), Arc::clone(&store), tx.clone());
     reader.send(()).ok();
-    spawn_watcher(dirs, tx.clone());
+    let (go_tx, go_rx) = mpsc::channel();
+    spawn_watcher(dirs, tx.clone(), go_rx);
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
     let mut terminal = ratatui::init();
     if opts.mouse {
         execute!(std::io::stdout(), event::EnableMouseCapture).ok();
     }
-    let result = event_loop(&mut terminal, &mut app, &rx, &tx, &reader, &store, &run);
+    let ctx = Ctx {
+        tx: &tx,
+        reader: &reader,
+        store: &store,
+        run: &run,
+    };
+    let result = event_loop(&mut terminal, &mut app, &rx, &ctx, go_tx);
     if opts.mouse {
         execute!(std::io::stdout(), event::DisableMouseCapture).ok();
     }
@@ -101,17 +108,24 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     result
 }
 
+/// What the loop hands to effects: the channels and the run they work on.
+struct Ctx<'a> {
+    tx: &'a Sender<AppEvent>,
+    reader: &'a Sender<()>,
+    store: &'a Arc<Store>,
+    run: &'a RunDir,
+}
+
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
     rx: &Receiver<AppEvent>,
-    tx: &Sender<AppEvent>,
-    reader: &Sender<()>,
-    store: &Arc<Store>,
-    run: &RunDir,
+    ctx: &Ctx<'_>,
+    watch_go: Sender<()>,
 ) -> Result<()> {
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
+    let mut watch_go = Some(watch_go);
     loop {
         if dirty {
             let wait = FRAME.saturating_sub(last_draw.elapsed());
@@ -119,15 +133,21 @@ fn event_loop(
                 draw(terminal, app)?;
                 last_draw = Instant::now();
                 dirty = false;
+                // The first frame with data is out: now the watcher may take the CPU.
+                if app.loaded
+                    && let Some(go) = watch_go.take()
+                {
+                    go.send(()).ok();
+                }
             } else if let Ok(ev) = rx.recv_timeout(wait) {
-                dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
+                dirty |= handle(app, ev, terminal, ctx)?;
             }
             continue;
         }
         let ev = rx.recv().map_err(|_| eyre!("all event sources stopped"))?;
-        dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
+        dirty |= handle(app, ev, terminal, ctx)?;
         while let Ok(ev) = rx.try_recv() {
-            dirty |= handle(app, ev, terminal, tx, reader, store, run)?;
+            dirty |= handle(app, ev, terminal, ctx)?;
         }
         if app.quit {
             return Ok(());
@@ -168,10 +188,7 @@ fn handle(
     app: &mut App,
     ev: AppEvent,
     terminal: &mut ratatui::DefaultTerminal,
-    tx: &Sender<AppEvent>,
-    reader: &Sender<()>,
-    store: &Arc<Store>,
-    run: &RunDir,
+    ctx: &Ctx<'_>,
 ) -> Result<bool> {
     if let AppEvent::Resize = ev {
         terminal.autoresize().ok();
@@ -180,7 +197,7 @@ fn handle(
         match effect {
             Effect::Quit => app.quit = true,
             Effect::Reload => {
-                reader.send(()).ok();
+                ctx.reader.send(()).ok();
             }
             Effect::Redraw => forget_screen(terminal)?,
             Effect::Retake => {
@@ -190,7 +207,7 @@ fn handle(
                 forget_screen(terminal)?;
             }
             Effect::OpenFile(path) => {
-                let (tx, depth) = (tx.clone(), app.theme.depth);
+                let (tx, depth) = (ctx.tx.clone(), app.theme.depth);
                 std::thread::spawn(move || {
                     let title = path.display().to_string();
                     let _ = tx.send(AppEvent::Opened {
@@ -200,7 +217,7 @@ fn handle(
                 });
             }
             Effect::Mutate(m) => {
-                let (store, tx) = (Arc::clone(store), tx.clone());
+                let (store, tx) = (Arc::clone(ctx.store), ctx.tx.clone());
                 std::thread::spawn(move || {
                     let r = store
                         .mutate(&m)
@@ -214,7 +231,7 @@ fn handle(
                 target,
                 reason,
             } => {
-                let (store, tx, layout) = (Arc::clone(store), tx.clone(), run.layout);
+                let (store, tx, layout) = (Arc::clone(ctx.store), ctx.tx.clone(), ctx.run.layout);
                 std::thread::spawn(move || {
                     let _ = tx.send(AppEvent::Written(super::steering::apply(
                         &store,
@@ -231,10 +248,18 @@ fn handle(
 }
 
 /// Watching a large run registers a watch per folder (10,000 plan nodes: 10,000 watches), so
-/// it happens beside the first read, not before it; once it is in place, one more read covers
-/// anything that changed in between. A failure is shown, and the TUI goes on without live updates.
-fn spawn_watcher(dirs: Vec<PathBuf>, tx: Sender<AppEvent>) {
-    std::thread::spawn(move || match super::watch::watch(&dirs, tx.clone()) {
+/// it starts once the first frame with data is out, not before; once it is in place, one more
+/// read covers anything that changed in between. A failure is shown, and the TUI goes on without live updates.
+fn spawn_watcher(dirs: Vec<PathBuf>, tx: Sender<AppEvent>, go: Receiver<()>) {
+    std::thread::spawn(move || {
+        // Wait for the first frame with data (or give up waiting after a while).
+        let _ = go.recv_timeout(Duration::from_secs(2));
+        start_watching(&dirs, &tx);
+    });
+}
+
+fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>) {
+    match super::watch::watch(dirs, tx.clone()) {
         Ok(watcher) => {
             let _ = tx.send(AppEvent::Changed);
             // The watcher lives as long as this thread: the whole session.
@@ -248,7 +273,7 @@ fn spawn_watcher(dirs: Vec<PathBuf>, tx: Sender<AppEvent>) {
                 "live updates are off: cannot watch the run directory ({e})"
             ))));
         }
-    });
+    }
 }
 
 /// The reader thread: each request reads the run once; requests that pile up meanwhile
