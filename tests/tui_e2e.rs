@@ -32,26 +32,16 @@ impl Screen {
     }
 }
 
-fn copy_dir(src: &std::path::Path, dst: &std::path::Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let to = dst.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), to).unwrap();
-        }
-    }
+/// `youra tui <run>` in a 100×30 pseudo-terminal, its output parsed as a screen.
+struct Session {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    screen: Screen,
+    bin: String,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
 }
 
-#[test]
-fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    copy_dir(&example_run(), &run);
-    let vsa = run.join("verification_state.yaml");
-    let before = std::fs::read_to_string(&vsa).unwrap();
-
+fn spawn_tui(run: &std::path::Path, home: &std::path::Path) -> Session {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 30,
@@ -66,18 +56,15 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
     let mut cmd = CommandBuilder::new(&bin);
     cmd.args(["tui", run.to_str().unwrap()]);
     cmd.env("TERM", "xterm-256color");
-    cmd.env("HOME", dir.path());
-    cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
-    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    cmd.env("HOME", home);
+    cmd.env("XDG_CONFIG_HOME", home.join("config"));
+    let child = pty.slave.spawn_command(cmd).unwrap();
     drop(pty.slave);
     let mut reader = pty.master.try_clone_reader().unwrap();
-    let mut writer = pty.master.take_writer().unwrap();
+    let writer = pty.master.take_writer().unwrap();
+    let size = |n| std::num::NonZero::new(n).unwrap();
     let screen = Screen {
-        parser: Arc::new(Mutex::new(vt100::Parser::new(
-            std::num::NonZero::new(30).unwrap(),
-            std::num::NonZero::new(100).unwrap(),
-            0,
-        ))),
+        parser: Arc::new(Mutex::new(vt100::Parser::new(size(30), size(100), 0))),
         raw: Arc::new(Mutex::new(Vec::new())),
     };
     let (parser, raw) = (Arc::clone(&screen.parser), Arc::clone(&screen.raw));
@@ -91,6 +78,42 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
             raw.lock().unwrap().extend_from_slice(&buf[..n]);
         }
     });
+    Session {
+        child,
+        writer,
+        screen,
+        bin,
+        _master: pty.master,
+    }
+}
+
+fn wait_exit(
+    child: &mut Box<dyn portable_pty::Child + Send + Sync>,
+    what: &str,
+) -> portable_pty::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
+    let (dir, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let before = std::fs::read_to_string(&vsa).unwrap();
+
+    let Session {
+        mut child,
+        mut writer,
+        screen,
+        bin,
+        _master,
+    } = spawn_tui(&run, dir.path());
     let mut send = |bytes: &[u8]| {
         writer.write_all(bytes).unwrap();
         writer.flush().unwrap();
@@ -151,17 +174,7 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
     screen.wait_for("rev 9");
 
     send(b"q");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "youra did not quit"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_exit(&mut child, "youra did not quit");
     assert!(status.success());
     std::thread::sleep(Duration::from_millis(100));
     let raw = screen.raw.lock().unwrap();
@@ -181,47 +194,14 @@ fn edit_a_gate_in_the_dialog_see_an_outside_write_quit_restored() {
 /// SIGTSTP gives the terminal back, SIGCONT redraws the whole screen, SIGTERM restores and exits.
 #[test]
 fn suspend_resume_and_terminate_keep_the_terminal_sane() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    copy_dir(&example_run(), &run);
-    let bin =
-        std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 30,
-            cols: 100,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut cmd = CommandBuilder::new(&bin);
-    cmd.args(["tui", run.to_str().unwrap()]);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("XDG_CONFIG_HOME", dir.path().join("config"));
-    let mut child = pty.slave.spawn_command(cmd).unwrap();
-    drop(pty.slave);
+    let (dir, run) = temp_run(&example_run());
+    let Session {
+        mut child,
+        screen,
+        _master,
+        ..
+    } = spawn_tui(&run, dir.path());
     let pid = child.process_id().unwrap().to_string();
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let _writer = pty.master.take_writer().unwrap();
-    let screen = Screen {
-        parser: Arc::new(Mutex::new(vt100::Parser::new(
-            std::num::NonZero::new(30).unwrap(),
-            std::num::NonZero::new(100).unwrap(),
-            0,
-        ))),
-        raw: Arc::new(Mutex::new(Vec::new())),
-    };
-    let (parser, raw) = (Arc::clone(&screen.parser), Arc::clone(&screen.raw));
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            parser.lock().unwrap().process(&buf[..n]);
-            raw.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
     let signal = |sig: &str| {
         assert!(
             std::process::Command::new("kill")
@@ -245,17 +225,7 @@ fn suspend_resume_and_terminate_keep_the_terminal_sane() {
     screen.wait_for("2 Gates");
     assert!(screen.parser.lock().unwrap().screen().alternate_screen());
     signal("-TERM");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "youra ignored SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_exit(&mut child, "youra ignored SIGTERM");
     assert_eq!(status.exit_code(), 143);
     std::thread::sleep(Duration::from_millis(100));
     assert!(

@@ -13,7 +13,12 @@ use youra::vsa::Store;
 use youra::vsa::mutation::Change;
 
 fn app() -> App {
-    let run = youra::rundir::discover(&example_run()).unwrap();
+    app_at(&example_run())
+}
+
+/// An App over the run in `dir`, after its first read.
+fn app_at(dir: &std::path::Path) -> App {
+    let run = youra::rundir::discover(dir).unwrap();
     let store = Store::new(&run.vsa);
     let mut app = App::new(
         run.clone(),
@@ -242,16 +247,7 @@ fn a_youra_folder_disables_steering_with_the_reason() {
     let Some(root) = shared_fixtures() else {
         return;
     };
-    let run = youra::rundir::discover(&root.join(DATA_PROBLEMS)).unwrap();
-    let mut a = App::new(
-        run.clone(),
-        Keymap::load(&[]).unwrap(),
-        Theme::builtin("dark", ColorDepth::Ansi256).unwrap(),
-    );
-    update(
-        &mut a,
-        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
-    );
+    let mut a = app_at(&root.join(DATA_PROBLEMS));
     type_str(&mut a, "1p");
     assert!(a.overlay.is_none());
     assert!(
@@ -288,16 +284,7 @@ fn filters_cycle_through_what_the_run_holds() {
     let Some(root) = shared_fixtures() else {
         return;
     };
-    let run = youra::rundir::discover(&root.join(DATA_PROBLEMS)).unwrap();
-    let mut a = App::new(
-        run.clone(),
-        Keymap::load(&[]).unwrap(),
-        Theme::builtin("dark", ColorDepth::Ansi256).unwrap(),
-    );
-    update(
-        &mut a,
-        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
-    );
+    let mut a = app_at(&root.join(DATA_PROBLEMS));
     assert_eq!(a.rows(PaneId::Reflection), 13);
     type_str(&mut a, "3f");
     assert_eq!(a.filters.kind.map(|k| k.as_str()), Some("failure"));
@@ -424,47 +411,25 @@ fn every_binding_does_what_its_command_says() {
 
 #[test]
 fn events_since_the_last_session_are_marked() {
-    let dir = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(example_run()).unwrap().flatten() {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
-        }
-    }
-    std::fs::create_dir_all(dir.path().join(".youra")).unwrap();
-    std::fs::write(
-        dir.path().join(".youra/tui_seen"),
-        "2026-11-28T09:00:00+00:00\n",
-    )
-    .unwrap();
-    let run = youra::rundir::discover(dir.path()).unwrap();
-    let mut a = App::new(
-        run.clone(),
-        Keymap::load(&[]).unwrap(),
-        Theme::builtin("mono", ColorDepth::None).unwrap(),
-    );
-    update(
-        &mut a,
-        AppEvent::Loaded(Box::new(read_run(&run, &Store::new(&run.vsa)))),
-    );
+    let (_guard, dir) = temp_run(&example_run());
+    std::fs::create_dir_all(dir.join(".youra")).unwrap();
+    std::fs::write(dir.join(".youra/tui_seen"), "2026-11-28T09:00:00+00:00\n").unwrap();
+    let a = app_at(&dir);
+    let run = a.run.clone();
     assert_eq!(
         youra::tui::panes::events::new_count(&a),
         4,
         "two gate events at 09:50, two escalation events at 10:05"
     );
     youra::tui::run_view::remember_seen(&run, &a.data.events).unwrap();
-    let seen = std::fs::read_to_string(dir.path().join(".youra/tui_seen")).unwrap();
+    let seen = std::fs::read_to_string(dir.join(".youra/tui_seen")).unwrap();
     assert!(seen.starts_with("2026-11-28T10:05:00"), "{seen}");
 }
 
 #[test]
 fn redesigns_resets_and_skips_appear_on_the_lifecycle() {
-    let dir = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(example_run()).unwrap().flatten() {
-        if e.path().is_file() {
-            std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
-        }
-    }
-    let run = youra::rundir::discover(dir.path()).unwrap();
+    let (_guard, dir) = temp_run(&example_run());
+    let run = youra::rundir::discover(&dir).unwrap();
     let store = Store::new(&run.vsa);
     let req = youra::steer::Request::new(
         youra::steer::Verb::Redesign,
