@@ -66,6 +66,16 @@ pub fn dag_rows(vsa: &Vsa) -> Vec<(usize, &SubHypothesis)> {
     out
 }
 
+/// The gate's result, or what `satisfied` says when no result was written (`met` / `unmet`).
+fn result_text(h: &SubHypothesis) -> String {
+    match (&h.gate.result, h.gate.satisfied) {
+        (Some(r), _) => r.to_string(),
+        (None, Some(true)) => "met".into(),
+        (None, Some(false)) => "unmet".into(),
+        (None, None) => "-".into(),
+    }
+}
+
 pub fn status_role(h: &SubHypothesis) -> Role {
     match (&h.status, &h.gate.result) {
         (_, Some(GateResult::Fail))
@@ -121,10 +131,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                     .as_ref()
                     .map_or("-".into(), ToString::to_string),
                 h.status.to_string(),
-                h.gate
-                    .result
-                    .as_ref()
-                    .map_or("-".into(), ToString::to_string),
+                result_text(h),
             ])
             .style(style)
         });
