@@ -2,23 +2,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
 use common::*;
-
-fn youra(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_youra"))
-        .args(args)
-        .output()
-        .expect("youra runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn status_of_the_example_run_leads_with_what_waits() {

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use common::*;
@@ -317,20 +316,6 @@ fn youra_research_folders_refuse_every_verb() {
         );
     }
     assert_eq!(std::fs::read(&vsa).unwrap(), before);
-}
-
-fn youra(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_youra"))
-        .args(args)
-        .output()
-        .expect("youra runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -60,3 +60,19 @@ pub fn temp_run(src: &std::path::Path) -> (tempfile::TempDir, PathBuf) {
     copy_dir(src, &run);
     (dir, run)
 }
+
+/// Run the `youra` binary with `args`.
+pub fn youra(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(args)
+        .output()
+        .expect("youra runs")
+}
+
+/// A command's stdout and stderr as text.
+pub fn text(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
