@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod fsutil;
+pub mod llm;
 pub mod plan;
 pub mod rundir;
 pub mod stage;

@@ -1,0 +1,51 @@
+//! What can go wrong in one exchange, in words a researcher can act on.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("could not reach {url}: {detail}")]
+    Transport { url: String, detail: String },
+    #[error("{url} did not answer within {after:?}")]
+    Timeout { url: String, after: Duration },
+    #[error("{url} answered HTTP {status}: {body}")]
+    Http {
+        url: String,
+        status: u16,
+        body: String,
+    },
+    #[error("{url} is rate limiting (HTTP 429){}", retry_after.map(|d| format!(", retry after {d:?}")).unwrap_or_default())]
+    RateLimited {
+        url: String,
+        retry_after: Option<Duration>,
+    },
+    #[error("malformed reply from {url}: {detail}")]
+    Malformed { url: String, detail: String },
+    #[error("the reply from {url} was cut off: {detail}")]
+    Truncated { url: String, detail: String },
+    #[error(
+        "no recorded exchange for {key} (call #{ordinal}); record this run live or add the exchange to the bundle"
+    )]
+    MissingRecording { key: String, ordinal: u32 },
+    #[error("gave up after {attempts} attempts: {last}")]
+    Exhausted { attempts: u32, last: Box<LlmError> },
+    #[error("{0}")]
+    Io(String),
+}
+
+impl LlmError {
+    /// Whether waiting and asking again may help (rate limits, server errors, timeouts,
+    /// dropped connections and cut-off streams); a 4xx or a missing recording will not.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            LlmError::Transport { .. }
+            | LlmError::Timeout { .. }
+            | LlmError::RateLimited { .. } => true,
+            LlmError::Truncated { .. } => true,
+            LlmError::Http { status, .. } => *status >= 500 || *status == 408,
+            _ => false,
+        }
+    }
+}

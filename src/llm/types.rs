@@ -1,0 +1,144 @@
+//! The exchange types shared by every provider; serialisable because transcripts store them.
+
+use serde::{Deserialize, Serialize};
+
+/// Who asks: the coordinates a recorded exchange is filed and replayed under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CallKey {
+    /// The configured role: executor, controller, generator, critic, judge, persona, reviewer …
+    pub role: String,
+    /// The stage's key (`Stage::key`), or a loop step such as `coding_validation`.
+    pub stage: String,
+    /// The sub-hypothesis the call serves, when it serves one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypothesis: Option<String>,
+    /// Which attempt of the stage (1 for the first; a resume or repair counts up).
+    pub attempt: u32,
+}
+
+impl CallKey {
+    pub fn new(role: &str, stage: &str, hypothesis: Option<&str>, attempt: u32) -> Self {
+        Self {
+            role: role.to_string(),
+            stage: stage.to_string(),
+            hypothesis: hypothesis.map(str::to_string),
+            attempt,
+        }
+    }
+}
+
+impl std::fmt::Display for CallKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "role={} stage={}", self.role, self.stage)?;
+        if let Some(h) = &self.hypothesis {
+            write!(f, " hypothesis={h}")?;
+        }
+        write!(f, " attempt={}", self.attempt)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageRole {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: MessageRole,
+    pub content: String,
+    /// Tool calls the assistant asked for (assistant messages only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The call this message answers (tool messages only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    fn plain(role: MessageRole, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::plain(MessageRole::System, content)
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::plain(MessageRole::User, content)
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::plain(MessageRole::Assistant, content)
+    }
+    pub fn tool_result(call_id: &str, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(call_id.to_string()),
+            ..Self::plain(MessageRole::Tool, content)
+        }
+    }
+}
+
+/// A tool the model may call: a name, what it does, and its arguments' JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Ask for a JSON object reply (`response_format` where the endpoint supports it).
+    #[serde(default)]
+    pub json: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<Message>) -> Self {
+        Self {
+            messages,
+            ..Self::default()
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    pub usage: Usage,
+    /// The model that answered, as the endpoint named it.
+    #[serde(default)]
+    pub model: String,
+    /// `stop`, `length`, `tool_calls` … as the endpoint said; `length` means truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
