@@ -9,6 +9,8 @@
 //! See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
+pub mod config;
+pub mod engine;
 pub mod fsutil;
 pub mod llm;
 pub mod plan;

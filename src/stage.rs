@@ -51,6 +51,23 @@ impl Stage {
         }
     }
 
+    /// A stable snake_case key: transcript names, call keys, `phases.<key>` in the VSA.
+    pub fn key(self) -> &'static str {
+        match self {
+            Stage::ProblemScoping => "problem_scoping",
+            Stage::LiteratureGrounding => "literature_grounding",
+            Stage::HypothesisDebate => "hypothesis_debate",
+            Stage::VerificationPlanning => "verification_planning",
+            Stage::ExperimentDesign => "experiment_design",
+            Stage::ImplementationPlanning => "implementation_planning",
+            Stage::CodingValidation => "coding_validation",
+            Stage::EvidenceCheck => "evidence_check",
+            Stage::ManuscriptDrafting => "manuscript_drafting",
+            Stage::FactReview => "fact_review",
+            Stage::ManuscriptRefinement => "manuscript_refinement",
+        }
+    }
+
     /// YouRA's label, as `workflow.current_phase` writes it.
     pub fn label(self) -> &'static str {
         match self {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+pub mod engine_cmd;
 mod memory_cmd;
 mod status;
 mod steer_cmd;
@@ -66,6 +67,44 @@ pub enum Command {
         /// Capture the mouse (off by default, so the terminal still selects text).
         #[arg(long)]
         mouse: bool,
+        /// Also run the engine on this run (on its own thread) while the UI shows it.
+        #[arg(long)]
+        run: bool,
+    },
+    /// Create a new run folder: its youra.toml and a fresh verification_state.yaml.
+    Init {
+        /// The folder to create (must not hold a run yet).
+        dir: PathBuf,
+        /// The research topic, in a sentence or two.
+        #[arg(long)]
+        topic: String,
+        /// interactive (escalations wait for you) or unattended.
+        #[arg(long, default_value = "interactive")]
+        mode: String,
+        /// A name for the run (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Run the engine on a run folder, headless: until the lifecycle completes or stops.
+    /// Exit 0 when complete, 1 when it stopped (MUST_STOP), 3 when paused with --until-pause.
+    Run {
+        dir: PathBuf,
+        /// Start in the background, detached from this terminal (log: <run>/youra.log).
+        #[arg(long)]
+        detach: bool,
+        /// Return when the run pauses instead of waiting for `resume`.
+        #[arg(long)]
+        until_pause: bool,
+    },
+    /// The offline demo: a fresh run from a recorded transcript (replayed model replies),
+    /// shown in the TUI, or headless.
+    Demo {
+        /// Where to create the demo run (default: a new folder in the temp dir).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Run without the TUI, printing events; exit 0 when the run completes.
+        #[arg(long)]
+        headless: bool,
     },
 }
 
@@ -82,17 +121,34 @@ pub fn run() -> color_eyre::Result<i32> {
             keymap,
             theme,
             mouse,
+            run,
         } => {
-            crate::tui::run(
-                &dir,
-                &crate::tui::Options {
-                    keymap,
-                    theme,
-                    mouse,
-                },
-            )?;
+            let opts = crate::tui::Options {
+                keymap,
+                theme,
+                mouse,
+            };
+            if run {
+                return engine_cmd::tui_with_engine(&dir, &opts);
+            }
+            crate::tui::run(&dir, &opts)?;
             Ok(0)
         }
+        Command::Init {
+            dir,
+            topic,
+            mode,
+            name,
+        } => engine_cmd::init_cmd(&dir, &topic, &mode, name),
+        Command::Run {
+            dir,
+            detach,
+            until_pause,
+        } => {
+            engine_cmd::ignore_hangup();
+            engine_cmd::run_cmd(&dir, detach, until_pause)
+        }
+        Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir, headless),
     }
 }
 

@@ -5,9 +5,17 @@
 //! so a blocking call keeps its control flow plain (see docs/ARCHITECTURE.md, "Engine").
 
 mod error;
+pub mod ledger;
+pub mod recorder;
+pub mod replay;
+pub mod role_config;
+pub mod roles;
+pub mod transcript;
 mod types;
 
 pub use error::LlmError;
+pub use role_config::{ProviderKind, RoleConfig};
+pub use roles::{LlmSettings, Roles};
 pub use types::{
     CallKey, ChatRequest, ChatResponse, Message, MessageRole, ToolCall, ToolSpec, Usage,
 };
@@ -22,4 +30,15 @@ pub trait Provider: Send + Sync {
     /// One exchange. `key` says who asks (role, stage, hypothesis, attempt); providers that
     /// record or replay use it, HTTP clients ignore it.
     fn complete(&self, key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
+}
+
+/// The HTTP provider for a role. Until the HTTP clients land this refuses clearly.
+fn http_provider(
+    kind: ProviderKind,
+    role: &str,
+    _cfg: &RoleConfig,
+) -> Result<std::sync::Arc<dyn Provider>, LlmError> {
+    Err(LlmError::Config(format!(
+        "role `{role}`: provider {kind:?} is not available in this build"
+    )))
 }

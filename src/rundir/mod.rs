@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod artifacts;
 pub mod discover;
+pub mod events;
 mod markdown;
 pub mod memory;
 

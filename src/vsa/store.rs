@@ -242,12 +242,16 @@ impl Store {
         applied.editor_changes = editor.as_ref().map_or(0, |(n, _)| *n);
         applied.revision = snap.vsa.revision + 1;
         let splices_for = |forced: &[Violation]| -> Result<Vec<Splice>, StoreError> {
-            let mut splices = planned.splices.clone();
+            // History first: when the change adds a key at the end of the file, the same
+            // offset as the appended history item, the item must close the list before
+            // the new key opens (ties apply in the order given).
+            let mut splices = Vec::new();
             if let Some((_, entry)) = &editor {
                 splices.extend(plan_history_append(&snap.doc, entry.clone()).map_err(edit_err)?);
             }
             let entry = change_entry(m, &planned, applied.revision, forced);
             splices.extend(plan_history_append(&snap.doc, entry).map_err(edit_err)?);
+            splices.extend(planned.splices.iter().cloned());
             splices.extend(plan_revision(&snap.doc, applied.revision).map_err(edit_err)?);
             Ok(splices)
         };

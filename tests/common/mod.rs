@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod script;
+
 use std::path::PathBuf;
 
 /// The third-party corpus, read in place (never copied into this repository).

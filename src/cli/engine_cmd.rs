@@ -1,0 +1,216 @@
+//! `youra init`, `youra run`, `youra demo`, and the engine thread behind `youra tui --run`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use color_eyre::eyre::{WrapErr, eyre};
+
+use crate::engine::init::{InitOptions, init};
+use crate::engine::{Engine, Options, RunEnd};
+use crate::rundir::events::Event;
+
+/// The replay bundle of the offline demo, compiled in so an installed `youra` has it.
+pub const DEMO_BUNDLE: &str = include_str!("../../assets/demo/replay.jsonl");
+pub const DEMO_TOPIC: &str = include_str!("../../assets/demo/topic.txt");
+
+pub fn init_cmd(
+    dir: &Path,
+    topic: &str,
+    mode: &str,
+    name: Option<String>,
+) -> color_eyre::Result<i32> {
+    let opts = InitOptions {
+        topic: topic.to_string(),
+        name,
+        mode: mode.to_string(),
+        llm_toml: DEFAULT_LLM_TOML.into(),
+    };
+    init(dir, &opts).wrap_err("youra init")?;
+    println!(
+        "initialised {} ({} mode); edit {}/youra.toml to choose models, then `youra run {}`",
+        dir.display(),
+        mode.to_ascii_uppercase(),
+        dir.display(),
+        dir.display()
+    );
+    Ok(0)
+}
+
+const DEFAULT_LLM_TOML: &str = "# Models per role. Any OpenAI-compatible endpoint works (OpenAI, OpenRouter, vLLM,\n\
+# Ollama at http://localhost:11434/v1, llama.cpp's server); keys come only from the environment.\n\
+[llm.default]\nprovider = \"openai\"\nbase_url = \"https://api.openai.com/v1\"\nmodel = \"gpt-4o-mini\"\napi_key_env = \"OPENAI_API_KEY\"\n\n\
+# [llm.roles.controller]\n# model = \"gpt-4o\"\n";
+
+/// Run the engine in the foreground until the run completes, stops or (optionally) pauses,
+/// printing its events. Exit 0 on completion, 1 when it stopped, 3 when it paused.
+pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool) -> color_eyre::Result<i32> {
+    if detach {
+        return detach_run(dir);
+    }
+    let options = Options {
+        exit_when_paused: until_pause,
+        ..Options::default()
+    };
+    let mut engine = Engine::open(dir, options)
+        .wrap_err_with(|| format!("cannot start the engine on {}", dir.display()))?;
+    let (tx, rx) = std::sync::mpsc::channel::<Event>();
+    engine.events().listen(tx);
+    let printer = std::thread::spawn(move || {
+        for e in rx {
+            println!("{}", describe(&e));
+        }
+    });
+    let end = engine.run().wrap_err("the engine failed")?;
+    drop(engine);
+    let _ = printer.join();
+    Ok(report(&end))
+}
+
+fn report(end: &RunEnd) -> i32 {
+    match end {
+        RunEnd::Completed => {
+            println!("run complete");
+            0
+        }
+        RunEnd::Stopped(reason) => {
+            println!("MUST_STOP: {reason}");
+            1
+        }
+        RunEnd::Paused => {
+            println!("paused: resume with `youra steer <dir> resume`");
+            3
+        }
+        RunEnd::Cancelled => 0,
+    }
+}
+
+fn describe(e: &Event) -> String {
+    let mut parts = vec![
+        e.time.get(11..19).unwrap_or(&e.time).to_string(),
+        e.kind.clone(),
+    ];
+    parts.extend(
+        [&e.stage, &e.hypothesis, &e.action, &e.result, &e.message]
+            .into_iter()
+            .flatten()
+            .cloned(),
+    );
+    parts.join("  ")
+}
+
+/// Start `youra run <dir>` in its own session, logging to `<run>/youra.log`, so it outlives
+/// the SSH session that started it.
+fn detach_run(dir: &Path) -> color_eyre::Result<i32> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().wrap_err("cannot find the youra executable")?;
+    let log_path = dir.join("youra.log");
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .wrap_err_with(|| format!("cannot open {}", log_path.display()))?;
+    let err = log
+        .try_clone()
+        .wrap_err("cannot duplicate the log handle")?;
+    let child = std::process::Command::new(exe)
+        .arg("run")
+        .arg(dir)
+        .env("YOURA_DETACHED", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(log)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .wrap_err("cannot start the detached engine")?;
+    println!(
+        "engine started in the background (pid {}); log: {}",
+        child.id(),
+        log_path.display()
+    );
+    Ok(0)
+}
+
+/// A detached engine ignores the hang-up of the terminal that started it.
+pub fn ignore_hangup() {
+    if std::env::var_os("YOURA_DETACHED").is_some() {
+        let _ = signal_hook::flag::register(
+            signal_hook::consts::SIGHUP,
+            Arc::new(AtomicBool::new(false)),
+        );
+    }
+}
+
+/// Start the engine on its own thread for `youra tui --run`; the returned flag stops it.
+pub fn engine_thread(
+    dir: &Path,
+) -> color_eyre::Result<(Arc<AtomicBool>, std::thread::JoinHandle<String>)> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let options = Options {
+        exit_when_paused: false,
+        cancel: cancel.clone(),
+    };
+    let mut engine = Engine::open(dir, options)
+        .wrap_err_with(|| format!("cannot start the engine on {}", dir.display()))?;
+    let handle = std::thread::spawn(move || match engine.run() {
+        Ok(end) => format!("{end:?}"),
+        Err(e) => format!("engine error: {e}"),
+    });
+    Ok((cancel, handle))
+}
+
+pub fn stop_engine(cancel: &AtomicBool) {
+    cancel.store(true, Ordering::Relaxed);
+}
+
+/// Make a fresh demo run: the bundled replay transcript, UNATTENDED, under `dir` or a new
+/// folder in the temp dir.
+pub fn demo_dir(dir: Option<PathBuf>) -> color_eyre::Result<PathBuf> {
+    let dir = dir.unwrap_or_else(|| {
+        let t = chrono::Utc::now().format("%Y%m%dT%H%M%S");
+        std::env::temp_dir().join(format!("youra-demo-{t}"))
+    });
+    if dir.join("verification_state.yaml").exists() {
+        return Err(eyre!(
+            "{} already holds a run; give --dir a new folder",
+            dir.display()
+        ));
+    }
+    let llm = "# The offline demo: every model reply is served from a recorded bundle (replay provider).\n\
+        [llm.default]\nprovider = \"replay\"\nreplay = \"replay/demo.jsonl\"\n\n[engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\n";
+    let opts = InitOptions {
+        topic: DEMO_TOPIC.trim().to_string(),
+        name: Some("penguins-demo".into()),
+        mode: "UNATTENDED".into(),
+        llm_toml: llm.into(),
+    };
+    init(&dir, &opts).wrap_err("cannot create the demo run")?;
+    std::fs::create_dir_all(dir.join("replay")).wrap_err("cannot create replay/")?;
+    std::fs::write(dir.join("replay/demo.jsonl"), DEMO_BUNDLE)
+        .wrap_err("cannot write the demo bundle")?;
+    Ok(dir)
+}
+
+pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32> {
+    let dir = demo_dir(dir)?;
+    println!(
+        "demo run: {} (offline: replayed model replies)",
+        dir.display()
+    );
+    if headless {
+        return run_cmd(&dir, false, false);
+    }
+    tui_with_engine(&dir, &crate::tui::Options::default())
+}
+
+pub fn tui_with_engine(dir: &Path, opts: &crate::tui::Options) -> color_eyre::Result<i32> {
+    let (cancel, handle) = engine_thread(dir)?;
+    let ui = crate::tui::run(dir, opts);
+    stop_engine(&cancel);
+    let end = handle
+        .join()
+        .unwrap_or_else(|_| "engine thread panicked".into());
+    ui?;
+    eprintln!("engine: {end}");
+    Ok(0)
+}

@@ -1,0 +1,272 @@
+//! A run's configuration, layered: compiled defaults, then the user config
+//! (`<config dir>/youra/youra.toml`), then the run's `youra.toml`, then `YOURA_*`
+//! variables (command-line flags are applied by the caller last). Tables merge key by key,
+//! so a run that sets only `[llm.roles.controller] model` keeps everything else.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::{Table, Value};
+
+use crate::llm::{LlmSettings, RoleConfig};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RunConfig {
+    pub run: RunSection,
+    pub llm: LlmSection,
+    pub engine: EngineSettings,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RunSection {
+    pub name: Option<String>,
+    pub topic: Option<String>,
+    pub execution_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LlmSection {
+    pub default: RoleConfig,
+    pub roles: std::collections::BTreeMap<String, RoleConfig>,
+    pub prices: crate::llm::ledger::PriceTable,
+}
+
+impl LlmSection {
+    pub fn settings(&self) -> LlmSettings {
+        LlmSettings {
+            default: self.default.clone(),
+            roles: self.roles.clone(),
+            prices: self.prices.clone(),
+        }
+    }
+}
+
+/// The engine's bounds. Every loop the engine runs has one of these as its limit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineSettings {
+    /// Resume prompts the controller may issue for one stage before MUST_STOP.
+    pub max_resumes: u32,
+    pub debate_min_exchanges: u32,
+    pub debate_max_exchanges: u32,
+    pub review_max_rounds: u32,
+    /// Repair attempts for one experiment before it counts as failed.
+    pub repair_attempts: u32,
+    /// How often a failing controller call is retried (after the client's own retries).
+    pub controller_retries: u32,
+    pub controller_retry_wait_s: f64,
+    /// Query Semantic Scholar / arXiv in Literature Grounding when the network allows.
+    pub literature_search: bool,
+    /// Seconds between looks at the VSA while paused or awaiting approval.
+    pub wait_poll_s: f64,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            max_resumes: 2,
+            debate_min_exchanges: 6,
+            debate_max_exchanges: 12,
+            review_max_rounds: 3,
+            repair_attempts: 3,
+            controller_retries: 2,
+            controller_retry_wait_s: 2.0,
+            literature_search: true,
+            wait_poll_s: 0.25,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    #[error("configuration ({origin}): {message}")]
+    Invalid { origin: String, message: String },
+}
+
+/// The user's config folder (`YOURA_CONFIG_DIR` overrides it, which tests use to isolate).
+pub fn user_config_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("YOURA_CONFIG_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    directories::ProjectDirs::from("", "", "youra").map(|d| d.config_dir().to_path_buf())
+}
+
+/// Load the run's configuration from every layer.
+pub fn load(run: &Path) -> Result<RunConfig, ConfigError> {
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("YOURA_"))
+        .collect();
+    load_with(run, user_config_dir().as_deref(), &env)
+}
+
+pub fn load_with(
+    run: &Path,
+    user_dir: Option<&Path>,
+    env: &[(String, String)],
+) -> Result<RunConfig, ConfigError> {
+    let mut merged = Table::new();
+    if let Some(dir) = user_dir {
+        merge(&mut merged, read_table(&dir.join("youra.toml"))?);
+    }
+    merge(&mut merged, read_table(&run.join("youra.toml"))?);
+    merge(&mut merged, env_table(env));
+    Value::Table(merged)
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::Invalid {
+            origin: "merged layers".into(),
+            message: e.to_string(),
+        })
+}
+
+fn read_table(path: &Path) -> Result<Table, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Table::new()),
+        Err(source) => {
+            return Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let table: Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: located(&text, &e),
+    })?;
+    // Validate this layer alone, so an error names the file, line and column it is in.
+    toml::from_str::<RunConfig>(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: located(&text, &e),
+    })?;
+    Ok(table)
+}
+
+fn located(text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+            let src = text.lines().nth(line - 1).unwrap_or("").trim();
+            format!("line {line}, column {col} (`{src}`): {}", e.message())
+        }
+        None => e.message().to_string(),
+    }
+}
+
+fn merge(into: &mut Table, from: Table) {
+    for (k, v) in from {
+        match (into.get_mut(&k), v) {
+            (Some(Value::Table(a)), Value::Table(b)) => merge(a, b),
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
+    }
+}
+
+/// `YOURA_PROVIDER`, `YOURA_MODEL`, `YOURA_BASE_URL`, `YOURA_API_KEY_ENV`, `YOURA_REPLAY`
+/// set the default role; `YOURA_<ROLE>_<FIELD>` (`YOURA_CONTROLLER_MODEL`) one role;
+/// `YOURA_MODE` the execution mode.
+fn env_table(env: &[(String, String)]) -> Table {
+    let mut t = Table::new();
+    let fields = ["PROVIDER", "MODEL", "BASE_URL", "API_KEY_ENV", "REPLAY"];
+    for (k, v) in env {
+        let Some(rest) = k.strip_prefix("YOURA_") else {
+            continue;
+        };
+        if rest == "MODE" {
+            set(&mut t, &["run", "execution_mode"], v);
+            continue;
+        }
+        for f in fields {
+            let key = f.to_ascii_lowercase();
+            if rest == f {
+                set(&mut t, &["llm", "default", &key], v);
+            } else if let Some(role) = rest.strip_suffix(&format!("_{f}")) {
+                let role = role.to_ascii_lowercase();
+                if crate::llm::roles::ROLES.contains(&role.as_str()) {
+                    set(&mut t, &["llm", "roles", &role, &key], v);
+                }
+            }
+        }
+    }
+    t
+}
+
+fn set(t: &mut Table, path: &[&str], v: &str) {
+    let (last, parents) = path.split_last().expect("path is never empty");
+    let mut cur = t;
+    for p in parents {
+        cur = match cur
+            .entry(p.to_string())
+            .or_insert_with(|| Value::Table(Table::new()))
+        {
+            Value::Table(x) => x,
+            other => {
+                *other = Value::Table(Table::new());
+                match other {
+                    Value::Table(x) => x,
+                    _ => return,
+                }
+            }
+        };
+    }
+    cur.insert(last.to_string(), Value::String(v.to_string()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ProviderKind;
+
+    #[test]
+    fn layers_merge_key_by_key_and_env_wins() {
+        let user = tempfile::tempdir().unwrap();
+        let run = tempfile::tempdir().unwrap();
+        std::fs::write(user.path().join("youra.toml"), "[llm.default]\nprovider = \"openai\"\nmodel = \"user-model\"\nbase_url = \"http://u\"\n").unwrap();
+        std::fs::write(
+            run.path().join("youra.toml"),
+            "[llm.default]\nmodel = \"run-model\"\n[engine]\nmax_resumes = 5\n",
+        )
+        .unwrap();
+        let env = vec![
+            ("YOURA_CONTROLLER_MODEL".to_string(), "ctl".to_string()),
+            ("YOURA_MODE".to_string(), "UNATTENDED".to_string()),
+        ];
+        let c = load_with(run.path(), Some(user.path()), &env).unwrap();
+        assert_eq!(c.llm.default.provider, Some(ProviderKind::Openai));
+        assert_eq!(c.llm.default.model.as_deref(), Some("run-model"));
+        assert_eq!(c.llm.default.base_url.as_deref(), Some("http://u"));
+        assert_eq!(c.llm.roles["controller"].model.as_deref(), Some("ctl"));
+        assert_eq!(c.run.execution_mode.as_deref(), Some("UNATTENDED"));
+        assert_eq!(c.engine.max_resumes, 5);
+        assert_eq!(c.engine.debate_max_exchanges, 12);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let run = tempfile::tempdir().unwrap();
+        std::fs::write(
+            run.path().join("youra.toml"),
+            "[engine]\nmax_resumes = \"two\"\n",
+        )
+        .unwrap();
+        let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
+        assert!(e.contains("youra.toml"), "{e}");
+        assert!(e.contains("max_resumes"), "{e}");
+        std::fs::write(run.path().join("youra.toml"), "[engine\n").unwrap();
+        let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
+        assert!(e.contains("line 1, column"), "{e}");
+    }
+}

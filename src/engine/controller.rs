@@ -1,0 +1,137 @@
+//! The Independent Controller (YouRA §3.3): its own role, its own context. It sees the
+//! compact VSA summary and a pointer to (and excerpt of) the latest artifact, never the
+//! execution transcript, and answers PHASE_COMPLETE, RESUME with a prompt, or MUST_STOP.
+
+use std::time::Duration;
+
+use super::ctx::{StageCtx, Vars};
+use super::error::StageError;
+use super::reply::{json_object, str_field};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    PhaseComplete { reason: String },
+    Resume { prompt: String },
+    MustStop { reason: String },
+}
+
+/// Read the controller's reply. An unknown decision or a RESUME without a prompt is an
+/// error: the engine must not guess what the controller meant.
+pub fn parse_decision(text: &str) -> Result<Decision, String> {
+    let v = json_object(text)?;
+    let reason = str_field(&v, "reason").unwrap_or("").to_string();
+    let raw = str_field(&v, "decision").ok_or("the reply has no \"decision\"")?;
+    match raw.to_ascii_uppercase().replace([' ', '-'], "_").as_str() {
+        "PHASE_COMPLETE" | "COMPLETE" => Ok(Decision::PhaseComplete { reason }),
+        "MUST_STOP" | "STOP" => Ok(Decision::MustStop {
+            reason: if reason.is_empty() {
+                "the controller gave no reason".into()
+            } else {
+                reason
+            },
+        }),
+        "RESUME" => {
+            let prompt = str_field(&v, "resume_prompt")
+                .or(str_field(&v, "reason"))
+                .ok_or("RESUME without a \"resume_prompt\"")?;
+            Ok(Decision::Resume {
+                prompt: prompt.to_string(),
+            })
+        }
+        other => Err(format!(
+            "unknown decision \"{other}\" (expected PHASE_COMPLETE, RESUME or MUST_STOP)"
+        )),
+    }
+}
+
+/// Ask the controller about the stage's latest artifact. A call that fails (after the
+/// client's own retries) is retried `controller_retries` times with a wait; then the
+/// run stops with the error. An unreadable decision is asked once more, then stops.
+pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
+    let summary = match ctx.vsa() {
+        Ok(s) => super::summary::summary(&s.vsa),
+        Err(e) => {
+            return Decision::MustStop {
+                reason: format!("the VSA cannot be read for the controller: {e}"),
+            };
+        }
+    };
+    let excerpt = ctx
+        .read(artifact)
+        .map(|t| t.chars().take(3000).collect::<String>())
+        .unwrap_or_else(|| "(no file)".into());
+    let vars: Vars = [
+        ("stage", ctx.stage.name().to_string()),
+        ("label", ctx.stage.label().to_string()),
+        ("attempt", ctx.attempt.to_string()),
+        ("max_attempts", (ctx.settings.max_resumes + 1).to_string()),
+        ("summary", summary),
+        ("artifact", artifact.to_string()),
+        ("check", check.to_string()),
+        ("excerpt", excerpt),
+    ]
+    .into_iter()
+    .collect();
+    let mut failures = Vec::new();
+    for round in 0..=ctx.settings.controller_retries {
+        if round > 0 {
+            std::thread::sleep(Duration::from_secs_f64(
+                ctx.settings.controller_retry_wait_s.max(0.0),
+            ));
+        }
+        match ctx.ask_json("controller", "system/controller", "controller", &vars) {
+            Ok(v) => match parse_decision(&v.to_string()) {
+                Ok(d) => return d,
+                Err(e) => failures.push(format!("unreadable decision: {e}")),
+            },
+            Err(StageError::Template(e)) => {
+                return Decision::MustStop {
+                    reason: e.to_string(),
+                };
+            }
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    Decision::MustStop {
+        reason: format!(
+            "the Independent Controller could not decide {} ({}): {}",
+            ctx.stage.name(),
+            ctx.stage.label(),
+            failures.join("; ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_parse_and_unknown_ones_refuse() {
+        assert_eq!(
+            parse_decision(r#"{"decision":"PHASE_COMPLETE","reason":"ok"}"#),
+            Ok(Decision::PhaseComplete {
+                reason: "ok".into()
+            })
+        );
+        assert_eq!(
+            parse_decision(r#"{"decision":"resume","resume_prompt":"add gaps"}"#),
+            Ok(Decision::Resume {
+                prompt: "add gaps".into()
+            })
+        );
+        assert_eq!(
+            parse_decision(r#"{"decision":"MUST_STOP","reason":"no data"}"#),
+            Ok(Decision::MustStop {
+                reason: "no data".into()
+            })
+        );
+        assert!(
+            parse_decision(r#"{"decision":"MAYBE"}"#)
+                .unwrap_err()
+                .contains("unknown decision")
+        );
+        assert!(parse_decision(r#"{"decision":"RESUME"}"#).is_err());
+        assert!(parse_decision(r#"{"reason":"x"}"#).is_err());
+    }
+}

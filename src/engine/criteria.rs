@@ -1,0 +1,133 @@
+//! Gate criteria as the experiment brief states them: a fenced ```yaml block under
+//! "## Gate Criteria" with `criteria:` as a list of {metric, op, value}. Machine-readable,
+//! so the gate is judged by rule on measured metrics, never by a model's account.
+
+use crate::yaml::{Node, parse};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Ge,
+    Gt,
+    Le,
+    Lt,
+    Eq,
+}
+
+impl Op {
+    pub fn parse(s: &str) -> Option<Op> {
+        Some(match s.trim() {
+            ">=" | "≥" | "ge" => Op::Ge,
+            ">" | "gt" => Op::Gt,
+            "<=" | "≤" | "le" => Op::Le,
+            "<" | "lt" => Op::Lt,
+            "==" | "=" | "eq" => Op::Eq,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Ge => ">=",
+            Op::Gt => ">",
+            Op::Le => "<=",
+            Op::Lt => "<",
+            Op::Eq => "==",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Criterion {
+    pub metric: String,
+    pub op: Op,
+    pub value: f64,
+}
+
+impl std::fmt::Display for Criterion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", self.metric, self.op.as_str(), self.value)
+    }
+}
+
+/// The criteria of a brief, or what is wrong with them (with the block's line).
+pub fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
+    let section = super::check::section_body(markdown, "Gate Criteria")
+        .ok_or("no \"## Gate Criteria\" section")?;
+    let start = section
+        .find("```yaml")
+        .or_else(|| section.find("```yml"))
+        .ok_or("the Gate Criteria section has no ```yaml block")?;
+    let body = &section[start..];
+    let body = &body[body.find('\n').ok_or("empty yaml block")? + 1..];
+    let end = body.find("```").ok_or("the ```yaml block is not closed")?;
+    let doc = parse(body[..end].as_bytes()).map_err(|e| {
+        format!(
+            "the criteria block is not YAML (block line {}, column {}: {})",
+            e.line, e.col, e.message
+        )
+    })?;
+    let list = doc
+        .root
+        .as_ref()
+        .and_then(|r| r.get("criteria"))
+        .and_then(Node::as_seq)
+        .ok_or("the block has no `criteria:` list")?;
+    let mut out = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let metric = item
+            .get("metric")
+            .and_then(Node::as_str)
+            .filter(|m| !m.trim().is_empty());
+        let op = item.get("op").and_then(Node::as_str).and_then(Op::parse);
+        let value = item
+            .get("value")
+            .and_then(Node::as_scalar)
+            .and_then(|s| s.as_f64());
+        match (metric, op, value) {
+            (Some(m), Some(op), Some(value)) => out.push(Criterion {
+                metric: m.trim().to_string(),
+                op,
+                value,
+            }),
+            _ => {
+                return Err(format!(
+                    "criterion {} needs metric, op (>=, >, <=, <, ==) and a numeric value",
+                    i + 1
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err("the criteria list is empty".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_block_and_refuses_bad_items() {
+        let md = "## Gate Criteria\nAccuracy must beat chance.\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n  - {metric: gap, op: \"<\", value: 5}\n```\n## Procedure\n";
+        let c = from_brief(md).unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            c[0],
+            Criterion {
+                metric: "accuracy".into(),
+                op: Op::Ge,
+                value: 0.9
+            }
+        );
+        assert_eq!(c[1].to_string(), "gap < 5");
+        let bad = md.replace("0.9", "high");
+        assert!(from_brief(&bad).unwrap_err().contains("criterion 1"));
+        assert!(
+            from_brief("## Gate Criteria\nnone\n")
+                .unwrap_err()
+                .contains("```yaml")
+        );
+        assert!(from_brief("# x").unwrap_err().contains("Gate Criteria"));
+    }
+}

@@ -1,0 +1,74 @@
+//! Why a stage or the engine could not go on, by kind: the engine decides per kind whether
+//! to resume the stage (bad output), stop the run (a provider that will not answer), or
+//! wait (a VSA that does not parse).
+
+use std::path::Path;
+
+use crate::llm::LlmError;
+use crate::vsa::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// The model's output was unusable; worth a resume prompt that says why.
+    #[error("unusable output: {0}")]
+    Output(String),
+    #[error("the reply to {key} was cut off at the token limit")]
+    Truncated { key: String },
+    #[error("LLM call {key} failed: {source}")]
+    Llm { key: String, source: LlmError },
+    #[error(transparent)]
+    Template(#[from] super::prompts::TemplateError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot {action} {path}: {detail}")]
+    Io {
+        action: &'static str,
+        path: String,
+        detail: String,
+    },
+    /// A part of the lifecycle this build does not run yet; stops with the reason.
+    #[error("{0}")]
+    NotAvailable(String),
+}
+
+impl StageError {
+    pub fn io(action: &'static str, path: &Path, e: std::io::Error) -> StageError {
+        StageError::Io {
+            action,
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        }
+    }
+
+    /// Whether a resume prompt can fix it (the model's fault, not the world's).
+    pub fn resumable(&self) -> bool {
+        match self {
+            StageError::Output(_) | StageError::Truncated { .. } => true,
+            StageError::Store(StoreError::Invariant { .. }) => true,
+            _ => false,
+        }
+    }
+}
+
+impl From<LlmError> for StageError {
+    fn from(source: LlmError) -> Self {
+        StageError::Llm {
+            key: "(role lookup)".into(),
+            source,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("another engine runs this run: {0}")]
+    Locked(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("{0}")]
+    Io(String),
+}

@@ -1,0 +1,247 @@
+//! Steering intake: the researcher's directives in `workflow.steering`, applied at stage
+//! boundaries and while the engine waits. Each is marked `applied` or `rejected` with a
+//! note, in the same write as its effect where it has one, decided under the store's lock
+//! so a concurrent edit is never overwritten.
+
+use crate::stage::Stage;
+use crate::steer::Verb;
+use crate::steer::{Directive, DirectiveState, directives};
+use crate::vsa::enums::WorkflowStatus;
+use crate::vsa::mutation::{Change, Mutation};
+use crate::vsa::store::Snapshot;
+use crate::yaml::{NewNode, Style, format_scalar};
+
+use super::progress::{AFTER_LOOP, BEFORE_LOOP, loop_field};
+use super::yamlout::{now, text};
+
+/// What applying a directive asks of the store: its effect, then the directive's mark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub effects: Vec<(String, NewNode)>,
+    pub applied: bool,
+    pub note: String,
+    /// Set `workflow.step_once` (run one stage, then pause).
+    pub step: bool,
+}
+
+fn scalar(s: &str) -> NewNode {
+    NewNode::Scalar(s.to_string())
+}
+
+fn status(s: &str) -> (String, NewNode) {
+    ("workflow.status".into(), scalar(s))
+}
+
+fn phase(stage: Stage, s: &str) -> (String, NewNode) {
+    (
+        format!("phases.{}", stage.key()),
+        NewNode::Map(vec![("status".into(), scalar(s)), ("at".into(), now())]),
+    )
+}
+
+fn reject(note: &str) -> Plan {
+    Plan {
+        effects: Vec::new(),
+        applied: false,
+        note: note.into(),
+        step: false,
+    }
+}
+
+fn apply(note: String, effects: Vec<(String, NewNode)>) -> Plan {
+    Plan {
+        effects,
+        applied: true,
+        note,
+        step: false,
+    }
+}
+
+/// Decide one directive from the VSA as it stands. Pure.
+pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
+    let wf = &snap.vsa.workflow;
+    let paused = wf.status == Some(WorkflowStatus::Paused);
+    let Some(verb) = d.verb() else {
+        return reject(&format!(
+            "unknown verb {:?}",
+            d.verb.as_deref().unwrap_or("")
+        ));
+    };
+    match verb {
+        Verb::Pause if paused => reject("the run is already paused"),
+        Verb::Pause => apply(
+            "paused at the next stage boundary".into(),
+            vec![status("PAUSED")],
+        ),
+        Verb::Resume if !paused => reject("the run is not paused"),
+        Verb::Resume => apply("resumed".into(), vec![status("ACTIVE")]),
+        Verb::Step => Plan {
+            step: true,
+            ..apply(
+                "running one stage, then pausing".into(),
+                vec![status("ACTIVE")],
+            )
+        },
+        Verb::Retry => retry(d, snap),
+        Verb::Redesign => restart_from(
+            Stage::HypothesisDebate,
+            "redesign: back to the Hypothesis Debate",
+        ),
+        Verb::Reset => restart_from(Stage::ProblemScoping, "reset: back to Problem Scoping"),
+        Verb::Skip => skip(d, snap),
+        Verb::Pin | Verb::Veto | Verb::Force => reject(
+            "this run's hypothesis loop does not search a plan tree, so plan-node directives have nothing to act on",
+        ),
+        Verb::Approve | Verb::Reject | Verb::Override | Verb::Breakpoint => {
+            reject("not a directive: decisions and breakpoints have their own fields")
+        }
+    }
+}
+
+fn restart_from(stage: Stage, note: &str) -> Plan {
+    let all: Vec<Stage> = BEFORE_LOOP
+        .iter()
+        .chain(AFTER_LOOP.iter())
+        .copied()
+        .filter(|s| *s >= stage)
+        .collect();
+    let mut effects: Vec<_> = all.into_iter().map(|s| phase(s, "NOT_STARTED")).collect();
+    effects.push(status("ACTIVE"));
+    apply(note.into(), effects)
+}
+
+fn retry(d: &Directive, snap: &Snapshot) -> Plan {
+    let Some(h) = d
+        .target
+        .as_deref()
+        .filter(|t| snap.vsa.hypothesis(t).is_some())
+    else {
+        return reject("retry needs a sub-hypothesis of this run as its target");
+    };
+    let reset = NewNode::Map(vec![("status".into(), scalar("NOT_STARTED"))]);
+    apply(
+        format!("{h} goes back to Coding & Validation"),
+        vec![
+            (
+                format!("sub_hypotheses.{h}.{}", loop_field(Stage::CodingValidation)),
+                reset,
+            ),
+            (format!("sub_hypotheses.{h}.status"), scalar("READY")),
+            status("ACTIVE"),
+        ],
+    )
+}
+
+fn skip(d: &Directive, snap: &Snapshot) -> Plan {
+    let target = d.target.as_deref().unwrap_or("");
+    if snap.vsa.hypothesis(target).is_some() {
+        return apply(
+            format!("{target} skipped"),
+            vec![(format!("sub_hypotheses.{target}.status"), scalar("SKIPPED"))],
+        );
+    }
+    match Stage::parse(target) {
+        Some(s) if BEFORE_LOOP.contains(&s) || AFTER_LOOP.contains(&s) => {
+            apply(format!("{} skipped", s.name()), vec![phase(s, "SKIPPED")])
+        }
+        Some(s) => reject(&format!(
+            "{} runs per sub-hypothesis: skip the sub-hypothesis instead",
+            s.name()
+        )),
+        None => reject(&format!(
+            "{target:?} is neither a sub-hypothesis nor a stage"
+        )),
+    }
+}
+
+/// The pending directives, with their index in the list.
+pub fn pending(snap: &Snapshot) -> Vec<(usize, Directive)> {
+    directives(&snap.doc)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, d)| d.state == DirectiveState::Pending)
+        .collect()
+}
+
+/// The directive item rewritten with its state and note.
+pub fn marked(d: &Directive, applied: bool, note: &str) -> NewNode {
+    let s = |v: &str| NewNode::Scalar(format_scalar(v, Style::Plain));
+    let o = |v: &Option<String>| v.as_deref().map_or(NewNode::Scalar("null".into()), s);
+    let mut m = vec![
+        ("id".to_string(), o(&d.id)),
+        ("verb".into(), o(&d.verb)),
+        ("target".into(), o(&d.target)),
+        ("reason".into(), o(&d.reason)),
+        ("actor".into(), o(&d.actor)),
+    ];
+    if let Some(at) = &d.at {
+        m.push((
+            "at".into(),
+            NewNode::Scalar(format_scalar(at, Style::SingleQuoted)),
+        ));
+    }
+    m.push((
+        "state".into(),
+        s(if applied { "applied" } else { "rejected" }),
+    ));
+    m.push(("note".into(), text(note)));
+    m.push(("decided_at".into(), now()));
+    NewNode::Map(m)
+}
+
+/// The store mutations for one directive: its effects, then its mark (one history entry each).
+pub fn mutations(index: usize, d: &Directive, p: &Plan) -> Vec<Mutation> {
+    let reason = format!(
+        "directive {} ({}): {}",
+        d.id.as_deref().unwrap_or("?"),
+        d.verb.as_deref().unwrap_or("?"),
+        p.note
+    );
+    let mut out: Vec<Mutation> = p
+        .effects
+        .iter()
+        .map(|(path, value)| {
+            let change = match value {
+                NewNode::Scalar(v) => Change::Set {
+                    path: path.clone(),
+                    value: v.clone(),
+                },
+                v => Change::Put {
+                    path: path.clone(),
+                    value: v.clone(),
+                },
+            };
+            let mut m = Mutation::new(change, "steer_applied", "engine", &reason);
+            m.create = true;
+            m
+        })
+        .collect();
+    if p.step {
+        let mut m = Mutation::new(
+            Change::Set {
+                path: "workflow.step_once".into(),
+                value: "true".into(),
+            },
+            "steer_applied",
+            "engine",
+            &reason,
+        );
+        m.create = true;
+        out.push(m);
+    }
+    let mark = Change::Put {
+        path: format!("workflow.steering[{index}]"),
+        value: marked(d, p.applied, &p.note),
+    };
+    out.push(Mutation::new(
+        mark,
+        if p.applied {
+            "directive_applied"
+        } else {
+            "directive_rejected"
+        },
+        "engine",
+        &reason,
+    ));
+    out
+}

@@ -1,0 +1,157 @@
+//! The engine: moves a run through YouRA's lifecycle. It reads everything it decides from
+//! the run directory, writes the VSA only through the store, talks to models only through
+//! roles, and leaves a trail in `events.jsonl`, `youra.log`, `transcripts/` and `ledger.tsv`.
+//!
+//! `run.rs` is the loop, `progress.rs` where a run stands, `intake.rs` the researcher's
+//! directives, `controller.rs` the Independent Controller, `stages/` one module per stage.
+
+mod check;
+mod controller;
+pub mod criteria;
+mod ctx;
+mod error;
+pub mod init;
+mod intake;
+mod literature;
+mod lock;
+pub mod progress;
+pub mod prompts;
+mod reply;
+mod run;
+mod stages;
+mod summary;
+mod yamlout;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+pub use check::{Check, section_body, sections};
+pub use controller::{Decision, parse_decision};
+pub use error::{EngineError, StageError};
+pub use stages::{Produced, StageRunner};
+
+use crate::config::RunConfig;
+use crate::llm::Roles;
+use crate::rundir::events::{Event, EventLog};
+use crate::stage::Stage;
+use crate::vsa::store::Store;
+use lock::EngineLock;
+use prompts::Prompts;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunEnd {
+    Completed,
+    Stopped(String),
+    /// Paused or awaiting approval, with `exit_when_paused` set.
+    Paused,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Return instead of waiting when the run pauses (tests, `youra run --until-pause`).
+    pub exit_when_paused: bool,
+    /// Set from another thread (the TUI quitting) to stop at the next boundary.
+    pub cancel: Arc<AtomicBool>,
+}
+
+pub struct Engine {
+    run: PathBuf,
+    store: Store,
+    roles: Roles,
+    prompts: Prompts,
+    events: EventLog,
+    config: RunConfig,
+    topic: String,
+    options: Options,
+    lock: EngineLock,
+    /// The stage a resume released from its breakpoint (in memory: after a restart the
+    /// run is still paused on disk and waits for the next resume).
+    released: Option<Stage>,
+    at_breakpoint: Option<Stage>,
+    /// Wall time of each stage attempt (benchmarks).
+    pub timings: Vec<Duration>,
+}
+
+impl Engine {
+    /// Open the run with the providers its configuration names.
+    pub fn open(run: &Path, options: Options) -> Result<Engine, EngineError> {
+        let config = crate::config::load(run)?;
+        let roles = Roles::build(run, &config.llm.settings())?;
+        Engine::with_roles(run, config, roles, options)
+    }
+
+    /// Open the run with ready-made roles (tests, benchmarks).
+    pub fn with_roles(
+        run: &Path,
+        config: RunConfig,
+        roles: Roles,
+        options: Options,
+    ) -> Result<Engine, EngineError> {
+        let lock = EngineLock::acquire(run)?;
+        let store = Store::new(run.join("verification_state.yaml"));
+        let snap = store.load()?;
+        let topic = config
+            .run
+            .topic
+            .clone()
+            .or_else(|| {
+                snap.doc
+                    .root
+                    .as_ref()?
+                    .get("metadata")?
+                    .get("research_topic")?
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "(no topic: set [run] topic in youra.toml)".into());
+        Ok(Engine {
+            run: run.to_path_buf(),
+            store,
+            roles,
+            prompts: Prompts::new(run),
+            events: EventLog::new(run),
+            config,
+            topic,
+            options,
+            lock,
+            released: None,
+            at_breakpoint: None,
+            timings: Vec::new(),
+        })
+    }
+
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
+    fn emit(&self, e: Event) {
+        if let Err(err) = self.events.emit(e) {
+            self.log(&format!("cannot append to events.jsonl: {err}"));
+        }
+    }
+
+    fn lock_note(&self) -> String {
+        match &self.lock.stale {
+            Some(prev) => {
+                format!("engine started; took over the lock of a stopped engine ({prev})")
+            }
+            None => "engine started".into(),
+        }
+    }
+
+    /// One line in `<run>/youra.log`; a log that cannot be written is not worth stopping for.
+    fn log(&self, line: &str) {
+        let t = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.run.join("youra.log"))
+        {
+            let _ = writeln!(f, "{t} {line}");
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Where the run stands, read from the VSA alone (so a restarted engine resumes where the
+//! last one stopped): YouRA's `phases.<key>.status` for the lifecycle stages, and each
+//! sub-hypothesis's `experiment_design` / `implementation_planning` / `validation` status
+//! for the hypothesis loop. Pure functions of the parsed file.
+
+use crate::stage::Stage;
+use crate::vsa::model::Vsa;
+use crate::yaml::{Document, Node};
+
+pub const BEFORE_LOOP: [Stage; 4] = [
+    Stage::ProblemScoping,
+    Stage::LiteratureGrounding,
+    Stage::HypothesisDebate,
+    Stage::VerificationPlanning,
+];
+pub const LOOP: [Stage; 3] = [
+    Stage::ExperimentDesign,
+    Stage::ImplementationPlanning,
+    Stage::CodingValidation,
+];
+pub const AFTER_LOOP: [Stage; 4] = [
+    Stage::EvidenceCheck,
+    Stage::ManuscriptDrafting,
+    Stage::FactReview,
+    Stage::ManuscriptRefinement,
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Stage(Stage),
+    Hypothesis(Stage, String),
+    Done,
+}
+
+impl Step {
+    pub fn stage(&self) -> Option<Stage> {
+        match self {
+            Step::Stage(s) | Step::Hypothesis(s, _) => Some(*s),
+            Step::Done => None,
+        }
+    }
+
+    pub fn hypothesis(&self) -> Option<&str> {
+        match self {
+            Step::Hypothesis(_, h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Step::Stage(s) => format!("{} ({})", s.name(), s.label()),
+            Step::Hypothesis(s, h) => format!("{} ({}) for {h}", s.name(), s.label()),
+            Step::Done => "the end of the lifecycle".into(),
+        }
+    }
+}
+
+/// The per-hypothesis field YouRA records a loop stage's status in.
+pub fn loop_field(stage: Stage) -> &'static str {
+    match stage {
+        Stage::ExperimentDesign => "experiment_design",
+        Stage::ImplementationPlanning => "implementation_planning",
+        _ => "validation",
+    }
+}
+
+fn done(status: Option<&str>) -> bool {
+    matches!(
+        status.map(str::to_ascii_uppercase).as_deref(),
+        Some("COMPLETED" | "SKIPPED" | "DONE")
+    )
+}
+
+fn at<'a>(doc: &'a Document, path: &[&str]) -> Option<&'a Node> {
+    path.iter().try_fold(doc.root.as_ref()?, |n, k| n.get(k))
+}
+
+pub fn phase_status(doc: &Document, stage: Stage) -> Option<String> {
+    at(doc, &["phases", stage.key(), "status"])
+        .and_then(Node::as_str)
+        .map(str::to_string)
+}
+
+pub fn loop_status(doc: &Document, hypothesis: &str, stage: Stage) -> Option<String> {
+    at(
+        doc,
+        &["sub_hypotheses", hypothesis, loop_field(stage), "status"],
+    )
+    .and_then(Node::as_str)
+    .map(str::to_string)
+}
+
+/// The sub-hypothesis the loop works on next: the first in file order that is not finished
+/// and whose prerequisites are all validated.
+pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
+    use crate::vsa::enums::HypothesisStatus as S;
+    vsa.sub_hypotheses
+        .iter()
+        .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
+        .find(|h| {
+            h.prerequisites
+                .iter()
+                .all(|p| vsa.hypothesis(p).is_some_and(|x| x.status.is_validated()))
+        })
+        .map(|h| h.id.as_str())
+}
+
+pub fn next(doc: &Document, vsa: &Vsa) -> Step {
+    if let Some(s) = BEFORE_LOOP
+        .iter()
+        .find(|s| !done(phase_status(doc, **s).as_deref()))
+    {
+        return Step::Stage(*s);
+    }
+    if let Some(h) = next_hypothesis(vsa) {
+        let stage = LOOP
+            .iter()
+            .find(|s| !done(loop_status(doc, h, **s).as_deref()))
+            .copied()
+            .unwrap_or(Stage::CodingValidation);
+        return Step::Hypothesis(stage, h.to_string());
+    }
+    AFTER_LOOP
+        .iter()
+        .find(|s| !done(phase_status(doc, **s).as_deref()))
+        .map_or(Step::Done, |s| Step::Stage(*s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(text: &str) -> Step {
+        let doc = crate::yaml::parse(text.as_bytes()).unwrap();
+        let vsa = crate::vsa::read::read(&doc).0;
+        next(&doc, &vsa)
+    }
+
+    #[test]
+    fn stages_in_order_then_the_loop_then_the_paper() {
+        assert_eq!(step("revision: 0\n"), Step::Stage(Stage::ProblemScoping));
+        let before = "phases:\n  problem_scoping: {status: COMPLETED}\n  literature_grounding: {status: SKIPPED}\n";
+        assert_eq!(step(before), Step::Stage(Stage::HypothesisDebate));
+        let planned = "phases:\n  problem_scoping: {status: COMPLETED}\n  literature_grounding: {status: COMPLETED}\n  hypothesis_debate: {status: COMPLETED}\n  verification_planning: {status: COMPLETED}\n";
+        let loop_ = format!(
+            "{planned}sub_hypotheses:\n  h-e1:\n    status: VALIDATED\n    prerequisites: []\n  h-m1:\n    status: READY\n    prerequisites: [h-e1]\n    experiment_design: {{status: COMPLETED}}\n  h-m2:\n    status: NOT_STARTED\n    prerequisites: [h-m1]\n"
+        );
+        assert_eq!(
+            step(&loop_),
+            Step::Hypothesis(Stage::ImplementationPlanning, "h-m1".into())
+        );
+        let failed = loop_.replace("status: READY", "status: FAILED");
+        assert_eq!(step(&failed), Step::Stage(Stage::EvidenceCheck));
+        let all = format!(
+            "{planned}  evidence_check: {{status: COMPLETED}}\n  manuscript_drafting: {{status: COMPLETED}}\n  fact_review: {{status: COMPLETED}}\n  manuscript_refinement: {{status: COMPLETED}}\n"
+        );
+        assert_eq!(step(&all), Step::Done);
+    }
+}

@@ -1,0 +1,380 @@
+//! The engine loop: take directives, honour pause and breakpoints, pick the next step from
+//! the VSA, run its stage with the controller's judgement, record it, repeat.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
+
+use super::controller::{Decision, judge};
+use super::ctx::StageCtx;
+use super::error::{EngineError, StageError};
+use super::intake;
+use super::progress::{self, Step, loop_field};
+use super::yamlout::{now, text};
+use super::{Engine, RunEnd};
+use crate::rundir::events::Event;
+use crate::stage::Stage;
+use crate::vsa::enums::WorkflowStatus;
+use crate::vsa::mutation::{Change, Mutation};
+use crate::yaml::NewNode;
+
+/// How one step ended.
+enum StepEnd {
+    Complete,
+    Stop(String),
+}
+
+impl Engine {
+    /// Run until the lifecycle completes, the run stops, or (with `exit_when_paused`) it
+    /// pauses. Every decision is read back from the VSA first.
+    pub fn run(&mut self) -> Result<RunEnd, EngineError> {
+        self.emit(Event::new("engine_start").message(self.lock_note()));
+        loop {
+            if self.options.cancel.load(Ordering::Relaxed) {
+                return Ok(RunEnd::Cancelled);
+            }
+            let snap = match self.store.load() {
+                Ok(s) => s,
+                Err(e) => {
+                    self.log(&format!(
+                        "the VSA cannot be read; waiting for it to be fixed: {e}"
+                    ));
+                    self.emit(Event::new("error").message(e.to_string()));
+                    self.wait_for_change();
+                    continue;
+                }
+            };
+            if self.take_directives(&snap)? {
+                continue;
+            }
+            match snap.vsa.workflow.status {
+                Some(WorkflowStatus::Paused | WorkflowStatus::AwaitingApproval) => {
+                    if self.options.exit_when_paused {
+                        return Ok(RunEnd::Paused);
+                    }
+                    self.wait_for_change();
+                    continue;
+                }
+                Some(WorkflowStatus::Stopped | WorkflowStatus::Failed) => {
+                    return Ok(RunEnd::Stopped(
+                        snap.vsa
+                            .workflow
+                            .stop_reason
+                            .clone()
+                            .unwrap_or_else(|| "stopped".into()),
+                    ));
+                }
+                Some(WorkflowStatus::Completed) => return Ok(RunEnd::Completed),
+                _ => {}
+            }
+            let step = progress::next(&snap.doc, &snap.vsa);
+            let Some(stage) = step.stage() else {
+                self.set("workflow.status", "COMPLETED", "the lifecycle is complete")?;
+                self.emit(Event::new("completed").message("all stages complete"));
+                return Ok(RunEnd::Completed);
+            };
+            if self.breakpoint(&snap, stage)? {
+                continue;
+            }
+            let stepping = snap
+                .doc
+                .root
+                .as_ref()
+                .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
+                == Some(true);
+            match self.run_step(&step)? {
+                StepEnd::Complete => {
+                    if stepping {
+                        self.set("workflow.step_once", "false", "step: one stage done")?;
+                        self.set(
+                            "workflow.status",
+                            "PAUSED",
+                            &format!("step: paused after {}", step.describe()),
+                        )?;
+                    }
+                }
+                StepEnd::Stop(reason) => {
+                    self.stop(&reason)?;
+                    return Ok(RunEnd::Stopped(reason));
+                }
+            }
+        }
+    }
+
+    /// Apply pending directives; `true` when any was taken (the caller re-reads).
+    fn take_directives(&mut self, snap: &crate::vsa::store::Snapshot) -> Result<bool, EngineError> {
+        let pending = intake::pending(snap);
+        for (index, d) in &pending {
+            let plan = intake::plan(d, snap);
+            if plan.applied && d.verb() == Some(crate::steer::Verb::Resume) {
+                self.released = self.at_breakpoint.take();
+            }
+            for m in intake::mutations(*index, d, &plan) {
+                let still = |s: &crate::vsa::store::Snapshot| {
+                    intake::pending(s)
+                        .iter()
+                        .any(|(i, x)| i == index && x.id == d.id)
+                };
+                let res = self.store.mutate_with(|s| {
+                    if still(s) {
+                        Ok((m.clone(), true))
+                    } else {
+                        Err(Skip::Gone)
+                    }
+                });
+                match res {
+                    Ok(_) => {}
+                    Err(Skip::Gone) => break,
+                    Err(Skip::Store(e)) => return Err(e.into()),
+                }
+            }
+            let verdict = if plan.applied { "applied" } else { "rejected" };
+            self.emit(
+                Event::new("steer")
+                    .action(d.verb.as_deref().unwrap_or("?"))
+                    .result(verdict)
+                    .message(plan.note.clone()),
+            );
+            self.log(&format!(
+                "directive {} {verdict}: {}",
+                d.id.as_deref().unwrap_or("?"),
+                plan.note
+            ));
+        }
+        Ok(!pending.is_empty())
+    }
+
+    /// Pause before a stage the researcher marked, once per release.
+    fn breakpoint(
+        &mut self,
+        snap: &crate::vsa::store::Snapshot,
+        stage: Stage,
+    ) -> Result<bool, EngineError> {
+        let marked = snap
+            .vsa
+            .workflow
+            .breakpoints
+            .iter()
+            .any(|b| Stage::parse(b) == Some(stage));
+        if !marked || self.released == Some(stage) {
+            return Ok(false);
+        }
+        self.at_breakpoint = Some(stage);
+        self.set(
+            "workflow.status",
+            "PAUSED",
+            &format!("breakpoint before {} ({})", stage.name(), stage.label()),
+        )?;
+        self.emit(
+            Event::new("breakpoint")
+                .stage(stage.name())
+                .message("paused before this stage"),
+        );
+        Ok(true)
+    }
+
+    fn run_step(&mut self, step: &Step) -> Result<StepEnd, EngineError> {
+        let Some(stage) = step.stage() else {
+            return Ok(StepEnd::Complete);
+        };
+        let h = step.hypothesis().map(str::to_string);
+        self.set(
+            "workflow.current_phase",
+            stage.label(),
+            &format!("start {}", step.describe()),
+        )?;
+        self.emit(self.stage_event("stage_start", stage, h.as_deref()));
+        self.log(&format!("start {}", step.describe()));
+        let Some(runner) = super::stages::runner(stage) else {
+            return Ok(StepEnd::Stop(format!(
+                "{} is not part of this build: the hypothesis loop ends after Experiment Design; the run stops here with its designs written",
+                stage.name()
+            )));
+        };
+        let mut resume: Option<String> = None;
+        let max = self.config.engine.max_resumes + 1;
+        for attempt in 1..=max {
+            let started = std::time::Instant::now();
+            let ctx = self.ctx(stage, h.clone(), attempt, resume.clone());
+            let produced = match runner.run(&ctx, h.as_deref()) {
+                Ok(p) => p,
+                Err(e) if e.resumable() && attempt < max => {
+                    self.log(&format!(
+                        "{}: attempt {attempt}: {e}; resuming",
+                        stage.name()
+                    ));
+                    resume = Some(e.to_string());
+                    continue;
+                }
+                Err(e) => return Ok(StepEnd::Stop(format!("{}: {e}", step.describe()))),
+            };
+            let elapsed = started.elapsed();
+            if !produced.check.ok() {
+                if attempt == max {
+                    return Ok(StepEnd::Stop(format!(
+                        "{}: output check failed after {attempt} attempts: {}",
+                        step.describe(),
+                        produced.check.describe()
+                    )));
+                }
+                resume = Some(format!(
+                    "Your output is incomplete ({}). Write it again with every required part.",
+                    produced.check.describe()
+                ));
+                continue;
+            }
+            let decision = judge(&ctx, &produced.artifact, &produced.check.describe());
+            drop(ctx);
+            self.timings.push(elapsed);
+            match decision {
+                Decision::PhaseComplete { reason } => {
+                    self.complete(step, &produced.artifact, &reason)?;
+                    return Ok(StepEnd::Complete);
+                }
+                Decision::MustStop { reason } => {
+                    return Ok(StepEnd::Stop(format!("controller: {reason}")));
+                }
+                Decision::Resume { prompt } => {
+                    self.emit(
+                        self.stage_event("controller", stage, h.as_deref())
+                            .result("RESUME")
+                            .message(prompt.clone()),
+                    );
+                    resume = Some(prompt);
+                }
+            }
+        }
+        Ok(StepEnd::Stop(format!(
+            "{}: the controller asked for a resume {} times without PHASE_COMPLETE (limit engine.max_resumes = {})",
+            step.describe(),
+            max,
+            self.config.engine.max_resumes
+        )))
+    }
+
+    fn ctx(
+        &self,
+        stage: Stage,
+        hypothesis: Option<String>,
+        attempt: u32,
+        resume: Option<String>,
+    ) -> StageCtx<'_> {
+        StageCtx {
+            run: &self.run,
+            store: &self.store,
+            roles: &self.roles,
+            prompts: &self.prompts,
+            events: &self.events,
+            settings: &self.config.engine,
+            stage,
+            attempt,
+            resume,
+            topic: self.topic.clone(),
+            hypothesis,
+        }
+    }
+
+    /// Record the step as done: YouRA's phase status, or the sub-hypothesis's loop field.
+    fn complete(&mut self, step: &Step, artifact: &str, reason: &str) -> Result<(), EngineError> {
+        let Some(stage) = step.stage() else {
+            return Ok(());
+        };
+        let entry = NewNode::Map(vec![
+            ("status".into(), NewNode::Scalar("COMPLETED".into())),
+            ("completed_at".into(), now()),
+            ("file".into(), text(artifact)),
+        ]);
+        let path = match step.hypothesis() {
+            Some(h) => format!("sub_hypotheses.{h}.{}", loop_field(stage)),
+            None => format!("phases.{}", stage.key()),
+        };
+        let why = format!(
+            "{} complete: {}",
+            step.describe(),
+            if reason.is_empty() {
+                "PHASE_COMPLETE"
+            } else {
+                reason
+            }
+        );
+        self.mutate(Change::Put { path, value: entry }, "phase_complete", &why)?;
+        self.emit(
+            self.stage_event("stage_end", stage, step.hypothesis())
+                .result("PHASE_COMPLETE")
+                .message(reason.to_string()),
+        );
+        self.log(&why);
+        Ok(())
+    }
+
+    fn stop(&mut self, reason: &str) -> Result<(), EngineError> {
+        self.log(&format!("MUST_STOP: {reason}"));
+        self.emit(
+            Event::new("stop")
+                .result("MUST_STOP")
+                .message(reason.to_string()),
+        );
+        self.set("workflow.stop_reason", reason, "MUST_STOP")?;
+        self.set("workflow.status", "MUST_STOP", reason)
+    }
+
+    fn stage_event(&self, kind: &str, stage: Stage, h: Option<&str>) -> Event {
+        let e = Event::new(kind).stage(stage.name());
+        match h {
+            Some(h) => e.hypothesis(h),
+            None => e,
+        }
+    }
+
+    pub(super) fn set(&self, path: &str, value: &str, reason: &str) -> Result<(), EngineError> {
+        let mut m = Mutation::new(
+            Change::Set {
+                path: path.into(),
+                value: value.into(),
+            },
+            "engine",
+            "engine",
+            reason,
+        );
+        m.create = true;
+        self.store.mutate(&m)?;
+        Ok(())
+    }
+
+    fn mutate(&self, change: Change, event: &str, reason: &str) -> Result<(), EngineError> {
+        self.store
+            .mutate(&Mutation::new(change, event, "engine", reason))?;
+        Ok(())
+    }
+
+    /// Sleep until the VSA changes on disk (or the engine is cancelled): a look every
+    /// `wait_poll_s` at its size and modification time, no busy loop.
+    fn wait_for_change(&self) {
+        let stamp = || {
+            std::fs::metadata(self.store.path())
+                .ok()
+                .map(|m| (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH)))
+        };
+        let before = stamp();
+        let pause = Duration::from_secs_f64(self.config.engine.wait_poll_s.clamp(0.01, 5.0));
+        while stamp() == before && !self.options.cancel.load(Ordering::Relaxed) {
+            std::thread::sleep(pause);
+        }
+    }
+}
+
+enum Skip {
+    Gone,
+    Store(crate::vsa::store::StoreError),
+}
+
+impl From<crate::vsa::store::StoreError> for Skip {
+    fn from(e: crate::vsa::store::StoreError) -> Self {
+        Skip::Store(e)
+    }
+}
+
+impl From<StageError> for EngineError {
+    fn from(e: StageError) -> Self {
+        EngineError::Io(e.to_string())
+    }
+}

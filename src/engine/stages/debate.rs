@@ -1,0 +1,347 @@
+//! Hypothesis Debate (Phase 2A): six personas argue, the controller moderates (picks the
+//! next persona, judges the six convergence criteria), bounded by min and max exchanges.
+//! Writes `discussion_log.md`, `01_round_table/final_opinions.yaml`, `02_synthesis.yaml`,
+//! `03_refinement.yaml`, and the main hypothesis into the VSA.
+
+use serde_json::{Value, json};
+
+use super::{Produced, StageRunner, memory_digest};
+use crate::engine::check::{Check, keys, section_body};
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+use crate::engine::reply::str_field;
+use crate::engine::yamlout;
+use crate::llm::Message;
+use crate::vsa::mutation::{Change, Mutation};
+use crate::yaml::NewNode;
+
+pub const PERSONAS: [&str; 6] = [
+    "novelty",
+    "falsifiability",
+    "impact",
+    "feasibility",
+    "strengthening",
+    "stress_testing",
+];
+pub const CRITERIA: [&str; 6] = [
+    "SPECIFIC",
+    "MECHANISM",
+    "PREDICTIONS",
+    "NOVELTY",
+    "FEASIBILITY",
+    "OBJECTIONS",
+];
+
+pub struct HypothesisDebate;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub persona: String,
+    pub text: String,
+}
+
+/// The moderator's verdict on the debate so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moderation {
+    pub met: Vec<&'static str>,
+    pub next: String,
+    pub reason: String,
+}
+
+impl Moderation {
+    pub fn converged(&self) -> bool {
+        self.met.len() == CRITERIA.len()
+    }
+}
+
+/// Read the moderator's JSON; a persona outside the six falls back to the first that has
+/// not spoken (the rule, not the model, guarantees every voice is heard before repeats).
+pub fn parse_moderation(v: &Value, spoken: &[String]) -> Moderation {
+    let met = CRITERIA
+        .into_iter()
+        .filter(|c| {
+            v.get("criteria")
+                .and_then(|m| m.get(*c))
+                .and_then(Value::as_bool)
+                == Some(true)
+        })
+        .collect();
+    let wanted =
+        str_field(v, "next_persona").map(|p| p.to_ascii_lowercase().replace([' ', '-'], "_"));
+    let unspoken = PERSONAS.iter().find(|p| !spoken.iter().any(|s| s == *p));
+    let next = match wanted {
+        Some(p) if PERSONAS.contains(&p.as_str()) => p,
+        _ => unspoken
+            .unwrap_or(&PERSONAS[spoken.len() % PERSONAS.len()])
+            .to_string(),
+    };
+    Moderation {
+        met,
+        next,
+        reason: str_field(v, "reason").unwrap_or("").to_string(),
+    }
+}
+
+/// Whether the debate stops now: converged after the minimum, or at the maximum.
+pub fn stop_now(exchanges: u32, min: u32, max: u32, converged: bool) -> bool {
+    exchanges >= max || (exchanges >= min && converged)
+}
+
+fn transcript(turns: &[Turn]) -> String {
+    if turns.is_empty() {
+        return "(no exchanges yet)".into();
+    }
+    turns
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("[{}] {}: {}", i + 1, t.persona, t.text.trim()))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+impl HypothesisDebate {
+    fn moderate(
+        &self,
+        ctx: &StageCtx<'_>,
+        q: &str,
+        turns: &[Turn],
+    ) -> Result<Moderation, StageError> {
+        let spoken: Vec<String> = turns.iter().map(|t| t.persona.clone()).collect();
+        let vars: Vars = [
+            ("question", q.to_string()),
+            ("transcript", transcript(turns)),
+            ("exchanges", turns.len().to_string()),
+            ("min", ctx.settings.debate_min_exchanges.to_string()),
+            ("max", ctx.settings.debate_max_exchanges.to_string()),
+            ("personas", PERSONAS.join(", ")),
+            (
+                "spoken",
+                if spoken.is_empty() {
+                    "none".into()
+                } else {
+                    spoken.join(", ")
+                },
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let v = ctx.ask_json("controller", "system/controller", "debate/moderator", &vars)?;
+        Ok(parse_moderation(&v, &spoken))
+    }
+
+    fn turn(
+        &self,
+        ctx: &StageCtx<'_>,
+        persona: &str,
+        base: &Vars,
+        turns: &[Turn],
+    ) -> Result<Turn, StageError> {
+        let (brief, _) = ctx.prompts.source(&format!("personas/{persona}"))?;
+        let mut vars = base.clone();
+        vars.insert("persona", persona.to_string());
+        vars.insert("persona_brief", brief.trim().to_string());
+        vars.insert("exchange", (turns.len() + 1).to_string());
+        vars.insert("transcript", transcript(turns));
+        let system = ctx.prompts.render("system/persona", &vars)?;
+        let user = ctx.prompts.render("debate/turn", &vars)?;
+        let reply = ctx.ask_messages(
+            "persona",
+            vec![Message::system(system), Message::user(user)],
+            false,
+        )?;
+        Ok(Turn {
+            persona: persona.to_string(),
+            text: reply.content.trim().to_string(),
+        })
+    }
+}
+
+impl StageRunner for HypothesisDebate {
+    fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
+        let q = super::literature::question(ctx);
+        let research = ctx.read(super::literature::ARTIFACT).unwrap_or_default();
+        let base: Vars = [
+            ("question", q.clone()),
+            (
+                "gaps",
+                section_body(&research, "Gaps")
+                    .unwrap_or("(none recorded)")
+                    .to_string(),
+            ),
+            ("memory", memory_digest(ctx)),
+        ]
+        .into_iter()
+        .collect();
+        let (min, max) = (
+            ctx.settings.debate_min_exchanges,
+            ctx.settings.debate_max_exchanges.max(1),
+        );
+        let mut turns = Vec::new();
+        let mut log = vec![format!("# Hypothesis Debate\n\n**Question:** {q}\n")];
+        let verdict = loop {
+            let m = self.moderate(ctx, &q, &turns)?;
+            log.push(format!(
+                "_Moderator after {} exchanges: criteria met {}/6 ({}). {}_\n",
+                turns.len(),
+                m.met.len(),
+                m.met.join(", "),
+                m.reason
+            ));
+            if stop_now(turns.len() as u32, min, max, m.converged()) {
+                break m;
+            }
+            let t = self.turn(ctx, &m.next, &base, &turns)?;
+            log.push(format!(
+                "## Exchange {} — {}\n\n{}\n",
+                turns.len() + 1,
+                t.persona,
+                t.text
+            ));
+            turns.push(t);
+        };
+        let converged = verdict.converged();
+        log.push(format!(
+            "## Outcome\n\n{} after {} exchanges (min {min}, max {max}); criteria met: {}.\n",
+            if converged {
+                "Converged"
+            } else {
+                "Stopped at the maximum without convergence"
+            },
+            turns.len(),
+            verdict.met.join(", ")
+        ));
+        ctx.write("discussion_log.md", &log.join("\n"))?;
+        ctx.write(
+            "01_round_table/final_opinions.yaml",
+            &final_opinions(&turns),
+        )?;
+        self.synthesise(ctx, &q, &turns, &verdict)
+    }
+}
+
+fn final_opinions(turns: &[Turn]) -> String {
+    let mut map = serde_json::Map::new();
+    for p in PERSONAS {
+        if let Some(t) = turns.iter().rev().find(|t| t.persona == p) {
+            let proposal = t
+                .text
+                .lines()
+                .rev()
+                .find(|l| l.trim_start().starts_with("Proposal:"))
+                .unwrap_or(t.text.lines().last().unwrap_or(""));
+            map.insert(p.to_string(), json!({"final_position": proposal.trim()}));
+        }
+    }
+    yamlout::document(
+        "Final opinions of the round table (last proposal of each persona).",
+        &Value::Object(map),
+    )
+}
+
+impl HypothesisDebate {
+    fn synthesise(
+        &self,
+        ctx: &StageCtx<'_>,
+        q: &str,
+        turns: &[Turn],
+        verdict: &Moderation,
+    ) -> Result<Produced, StageError> {
+        let vars: Vars = [
+            ("question", q.to_string()),
+            ("transcript", transcript(turns)),
+        ]
+        .into_iter()
+        .collect();
+        let mut synthesis =
+            ctx.ask_json("executor", "system/executor", "debate/synthesis", &vars)?;
+        let check = keys(&synthesis, &["hypothesis", "mechanism", "predictions"]);
+        if let Some(obj) = synthesis.as_object_mut() {
+            obj.insert(
+                "convergence".into(),
+                json!({
+                    "converged": verdict.converged(),
+                    "exchanges": turns.len(),
+                    "criteria_met": verdict.met,
+                }),
+            );
+        }
+        ctx.write(
+            "02_synthesis.yaml",
+            &yamlout::document("Synthesis of the Hypothesis Debate.", &synthesis),
+        )?;
+        let vars: Vars = [("synthesis", synthesis.to_string())].into_iter().collect();
+        let refinement = ctx.ask_json("executor", "system/executor", "debate/refinement", &vars)?;
+        ctx.write(
+            "03_refinement.yaml",
+            &yamlout::document("Refined main hypothesis.", &refinement),
+        )?;
+        let mut missing = check.missing;
+        missing.extend(
+            keys(
+                &refinement,
+                &["main_hypothesis", "predictions", "falsification"],
+            )
+            .missing,
+        );
+        if let Some(m) = refinement.get("main_hypothesis").filter(|m| m.is_object()) {
+            write_main_hypothesis(ctx, m)?;
+        }
+        Ok(Produced {
+            artifact: "03_refinement.yaml".into(),
+            check: Check { missing },
+        })
+    }
+}
+
+fn write_main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<(), StageError> {
+    let field = |k: &str| str_field(m, k).map_or(NewNode::Scalar("null".into()), yamlout::text);
+    let value = NewNode::Map(vec![
+        ("id".into(), field("id")),
+        ("title".into(), field("title")),
+        ("statement".into(), field("statement")),
+        ("defined_in".into(), yamlout::text("03_refinement.yaml")),
+    ]);
+    let change = Change::Put {
+        path: "main_hypothesis".into(),
+        value,
+    };
+    ctx.store.mutate(&Mutation::new(
+        change,
+        "main_hypothesis",
+        "engine",
+        "Hypothesis Debate refined the main hypothesis",
+    ))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn convergence_needs_the_minimum_and_stops_at_the_maximum() {
+        assert!(!stop_now(3, 6, 12, true));
+        assert!(stop_now(6, 6, 12, true));
+        assert!(!stop_now(6, 6, 12, false));
+        assert!(stop_now(12, 6, 12, false));
+    }
+
+    #[test]
+    fn moderation_reads_criteria_and_falls_back_to_an_unspoken_persona() {
+        let v = json!({"criteria": {"SPECIFIC": true, "MECHANISM": true, "PREDICTIONS": "yes"}, "next_persona": "the chair"});
+        let m = parse_moderation(&v, &["novelty".into()]);
+        assert_eq!(m.met, vec!["SPECIFIC", "MECHANISM"]);
+        assert_eq!(m.next, "falsifiability");
+        assert!(!m.converged());
+        let all: serde_json::Map<String, Value> = CRITERIA
+            .iter()
+            .map(|c| (c.to_string(), json!(true)))
+            .collect();
+        let m = parse_moderation(
+            &json!({"criteria": all, "next_persona": "Stress-Testing"}),
+            &[],
+        );
+        assert!(m.converged());
+        assert_eq!(m.next, "stress_testing");
+    }
+}

@@ -1,0 +1,85 @@
+//! Experiment Design (Phase 2C) for one sub-hypothesis: the brief with dataset, model,
+//! metrics and machine-readable gate criteria, at `h-*/02c_experiment_brief.md`.
+
+use super::{Produced, StageRunner, memory_digest};
+use crate::engine::check::{Check, sections};
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+
+pub const ARTIFACT: &str = "02c_experiment_brief.md";
+const REQUIRED: [&str; 5] = ["Dataset", "Model", "Metrics", "Gate Criteria", "Procedure"];
+
+pub struct ExperimentDesign;
+
+impl StageRunner for ExperimentDesign {
+    fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError> {
+        let id = hypothesis.ok_or_else(|| {
+            StageError::NotAvailable("Experiment Design needs a sub-hypothesis".into())
+        })?;
+        let snap = ctx.vsa()?;
+        let h = snap
+            .vsa
+            .hypothesis(id)
+            .ok_or_else(|| StageError::Output(format!("{id} is not in the VSA any more")))?;
+        let criterion = snap
+            .doc
+            .root
+            .as_ref()
+            .and_then(|r| {
+                r.get("sub_hypotheses")?
+                    .get(id)?
+                    .get("gate")?
+                    .get("criterion")?
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "(none stated)".into());
+        let main = snap
+            .vsa
+            .main_hypothesis
+            .as_ref()
+            .and_then(|m| m.statement.clone())
+            .unwrap_or_default();
+        let vars: Vars = [
+            ("hypothesis", id.to_string()),
+            (
+                "kind",
+                h.kind
+                    .as_ref()
+                    .map_or("?".into(), |k| k.as_str().to_string()),
+            ),
+            (
+                "gate_type",
+                h.gate
+                    .gate_type
+                    .as_ref()
+                    .map_or("?".into(), |g| g.as_str().to_string()),
+            ),
+            ("statement", h.statement.clone().unwrap_or_default()),
+            ("main_hypothesis", main),
+            ("criterion", criterion),
+            ("memory", memory_digest(ctx)),
+            ("resume", ctx.resume_text()),
+        ]
+        .into_iter()
+        .collect();
+        let reply = ctx.ask("executor", "system/executor", "experiment_design", &vars)?;
+        let body = format!("# Experiment Brief: {id}\n\n{}\n", reply.content.trim());
+        let rel = format!("{id}/{ARTIFACT}");
+        ctx.write(&rel, &body)?;
+        let mut check = sections(&body, &REQUIRED);
+        if let Err(e) = crate::engine::criteria::from_brief(&body) {
+            check = Check {
+                missing: [
+                    check.missing,
+                    vec![format!("machine-readable gate criteria ({e})")],
+                ]
+                .concat(),
+            };
+        }
+        Ok(Produced {
+            artifact: rel,
+            check,
+        })
+    }
+}

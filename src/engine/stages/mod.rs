@@ -1,0 +1,64 @@
+//! One module per stage, each one type behind [`StageRunner`]; [`runner`] is the table.
+
+mod debate;
+mod design;
+mod literature;
+mod planning;
+mod scoping;
+
+use super::check::Check;
+use super::ctx::StageCtx;
+use super::error::StageError;
+use crate::stage::Stage;
+
+/// What a stage produced: its main artifact (relative to the run; the controller's pointer)
+/// and the output check's verdict on it.
+#[derive(Debug, Clone)]
+pub struct Produced {
+    pub artifact: String,
+    pub check: Check,
+}
+
+pub trait StageRunner {
+    /// Run once. `hypothesis` is set for the hypothesis loop's stages.
+    fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError>;
+}
+
+/// The runner of each stage; `None` where this build has none yet.
+pub fn runner(stage: Stage) -> Option<Box<dyn StageRunner>> {
+    Some(match stage {
+        Stage::ProblemScoping => Box::new(scoping::ProblemScoping),
+        Stage::LiteratureGrounding => Box::new(literature::LiteratureGrounding),
+        Stage::HypothesisDebate => Box::new(debate::HypothesisDebate),
+        Stage::VerificationPlanning => Box::new(planning::VerificationPlanning),
+        Stage::ExperimentDesign => Box::new(design::ExperimentDesign),
+        _ => return None,
+    })
+}
+
+/// The memory records of this run, condensed for a prompt (negative knowledge).
+pub fn memory_digest(ctx: &StageCtx<'_>) -> String {
+    let (records, _) = crate::rundir::memory::load_dir(&ctx.run.join("memory"));
+    if records.is_empty() {
+        return "(none)".into();
+    }
+    records
+        .iter()
+        .map(|r| {
+            let lessons = r
+                .lessons
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
+            format!(
+                "- {} {}: {}",
+                r.kind.as_str(),
+                r.hypothesis.as_deref().unwrap_or("-"),
+                lessons
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,281 @@
+//! Verification Planning (Phase 2B): 3–7 sub-hypotheses as a DAG with MUST_WORK /
+//! SHOULD_WORK gates. The plan is checked by rule before it reaches the VSA; the store's
+//! invariants (must-work gate, prerequisites first, no cycle) check it again on write.
+
+use serde_json::Value;
+
+use super::{Produced, StageRunner};
+use crate::engine::check::Check;
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+use crate::engine::reply::str_field;
+use crate::engine::yamlout::text;
+use crate::vsa::mutation::{Change, Mutation};
+use crate::yaml::NewNode;
+
+pub const ARTIFACT: &str = "02b_verification_plan.md";
+
+pub struct VerificationPlanning;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    pub id: String,
+    pub kind: String,
+    pub statement: String,
+    pub gate: String,
+    pub criterion: String,
+    pub prerequisites: Vec<String>,
+}
+
+/// Check the model's plan by rule; every problem is listed so one resume can fix them all.
+pub fn validate(v: &Value) -> Result<Vec<Planned>, Vec<String>> {
+    let Some(items) = v.get("sub_hypotheses").and_then(Value::as_array) else {
+        return Err(vec!["no \"sub_hypotheses\" list".into()]);
+    };
+    let mut problems = Vec::new();
+    if !(3..=7).contains(&items.len()) {
+        problems.push(format!(
+            "{} sub-hypotheses; the plan needs 3 to 7",
+            items.len()
+        ));
+    }
+    let mut out: Vec<Planned> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = str_field(item, "id").unwrap_or("").to_ascii_lowercase();
+        let ok_id = id.starts_with("h-")
+            && id.len() > 2
+            && id[2..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !ok_id {
+            problems.push(format!(
+                "item {}: id {id:?} is not of the form h-e1 / h-m2",
+                i + 1
+            ));
+        } else if out.iter().any(|p| p.id == id) {
+            problems.push(format!("{id}: duplicate id"));
+        }
+        let kind = str_field(item, "type").unwrap_or("").to_ascii_uppercase();
+        if !["EXISTENCE", "MECHANISM", "CONDITION", "COMPARISON"].contains(&kind.as_str()) {
+            problems.push(format!(
+                "{id}: type {kind:?} is not EXISTENCE, MECHANISM, CONDITION or COMPARISON"
+            ));
+        }
+        let gate = item.get("gate").unwrap_or(&Value::Null);
+        let gate_type = str_field(gate, "type").unwrap_or("").to_ascii_uppercase();
+        if !["MUST_WORK", "SHOULD_WORK"].contains(&gate_type.as_str()) {
+            problems.push(format!(
+                "{id}: gate type {gate_type:?} is not MUST_WORK or SHOULD_WORK"
+            ));
+        }
+        let prerequisites: Vec<String> = item
+            .get("prerequisites")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_ascii_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for p in &prerequisites {
+            if !out.iter().any(|o| &o.id == p) {
+                problems.push(format!(
+                    "{id}: prerequisite {p} is not an earlier sub-hypothesis"
+                ));
+            }
+        }
+        let statement = str_field(item, "statement").unwrap_or("").to_string();
+        if statement.is_empty() {
+            problems.push(format!("{id}: no statement"));
+        }
+        let criterion = str_field(gate, "criterion").unwrap_or("").to_string();
+        out.push(Planned {
+            id,
+            kind,
+            statement,
+            gate: gate_type,
+            criterion,
+            prerequisites,
+        });
+    }
+    if let Some(first) = out.first()
+        && (first.gate != "MUST_WORK" || !first.prerequisites.is_empty())
+    {
+        problems.push(format!(
+            "{}: the first sub-hypothesis must be MUST_WORK with no prerequisites",
+            first.id
+        ));
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+fn status(name: &str) -> NewNode {
+    NewNode::Map(vec![("status".into(), NewNode::Scalar(name.into()))])
+}
+
+/// The `sub_hypotheses` map in YouRA's shape (the fixtures' v3.5 runs).
+pub fn vsa_node(plan: &[Planned]) -> NewNode {
+    NewNode::Map(
+        plan.iter()
+            .map(|p| {
+                let ready = if p.prerequisites.is_empty() {
+                    "READY"
+                } else {
+                    "NOT_STARTED"
+                };
+                let gate = NewNode::Map(vec![
+                    ("type".into(), NewNode::Scalar(p.gate.clone())),
+                    ("satisfied".into(), NewNode::Scalar("null".into())),
+                    ("result".into(), NewNode::Scalar("null".into())),
+                    ("criterion".into(), text(&p.criterion)),
+                ]);
+                let prereq = NewNode::Seq(
+                    p.prerequisites
+                        .iter()
+                        .map(|x| NewNode::Scalar(x.clone()))
+                        .collect(),
+                );
+                let body = NewNode::Map(vec![
+                    ("type".into(), NewNode::Scalar(p.kind.clone())),
+                    ("statement".into(), text(&p.statement)),
+                    ("status".into(), NewNode::Scalar(ready.into())),
+                    ("gate".into(), gate),
+                    ("prerequisites".into(), prereq),
+                    ("experiment_design".into(), status("NOT_STARTED")),
+                    ("implementation_planning".into(), status("NOT_STARTED")),
+                    ("validation".into(), status("NOT_STARTED")),
+                    ("version".into(), NewNode::Scalar("1".into())),
+                ]);
+                (p.id.clone(), body)
+            })
+            .collect(),
+    )
+}
+
+fn markdown(plan: &[Planned], rationale: &str) -> String {
+    let mut out = vec![
+        "# Verification Plan\n".to_string(),
+        format!("{rationale}\n"),
+        "| id | type | gate | prerequisites | statement |".into(),
+        "|---|---|---|---|---|".into(),
+    ];
+    for p in plan {
+        let pre = if p.prerequisites.is_empty() {
+            "-".to_string()
+        } else {
+            p.prerequisites.join(", ")
+        };
+        out.push(format!(
+            "| {} | {} | {} | {pre} | {} |",
+            p.id,
+            p.kind,
+            p.gate,
+            p.statement.replace('|', "/")
+        ));
+    }
+    out.push("\n## Gate Criteria\n".into());
+    out.extend(
+        plan.iter()
+            .map(|p| format!("- **{}** ({}): {}", p.id, p.gate, p.criterion)),
+    );
+    out.join("\n") + "\n"
+}
+
+impl StageRunner for VerificationPlanning {
+    fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
+        let snap = ctx.vsa()?;
+        let main = snap
+            .vsa
+            .main_hypothesis
+            .as_ref()
+            .and_then(|m| m.statement.clone())
+            .unwrap_or_else(|| "(not stated)".into());
+        let vars: Vars = [
+            ("main_hypothesis", main),
+            (
+                "refinement",
+                ctx.read("03_refinement.yaml").unwrap_or_default(),
+            ),
+            ("resume", ctx.resume_text()),
+        ]
+        .into_iter()
+        .collect();
+        let v = ctx.ask_json(
+            "executor",
+            "system/executor",
+            "verification_planning",
+            &vars,
+        )?;
+        let plan = validate(&v).map_err(|p| {
+            StageError::Output(format!(
+                "the verification plan breaks these rules: {}",
+                p.join("; ")
+            ))
+        })?;
+        let rationale = str_field(&v, "rationale").unwrap_or("").to_string();
+        ctx.write(ARTIFACT, &markdown(&plan, &rationale))?;
+        let change = Change::Put {
+            path: "sub_hypotheses".into(),
+            value: vsa_node(&plan),
+        };
+        let reason = format!("Verification Planning: {} sub-hypotheses", plan.len());
+        ctx.store.mutate(&Mutation::new(
+            change,
+            "verification_plan",
+            "engine",
+            &reason,
+        ))?;
+        Ok(Produced {
+            artifact: ARTIFACT.into(),
+            check: Check {
+                missing: Vec::new(),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn item(id: &str, kind: &str, gate: &str, pre: &[&str]) -> Value {
+        json!({"id": id, "type": kind, "statement": "s", "gate": {"type": gate, "criterion": "c"}, "prerequisites": pre})
+    }
+
+    #[test]
+    fn a_good_plan_passes() {
+        let v = json!({"sub_hypotheses": [item("h-e1", "EXISTENCE", "MUST_WORK", &[]), item("h-m1", "MECHANISM", "MUST_WORK", &["h-e1"]), item("h-c1", "CONDITION", "SHOULD_WORK", &["h-m1"])]});
+        let p = validate(&v).unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[2].prerequisites, vec!["h-m1"]);
+    }
+
+    #[test]
+    fn every_broken_rule_is_listed() {
+        let v = json!({"sub_hypotheses": [item("h-e1", "EXISTENCE", "SHOULD_WORK", &[]), item("x1", "GUESS", "MAYBE", &["h-z9"])]});
+        let e = validate(&v).unwrap_err().join("\n");
+        for needle in [
+            "2 sub-hypotheses",
+            "\"x1\"",
+            "GUESS",
+            "MAYBE",
+            "h-z9",
+            "must be MUST_WORK",
+        ] {
+            assert!(e.contains(needle), "{needle} not in {e}");
+        }
+        let eight: Vec<Value> = (1..=8)
+            .map(|i| item(&format!("h-e{i}"), "EXISTENCE", "MUST_WORK", &[]))
+            .collect();
+        assert!(
+            validate(&json!({"sub_hypotheses": eight})).unwrap_err()[0]
+                .contains("8 sub-hypotheses")
+        );
+    }
+}

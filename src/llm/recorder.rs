@@ -1,0 +1,129 @@
+//! The recorder: wraps any provider so every exchange lands in `transcripts/` and in the
+//! token ledger, whatever the provider is (a replayed run is recorded too, so a debugging
+//! re-run leaves the same trail as a live one).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::ledger::{Ledger, LedgerRow};
+use super::transcript::Exchange;
+use super::{CallKey, ChatRequest, ChatResponse, LlmError, Provider};
+
+pub struct Recorder {
+    inner: Arc<dyn Provider>,
+    dir: PathBuf,
+    ledger: Arc<Ledger>,
+    state: Arc<Mutex<Counters>>,
+}
+
+/// Shared by every role's recorder of one run, so sequence numbers are run-wide.
+#[derive(Default)]
+pub struct Counters {
+    sequence: u64,
+    ordinals: HashMap<CallKey, u32>,
+}
+
+impl Counters {
+    /// Counters that continue after the transcripts already in `dir` (a resumed run).
+    pub fn resume(dir: &Path) -> Counters {
+        let sequence = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter_map(|e| e.file_name().to_str()?.get(..5)?.parse::<u64>().ok())
+                    .max()
+                    .map_or(0, |m| m + 1)
+            })
+            .unwrap_or(0);
+        Counters {
+            sequence,
+            ordinals: HashMap::new(),
+        }
+    }
+}
+
+impl Recorder {
+    pub fn new(
+        inner: Arc<dyn Provider>,
+        dir: PathBuf,
+        ledger: Arc<Ledger>,
+        state: Arc<Mutex<Counters>>,
+    ) -> Self {
+        Recorder {
+            inner,
+            dir,
+            ledger,
+            state,
+        }
+    }
+
+    fn next(&self, key: &CallKey) -> (u64, u32) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = s.sequence;
+        s.sequence += 1;
+        let ord = s.ordinals.entry(key.clone()).or_insert(0);
+        let ordinal = *ord;
+        *ord += 1;
+        (seq, ordinal)
+    }
+
+    fn write(&self, seq: u64, exchange: &Exchange) -> Result<(), LlmError> {
+        let io = |e: std::io::Error| {
+            LlmError::Io(format!("cannot record to {}: {e}", self.dir.display()))
+        };
+        std::fs::create_dir_all(&self.dir).map_err(io)?;
+        let json = serde_json::to_vec_pretty(exchange).map_err(|e| LlmError::Io(e.to_string()))?;
+        crate::fsutil::replace(&self.dir.join(exchange.file_name(seq)), &json).map_err(io)
+    }
+}
+
+impl Provider for Recorder {
+    fn kind(&self) -> &str {
+        self.inner.kind()
+    }
+
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    fn complete(&self, key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let (seq, ordinal) = self.next(key);
+        let started = Instant::now();
+        let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let result = self.inner.complete(key, request);
+        let mut exchange = Exchange {
+            key: key.clone(),
+            ordinal,
+            provider: self.inner.kind().to_string(),
+            model: self.inner.model().to_string(),
+            time: time.clone(),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+            request: Some(request.clone()),
+            response: None,
+            error: None,
+        };
+        match &result {
+            Ok(r) => exchange.response = Some(r.clone()),
+            Err(e) => exchange.error = Some(e.to_string()),
+        }
+        self.write(seq, &exchange)?;
+        if let Ok(r) = &result {
+            let model = if r.model.is_empty() {
+                self.inner.model()
+            } else {
+                &r.model
+            };
+            self.ledger.append(&LedgerRow {
+                time,
+                role: key.role.clone(),
+                stage: key.stage.clone(),
+                model: model.to_string(),
+                input_tokens: r.usage.input_tokens,
+                output_tokens: r.usage.output_tokens,
+                plan_node: None,
+            })?;
+        }
+        result
+    }
+}

@@ -1,0 +1,173 @@
+//! Replay scripts for engine tests: recorded exchanges written as a `.jsonl` bundle, with
+//! ordinals counted per key the way the replay provider serves them.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+#[derive(Default)]
+pub struct Script {
+    lines: Vec<String>,
+    ordinals: HashMap<(String, String, Option<String>, u32), u32>,
+}
+
+pub const PERSONAS: [&str; 6] = [
+    "novelty",
+    "falsifiability",
+    "impact",
+    "feasibility",
+    "strengthening",
+    "stress_testing",
+];
+
+impl Script {
+    pub fn reply(
+        &mut self,
+        role: &str,
+        stage: &str,
+        hyp: Option<&str>,
+        attempt: u32,
+        content: &str,
+    ) -> &mut Self {
+        let k = (
+            role.to_string(),
+            stage.to_string(),
+            hyp.map(str::to_string),
+            attempt,
+        );
+        let ord = self.ordinals.entry(k).or_insert(0);
+        let mut key = json!({"role": role, "stage": stage, "attempt": attempt});
+        if let Some(h) = hyp {
+            key["hypothesis"] = json!(h);
+        }
+        let line = json!({
+            "key": key, "ordinal": *ord, "provider": "script", "model": "script-model",
+            "request": null,
+            "response": {"content": content, "usage": {"input_tokens": 100, "output_tokens": 50}, "model": "script-model", "finish_reason": "stop"}
+        });
+        *ord += 1;
+        self.lines.push(line.to_string());
+        self
+    }
+
+    pub fn ok(&mut self, stage: &str, hyp: Option<&str>, attempt: u32) -> &mut Self {
+        self.reply(
+            "controller",
+            stage,
+            hyp,
+            attempt,
+            r#"{"decision":"PHASE_COMPLETE","reason":"looks complete"}"#,
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn write(&self, path: &Path) {
+        std::fs::write(path, self.lines.join("\n") + "\n").expect("write script");
+    }
+
+    pub fn scoping(&mut self) -> &mut Self {
+        self.reply("executor", "problem_scoping", None, 1, SCOPING)
+            .ok("problem_scoping", None, 1)
+    }
+
+    pub fn literature(&mut self) -> &mut Self {
+        self.reply("executor", "literature_grounding", None, 1, LITERATURE)
+            .ok("literature_grounding", None, 1)
+    }
+
+    /// A debate of `turns` exchanges whose moderator declares convergence at the end
+    /// (or never, when `converge` is false).
+    pub fn debate(&mut self, turns: usize, converge: bool) -> &mut Self {
+        for i in 0..turns {
+            self.reply(
+                "controller",
+                "hypothesis_debate",
+                None,
+                1,
+                &moderator(false, PERSONAS[i % 6]),
+            );
+            self.reply(
+                "persona",
+                "hypothesis_debate",
+                None,
+                1,
+                &format!(
+                    "Turn {} from {}.\nProposal: sharpen claim {i}.",
+                    i + 1,
+                    PERSONAS[i % 6]
+                ),
+            );
+        }
+        if converge {
+            self.reply(
+                "controller",
+                "hypothesis_debate",
+                None,
+                1,
+                &moderator(true, "novelty"),
+            );
+        }
+        self.reply("executor", "hypothesis_debate", None, 1, SYNTHESIS);
+        self.reply("executor", "hypothesis_debate", None, 1, REFINEMENT);
+        self.ok("hypothesis_debate", None, 1)
+    }
+
+    pub fn planning(&mut self) -> &mut Self {
+        self.reply("executor", "verification_planning", None, 1, PLAN)
+            .ok("verification_planning", None, 1)
+    }
+
+    pub fn design(&mut self, h: &str) -> &mut Self {
+        self.reply("executor", "experiment_design", Some(h), 1, BRIEF)
+            .ok("experiment_design", Some(h), 1)
+    }
+
+    /// Everything up to and including the design of the first sub-hypothesis.
+    pub fn through_design(&mut self) -> &mut Self {
+        self.scoping()
+            .literature()
+            .debate(6, true)
+            .planning()
+            .design("h-e1")
+    }
+}
+
+pub fn moderator(converged: bool, next: &str) -> String {
+    let c = converged;
+    json!({"criteria": {"SPECIFIC": c, "MECHANISM": c, "PREDICTIONS": c, "NOVELTY": c, "FEASIBILITY": c, "OBJECTIONS": c}, "next_persona": next, "reason": "moderated"}).to_string()
+}
+
+pub const SCOPING: &str = "## Research Question\nDo bill measurements separate the penguin species?\n## Motivation\nField work.\n## Scope\nThree species.\n## Success Criteria\nAccuracy above 0.9.\n";
+pub const LITERATURE: &str =
+    "## Related Work\nGorman et al. 2014.\n## Gaps\n1. a\n2. b\n3. c\n## Sources\n- Gorman 2014\n";
+pub const SYNTHESIS: &str = r#"{"hypothesis":"Bill shape separates species","mechanism":"diet niches shape bills","predictions":["accuracy >= 0.9"],"agreements":["use CV"],"open_objections":[],"novelty":"a clean test"}"#;
+pub const REFINEMENT: &str = r#"{"main_hypothesis":{"id":"H-Bill-v1","title":"Bills separate species","statement":"Bill length and depth alone classify the three species with accuracy >= 0.9."},"predictions":["accuracy >= 0.9"],"falsification":"accuracy below 0.8","assumptions":["measurement noise is small"]}"#;
+pub const PLAN: &str = r#"{"sub_hypotheses":[
+ {"id":"h-e1","type":"EXISTENCE","statement":"A nearest-centroid classifier on bill length and depth reaches accuracy >= 0.9.","gate":{"type":"MUST_WORK","criterion":"accuracy >= 0.9"},"prerequisites":[]},
+ {"id":"h-m1","type":"MECHANISM","statement":"Adding body mass does not raise accuracy by more than 0.02.","gate":{"type":"SHOULD_WORK","criterion":"gain <= 0.02"},"prerequisites":["h-e1"]},
+ {"id":"h-c1","type":"CONDITION","statement":"The result holds within each island.","gate":{"type":"SHOULD_WORK","criterion":"min island accuracy >= 0.85"},"prerequisites":["h-e1"]}
+],"rationale":"Existence first, then what adds nothing, then where it holds."}"#;
+pub const BRIEF: &str = "## Dataset\nPalmer penguins.\n## Model\nNearest centroid.\n## Metrics\naccuracy\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n```\n## Procedure\n5-fold CV.\n";
+
+/// A fresh run folder whose models are served from `script` (written as replay.jsonl).
+pub fn replay_run(script: &Script, extra_toml: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run");
+    let toml = format!(
+        "[llm.default]\nprovider = \"replay\"\nreplay = \"replay.jsonl\"\n\n[engine]\ncontroller_retry_wait_s = 0.0\nwait_poll_s = 0.02\nliterature_search = false\n{extra_toml}"
+    );
+    let opts = youra::engine::init::InitOptions {
+        topic: "Penguin bills".into(),
+        name: Some("t".into()),
+        mode: "UNATTENDED".into(),
+        llm_toml: toml,
+    };
+    youra::engine::init::init(&run, &opts).expect("init");
+    script.write(&run.join("replay.jsonl"));
+    (dir, run)
+}
