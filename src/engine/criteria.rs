@@ -60,7 +60,7 @@ pub fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
     let body = &section[start..];
     let body = &body[body.find('\n').ok_or("empty yaml block")? + 1..];
     let end = body.find("```").ok_or("the ```yaml block is not closed")?;
-    let doc = parse(body[..end].as_bytes()).map_err(|e| {
+    let doc = parse(&body.as_bytes()[..end]).map_err(|e| {
         format!(
             "the criteria block is not YAML (block line {}, column {}: {})",
             e.line, e.col, e.message

@@ -42,11 +42,12 @@ impl StageError {
 
     /// Whether a resume prompt can fix it (the model's fault, not the world's).
     pub fn resumable(&self) -> bool {
-        match self {
-            StageError::Output(_) | StageError::Truncated { .. } => true,
-            StageError::Store(StoreError::Invariant { .. }) => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            StageError::Output(_)
+                | StageError::Truncated { .. }
+                | StageError::Store(StoreError::Invariant { .. })
+        )
     }
 }
 

@@ -133,7 +133,7 @@ mod tests {
 
     fn step(text: &str) -> Step {
         let doc = crate::yaml::parse(text.as_bytes()).unwrap();
-        let vsa = crate::vsa::read::read(&doc).0;
+        let vsa = crate::vsa::read(&doc).0;
         next(&doc, &vsa)
     }
 

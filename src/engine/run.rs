@@ -105,8 +105,16 @@ impl Engine {
         let pending = intake::pending(snap);
         for (index, d) in &pending {
             let plan = intake::plan(d, snap);
-            if plan.applied && d.verb() == Some(crate::steer::Verb::Resume) {
-                self.released = self.at_breakpoint.take();
+            if plan.applied
+                && matches!(
+                    d.verb(),
+                    Some(crate::steer::Verb::Resume | crate::steer::Verb::Step)
+                )
+            {
+                // Resuming releases the breakpoint the run waits at: the stage it would
+                // start next (also after a restart, when nothing is remembered).
+                self.at_breakpoint = None;
+                self.released = progress::next(&snap.doc, &snap.vsa).stage();
             }
             for m in intake::mutations(*index, d, &plan) {
                 let still = |s: &crate::vsa::store::Snapshot| {

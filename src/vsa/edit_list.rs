@@ -147,6 +147,17 @@ pub fn plan_put(doc: &Document, path: &VsaPath, value: &NewNode) -> Result<Vec<S
     let end = node.content_end(text);
     let block = !node.is_flow(text) && !matches!(node.kind, NodeKind::Scalar(_));
     let splice = match value {
+        // A block mapping that is a list item (`- id: d-1`) keeps its dash: the item is
+        // rewritten from the dash on, its first key on the dash line.
+        NewNode::Map(_) if block && !is_empty(value) && on_dash_line(text, node.start) => {
+            let dash = indent_of(text, node.start);
+            let item = crate::yaml::splice::render_seq_item(value, dash);
+            Splice {
+                start: line_start(text, node.start),
+                end: line_end(text, end),
+                text: item,
+            }
+        }
         // A block collection is replaced line by line, at its own indentation.
         NewNode::Map(_) | NewNode::Seq(_) if block && !is_empty(value) => {
             let col = indent_of(text, node.start);
@@ -179,6 +190,13 @@ pub fn plan_put(doc: &Document, path: &VsaPath, value: &NewNode) -> Result<Vec<S
         }
     };
     Ok(vec![splice])
+}
+
+/// Whether the node starts on a list item's line, after its dash.
+fn on_dash_line(text: &str, pos: usize) -> bool {
+    text[line_start(text, pos)..pos]
+        .trim_start()
+        .starts_with('-')
 }
 
 fn is_empty(value: &NewNode) -> bool {
