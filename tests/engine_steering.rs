@@ -76,7 +76,7 @@ fn a_breakpoint_pauses_and_resume_goes_on() {
     let RunEnd::Stopped(reason) = run(&dir) else {
         panic!("expected the stop at the loop's edge")
     };
-    assert!(reason.contains("Implementation Planning"), "{reason}");
+    assert!(reason.contains("Coding & Validation"), "{reason}");
     assert_eq!(completed(&dir).len(), 4);
     let snap = Store::new(dir.join("verification_state.yaml"))
         .load()

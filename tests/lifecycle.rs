@@ -45,7 +45,7 @@ fn count_files(dir: &Path) -> usize {
 }
 
 #[test]
-fn happy_path_runs_every_stage_to_the_end_of_experiment_design() {
+fn happy_path_runs_every_stage_to_the_end_of_implementation_planning() {
     let mut s = Script::default();
     s.through_design();
     let (_g, dir) = replay_run(&s, "");
@@ -53,7 +53,7 @@ fn happy_path_runs_every_stage_to_the_end_of_experiment_design() {
     let RunEnd::Stopped(reason) = &end else {
         panic!("expected the stop at the loop's edge, got {end:?}")
     };
-    assert!(reason.contains("Implementation Planning"), "{reason}");
+    assert!(reason.contains("Coding & Validation"), "{reason}");
     for key in [
         "problem_scoping",
         "literature_grounding",
@@ -105,7 +105,7 @@ fn happy_path_runs_every_stage_to_the_end_of_experiment_design() {
     assert!(synthesis.contains("converged: true"), "{synthesis}");
     let events = youra::rundir::events::read(&dir.join("events.jsonl"));
     let ends = events.iter().filter(|e| e.kind == "stage_end").count();
-    assert_eq!(ends, 5, "four stages and one design");
+    assert_eq!(ends, 6, "four stages, one design, one implementation plan");
 }
 
 #[test]
@@ -301,11 +301,11 @@ fn a_plan_that_breaks_the_rules_is_sent_back_then_accepted() {
         common::script::PLAN,
     )
     .ok("verification_planning", None, 2);
-    s.design("h-e1");
+    s.design("h-e1").implementation("h-e1");
     let (_g, dir) = replay_run(&s, "");
     let RunEnd::Stopped(reason) = run(&dir) else {
         panic!("expected the stop at the loop's edge")
     };
-    assert!(reason.contains("Implementation Planning"), "{reason}");
+    assert!(reason.contains("Coding & Validation"), "{reason}");
     assert_eq!(vsa(&dir).vsa.sub_hypotheses.len(), 3);
 }

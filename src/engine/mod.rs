@@ -10,6 +10,8 @@ mod controller;
 pub mod criteria;
 mod ctx;
 mod error;
+pub mod fabrication;
+pub mod gates;
 pub mod init;
 mod intake;
 mod literature;

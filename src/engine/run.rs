@@ -194,7 +194,7 @@ impl Engine {
         self.log(&format!("start {}", step.describe()));
         let Some(runner) = super::stages::runner(stage) else {
             return Ok(StepEnd::Stop(format!(
-                "{} is not part of this build: the hypothesis loop ends after Experiment Design; the run stops here with its designs written",
+                "{} is not part of this build: the hypothesis loop ends after Implementation Planning; the run stops here with its designs and plans written",
                 stage.name()
             )));
         };

@@ -127,13 +127,19 @@ impl Script {
             .ok("experiment_design", Some(h), 1)
     }
 
-    /// Everything up to and including the design of the first sub-hypothesis.
+    pub fn implementation(&mut self, h: &str) -> &mut Self {
+        self.reply("executor", "implementation_planning", Some(h), 1, TASKS)
+            .ok("implementation_planning", Some(h), 1)
+    }
+
+    /// Everything up to and including the implementation plan of the first sub-hypothesis.
     pub fn through_design(&mut self) -> &mut Self {
         self.scoping()
             .literature()
             .debate(6, true)
             .planning()
             .design("h-e1")
+            .implementation("h-e1")
     }
 }
 
@@ -153,6 +159,8 @@ pub const PLAN: &str = r#"{"sub_hypotheses":[
  {"id":"h-c1","type":"CONDITION","statement":"The result holds within each island.","gate":{"type":"SHOULD_WORK","criterion":"min island accuracy >= 0.85"},"prerequisites":["h-e1"]}
 ],"rationale":"Existence first, then what adds nothing, then where it holds."}"#;
 pub const BRIEF: &str = "## Dataset\nPalmer penguins.\n## Model\nNearest centroid.\n## Metrics\naccuracy\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n```\n## Procedure\n5-fold CV.\n";
+
+pub const TASKS: &str = r##"{"tasks":[{"id":"T1","title":"Load the CSV","spec_section":"Dataset","description":"drop rows with NA","test_first":true},{"id":"T2","title":"Nearest centroid with 5-fold CV","spec_section":"Procedure","description":"report accuracy per fold","test_first":false}],"prd":"# PRD\nReport accuracy.","architecture":"# Architecture\ntrain.py","logic":"# Logic\ncentroids","config":"# Config\nfolds: 5"}"##;
 
 /// A fresh run folder whose models are served from `script` (written as replay.jsonl).
 pub fn replay_run(script: &Script, extra_toml: &str) -> (tempfile::TempDir, PathBuf) {

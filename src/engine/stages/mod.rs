@@ -2,6 +2,7 @@
 
 mod debate;
 mod design;
+mod implementation;
 mod literature;
 mod planning;
 mod scoping;
@@ -32,6 +33,7 @@ pub fn runner(stage: Stage) -> Option<Box<dyn StageRunner>> {
         Stage::HypothesisDebate => Box::new(debate::HypothesisDebate),
         Stage::VerificationPlanning => Box::new(planning::VerificationPlanning),
         Stage::ExperimentDesign => Box::new(design::ExperimentDesign),
+        Stage::ImplementationPlanning => Box::new(implementation::ImplementationPlanning),
         _ => return None,
     })
 }
