@@ -15,7 +15,9 @@ use std::path::{Component, Path, PathBuf};
 pub enum PathError {
     #[error("refused path {requested:?}: it is empty; name a file relative to {root}")]
     Empty { requested: String, root: PathBuf },
-    #[error("refused path {requested:?}: absolute paths are not allowed; use a path relative to {root}")]
+    #[error(
+        "refused path {requested:?}: absolute paths are not allowed; use a path relative to {root}"
+    )]
     Absolute { requested: String, root: PathBuf },
     #[error("refused path {requested:?}: its `..` components leave {root}")]
     Escapes { requested: String, root: PathBuf },
@@ -72,7 +74,10 @@ pub fn confine(root: &Path, requested: &str) -> Result<PathBuf, PathError> {
 fn lexical_parts(root: &Path, requested: &str) -> Result<Vec<PathBuf>, PathError> {
     let refuse = |make: fn(String, PathBuf) -> PathError| make(requested.to_string(), root.into());
     if requested.trim().is_empty() {
-        return Err(refuse(|requested, root| PathError::Empty { requested, root }));
+        return Err(refuse(|requested, root| PathError::Empty {
+            requested,
+            root,
+        }));
     }
     let mut parts: Vec<PathBuf> = Vec::new();
     for component in Path::new(requested).components() {
@@ -81,22 +86,36 @@ fn lexical_parts(root: &Path, requested: &str) -> Result<Vec<PathBuf>, PathError
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.pop().is_none() {
-                    return Err(refuse(|requested, root| PathError::Escapes { requested, root }));
+                    return Err(refuse(|requested, root| PathError::Escapes {
+                        requested,
+                        root,
+                    }));
                 }
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err(refuse(|requested, root| PathError::Absolute { requested, root }));
+                return Err(refuse(|requested, root| PathError::Absolute {
+                    requested,
+                    root,
+                }));
             }
         }
     }
     if parts.is_empty() {
-        return Err(refuse(|requested, root| PathError::Empty { requested, root }));
+        return Err(refuse(|requested, root| PathError::Empty {
+            requested,
+            root,
+        }));
     }
     Ok(parts)
 }
 
 /// A symlink inside root is allowed only when what it points to is inside root too.
-fn check_link(link: &Path, canon_root: &Path, requested: &str, root: &Path) -> Result<(), PathError> {
+fn check_link(
+    link: &Path,
+    canon_root: &Path,
+    requested: &str,
+    root: &Path,
+) -> Result<(), PathError> {
     match link.canonicalize() {
         Ok(target) if target.starts_with(canon_root) => Ok(()),
         Ok(target) => Err(PathError::SymlinkEscape {

@@ -17,7 +17,9 @@ pub enum EnvError {
         "refused environment variable {name}: its name looks like a secret ({why}); experiment code must not receive credentials — remove it from the job"
     )]
     LooksSecret { name: String, why: &'static str },
-    #[error("refused environment variable {name:?}: a name must be non-empty and contain no '=' or NUL")]
+    #[error(
+        "refused environment variable {name:?}: a name must be non-empty and contain no '=' or NUL"
+    )]
     BadName { name: String },
 }
 
@@ -135,12 +137,28 @@ mod tests {
 
     #[test]
     fn secrets_refused_by_name() {
-        for name in ["OPENAI_API_KEY", "openai_org", "ANTHROPIC_BASE_URL", "HF_TOKEN", "MY_SECRET_X", "WANDB_API_KEY"] {
+        for name in [
+            "OPENAI_API_KEY",
+            "openai_org",
+            "ANTHROPIC_BASE_URL",
+            "HF_TOKEN",
+            "MY_SECRET_X",
+            "WANDB_API_KEY",
+        ] {
             let extra = vec![(name.to_string(), "v".to_string())];
             let err = check_extra(&extra).err();
-            assert!(matches!(err, Some(EnvError::LooksSecret { .. })), "{name} not refused");
+            assert!(
+                matches!(err, Some(EnvError::LooksSecret { .. })),
+                "{name} not refused"
+            );
         }
-        assert!(check_extra(&[("SEED".into(), "1".into()), ("TOKENIZER".into(), "x".into())]).is_ok());
+        assert!(
+            check_extra(&[
+                ("SEED".into(), "1".into()),
+                ("TOKENIZER".into(), "x".into())
+            ])
+            .is_ok()
+        );
     }
 
     #[test]
@@ -156,7 +174,10 @@ mod tests {
         assert_eq!(get(&env, "OPENAI_API_KEY"), None);
         assert_eq!(get(&env, "HOME"), Some("/w/h-e1"));
         assert_eq!(get(&env, "CUDA_VISIBLE_DEVICES"), Some(""));
-        assert_eq!(get(&env, "YOURA_METRICS_FILE"), Some("/w/h-e1/results/metrics.jsonl"));
+        assert_eq!(
+            get(&env, "YOURA_METRICS_FILE"),
+            Some("/w/h-e1/results/metrics.jsonl")
+        );
         assert_eq!(get(&env, "SEED"), Some("7"));
         assert_eq!(env.iter().filter(|(n, _)| n == "PATH").count(), 1);
     }

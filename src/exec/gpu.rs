@@ -63,7 +63,10 @@ pub fn parse_nvidia_smi(text: &str) -> (Vec<GpuInfo>, Vec<String>) {
                 memory_total_mib: cols[3].parse().ok(),
                 utilization_pct: cols[4].parse().ok(),
             }),
-            _ => warnings.push(format!("nvidia-smi line {}: cannot read {line:?}; skipped", i + 1)),
+            _ => warnings.push(format!(
+                "nvidia-smi line {}: cannot read {line:?}; skipped",
+                i + 1
+            )),
         }
     }
     (gpus, warnings)
@@ -77,7 +80,9 @@ pub fn query_gpus() -> Vec<GpuInfo> {
         .stderr(Stdio::null())
         .output();
     match output {
-        Ok(out) if out.status.success() => parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout)).0,
+        Ok(out) if out.status.success() => {
+            parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout)).0
+        }
         _ => Vec::new(),
     }
 }
@@ -85,7 +90,9 @@ pub fn query_gpus() -> Vec<GpuInfo> {
 /// Why GPUs could not be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GpuError {
-    #[error("the job wants {wanted} GPU(s) but this machine has {usable} usable; lower the job's `gpus` or run it on a cluster")]
+    #[error(
+        "the job wants {wanted} GPU(s) but this machine has {usable} usable; lower the job's `gpus` or run it on a cluster"
+    )]
     TooMany { wanted: usize, usable: usize },
 }
 
@@ -100,7 +107,10 @@ impl GpuPool {
     /// A pool of the GPUs in `inventory` that look free now (busy ones stay out: another
     /// user's process is on them).
     pub fn new(inventory: Vec<GpuInfo>) -> Arc<GpuPool> {
-        let usable = inventory.into_iter().filter(GpuInfo::looks_free).map(|g| (g, false));
+        let usable = inventory
+            .into_iter()
+            .filter(GpuInfo::looks_free)
+            .map(|g| (g, false));
         Arc::new(GpuPool {
             inner: Mutex::new(usable.collect()),
             freed: Condvar::new(),
@@ -127,10 +137,16 @@ impl GpuPool {
     pub fn acquire(self: &Arc<Self>, n: usize) -> Result<GpuLease, GpuError> {
         let mut slots = self.lock();
         if n > slots.len() {
-            return Err(GpuError::TooMany { wanted: n, usable: slots.len() });
+            return Err(GpuError::TooMany {
+                wanted: n,
+                usable: slots.len(),
+            });
         }
         while slots.iter().filter(|(_, taken)| !taken).count() < n {
-            slots = self.freed.wait(slots).unwrap_or_else(|poisoned| poisoned.into_inner());
+            slots = self
+                .freed
+                .wait(slots)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
         Ok(self.take(&mut slots, n))
     }
@@ -139,7 +155,10 @@ impl GpuPool {
     pub fn try_acquire(self: &Arc<Self>, n: usize) -> Result<Option<GpuLease>, GpuError> {
         let mut slots = self.lock();
         if n > slots.len() {
-            return Err(GpuError::TooMany { wanted: n, usable: slots.len() });
+            return Err(GpuError::TooMany {
+                wanted: n,
+                usable: slots.len(),
+            });
         }
         let free = slots.iter().filter(|(_, taken)| !taken).count();
         Ok((free >= n).then(|| self.take(&mut slots, n)))
@@ -170,7 +189,9 @@ impl GpuPool {
 
     // A panic while holding the lock leaves only flags behind; they are still consistent.
     fn lock(&self) -> MutexGuard<'_, Vec<(GpuInfo, bool)>> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -216,7 +237,11 @@ mod tests {
         assert_eq!(gpus[2].utilization_pct, None);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("line 4"));
-        let free: Vec<u32> = gpus.iter().filter(|g| g.looks_free()).map(|g| g.index).collect();
+        let free: Vec<u32> = gpus
+            .iter()
+            .filter(|g| g.looks_free())
+            .map(|g| g.index)
+            .collect();
         assert_eq!(free, vec![0, 2]);
     }
 }

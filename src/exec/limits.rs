@@ -84,11 +84,17 @@ fn set(resource: Resource, lim: libc::rlimit) -> io::Result<()> {
 /// (already gone), which is not an error for a caller cleaning up.
 pub fn signal_group(pgid: u32, signal: libc::c_int) -> io::Result<bool> {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "pid out of range"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "pid out of range",
+        ));
     };
     // A pgid of 0 or 1 would signal our own group or everything: never do that.
     if pgid <= 1 {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "refusing to signal group 0/1"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "refusing to signal group 0/1",
+        ));
     }
     // SAFETY: killpg has no memory-safety preconditions.
     if unsafe { libc::killpg(pgid, signal) } == 0 {
@@ -111,7 +117,10 @@ mod tests {
         let l = ChildLimits::new(Some(1 << 28), Some(Duration::from_millis(1500)));
         assert_eq!(l.cpu_seconds, Some(2));
         assert_eq!(l.address_space, Some(1 << 28));
-        assert_eq!(ChildLimits::new(None, Some(Duration::from_secs(3))).cpu_seconds, Some(3));
+        assert_eq!(
+            ChildLimits::new(None, Some(Duration::from_secs(3))).cpu_seconds,
+            Some(3)
+        );
     }
 
     #[test]

@@ -74,7 +74,10 @@ impl Backend for LocalBackend {
         let mut command = build_command(job, &paths, bwrap.as_deref())?;
         command.env_clear().envs(env).stdin(Stdio::null());
         command.stdout(clone_log(&log, &paths.log)?).stderr(log);
-        limits::install(&mut command, ChildLimits::new(job.memory_limit, job.cpu_limit));
+        limits::install(
+            &mut command,
+            ChildLimits::new(job.memory_limit, job.cpu_limit),
+        );
         let collect = Collect {
             log_path: paths.log.clone(),
             metrics_path: paths.results.join(METRICS_FILE),
@@ -100,19 +103,31 @@ struct JobPaths {
 
 fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
     if job.argv.first().is_none_or(|p| p.is_empty()) {
-        return Err(ExecError::InvalidJob("argv is empty; give the command to run, e.g. [\"python3\", \"train.py\"]".into()));
+        return Err(ExecError::InvalidJob(
+            "argv is empty; give the command to run, e.g. [\"python3\", \"train.py\"]".into(),
+        ));
     }
     if job.time_limit.is_zero() {
-        return Err(ExecError::InvalidJob("time_limit is zero; give the job time to run".into()));
+        return Err(ExecError::InvalidJob(
+            "time_limit is zero; give the job time to run".into(),
+        ));
     }
-    let workspace = job.workspace.canonicalize().map_err(|source| ExecError::Workspace {
-        path: job.workspace.clone(),
-        source,
-    })?;
+    let workspace = job
+        .workspace
+        .canonicalize()
+        .map_err(|source| ExecError::Workspace {
+            path: job.workspace.clone(),
+            source,
+        })?;
     let workdir = match job.workdir.to_str() {
         Some("" | ".") => workspace.clone(),
         Some(rel) => confine(&workspace, rel)?,
-        None => return Err(ExecError::InvalidJob(format!("workdir {:?} is not UTF-8", job.workdir))),
+        None => {
+            return Err(ExecError::InvalidJob(format!(
+                "workdir {:?} is not UTF-8",
+                job.workdir
+            )));
+        }
     };
     if !workdir.is_dir() {
         return Err(ExecError::InvalidJob(format!(
@@ -158,7 +173,10 @@ fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
         if old.exists() {
             let prev = paths.results.join(format!("{name}.prev"));
             fs::rename(&old, &prev).map_err(io_err(&old))?;
-            warnings.push(format!("a previous run's {name} was moved to {}", prev.display()));
+            warnings.push(format!(
+                "a previous run's {name} was moved to {}",
+                prev.display()
+            ));
         }
     }
     Ok(warnings)

@@ -10,7 +10,9 @@ const TAIL_WINDOW: u64 = 64 * 1024;
 /// The last `n` lines of `path` (lossy UTF-8; progress bars' `\r` keep only their last
 /// state). A missing or unreadable file is an empty tail: the job may not have written yet.
 pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
-    read_tail(path).map(|text| last_lines(&text, n)).unwrap_or_default()
+    read_tail(path)
+        .map(|text| last_lines(&text, n))
+        .unwrap_or_default()
 }
 
 fn read_tail(path: &Path) -> io::Result<String> {
@@ -31,7 +33,12 @@ fn read_tail(path: &Path) -> io::Result<String> {
 fn last_lines(text: &str, n: usize) -> Vec<String> {
     let lines: Vec<String> = text
         .lines()
-        .map(|line| line.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("").to_string())
+        .map(|line| {
+            line.rsplit('\r')
+                .find(|s| !s.is_empty())
+                .unwrap_or("")
+                .to_string()
+        })
         .collect();
     lines[lines.len().saturating_sub(n)..].to_vec()
 }

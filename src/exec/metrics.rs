@@ -101,7 +101,10 @@ impl MetricsReader {
             Err(e) => return Err(e),
         };
         if file.metadata()?.len() < self.offset {
-            batch.warnings.push(format!("{} shrank; reading it again from the start", self.path.display()));
+            batch.warnings.push(format!(
+                "{} shrank; reading it again from the start",
+                self.path.display()
+            ));
             self.offset = 0;
             self.line = 0;
         }
@@ -131,7 +134,9 @@ impl MetricsReader {
             return;
         }
         match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(object)) => batch.records.push(MetricRecord::from_object(self.line, object)),
+            Ok(Value::Object(object)) => batch
+                .records
+                .push(MetricRecord::from_object(self.line, object)),
             Ok(_) => batch.warnings.push(format!(
                 "{} line {}: not a JSON object; skipped",
                 self.path.display(),
@@ -148,10 +153,12 @@ impl MetricsReader {
 
 /// Reads the whole `metrics.jsonl` of an ended job.
 pub fn read_metrics(path: &Path) -> MetricsBatch {
-    MetricsReader::new(path).read_to_end().unwrap_or_else(|e| MetricsBatch {
-        records: Vec::new(),
-        warnings: vec![format!("cannot read {}: {e}", path.display())],
-    })
+    MetricsReader::new(path)
+        .read_to_end()
+        .unwrap_or_else(|e| MetricsBatch {
+            records: Vec::new(),
+            warnings: vec![format!("cannot read {}: {e}", path.display())],
+        })
 }
 
 /// `experiment_results.json`: `Ok(None)` when absent, `Err(warning)` when unreadable or not
@@ -177,19 +184,32 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("metrics.jsonl");
         let mut f = File::create(&path)?;
-        write!(f, "{{\"step\":3,\"epoch\":1,\"split\":\"val\",\"accuracy\":0.81,\"loss\":0.4}}\nnot json\n{{\"step\":4,")?;
+        write!(
+            f,
+            "{{\"step\":3,\"epoch\":1,\"split\":\"val\",\"accuracy\":0.81,\"loss\":0.4}}\nnot json\n{{\"step\":4,"
+        )?;
         let mut reader = MetricsReader::new(&path);
         let batch = reader.read_new()?;
         assert_eq!(batch.records.len(), 1);
         let r = &batch.records[0];
-        assert_eq!((r.step, r.epoch, r.split.as_deref()), (Some(3), Some(1), Some("val")));
+        assert_eq!(
+            (r.step, r.epoch, r.split.as_deref()),
+            (Some(3), Some(1), Some("val"))
+        );
         assert_eq!(r.values.get("accuracy"), Some(&0.81));
         assert_eq!(batch.warnings.len(), 1);
         assert!(batch.warnings[0].contains("line 2"));
         // The partial line waits for its end.
         writeln!(f, "\"loss\":0.3}}")?;
         let batch = reader.read_new()?;
-        assert_eq!(batch.records.iter().map(|r| (r.line, r.step)).collect::<Vec<_>>(), vec![(3, Some(4))]);
+        assert_eq!(
+            batch
+                .records
+                .iter()
+                .map(|r| (r.line, r.step))
+                .collect::<Vec<_>>(),
+            vec![(3, Some(4))]
+        );
         // A cut-short last line of an ended job is a warning with its line number.
         write!(f, "{{\"step\":5")?;
         let batch = reader.read_to_end()?;

@@ -21,7 +21,9 @@ mod supervise;
 
 pub use confine::{PathError, confine, write_confined};
 pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
-pub use gpu::{GpuError, GpuInfo, GpuLease, GpuPool, NVIDIA_SMI_ARGS, parse_nvidia_smi, query_gpus};
+pub use gpu::{
+    GpuError, GpuInfo, GpuLease, GpuPool, NVIDIA_SMI_ARGS, parse_nvidia_smi, query_gpus,
+};
 pub use job::{
     ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, SandboxMode,
     completion_line,

@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use super::job::SandboxMode;
 
 /// The package that provides `bwrap`, named in every error about it.
-pub const PACKAGE_HINT: &str = "install the `bubblewrap` package (e.g. `apt-get install -y bubblewrap`)";
+pub const PACKAGE_HINT: &str =
+    "install the `bubblewrap` package (e.g. `apt-get install -y bubblewrap`)";
 
 /// Why the sandbox cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,7 +38,12 @@ pub fn probe(path_var: Option<&str>) -> Availability {
     };
     let output = Command::new(&bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-        .args(["--unshare-net", "--unshare-pid", "--die-with-parent", "true"])
+        .args([
+            "--unshare-net",
+            "--unshare-pid",
+            "--die-with-parent",
+            "true",
+        ])
         .env_clear()
         .stdin(Stdio::null())
         .output();
@@ -69,15 +75,23 @@ pub fn find_on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
 }
 
 /// The decision for one job: the `bwrap` to use, or none with the warning to report.
-pub fn decide(mode: SandboxMode, found: &Availability) -> Result<(Option<PathBuf>, Option<String>), SandboxError> {
+pub fn decide(
+    mode: SandboxMode,
+    found: &Availability,
+) -> Result<(Option<PathBuf>, Option<String>), SandboxError> {
     match (mode, found) {
-        (SandboxMode::Off, _) => Ok((None, Some("sandbox off: the job could write anywhere this user can".into()))),
+        (SandboxMode::Off, _) => Ok((
+            None,
+            Some("sandbox off: the job could write anywhere this user can".into()),
+        )),
         (_, Availability::Works(bwrap)) => Ok((Some(bwrap.clone()), None)),
         (SandboxMode::Required, Availability::Missing) => Err(SandboxError::Missing),
-        (SandboxMode::Required, Availability::Broken { bwrap, detail }) => Err(SandboxError::Broken {
-            bwrap: bwrap.clone(),
-            detail: detail.clone(),
-        }),
+        (SandboxMode::Required, Availability::Broken { bwrap, detail }) => {
+            Err(SandboxError::Broken {
+                bwrap: bwrap.clone(),
+                detail: detail.clone(),
+            })
+        }
         (SandboxMode::Auto, Availability::Missing) => Ok((
             None,
             Some(format!("no sandbox: `bwrap` not found; {PACKAGE_HINT}")),
@@ -114,11 +128,19 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
         add(&[os("--dev-bind"), node.as_os_str(), node.as_os_str()]);
     }
     // The workspace, writable; after --tmpfs /tmp so a workspace under /tmp stays visible.
-    add(&[os("--bind"), spec.workspace.as_os_str(), spec.workspace.as_os_str()]);
+    add(&[
+        os("--bind"),
+        spec.workspace.as_os_str(),
+        spec.workspace.as_os_str(),
+    ]);
     if !spec.network {
         add(&[os("--unshare-net")]);
     }
-    add(&[os("--unshare-pid"), os("--unshare-ipc"), os("--unshare-uts")]);
+    add(&[
+        os("--unshare-pid"),
+        os("--unshare-ipc"),
+        os("--unshare-uts"),
+    ]);
     add(&[os("--die-with-parent")]);
     add(&[os("--chdir"), spec.workdir.as_os_str()]);
     add(&[os("--")]);
@@ -152,21 +174,34 @@ mod tests {
             network: false,
             gpu_devices: vec![],
         };
-        let args: Vec<String> = bwrap_args(&spec).iter().map(|a| a.to_string_lossy().into()).collect();
+        let args: Vec<String> = bwrap_args(&spec)
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
         assert!(args.contains(&"--unshare-net".to_string()));
         let tmpfs = args.iter().position(|a| a == "--tmpfs");
         let bind = args.iter().position(|a| a == "--bind");
         assert!(tmpfs < bind, "the workspace bind must follow --tmpfs /tmp");
         assert_eq!(args.last().map(String::as_str), Some("--"));
-        let open = SandboxSpec { network: true, ..spec };
-        let args: Vec<String> = bwrap_args(&open).iter().map(|a| a.to_string_lossy().into()).collect();
+        let open = SandboxSpec {
+            network: true,
+            ..spec
+        };
+        let args: Vec<String> = bwrap_args(&open)
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
         assert!(!args.contains(&"--unshare-net".to_string()));
     }
 
     #[test]
     fn required_without_bwrap_names_the_package() {
         let err = decide(SandboxMode::Required, &Availability::Missing).err();
-        assert!(err.map(|e| e.to_string()).unwrap_or_default().contains("bubblewrap"));
+        assert!(
+            err.map(|e| e.to_string())
+                .unwrap_or_default()
+                .contains("bubblewrap")
+        );
         let auto = decide(SandboxMode::Auto, &Availability::Missing);
         assert!(matches!(auto, Ok((None, Some(_)))));
     }

@@ -66,7 +66,12 @@ pub struct JobHandle {
 }
 
 /// Starts the supervisor; returns once the process exists (or failed to start).
-pub fn spawn(command: Command, program: &str, collect: Collect, lease: GpuLease) -> Result<JobHandle, ExecError> {
+pub fn spawn(
+    command: Command,
+    program: &str,
+    collect: Collect,
+    lease: GpuLease,
+) -> Result<JobHandle, ExecError> {
     let (control, inbox) = mpsc::channel();
     let (started_tx, started_rx) = mpsc::sync_channel(1);
     let shared = Arc::new(Shared::default());
@@ -74,7 +79,16 @@ pub fn spawn(command: Command, program: &str, collect: Collect, lease: GpuLease)
     let (shared2, control2) = (Arc::clone(&shared), control.clone());
     let spawned = thread::Builder::new()
         .name("youra-exec".into())
-        .spawn(move || supervise(command, collect, lease, (control2, inbox), started_tx, &shared2));
+        .spawn(move || {
+            supervise(
+                command,
+                collect,
+                lease,
+                (control2, inbox),
+                started_tx,
+                &shared2,
+            )
+        });
     let spawn_err = |source| ExecError::Spawn {
         program: program.to_string(),
         source,
@@ -86,7 +100,11 @@ pub fn spawn(command: Command, program: &str, collect: Collect, lease: GpuLease)
             let _ = append_line(&log_path, &format!("EXPERIMENT NOT STARTED: {source}"));
             return Err(spawn_err(source));
         }
-        Err(_) => return Err(spawn_err(std::io::Error::other("the supervisor thread ended early"))),
+        Err(_) => {
+            return Err(spawn_err(std::io::Error::other(
+                "the supervisor thread ended early",
+            )));
+        }
     };
     Ok(JobHandle {
         pid,
@@ -114,15 +132,19 @@ fn supervise(
     let started_at = Instant::now();
     let pid = child.id();
     let _ = started.send(Ok(pid));
-    let waiter = thread::Builder::new().name("youra-exec-wait".into()).spawn(move || {
-        let mut child = child;
-        let _ = control.send(Control::Exited(child.wait()));
-    });
+    let waiter = thread::Builder::new()
+        .name("youra-exec-wait".into())
+        .spawn(move || {
+            let mut child = child;
+            let _ = control.send(Control::Exited(child.wait()));
+        });
     if let Err(e) = waiter {
         // Without a waiter nobody reaps the child; end it rather than leave it unsupervised.
         let _ = signal_group(pid, libc::SIGKILL);
         let mut outcome = collect_outcome(&collect, ExitKind::Killed, started_at.elapsed());
-        outcome.warnings.push(format!("could not supervise the job: {e}"));
+        outcome
+            .warnings
+            .push(format!("could not supervise the job: {e}"));
         return shared.publish(outcome);
     }
     let (exit, duration) = run_to_end(pid, &collect, &inbox, started_at);
@@ -134,18 +156,23 @@ fn supervise(
 }
 
 /// Waits for the exit, the deadline or a kill request; returns how the job ended and when.
-fn run_to_end(pid: u32, collect: &Collect, inbox: &Receiver<Control>, started: Instant) -> (ExitKind, Duration) {
+fn run_to_end(
+    pid: u32,
+    collect: &Collect,
+    inbox: &Receiver<Control>,
+    started: Instant,
+) -> (ExitKind, Duration) {
     let deadline = started + collect.time_limit;
-    let (status, ended_by_us) = loop {
-        match inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(Control::Exited(status)) => break (status, None),
-            Ok(Control::Kill) => break (terminate(pid, collect.grace, inbox), Some(ExitKind::Killed)),
-            Err(RecvTimeoutError::Timeout) => {
-                break (terminate(pid, collect.grace, inbox), Some(ExitKind::TimedOut));
-            }
-            // Unreachable while the waiter holds its sender; treat as an exit we cannot read.
-            Err(RecvTimeoutError::Disconnected) => break (Err(std::io::Error::other("waiter lost")), None),
-        }
+    let wait = deadline.saturating_duration_since(Instant::now());
+    let (status, ended_by_us) = match inbox.recv_timeout(wait) {
+        Ok(Control::Exited(status)) => (status, None),
+        Ok(Control::Kill) => (terminate(pid, collect.grace, inbox), Some(ExitKind::Killed)),
+        Err(RecvTimeoutError::Timeout) => (
+            terminate(pid, collect.grace, inbox),
+            Some(ExitKind::TimedOut),
+        ),
+        // Unreachable while the waiter holds its sender; treat as an exit we cannot read.
+        Err(RecvTimeoutError::Disconnected) => (Err(std::io::Error::other("waiter lost")), None),
     };
     let duration = started.elapsed();
     let exit = ended_by_us.unwrap_or_else(|| exit_kind(status, collect.sandboxed));
@@ -181,7 +208,9 @@ fn exit_kind(status: std::io::Result<ExitStatus>, sandboxed: bool) -> ExitKind {
         return ExitKind::Killed;
     };
     match (status.code(), status.signal()) {
-        (Some(code), _) if sandboxed && (129..=128 + 64).contains(&code) => ExitKind::Signalled(code - 128),
+        (Some(code), _) if sandboxed && (129..=128 + 64).contains(&code) => {
+            ExitKind::Signalled(code - 128)
+        }
         (Some(code), _) => ExitKind::Exited(code),
         (None, Some(sig)) => ExitKind::Signalled(sig),
         (None, None) => ExitKind::Killed,
@@ -191,7 +220,10 @@ fn exit_kind(status: std::io::Result<ExitStatus>, sandboxed: bool) -> ExitKind {
 fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
     let mut warnings = collect.warnings.clone();
     if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
-        warnings.push(format!("cannot append the completion line to {}: {e}", collect.log_path.display()));
+        warnings.push(format!(
+            "cannot append the completion line to {}: {e}",
+            collect.log_path.display()
+        ));
     }
     let metrics = read_metrics(&collect.metrics_path);
     warnings.extend(metrics.warnings);
@@ -226,16 +258,28 @@ impl RunningJob for JobHandle {
     }
 
     fn wait(&self) -> JobOutcome {
-        let mut slot = self.shared.outcome.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self
+            .shared
+            .outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(outcome) = slot.as_ref() {
                 return outcome.clone();
             }
-            slot = self.shared.done.wait(slot).unwrap_or_else(|p| p.into_inner());
+            slot = self
+                .shared
+                .done
+                .wait(slot)
+                .unwrap_or_else(|p| p.into_inner());
         }
     }
 
     fn try_outcome(&self) -> Option<JobOutcome> {
-        self.shared.outcome.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.shared
+            .outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
