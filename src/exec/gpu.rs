@@ -244,4 +244,39 @@ mod tests {
             .collect();
         assert_eq!(free, vec![0, 2]);
     }
+
+    #[test]
+    fn pool_queues_until_a_lease_is_dropped() {
+        let (gpus, _) = parse_nvidia_smi(SAMPLE);
+        let pool = GpuPool::new(gpus);
+        assert_eq!(pool.usable(), 2);
+        let cpu = pool.acquire(0).ok();
+        assert_eq!(cpu.map(|l| l.cuda_visible_devices()), Some(String::new()));
+        let both = pool.acquire(2).ok();
+        assert_eq!(
+            both.as_ref().map(GpuLease::cuda_visible_devices).as_deref(),
+            Some("GPU-aaaa,GPU-cccc")
+        );
+        assert!(matches!(pool.try_acquire(1), Ok(None)));
+        assert!(matches!(
+            pool.acquire(3),
+            Err(GpuError::TooMany {
+                wanted: 3,
+                usable: 2
+            })
+        ));
+        let waiter = {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || pool.acquire(1).map(|l| l.cuda_visible_devices()))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !waiter.is_finished(),
+            "acquire returned while no GPU was free"
+        );
+        drop(both);
+        let got = waiter.join().ok().and_then(Result::ok);
+        assert_eq!(got.as_deref(), Some("GPU-aaaa"));
+        assert_eq!(pool.available(), 2);
+    }
 }
