@@ -5,12 +5,14 @@
 //! [`yaml`] keeps source positions for lossless edits, [`vsa`] is the typed verification
 //! state and its store, [`rundir`] discovers runs and parses Reflective Memory, [`steer`]
 //! turns the researcher's verbs into store mutations, [`plan`] holds the plan tree and the
-//! budget-allocation rules, and [`cli`] composes them into the `youra` command.
+//! budget-allocation rules, [`exec`] runs generated experiment code under limits and a
+//! sandbox, and [`cli`] composes them into the `youra` command.
 //! See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod exec;
 pub mod fsutil;
 pub mod llm;
 pub mod plan;

@@ -1,0 +1,145 @@
+//! What the engine asks a back end to run ([`Job`]) and what it gets back ([`JobOutcome`]).
+//! Plain data, shared by every back end: the local one fills these from a process, a cluster
+//! one would fill them from a scheduler.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::metrics::MetricRecord;
+
+/// Where a job's results live inside its workspace, and the names of the files in it.
+pub const RESULTS_DIR: &str = "results";
+/// stdout and stderr together, in the order written (one file; see `docs/ARCHITECTURE.md`).
+pub const LOG_FILE: &str = "run.log";
+/// One JSON object per line, written by the experiment while it runs.
+pub const METRICS_FILE: &str = "metrics.jsonl";
+/// The experiment's final summary (YouRA's name).
+pub const RESULTS_FILE: &str = "experiment_results.json";
+
+/// Whether to run the job inside bubblewrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Sandbox when `bwrap` is on PATH and works; otherwise run unsandboxed with a warning.
+    #[default]
+    Auto,
+    /// Refuse to start without a working `bwrap`.
+    Required,
+    /// Never sandbox (the outcome carries a warning).
+    Off,
+}
+
+/// One run of generated experiment code.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The sub-hypothesis folder, e.g. `<run>/h-e1`: the only place the job may write.
+    pub workspace: PathBuf,
+    /// Where the command starts, relative to `workspace` (e.g. `code`).
+    pub workdir: PathBuf,
+    /// The command and its arguments, e.g. `["python3", "train.py"]`.
+    pub argv: Vec<String>,
+    /// Wall-clock limit; the whole process group is killed when it passes.
+    pub time_limit: Duration,
+    /// How long the group gets between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// Address-space limit per process (RLIMIT_AS), in bytes.
+    pub memory_limit: Option<u64>,
+    /// CPU-time limit per process (RLIMIT_CPU).
+    pub cpu_limit: Option<Duration>,
+    /// Allow network access (the outcome carries a warning when true).
+    pub network: bool,
+    pub sandbox: SandboxMode,
+    /// How many GPUs the job wants; 0 runs it on the CPU with no GPU visible.
+    pub gpus: usize,
+    /// Extra environment variables; names that look like secrets are refused.
+    pub env: Vec<(String, String)>,
+}
+
+impl Job {
+    /// A job with the defaults: no network, sandbox when available, no GPU, one hour, 5 s
+    /// grace, no memory or CPU limit.
+    pub fn new(workspace: impl Into<PathBuf>, argv: Vec<String>) -> Job {
+        Job {
+            workspace: workspace.into(),
+            workdir: PathBuf::from("code"),
+            argv,
+            time_limit: Duration::from_secs(3600),
+            grace: Duration::from_secs(5),
+            memory_limit: None,
+            cpu_limit: None,
+            network: false,
+            sandbox: SandboxMode::Auto,
+            gpus: 0,
+            env: Vec::new(),
+        }
+    }
+
+    /// `<workspace>/results`.
+    pub fn results_dir(&self) -> PathBuf {
+        self.workspace.join(RESULTS_DIR)
+    }
+
+    /// `<workspace>/results/run.log`.
+    pub fn log_path(&self) -> PathBuf {
+        self.results_dir().join(LOG_FILE)
+    }
+
+    /// `<workspace>/results/metrics.jsonl`.
+    pub fn metrics_path(&self) -> PathBuf {
+        self.results_dir().join(METRICS_FILE)
+    }
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitKind {
+    /// The command exited with this code.
+    Exited(i32),
+    /// The command died of this signal (inside the sandbox: bwrap reports it as 128+n).
+    Signalled(i32),
+    /// The wall-clock limit passed and the group was killed.
+    TimedOut,
+    /// [`RunningJob::kill`](super::RunningJob::kill) was called.
+    Killed,
+}
+
+impl ExitKind {
+    /// Exited with code 0.
+    pub fn success(&self) -> bool {
+        *self == ExitKind::Exited(0)
+    }
+
+    /// The value written in the log's last line: `EXPERIMENT COMPLETE (exit=<this>)`.
+    pub fn log_label(&self) -> String {
+        match self {
+            ExitKind::Exited(code) => code.to_string(),
+            ExitKind::Signalled(sig) => format!("signal:{sig}"),
+            ExitKind::TimedOut => "timeout".to_string(),
+            ExitKind::Killed => "killed".to_string(),
+        }
+    }
+}
+
+/// The line appended to the log when a job ends (YouRA's completion marker).
+pub fn completion_line(exit: &ExitKind) -> String {
+    format!("EXPERIMENT COMPLETE (exit={})", exit.log_label())
+}
+
+/// Everything the engine needs once a job has ended.
+#[derive(Debug, Clone)]
+pub struct JobOutcome {
+    pub exit: ExitKind,
+    /// From spawn to the exit of the command.
+    pub duration: Duration,
+    /// stdout and stderr, interleaved, ending with the completion line.
+    pub log_path: PathBuf,
+    /// Every well-formed record of `results/metrics.jsonl`.
+    pub metrics: Vec<MetricRecord>,
+    /// `results/experiment_results.json`, when present and valid JSON.
+    pub results: Option<serde_json::Value>,
+    /// What the engine and the researcher should know: no sandbox, network on, skipped lines.
+    pub warnings: Vec<String>,
+    /// Whether the job ran inside bubblewrap.
+    pub sandboxed: bool,
+    /// The `CUDA_VISIBLE_DEVICES` value the job saw.
+    pub gpus: String,
+}

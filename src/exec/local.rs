@@ -1,0 +1,224 @@
+//! The local back end: prepares a job on this machine (checks, sandbox decision, GPUs,
+//! environment, results folder, the command) and hands it to a supervisor thread
+//! (`supervise.rs`) that owns the process until its outcome is collected.
+
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, OnceLock};
+
+use super::env::{EnvInputs, build_env, parent_passthrough};
+use super::gpu::GpuPool;
+use super::job::{Job, METRICS_FILE, RESULTS_FILE};
+use super::limits::{self, ChildLimits};
+use super::sandbox::{self, Availability, SandboxSpec};
+use super::supervise::{self, Collect, JobHandle};
+use super::{Backend, ExecError, RunningJob, confine};
+
+/// Runs jobs as local processes. Share one per machine: its GPU pool is what keeps two
+/// jobs off the same GPU.
+#[derive(Debug)]
+pub struct LocalBackend {
+    gpus: Arc<GpuPool>,
+    /// Probed on first use: running `bwrap` once costs a few milliseconds.
+    sandbox: OnceLock<Availability>,
+}
+
+impl Default for LocalBackend {
+    fn default() -> Self {
+        LocalBackend::new()
+    }
+}
+
+impl LocalBackend {
+    /// A back end with the GPUs `nvidia-smi` reports free now (none without it).
+    pub fn new() -> LocalBackend {
+        LocalBackend::with_gpus(GpuPool::detect())
+    }
+
+    /// A back end that hands out the GPUs of `pool` (tests pass a fake inventory).
+    pub fn with_gpus(pool: Arc<GpuPool>) -> LocalBackend {
+        LocalBackend {
+            gpus: pool,
+            sandbox: OnceLock::new(),
+        }
+    }
+
+    pub fn gpu_pool(&self) -> &Arc<GpuPool> {
+        &self.gpus
+    }
+
+    /// Whether bubblewrap is present and works here.
+    pub fn sandbox_availability(&self) -> &Availability {
+        self.sandbox
+            .get_or_init(|| sandbox::probe(std::env::var("PATH").ok().as_deref()))
+    }
+}
+
+impl Backend for LocalBackend {
+    fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError> {
+        let paths = check_job(job)?;
+        let (bwrap, sandbox_warning) = sandbox::decide(job.sandbox, self.sandbox_availability())?;
+        let mut warnings: Vec<String> = sandbox_warning.into_iter().collect();
+        warnings.extend(policy_warnings(job, bwrap.is_some()));
+        let lease = self.gpus.acquire(job.gpus)?;
+        let cuda = lease.cuda_visible_devices();
+        let inputs = EnvInputs {
+            parent: parent_passthrough(),
+            workspace: &paths.workspace,
+            cuda_visible_devices: &cuda,
+        };
+        let env = build_env(&inputs, &job.env)?;
+        warnings.extend(prepare_results(&paths)?);
+        let log = open_log(&paths.log)?;
+        let mut command = build_command(job, &paths, bwrap.as_deref())?;
+        command.env_clear().envs(env).stdin(Stdio::null());
+        command.stdout(clone_log(&log, &paths.log)?).stderr(log);
+        limits::install(
+            &mut command,
+            ChildLimits::new(job.memory_limit, job.cpu_limit),
+        );
+        let collect = Collect {
+            log_path: paths.log.clone(),
+            metrics_path: paths.results.join(METRICS_FILE),
+            results_path: paths.results.join(RESULTS_FILE),
+            sandboxed: bwrap.is_some(),
+            time_limit: job.time_limit,
+            grace: job.grace,
+            warnings,
+            gpus: cuda,
+        };
+        let handle: JobHandle = supervise::spawn(command, &job.argv[0], collect, lease)?;
+        Ok(Box::new(handle))
+    }
+}
+
+/// The canonical paths of a checked job.
+struct JobPaths {
+    workspace: PathBuf,
+    workdir: PathBuf,
+    results: PathBuf,
+    log: PathBuf,
+}
+
+fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
+    if job.argv.first().is_none_or(|p| p.is_empty()) {
+        return Err(ExecError::InvalidJob(
+            "argv is empty; give the command to run, e.g. [\"python3\", \"train.py\"]".into(),
+        ));
+    }
+    if job.time_limit.is_zero() {
+        return Err(ExecError::InvalidJob(
+            "time_limit is zero; give the job time to run".into(),
+        ));
+    }
+    let workspace = job
+        .workspace
+        .canonicalize()
+        .map_err(|source| ExecError::Workspace {
+            path: job.workspace.clone(),
+            source,
+        })?;
+    let workdir = match job.workdir.to_str() {
+        Some("" | ".") => workspace.clone(),
+        Some(rel) => confine(&workspace, rel)?,
+        None => {
+            return Err(ExecError::InvalidJob(format!(
+                "workdir {:?} is not UTF-8",
+                job.workdir
+            )));
+        }
+    };
+    if !workdir.is_dir() {
+        return Err(ExecError::InvalidJob(format!(
+            "workdir {} does not exist; write the experiment's code there first",
+            workdir.display()
+        )));
+    }
+    let results = workspace.join(super::job::RESULTS_DIR);
+    let log = results.join(super::job::LOG_FILE);
+    Ok(JobPaths {
+        workspace,
+        workdir,
+        results,
+        log,
+    })
+}
+
+fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if job.network && sandboxed {
+        warnings.push("network access allowed for this job (network: true)".to_string());
+    }
+    if job.gpus > 0 && job.memory_limit.is_some() {
+        // CUDA reserves far more address space than it uses; RLIMIT_AS makes it fail to start.
+        warnings.push("memory_limit (RLIMIT_AS) with GPUs: CUDA may fail to initialise; drop the limit if it does".to_string());
+    }
+    warnings
+}
+
+/// Creates `results/` and `tmp/`, and moves the previous run's metrics and results aside
+/// (`*.prev`) so this run's outcome holds only what this run wrote.
+fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExecError::Workspace { path, source }
+    };
+    fs::create_dir_all(&paths.results).map_err(io_err(&paths.results))?;
+    let tmp = paths.workspace.join("tmp");
+    fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
+    let mut warnings = Vec::new();
+    for name in [METRICS_FILE, RESULTS_FILE] {
+        let old = paths.results.join(name);
+        if old.exists() {
+            let prev = paths.results.join(format!("{name}.prev"));
+            fs::rename(&old, &prev).map_err(io_err(&old))?;
+            warnings.push(format!(
+                "a previous run's {name} was moved to {}",
+                prev.display()
+            ));
+        }
+    }
+    Ok(warnings)
+}
+
+/// Truncates the log, then reopens it for appending: stdout and stderr share this one open
+/// file, so their lines land in the order written.
+fn open_log(path: &Path) -> Result<File, ExecError> {
+    let err = |source| ExecError::Workspace {
+        path: path.to_path_buf(),
+        source,
+    };
+    File::create(path).map_err(err)?;
+    OpenOptions::new().append(true).open(path).map_err(err)
+}
+
+fn clone_log(log: &File, path: &Path) -> Result<File, ExecError> {
+    log.try_clone().map_err(|source| ExecError::Workspace {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn build_command(job: &Job, paths: &JobPaths, bwrap: Option<&Path>) -> Result<Command, ExecError> {
+    let Some(bwrap) = bwrap else {
+        let mut command = Command::new(&job.argv[0]);
+        command.args(&job.argv[1..]).current_dir(&paths.workdir);
+        return Ok(command);
+    };
+    let spec = SandboxSpec {
+        workspace: &paths.workspace,
+        workdir: &paths.workdir,
+        network: job.network,
+        gpu_devices: if job.gpus > 0 {
+            sandbox::nvidia_device_nodes()
+        } else {
+            Vec::new()
+        },
+    };
+    let mut command = Command::new(bwrap);
+    command.args(sandbox::bwrap_args(&spec)).args(&job.argv);
+    // bwrap resolves its own relative paths from here; the job starts in --chdir.
+    command.current_dir(&paths.workspace);
+    Ok(command)
+}

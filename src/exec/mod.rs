@@ -1,0 +1,83 @@
+//! The experiment executor: runs a sub-hypothesis's generated code under a time limit that
+//! kills its whole process group, resource limits, a bubblewrap sandbox (no network, no
+//! writes outside its workspace), an allow-listed environment and assigned GPUs, and
+//! collects its log, metrics and results.
+//!
+//! The engine is synchronous: it calls [`Backend::start`], then [`RunningJob::wait`] on its
+//! own thread; the TUI may call [`RunningJob::tail`] and [`RunningJob::kill`] meanwhile.
+//! [`LocalBackend`] runs jobs on this machine; a cluster back end (Slurm) would implement the
+//! same two traits from the same [`Job`]. See `docs/ARCHITECTURE.md`, "Executor".
+
+mod confine;
+mod env;
+mod gpu;
+mod job;
+mod limits;
+mod local;
+mod log;
+mod metrics;
+mod sandbox;
+mod supervise;
+
+pub use confine::{PathError, confine, write_confined};
+pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
+pub use gpu::{
+    GpuError, GpuInfo, GpuLease, GpuPool, NVIDIA_SMI_ARGS, parse_nvidia_smi, query_gpus,
+};
+pub use job::{
+    ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, SandboxMode,
+    completion_line,
+};
+pub use limits::signal_group;
+pub use local::LocalBackend;
+pub use log::tail_lines;
+pub use metrics::{MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_results};
+pub use sandbox::{Availability, SandboxError, bwrap_args, probe as probe_sandbox};
+
+use std::path::PathBuf;
+
+/// Why a job could not be started. Once started, a job always ends in a [`JobOutcome`].
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("invalid job: {0}")]
+    InvalidJob(String),
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("the job's workdir is not usable: {0}")]
+    Workdir(#[from] PathError),
+    #[error("cannot prepare {path}: {source}; check that the workspace exists and is writable")]
+    Workspace {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {program:?}: {source}; check that it is installed and on PATH")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
+/// Something that runs [`Job`]s: this machine, or a cluster scheduler.
+pub trait Backend: Send + Sync {
+    /// Starts `job`. May block while the GPUs it wants are taken by other jobs.
+    fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError>;
+}
+
+/// A started job. Safe to share: one thread waits while another tails or kills.
+pub trait RunningJob: Send + Sync {
+    /// The process id of the job's leader (its process group id), where there is one.
+    fn pid(&self) -> Option<u32>;
+    /// The last `n` lines of the live log (stdout and stderr together).
+    fn tail(&self, n: usize) -> Vec<String>;
+    /// Ends the job now (SIGTERM to the group, then SIGKILL after the grace period).
+    fn kill(&self);
+    /// Blocks until the job has ended and its results are collected. Calling it again
+    /// returns the same outcome.
+    fn wait(&self) -> JobOutcome;
+    /// The outcome if the job has ended, without blocking.
+    fn try_outcome(&self) -> Option<JobOutcome>;
+}

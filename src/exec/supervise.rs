@@ -1,0 +1,285 @@
+//! The supervisor thread of one local job: spawns the process, enforces the wall-clock limit
+//! and kill requests on its whole process group, then collects the outcome.
+//!
+//! The spawn happens on the supervisor thread on purpose: `bwrap --die-with-parent` uses
+//! PR_SET_PDEATHSIG, which fires when the *thread* that forked it exits. The supervisor
+//! lives exactly as long as the job, so the engine may call `start` from any thread.
+//! No polling: a second thread blocks in `waitpid` and sends the exit on the same channel
+//! that carries kill requests, and the supervisor waits on it with the deadline as timeout.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::gpu::GpuLease;
+use super::job::{ExitKind, JobOutcome, completion_line};
+use super::limits::signal_group;
+use super::log::{append_line, tail_lines};
+use super::metrics::{read_metrics, read_results};
+use super::{ExecError, RunningJob};
+
+/// What the supervisor needs to finish the job: where to look and what to report.
+#[derive(Debug)]
+pub struct Collect {
+    pub log_path: PathBuf,
+    pub metrics_path: PathBuf,
+    pub results_path: PathBuf,
+    pub sandboxed: bool,
+    pub time_limit: Duration,
+    pub grace: Duration,
+    pub warnings: Vec<String>,
+    pub gpus: String,
+}
+
+enum Control {
+    Exited(std::io::Result<ExitStatus>),
+    Kill,
+}
+
+/// Where the outcome is published once, for every waiter.
+#[derive(Default)]
+struct Shared {
+    outcome: Mutex<Option<JobOutcome>>,
+    done: Condvar,
+}
+
+impl Shared {
+    fn publish(&self, outcome: JobOutcome) {
+        let mut slot = self.outcome.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(outcome);
+        }
+        drop(slot);
+        self.done.notify_all();
+    }
+}
+
+/// The engine's handle on a local job.
+pub struct JobHandle {
+    pid: u32,
+    log_path: PathBuf,
+    control: Sender<Control>,
+    shared: Arc<Shared>,
+}
+
+/// Starts the supervisor; returns once the process exists (or failed to start).
+pub fn spawn(
+    command: Command,
+    program: &str,
+    collect: Collect,
+    lease: GpuLease,
+) -> Result<JobHandle, ExecError> {
+    let (control, inbox) = mpsc::channel();
+    let (started_tx, started_rx) = mpsc::sync_channel(1);
+    let shared = Arc::new(Shared::default());
+    let log_path = collect.log_path.clone();
+    let (shared2, control2) = (Arc::clone(&shared), control.clone());
+    let spawned = thread::Builder::new()
+        .name("youra-exec".into())
+        .spawn(move || {
+            supervise(
+                command,
+                collect,
+                lease,
+                (control2, inbox),
+                started_tx,
+                &shared2,
+            )
+        });
+    let spawn_err = |source| ExecError::Spawn {
+        program: program.to_string(),
+        source,
+    };
+    spawned.map_err(spawn_err)?;
+    let pid = match started_rx.recv() {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(source)) => {
+            let _ = append_line(&log_path, &format!("EXPERIMENT NOT STARTED: {source}"));
+            return Err(spawn_err(source));
+        }
+        Err(_) => {
+            return Err(spawn_err(std::io::Error::other(
+                "the supervisor thread ended early",
+            )));
+        }
+    };
+    Ok(JobHandle {
+        pid,
+        log_path,
+        control,
+        shared,
+    })
+}
+
+fn supervise(
+    mut command: Command,
+    collect: Collect,
+    lease: GpuLease,
+    (control, inbox): (Sender<Control>, Receiver<Control>),
+    started: mpsc::SyncSender<std::io::Result<u32>>,
+    shared: &Shared,
+) {
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = started.send(Err(e));
+            return;
+        }
+    };
+    let started_at = Instant::now();
+    let pid = child.id();
+    let _ = started.send(Ok(pid));
+    let waiter = thread::Builder::new()
+        .name("youra-exec-wait".into())
+        .spawn(move || {
+            let mut child = child;
+            let _ = control.send(Control::Exited(child.wait()));
+        });
+    if let Err(e) = waiter {
+        // Without a waiter nobody reaps the child; end it rather than leave it unsupervised.
+        let _ = signal_group(pid, libc::SIGKILL);
+        let mut outcome = collect_outcome(&collect, ExitKind::Killed, started_at.elapsed());
+        outcome
+            .warnings
+            .push(format!("could not supervise the job: {e}"));
+        return shared.publish(outcome);
+    }
+    let (exit, duration) = run_to_end(pid, &collect, &inbox, started_at);
+    // Stragglers: processes the command left behind in its group die with it.
+    let _ = signal_group(pid, libc::SIGKILL);
+    let outcome = collect_outcome(&collect, exit, duration);
+    drop(lease);
+    shared.publish(outcome);
+}
+
+/// Waits for the exit, the deadline or a kill request; returns how the job ended and when.
+fn run_to_end(
+    pid: u32,
+    collect: &Collect,
+    inbox: &Receiver<Control>,
+    started: Instant,
+) -> (ExitKind, Duration) {
+    let deadline = started + collect.time_limit;
+    let wait = deadline.saturating_duration_since(Instant::now());
+    let (status, ended_by_us) = match inbox.recv_timeout(wait) {
+        Ok(Control::Exited(status)) => (status, None),
+        Ok(Control::Kill) => (terminate(pid, collect.grace, inbox), Some(ExitKind::Killed)),
+        Err(RecvTimeoutError::Timeout) => (
+            terminate(pid, collect.grace, inbox),
+            Some(ExitKind::TimedOut),
+        ),
+        // Unreachable while the waiter holds its sender; treat as an exit we cannot read.
+        Err(RecvTimeoutError::Disconnected) => (Err(std::io::Error::other("waiter lost")), None),
+    };
+    let duration = started.elapsed();
+    let exit = ended_by_us.unwrap_or_else(|| exit_kind(status, collect.sandboxed));
+    (exit, duration)
+}
+
+/// SIGTERM to the group, the grace period for a clean exit, then SIGKILL.
+fn terminate(pid: u32, grace: Duration, inbox: &Receiver<Control>) -> std::io::Result<ExitStatus> {
+    let _ = signal_group(pid, libc::SIGTERM);
+    let until = Instant::now() + grace;
+    loop {
+        match inbox.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Control::Exited(status)) => return status,
+            Ok(Control::Kill) => continue,
+            Err(_) => break,
+        }
+    }
+    let _ = signal_group(pid, libc::SIGKILL);
+    loop {
+        match inbox.recv() {
+            Ok(Control::Exited(status)) => return status,
+            Ok(Control::Kill) => continue,
+            Err(_) => return Err(std::io::Error::other("waiter lost")),
+        }
+    }
+}
+
+/// Maps a wait status. Inside bubblewrap a signal death arrives as exit 128+n (bwrap's own
+/// convention), so such codes are reported as the signal.
+fn exit_kind(status: std::io::Result<ExitStatus>, sandboxed: bool) -> ExitKind {
+    use std::os::unix::process::ExitStatusExt;
+    let Ok(status) = status else {
+        return ExitKind::Killed;
+    };
+    match (status.code(), status.signal()) {
+        (Some(code), _) if sandboxed && (129..=128 + 64).contains(&code) => {
+            ExitKind::Signalled(code - 128)
+        }
+        (Some(code), _) => ExitKind::Exited(code),
+        (None, Some(sig)) => ExitKind::Signalled(sig),
+        (None, None) => ExitKind::Killed,
+    }
+}
+
+fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
+    let mut warnings = collect.warnings.clone();
+    if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
+        warnings.push(format!(
+            "cannot append the completion line to {}: {e}",
+            collect.log_path.display()
+        ));
+    }
+    let metrics = read_metrics(&collect.metrics_path);
+    warnings.extend(metrics.warnings);
+    let results = read_results(&collect.results_path).unwrap_or_else(|w| {
+        warnings.push(w);
+        None
+    });
+    JobOutcome {
+        exit,
+        duration,
+        log_path: collect.log_path.clone(),
+        metrics: metrics.records,
+        results,
+        warnings,
+        sandboxed: collect.sandboxed,
+        gpus: collect.gpus.clone(),
+    }
+}
+
+impl RunningJob for JobHandle {
+    fn pid(&self) -> Option<u32> {
+        Some(self.pid)
+    }
+
+    fn tail(&self, n: usize) -> Vec<String> {
+        tail_lines(&self.log_path, n)
+    }
+
+    fn kill(&self) {
+        // After the job ended the supervisor is gone and the send fails: nothing to kill.
+        let _ = self.control.send(Control::Kill);
+    }
+
+    fn wait(&self) -> JobOutcome {
+        let mut slot = self
+            .shared
+            .outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(outcome) = slot.as_ref() {
+                return outcome.clone();
+            }
+            slot = self
+                .shared
+                .done
+                .wait(slot)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn try_outcome(&self) -> Option<JobOutcome> {
+        self.shared
+            .outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
