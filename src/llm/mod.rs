@@ -5,9 +5,13 @@
 //! so a blocking call keeps its control flow plain (see docs/ARCHITECTURE.md, "Engine").
 
 mod error;
+mod http_config;
+pub mod retry;
+pub mod sse;
 mod types;
 
 pub use error::LlmError;
+pub use http_config::HttpConfig;
 pub use types::{
     CallKey, ChatRequest, ChatResponse, Message, MessageRole, ToolCall, ToolSpec, Usage,
 };
