@@ -4,14 +4,21 @@
 //! Providers are synchronous: the engine is a sequential state machine on its own thread,
 //! so a blocking call keeps its control flow plain (see docs/ARCHITECTURE.md, "Engine").
 
+mod anthropic;
+mod anthropic_stream;
 mod error;
+mod http;
 mod http_config;
+mod openai;
+mod openai_stream;
 pub mod retry;
 pub mod sse;
 mod types;
 
+pub use anthropic::Anthropic;
 pub use error::LlmError;
 pub use http_config::HttpConfig;
+pub use openai::OpenAiCompatible;
 pub use types::{
     CallKey, ChatRequest, ChatResponse, Message, MessageRole, ToolCall, ToolSpec, Usage,
 };
