@@ -271,6 +271,17 @@ fn a_cut_stream_is_truncated_and_retried() {
 }
 
 #[test]
+fn a_body_cut_short_is_truncated_and_retried() {
+    let server = Server::start(vec![
+        Reply::json(200, OK_BODY).cut_after(150),
+        Reply::json(200, OK_BODY),
+    ]);
+    let reply = ask(config(&server.url, false), &hello()).expect("retried to success");
+    assert_eq!(reply.content, "Hi there.");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
 fn a_stream_that_ends_without_done_is_truncated() {
     let (a, b, c) = (
         content_chunk("one "),

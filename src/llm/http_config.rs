@@ -15,7 +15,9 @@ use super::LlmError;
 use super::retry::RetryPolicy;
 
 #[derive(Clone, PartialEq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+// No `deny_unknown_fields`: the run configuration may `#[serde(flatten)]` this into a role's
+// table beside its own keys, and serde refuses that combination.
+#[serde(default)]
 pub struct HttpConfig {
     /// Empty means the provider's own default (`https://api.openai.com/v1`,
     /// `https://api.anthropic.com`). A trailing slash is accepted.
