@@ -1,0 +1,288 @@
+//! The OpenAI-compatible chat client: OpenAI, OpenRouter, vLLM, Ollama (`…/v1`) and the
+//! llama.cpp server all take `POST {base_url}/chat/completions` in this shape.
+//!
+//! Differences between servers that change behaviour are handled where they arise:
+//! - tool-call `arguments` are a JSON *string* (OpenAI, vLLM, OpenRouter) but some servers
+//!   send an object or an empty string; all three are read (`tool_arguments`);
+//! - `stream_options.include_usage` is honoured by OpenAI, vLLM and llama.cpp; a server that
+//!   ignores it sends no usage, which we then estimate (`Usage::estimated`);
+//! - OpenRouter reports upstream failures as a 200 whose body is `{"error": …}`.
+//! - `max_tokens` is sent as such: every server here accepts it, but OpenAI's reasoning models
+//!   want `max_completion_tokens` instead (leave `max_tokens` unset for them).
+
+use reqwest::blocking::Client;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::http::{self, Post};
+use super::openai_stream::read_stream;
+use super::{
+    CallKey, ChatRequest, ChatResponse, HttpConfig, LlmError, Message, MessageRole, Provider,
+    ToolCall, Usage, retry,
+};
+
+const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+
+#[derive(Debug)]
+pub struct OpenAiCompatible {
+    config: HttpConfig,
+    url: String,
+    client: Client,
+}
+
+impl OpenAiCompatible {
+    pub fn new(config: HttpConfig) -> Result<Self, LlmError> {
+        if config.model.trim().is_empty() {
+            return Err(LlmError::Config(
+                "no model is configured for the OpenAI-compatible endpoint; set `model`".into(),
+            ));
+        }
+        let url = config.endpoint(DEFAULT_BASE, "chat/completions");
+        let client = http::build_client(&config)?;
+        Ok(Self {
+            config,
+            url,
+            client,
+        })
+    }
+
+    /// One request, no retries.
+    fn once(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let mut own = Vec::new();
+        if let Some(key) = self.config.api_key()? {
+            own.push(("authorization", format!("Bearer {key}")));
+        }
+        let body = request_body(&self.config, request);
+        let post = Post {
+            url: &self.url,
+            body: &body,
+            headers: http::headers(&self.config, &own)?,
+            stream: self.config.stream,
+        };
+        let response = http::post(&self.client, &self.config, post)?;
+        if self.config.stream {
+            let read = std::io::BufReader::new(response);
+            read_stream(&self.url, self.config.idle_timeout, read, request)
+        } else {
+            let bytes = http::read_body(&self.url, &self.config, response)?;
+            parse_completion(&self.url, &bytes, request)
+        }
+    }
+}
+
+impl Provider for OpenAiCompatible {
+    fn kind(&self) -> &str {
+        "openai"
+    }
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+    fn complete(&self, _key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let policy = self.config.retry_policy();
+        let mut jitter = retry::clock_jitter();
+        retry::retry_loop(&policy, &mut jitter, std::thread::sleep, |_| {
+            self.once(request)
+        })
+    }
+}
+
+/// The JSON body. The request's temperature and max_tokens win over the configured ones.
+pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
+    let mut body = json!({
+        "model": config.model,
+        "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
+    });
+    if let Some(t) = request.temperature.or(config.temperature) {
+        body["temperature"] = json!(t);
+    }
+    if let Some(n) = request.max_tokens.or(config.max_tokens) {
+        body["max_tokens"] = json!(n);
+    }
+    if request.json && config.json_mode {
+        body["response_format"] = json!({ "type": "json_object" });
+    }
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({ "type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters,
+                }})
+            })
+            .collect();
+        body["tools"] = Value::Array(tools);
+    }
+    if config.stream {
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({ "include_usage": true });
+    }
+    body
+}
+
+fn wire_message(m: &Message) -> Value {
+    let role = match m.role {
+        MessageRole::System => "system",
+        MessageRole::User => "user",
+        MessageRole::Assistant => "assistant",
+        MessageRole::Tool => "tool",
+    };
+    let mut out = json!({ "role": role, "content": m.content });
+    if !m.tool_calls.is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({ "id": c.id, "type": "function", "function": {
+                    "name": c.name, "arguments": c.arguments.to_string(),
+                }})
+            })
+            .collect();
+        out["tool_calls"] = Value::Array(calls);
+    }
+    if let Some(id) = &m.tool_call_id {
+        out["tool_call_id"] = json!(id);
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    #[serde(default)]
+    model: String,
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<WireUsage>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: WireMessage,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<WireToolCall>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Value,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(u: WireUsage) -> Self {
+        Usage {
+            input_tokens: u.prompt_tokens,
+            output_tokens: u.completion_tokens,
+            estimated: false,
+        }
+    }
+}
+
+fn parse_completion(
+    url: &str,
+    bytes: &[u8],
+    request: &ChatRequest,
+) -> Result<ChatResponse, LlmError> {
+    let reply: Completion = http::parse_json(url, bytes)?;
+    if let Some(error) = reply.error {
+        return Err(error_in_body(url, &error));
+    }
+    let Some(choice) = reply.choices.into_iter().next() else {
+        return Err(LlmError::Malformed {
+            url: url.to_string(),
+            detail: format!(
+                "the reply has no choices: {:?}",
+                http::excerpt(&String::from_utf8_lossy(bytes))
+            ),
+        });
+    };
+    let content = choice.message.content.unwrap_or_default();
+    let mut tool_calls = Vec::new();
+    for (i, call) in choice.message.tool_calls.into_iter().enumerate() {
+        let arguments = tool_arguments(url, &call.function.name, call.function.arguments)?;
+        tool_calls.push(ToolCall {
+            id: call.id.unwrap_or_else(|| format!("call_{i}")),
+            name: call.function.name,
+            arguments,
+        });
+    }
+    let usage = match reply.usage {
+        Some(u) => u.into(),
+        None => estimated_usage(request, &content),
+    };
+    Ok(ChatResponse {
+        content,
+        tool_calls,
+        usage,
+        model: reply.model,
+        finish_reason: choice.finish_reason,
+    })
+}
+
+/// Tool arguments: a JSON string (the standard), an object (some local servers), or
+/// nothing/empty (a tool without parameters).
+pub(super) fn tool_arguments(url: &str, tool: &str, raw: Value) -> Result<Value, LlmError> {
+    match raw {
+        Value::String(s) if s.trim().is_empty() => Ok(json!({})),
+        Value::String(s) => serde_json::from_str(&s).map_err(|e| LlmError::Malformed {
+            url: url.to_string(),
+            detail: format!(
+                "the arguments for tool `{tool}` are not JSON ({e}): {:?}",
+                http::excerpt(&s)
+            ),
+        }),
+        Value::Null => Ok(json!({})),
+        other => Ok(other),
+    }
+}
+
+/// `{"error": {"message", "code"}}` in a 200 (OpenRouter) or in a stream chunk. The code is
+/// used as the status when it is one, so a 429 or 5xx upstream stays retryable.
+pub(super) fn error_in_body(url: &str, error: &Value) -> LlmError {
+    let message = error["message"].as_str().unwrap_or("(no message)");
+    let status = error["code"]
+        .as_u64()
+        .filter(|c| (400..600).contains(c))
+        .unwrap_or(502) as u16;
+    LlmError::Http {
+        url: url.to_string(),
+        status,
+        body: http::excerpt(message),
+    }
+}
+
+/// chars/4 for a server that reports no usage, marked as an estimate.
+pub(super) fn estimated_usage(request: &ChatRequest, content: &str) -> Usage {
+    let prompt: usize = request
+        .messages
+        .iter()
+        .map(|m| m.content.chars().count())
+        .sum();
+    Usage {
+        input_tokens: http::estimate_tokens(prompt),
+        output_tokens: http::estimate_tokens(content.chars().count()),
+        estimated: true,
+    }
+}
