@@ -62,6 +62,16 @@ pub struct EngineSettings {
     pub literature_search: bool,
     /// Seconds between looks at the VSA while paused or awaiting approval.
     pub wait_poll_s: f64,
+    /// Wall-clock limit of one experiment run (the whole process group is killed).
+    pub experiment_time_limit_s: f64,
+    /// Address-space limit per experiment process, in MiB (0: none).
+    pub experiment_memory_mb: u64,
+    /// `auto` (bubblewrap when present), `required`, or `off`.
+    pub sandbox: String,
+    /// Let experiments reach the network (off by default; a warning in every outcome).
+    pub allow_network: bool,
+    /// GPUs per experiment (0: CPU only).
+    pub gpus: usize,
 }
 
 impl Default for EngineSettings {
@@ -76,6 +86,11 @@ impl Default for EngineSettings {
             controller_retry_wait_s: 2.0,
             literature_search: true,
             wait_poll_s: 0.25,
+            experiment_time_limit_s: 900.0,
+            experiment_memory_mb: 0,
+            sandbox: "auto".into(),
+            allow_network: false,
+            gpus: 0,
         }
     }
 }

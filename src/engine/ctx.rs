@@ -27,6 +27,8 @@ pub struct StageCtx<'a> {
     pub topic: String,
     /// The sub-hypothesis a loop stage works on; part of every call key.
     pub hypothesis: Option<String>,
+    /// Where experiments run (this machine, or a cluster back end).
+    pub backend: &'a dyn crate::exec::Backend,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

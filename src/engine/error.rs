@@ -26,6 +26,10 @@ pub enum StageError {
         path: String,
         detail: String,
     },
+    /// The stage's rules say the run cannot go on (a MUST_WORK gate failed after its
+    /// repairs); the evidence is in the message and in the VSA.
+    #[error("{0}")]
+    MustStop(String),
     /// A part of the lifecycle this build does not run yet; stops with the reason.
     #[error("{0}")]
     NotAvailable(String),

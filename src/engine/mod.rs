@@ -69,6 +69,7 @@ pub struct Engine {
     config: RunConfig,
     topic: String,
     options: Options,
+    backend: Arc<dyn crate::exec::Backend>,
     lock: EngineLock,
     /// The stage a resume released from its breakpoint (in memory: after a restart the
     /// run is still paused on disk and waits for the next resume).
@@ -119,6 +120,7 @@ impl Engine {
             config,
             topic,
             options,
+            backend: Arc::new(crate::exec::LocalBackend::new()),
             lock,
             released: None,
             at_breakpoint: None,

@@ -213,6 +213,7 @@ impl Engine {
                     resume = Some(e.to_string());
                     continue;
                 }
+                Err(StageError::MustStop(reason)) => return Ok(StepEnd::Stop(reason)),
                 Err(e) => return Ok(StepEnd::Stop(format!("{}: {e}", step.describe()))),
             };
             let elapsed = started.elapsed();
@@ -278,6 +279,7 @@ impl Engine {
             resume,
             topic: self.topic.clone(),
             hypothesis,
+            backend: self.backend.as_ref(),
         }
     }
 

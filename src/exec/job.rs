@@ -52,6 +52,8 @@ pub struct Job {
     pub gpus: usize,
     /// Extra environment variables; names that look like secrets are refused.
     pub env: Vec<(String, String)>,
+    /// Folders the job may read inside the sandbox besides the system (the run's data).
+    pub read_only: Vec<PathBuf>,
 }
 
 impl Job {
@@ -70,6 +72,7 @@ impl Job {
             sandbox: SandboxMode::Auto,
             gpus: 0,
             env: Vec::new(),
+            read_only: Vec::new(),
         }
     }
 

@@ -215,6 +215,7 @@ fn build_command(job: &Job, paths: &JobPaths, bwrap: Option<&Path>) -> Result<Co
         } else {
             Vec::new()
         },
+        read_only: &job.read_only,
     };
     let mut command = Command::new(bwrap);
     command.args(sandbox::bwrap_args(&spec)).args(&job.argv);

@@ -110,6 +110,9 @@ pub struct SandboxSpec<'a> {
     pub network: bool,
     /// Bind the host's `/dev/nvidia*` nodes (a GPU job).
     pub gpu_devices: Vec<PathBuf>,
+    /// Extra folders bound read-only (the run's `data/`): needed when they lie under /tmp,
+    /// which the sandbox replaces with a private tmpfs.
+    pub read_only: &'a [PathBuf],
 }
 
 /// The arguments before the job's own argv: `bwrap <these> -- <argv>`.
@@ -126,6 +129,9 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
     add(&[os("--tmpfs"), os("/tmp")]);
     for node in &spec.gpu_devices {
         add(&[os("--dev-bind"), node.as_os_str(), node.as_os_str()]);
+    }
+    for dir in spec.read_only {
+        add(&[os("--ro-bind"), dir.as_os_str(), dir.as_os_str()]);
     }
     // The workspace, writable; after --tmpfs /tmp so a workspace under /tmp stays visible.
     add(&[
@@ -173,6 +179,7 @@ mod tests {
             workdir: Path::new("/tmp/w/code"),
             network: false,
             gpu_devices: vec![],
+            read_only: &[],
         };
         let args: Vec<String> = bwrap_args(&spec)
             .iter()

@@ -179,3 +179,48 @@ pub fn replay_run(script: &Script, extra_toml: &str) -> (tempfile::TempDir, Path
     script.write(&run.join("replay.jsonl"));
     (dir, run)
 }
+
+/// The demo's experiment script (honest: computes every metric from the CSV).
+pub const CENTROID_PY: &str = include_str!("../../assets/demo/code/centroid.py");
+
+/// A brief whose gate is one criterion.
+pub fn brief(metric: &str, op: &str, value: f64) -> String {
+    format!(
+        "## Dataset\nPalmer penguins (data/penguins.csv).\n## Model\nNearest centroid.\n## Metrics\n{metric}\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: {metric}\n    op: \"{op}\"\n    value: {value}\n```\n## Procedure\n5-fold CV.\n"
+    )
+}
+
+/// The executor's coding reply: one file and the command that runs it.
+pub fn code_reply(file: &str, content: &str, args: &[&str]) -> String {
+    let mut command = vec!["python3".to_string(), file.to_string()];
+    command.extend(args.iter().map(|a| a.to_string()));
+    serde_json::json!({"files": [{"path": file, "content": content}], "command": command})
+        .to_string()
+}
+
+pub const CONSISTENT: &str = r#"{"consistent": true, "findings": []}"#;
+
+impl Script {
+    /// Design, plan, one coding reply per entry of `attempts` (all but the last are
+    /// expected to need repair), the judge's check and the controller's acceptance.
+    pub fn loop_for(&mut self, h: &str, brief_text: &str, attempts: &[String]) -> &mut Self {
+        self.reply("executor", "experiment_design", Some(h), 1, brief_text)
+            .ok("experiment_design", Some(h), 1)
+            .implementation(h);
+        for a in attempts {
+            self.reply("executor", "coding_validation", Some(h), 1, a);
+        }
+        self.reply("judge", "coding_validation", Some(h), 1, CONSISTENT)
+            .ok("coding_validation", Some(h), 1)
+    }
+}
+
+/// A run folder with the demo's data copied in.
+pub fn with_data(run: &Path) {
+    std::fs::create_dir_all(run.join("data")).expect("data folder");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo/data/penguins.csv"),
+        run.join("data/penguins.csv"),
+    )
+    .expect("copy the penguins");
+}

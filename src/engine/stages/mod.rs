@@ -1,11 +1,13 @@
 //! One module per stage, each one type behind [`StageRunner`]; [`runner`] is the table.
 
+mod coding;
 mod debate;
 mod design;
 mod implementation;
 mod literature;
 mod planning;
 mod scoping;
+mod validation;
 
 use super::check::Check;
 use super::ctx::StageCtx;
@@ -34,6 +36,7 @@ pub fn runner(stage: Stage) -> Option<Box<dyn StageRunner>> {
         Stage::VerificationPlanning => Box::new(planning::VerificationPlanning),
         Stage::ExperimentDesign => Box::new(design::ExperimentDesign),
         Stage::ImplementationPlanning => Box::new(implementation::ImplementationPlanning),
+        Stage::CodingValidation => Box::new(coding::CodingValidation),
         _ => return None,
     })
 }

@@ -1,0 +1,306 @@
+//! Coding & Validation (Phase 4) for one sub-hypothesis: the executor writes the code
+//! (only under `h-*/code/`), the experiment runs for real in the sandbox, its results are
+//! checked for fabrication (by rule, then by the judge role), and the gate is judged by
+//! rule on what was measured. Crashes, timeouts, missing results and fabrication findings
+//! get bounded repair attempts with the failure as context.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Produced, StageRunner};
+use crate::engine::criteria::{self, Criterion};
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+use crate::engine::fabrication::{self, Evidence};
+use crate::engine::gates;
+use crate::engine::reply::str_field;
+use crate::exec::{Job, JobOutcome, SandboxMode};
+use crate::rundir::events::Event;
+
+pub const ARTIFACT: &str = "04_validation.md";
+
+pub struct CodingValidation;
+
+/// One attempt's verdict before the gate: usable evidence, or what to repair.
+pub enum Attempt {
+    Measured {
+        outcome: JobOutcome,
+        measured: BTreeMap<String, f64>,
+    },
+    Repair(String),
+}
+
+impl StageRunner for CodingValidation {
+    fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError> {
+        let id = hypothesis.ok_or_else(|| {
+            StageError::NotAvailable("Coding & Validation needs a sub-hypothesis".into())
+        })?;
+        let brief = ctx
+            .read(&format!("{id}/{}", super::design::ARTIFACT))
+            .unwrap_or_default();
+        let criteria = criteria::from_brief(&brief).map_err(|e| StageError::MustStop(format!("{id}: the experiment brief's gate criteria cannot be read ({e}); fix {id}/02c_experiment_brief.md and retry")))?;
+        let tasks = ctx
+            .read(&format!("{id}/{}", super::implementation::TASKS))
+            .unwrap_or_default();
+        let mut failure = ctx.resume.clone();
+        let mut history = Vec::new();
+        for attempt in 1..=ctx.settings.repair_attempts + 1 {
+            match self.attempt(
+                ctx,
+                id,
+                attempt,
+                &brief,
+                &tasks,
+                &criteria,
+                failure.as_deref(),
+            )? {
+                Attempt::Measured { outcome, measured } => {
+                    let gate = gates::evaluate(&criteria, &measured);
+                    return super::validation::record(
+                        ctx, id, &criteria, &gate, &outcome, &history,
+                    );
+                }
+                Attempt::Repair(why) => {
+                    ctx.emit(
+                        Event::new("repair")
+                            .hypothesis(id)
+                            .result(&format!("attempt {attempt}"))
+                            .message(first_line(&why)),
+                    );
+                    history.push(format!("attempt {attempt}: {}", first_line(&why)));
+                    failure = Some(why);
+                }
+            }
+        }
+        super::validation::exhausted(ctx, id, &history)
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").chars().take(200).collect()
+}
+
+impl CodingValidation {
+    #[allow(clippy::too_many_arguments)]
+    fn attempt(
+        &self,
+        ctx: &StageCtx<'_>,
+        id: &str,
+        attempt: u32,
+        brief: &str,
+        tasks: &str,
+        criteria: &[Criterion],
+        failure: Option<&str>,
+    ) -> Result<Attempt, StageError> {
+        let vars: Vars = [
+            ("hypothesis", id.to_string()),
+            ("attempt", attempt.to_string()),
+            ("brief", brief.to_string()),
+            ("tasks", tasks.to_string()),
+            (
+                "failure",
+                failure
+                    .map(|f| format!("The previous attempt failed. Fix this:\n{f}"))
+                    .unwrap_or_default(),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let reply = ctx.ask_json("executor", "system/executor", "coding", &vars)?;
+        let (files, argv) = match write_files(ctx, id, &reply) {
+            Ok(x) => x,
+            Err(why) => return Ok(Attempt::Repair(why)),
+        };
+        let outcome = match run(ctx, id, argv) {
+            Ok(o) => o,
+            Err(why) => return Ok(Attempt::Repair(why)),
+        };
+        if !outcome.exit.success() {
+            let tail = crate::exec::tail_lines(&outcome.log_path, 20).join("\n");
+            return Ok(Attempt::Repair(format!(
+                "the experiment ended with exit={} after {:.1}s. Log tail:\n{tail}",
+                outcome.exit.log_label(),
+                outcome.duration.as_secs_f64()
+            )));
+        }
+        let records: Vec<BTreeMap<String, f64>> =
+            outcome.metrics.iter().map(|r| r.values.clone()).collect();
+        let measured = gates::measured(outcome.results.as_ref(), &records);
+        if criteria.iter().all(|c| !measured.contains_key(&c.metric)) {
+            return Ok(Attempt::Repair(format!(
+                "the experiment exited 0 but reported none of the gate's metrics ({}) in results/experiment_results.json or results/metrics.jsonl",
+                criteria
+                    .iter()
+                    .map(|c| c.metric.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let metrics: Vec<String> = criteria.iter().map(|c| c.metric.clone()).collect();
+        let dataset = crate::engine::check::section_body(brief, "Dataset")
+            .map(|d| d.lines().next().unwrap_or("").trim().to_string())
+            .filter(|d| !d.is_empty());
+        let findings = fabrication::check(&Evidence {
+            files: &files,
+            metrics: &metrics,
+            real_dataset: dataset.as_deref(),
+            records: &records,
+        });
+        if !findings.is_empty() {
+            let list = findings
+                .iter()
+                .map(|f| format!("- {f}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Ok(Attempt::Repair(format!(
+                "fabrication checks found:\n{list}\nCompute every reported value from the data."
+            )));
+        }
+        if let Some(why) = judge_fabrication(ctx, id, brief, &files, &outcome)? {
+            return Ok(Attempt::Repair(why));
+        }
+        Ok(Attempt::Measured { outcome, measured })
+    }
+}
+
+/// Write the executor's files under `<h>/code/`; a path that escapes is refused and
+/// becomes the repair instruction.
+fn write_files(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    reply: &Value,
+) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+    let root = ctx.run.join(id).join("code");
+    std::fs::create_dir_all(&root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    let files = reply
+        .get("files")
+        .and_then(Value::as_array)
+        .filter(|f| !f.is_empty())
+        .ok_or("the reply has no \"files\" list")?;
+    let mut written = Vec::new();
+    for f in files {
+        let (Some(path), Some(content)) = (
+            str_field(f, "path"),
+            f.get("content").and_then(Value::as_str),
+        ) else {
+            return Err("every file needs \"path\" and \"content\"".into());
+        };
+        crate::exec::write_confined(&root, path, content.as_bytes()).map_err(|e| format!("refused to write {path:?}: {e}; write only inside the code folder, with relative paths"))?;
+        written.push((path.to_string(), content.to_string()));
+    }
+    let argv: Vec<String> = reply
+        .get("command")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if argv.is_empty() {
+        return Err("the reply has no \"command\" (e.g. [\"python3\", \"train.py\"])".into());
+    }
+    Ok((written, argv))
+}
+
+fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
+    let s = ctx.settings;
+    let mut job = Job::new(ctx.run.join(id), argv.clone());
+    job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
+    job.memory_limit = (s.experiment_memory_mb > 0).then(|| s.experiment_memory_mb * 1024 * 1024);
+    job.network = s.allow_network;
+    job.gpus = s.gpus;
+    let data = ctx.run.join("data");
+    if data.is_dir() {
+        job.read_only.push(data);
+    }
+    job.sandbox = match s.sandbox.to_ascii_lowercase().as_str() {
+        "required" => SandboxMode::Required,
+        "off" => SandboxMode::Off,
+        _ => SandboxMode::Auto,
+    };
+    ctx.emit(
+        Event::new("experiment_start")
+            .hypothesis(id)
+            .message(argv.join(" ")),
+    );
+    let running = ctx
+        .backend
+        .start(&job)
+        .map_err(|e| format!("the experiment could not start: {e}"))?;
+    let outcome = running.wait();
+    ctx.emit(
+        Event::new("experiment_exit")
+            .hypothesis(id)
+            .result(&outcome.exit.log_label())
+            .message(format!(
+                "{:.1}s, {} metric records{}",
+                outcome.duration.as_secs_f64(),
+                outcome.metrics.len(),
+                if outcome.sandboxed { ", sandboxed" } else { "" }
+            )),
+    );
+    Ok(outcome)
+}
+
+/// The independent model check: the judge role compares brief, code and results.
+fn judge_fabrication(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    brief: &str,
+    files: &[(String, String)],
+    outcome: &JobOutcome,
+) -> Result<Option<String>, StageError> {
+    let code = files
+        .iter()
+        .map(|(p, c)| format!("--- {p}\n{}", numbered(c)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let results = outcome
+        .results
+        .as_ref()
+        .map_or("(no experiment_results.json)".to_string(), Value::to_string);
+    let vars: Vars = [
+        ("hypothesis", id.to_string()),
+        ("brief", brief.to_string()),
+        ("code", code),
+        ("results", results),
+    ]
+    .into_iter()
+    .collect();
+    let v = ctx.ask_json("judge", "system/executor", "fabrication_check", &vars)?;
+    if v.get("consistent").and_then(Value::as_bool) != Some(false) {
+        return Ok(None);
+    }
+    let findings: Vec<String> = v
+        .get("findings")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|f| {
+                    format!(
+                        "- {}:{}: {}",
+                        str_field(f, "file").unwrap_or("?"),
+                        f.get("line").and_then(Value::as_u64).unwrap_or(0),
+                        str_field(f, "problem").unwrap_or("?")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(format!(
+        "the independent fabrication check found the results inconsistent with the code:\n{}",
+        findings.join("\n")
+    )))
+}
+
+fn numbered(text: &str) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>4} {l}", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,168 @@
+//! The hypothesis loop on replay with real experiment execution: generated code runs in
+//! the sandbox on the penguin data, a crash is repaired, gates are judged on what was
+//! measured, a SHOULD_WORK failure is recorded as a limitation and the loop goes on.
+
+mod common;
+
+use std::path::Path;
+
+use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, with_data};
+use youra::engine::{Engine, Options, RunEnd};
+use youra::vsa::store::Store;
+
+fn run(dir: &Path) -> RunEnd {
+    let mut e = Engine::open(
+        dir,
+        Options {
+            exit_when_paused: true,
+            ..Options::default()
+        },
+    )
+    .expect("engine opens");
+    e.run().expect("engine runs")
+}
+
+fn gate(dir: &Path, h: &str) -> (String, String) {
+    let s = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let x = s.vsa.hypothesis(h).unwrap();
+    (
+        x.status.as_str().to_string(),
+        x.gate
+            .result
+            .as_ref()
+            .map_or("-".into(), |r| r.as_str().to_string()),
+    )
+}
+
+fn loop_script() -> Script {
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    let buggy = CENTROID_PY.replace(
+        "def load(path, columns):",
+        "def load(path, columns):\n    columns = columns + ['bill_len']",
+    );
+    s.loop_for(
+        "h-e1",
+        &brief("accuracy", ">=", 0.92),
+        &[
+            code_reply("centroid.py", &buggy, &["--standardize"]),
+            code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        ],
+    );
+    s.loop_for(
+        "h-m1",
+        &brief("gain", "<=", 0.02),
+        &[code_reply(
+            "centroid.py",
+            CENTROID_PY,
+            &["--standardize", "--compare", "body_mass_g"],
+        )],
+    );
+    s.loop_for(
+        "h-c1",
+        &brief("min_group_accuracy", ">=", 0.9),
+        &[code_reply(
+            "centroid.py",
+            CENTROID_PY,
+            &["--standardize", "--by", "sex"],
+        )],
+    );
+    s
+}
+
+#[test]
+fn the_loop_repairs_a_crash_judges_gates_and_records_a_limitation() {
+    let s = loop_script();
+    let (_g, dir) = replay_run(&s, "sandbox = \"required\"\nexperiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let end = run(&dir);
+    let RunEnd::Stopped(reason) = &end else {
+        panic!("expected the stop after the loop, got {end:?}")
+    };
+    assert!(reason.contains("Evidence Check"), "{reason}");
+    assert_eq!(gate(&dir, "h-e1"), ("VALIDATED".into(), "PASS".into()));
+    assert_eq!(gate(&dir, "h-m1"), ("FAILED".into(), "FAIL".into()));
+    assert_eq!(gate(&dir, "h-c1"), ("VALIDATED".into(), "PASS".into()));
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(results["metrics"]["accuracy"], 0.9356);
+    let metrics = std::fs::read_to_string(dir.join("h-e1/results/metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 5, "one line per fold");
+    let log = std::fs::read_to_string(dir.join("h-e1/results/run.log")).unwrap();
+    assert!(
+        log.trim_end().ends_with("EXPERIMENT COMPLETE (exit=0)"),
+        "{log}"
+    );
+    let validation = std::fs::read_to_string(dir.join("h-e1/04_validation.md")).unwrap();
+    assert!(validation.contains("**Sandboxed:** true"), "{validation}");
+    assert!(
+        validation.contains("## Repairs") && validation.contains("exit=1"),
+        "{validation}"
+    );
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let limitation = snap.doc.root.as_ref().and_then(|r| {
+        r.get("sub_hypotheses")?
+            .get("h-m1")?
+            .get("limitation")?
+            .as_str()
+            .map(str::to_string)
+    });
+    assert!(
+        limitation
+            .unwrap_or_default()
+            .starts_with("SHOULD_WORK gate FAIL"),
+        "the limitation is in the VSA"
+    );
+    let checks = &snap.vsa.hypothesis("h-m1").unwrap().gate.failed_checks;
+    assert_eq!(checks.len(), 1);
+    assert_eq!(checks[0].criterion.as_deref(), Some("gain"));
+    assert_eq!(checks[0].actual.as_deref(), Some("0.0323"));
+    let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
+    assert_eq!(ev.iter().filter(|e| e.kind == "repair").count(), 1);
+    assert_eq!(ev.iter().filter(|e| e.kind == "experiment_exit").count(), 4);
+}
+
+#[test]
+fn a_path_escape_is_refused_and_repaired() {
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    let escape = code_reply("../../../escape.py", "print('x')", &[]);
+    let fine = code_reply("centroid.py", CENTROID_PY, &["--standardize"]);
+    s.loop_for("h-e1", &brief("accuracy", ">=", 0.92), &[escape, fine]);
+    let (g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let _ = run(&dir);
+    assert!(!g.path().join("escape.py").exists() && !dir.join("escape.py").exists());
+    assert_eq!(gate(&dir, "h-e1"), ("VALIDATED".into(), "PASS".into()));
+    let v = std::fs::read_to_string(dir.join("h-e1/04_validation.md")).unwrap();
+    assert!(v.contains("refused to write \"../../../escape.py\""), "{v}");
+}
+
+#[test]
+fn a_must_work_gate_that_fails_stops_with_the_evidence() {
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    s.loop_for(
+        "h-e1",
+        &brief("accuracy", ">=", 0.92),
+        &[code_reply("centroid.py", CENTROID_PY, &[])],
+    );
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let end = run(&dir);
+    let RunEnd::Stopped(reason) = end else {
+        panic!("expected a stop")
+    };
+    assert!(
+        reason.contains("h-e1: MUST_WORK gate FAIL")
+            && reason.contains("0.8832 does not satisfy accuracy >= 0.92"),
+        "{reason}"
+    );
+    assert_eq!(gate(&dir, "h-e1"), ("FAILED".into(), "FAIL".into()));
+}
