@@ -23,6 +23,9 @@ pub const ARTIFACT: &str = "04_validation.md";
 
 pub struct CodingValidation;
 
+/// Files the executor wrote: (path relative to the code folder, content).
+type Files = Vec<(String, String)>;
+
 /// One attempt's verdict before the gate: usable evidence, or what to repair.
 pub enum Attempt {
     Measured {
@@ -171,7 +174,7 @@ fn write_files(
     ctx: &StageCtx<'_>,
     id: &str,
     reply: &Value,
-) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+) -> Result<(Files, Vec<String>), String> {
     let root = ctx.run.join(id).join("code");
     std::fs::create_dir_all(&root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
     let files = reply
