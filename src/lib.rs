@@ -12,6 +12,7 @@ pub mod cli;
 pub mod fsutil;
 pub mod llm;
 pub mod plan;
+pub mod report;
 pub mod rundir;
 pub mod stage;
 pub mod steer;
