@@ -15,17 +15,25 @@
 //!
 //! See "Grounded reporting" in `docs/ARCHITECTURE.md`.
 
+pub mod corpus;
 pub mod error;
+pub mod findings;
 pub mod markdown;
 pub mod numbers;
 mod numbers_lex;
+pub mod provenance;
+mod provenance_match;
 pub mod registry;
 pub mod registry_build;
 pub mod registry_yaml;
 pub mod sanitize;
 pub mod verify;
+pub mod vocab;
 
+pub use corpus::Corpus;
 pub use error::ReportError;
+pub use findings::{Finding, FindingKind, Severity};
+pub use provenance::{Claim, ProvenanceReport};
 pub use registry::{Entry, Origin, Registry};
 pub use sanitize::{SanitizeReport, sanitize};
 pub use verify::DEFAULT_TOLERANCE;
