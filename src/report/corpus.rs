@@ -203,7 +203,12 @@ impl Corpus {
                 continue;
             }
             corpus.walk(run, &format!("{top}/code"), None, &mut total);
-            corpus.walk(run, &format!("{top}/results"), Some(RESULT_EXTS), &mut total);
+            corpus.walk(
+                run,
+                &format!("{top}/results"),
+                Some(RESULT_EXTS),
+                &mut total,
+            );
             for sub in ["config", "configs"] {
                 corpus.walk(run, &format!("{top}/{sub}"), Some(RESULT_EXTS), &mut total);
             }
@@ -267,7 +272,8 @@ pub fn code_numbers(s: &str) -> Vec<f64> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let starts = b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
         let glued = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
         if !starts || glued {
             i += 1;
@@ -283,7 +289,11 @@ pub fn code_numbers(s: &str) -> Vec<f64> {
                 j = k + b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
             }
         }
-        if let Ok(v) = s[i..j].replace('_', "").trim_end_matches('.').parse::<f64>() {
+        if let Ok(v) = s[i..j]
+            .replace('_', "")
+            .trim_end_matches('.')
+            .parse::<f64>()
+        {
             out.push(v);
         }
         i = j.max(i + 1);

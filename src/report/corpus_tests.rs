@@ -10,7 +10,11 @@ fn spellings_match_across_case_and_separators_at_word_edges() {
         ("model = torchvision.models.resnet18()", "ResNet-18", true),
         ("stats.ttest_ind(a, b)", "t-test", true),
         ("from scipy.stats import mannwhitneyu", "mannwhitneyu", true),
-        ("clf = LogisticRegression(C=1.0)", "logistic regression", true),
+        (
+            "clf = LogisticRegression(C=1.0)",
+            "logistic regression",
+            true,
+        ),
         ("ds = load_dataset('cifar10')", "CIFAR-10", true),
         ("ds = load_dataset('cifar100')", "CIFAR-10", false),
         ("total = accumulate(x)", "acc", false),
@@ -22,7 +26,11 @@ fn spellings_match_across_case_and_separators_at_word_edges() {
         ("KFold(n_splits=5)", "kfold", true),
     ];
     for (text, spelling, want) in cases {
-        assert_eq!(!file(text).find_all(spelling).is_empty(), want, "{spelling:?} in {text:?}");
+        assert_eq!(
+            !file(text).find_all(spelling).is_empty(),
+            want,
+            "{spelling:?} in {text:?}"
+        );
     }
 }
 
@@ -55,16 +63,35 @@ fn code_numbers_table() {
 #[test]
 fn values_follow_their_name_on_the_same_line() {
     let corpus = Corpus::from_texts(vec![
-        ("train.py".into(), "BATCH = 64\nopt = Adam(lr=1e-3)\nbatch_size = 32\n".into()),
-        ("cfg.yaml".into(), "learning_rate: 0.01\nepochs:\n  100\n".into()),
+        (
+            "train.py".into(),
+            "BATCH = 64\nopt = Adam(lr=1e-3)\nbatch_size = 32\n".into(),
+        ),
+        (
+            "cfg.yaml".into(),
+            "learning_rate: 0.01\nepochs:\n  100\n".into(),
+        ),
     ]);
     let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let hit = corpus.find_value(&names(&["lr", "learning_rate"]), 0.001);
-    assert_eq!(hit, Some(Hit { file: "train.py".into(), line: 2 }));
+    assert_eq!(
+        hit,
+        Some(Hit {
+            file: "train.py".into(),
+            line: 2
+        })
+    );
     assert!(corpus.find_value(&names(&["batch_size"]), 32.0).is_some());
     assert!(corpus.find_value(&names(&["batch_size"]), 64.0).is_none());
-    assert!(corpus.find_value(&names(&["learning_rate"]), 0.01).is_some());
-    assert!(corpus.find_value(&names(&["epochs"]), 100.0).is_none(), "not on the same line");
+    assert!(
+        corpus
+            .find_value(&names(&["learning_rate"]), 0.01)
+            .is_some()
+    );
+    assert!(
+        corpus.find_value(&names(&["epochs"]), 100.0).is_none(),
+        "not on the same line"
+    );
 }
 
 #[test]
@@ -85,6 +112,16 @@ fn load_reads_code_results_and_configs_only() {
     put("configs/base.yaml", b"lr: 0.1");
     let corpus = Corpus::load(run).expect("load");
     let paths: Vec<&str> = corpus.files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(paths, ["configs/base.yaml", "h-e1/code/train.py", "h-e1/results/run.log"]);
-    assert_eq!(corpus.searched, ["configs/**", "h-e1/code/**", "h-e1/results/**"]);
+    assert_eq!(
+        paths,
+        [
+            "configs/base.yaml",
+            "h-e1/code/train.py",
+            "h-e1/results/run.log"
+        ]
+    );
+    assert_eq!(
+        corpus.searched,
+        ["configs/**", "h-e1/code/**", "h-e1/results/**"]
+    );
 }

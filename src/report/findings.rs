@@ -56,7 +56,13 @@ pub struct Finding {
     pub evidence: String,
 }
 
-fn finding(kind: FindingKind, line: usize, column: usize, message: String, evidence: String) -> Finding {
+fn finding(
+    kind: FindingKind,
+    line: usize,
+    column: usize,
+    message: String,
+    evidence: String,
+) -> Finding {
     Finding {
         severity: severity(kind),
         kind,
@@ -87,7 +93,10 @@ pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
             FindingKind::UnverifiedTableNumber,
             r.line,
             r.column,
-            format!("table number {} is not a measured value (cell `{}`)", r.original, r.cell),
+            format!(
+                "table number {} is not a measured value (cell `{}`)",
+                r.original, r.cell
+            ),
             nearest_text(r.nearest.as_ref()),
         )
     });
@@ -96,7 +105,10 @@ pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
             FindingKind::UnverifiedProseNumber,
             u.line,
             u.column,
-            format!("number {} in prose is not a measured value: “{}”", u.number, u.context),
+            format!(
+                "number {} in prose is not a measured value: “{}”",
+                u.number, u.context
+            ),
             nearest_text(u.nearest.as_ref()),
         )
     });
@@ -108,7 +120,11 @@ pub fn from_provenance(report: &ProvenanceReport) -> Vec<Finding> {
     let places = if report.searched.is_empty() {
         "no code, configs or logs found in the run".to_string()
     } else {
-        format!("{} files in {}", report.files_searched, report.searched.join(", "))
+        format!(
+            "{} files in {}",
+            report.files_searched,
+            report.searched.join(", ")
+        )
     };
     report
         .unmatched()
@@ -136,6 +152,35 @@ pub fn from_provenance(report: &ProvenanceReport) -> Vec<Finding> {
             )
         })
         .collect()
+}
+
+/// All findings of one check, in paper order. A prose number that states a hyperparameter
+/// value the run's code shows (`learning rate of 0.001`, found as `lr=1e-3`) is verified by
+/// provenance, so it is not also reported as an unverified number.
+pub fn combine(s: &SanitizeReport, p: &ProvenanceReport) -> Vec<Finding> {
+    let shown_in_code: Vec<(usize, f64)> = p
+        .checked
+        .iter()
+        .filter(|c| c.evidence.is_some())
+        .filter_map(|c| Some((c.claim.line, c.claim.value?)))
+        .collect();
+    let prose_ok = |f: &Finding, value: f64| {
+        f.kind == FindingKind::UnverifiedProseNumber
+            && shown_in_code
+                .iter()
+                .any(|(line, v)| *line == f.line && super::corpus::same(*v, value))
+    };
+    let values = s
+        .replacements
+        .iter()
+        .map(|r| r.value)
+        .chain(s.unverified_prose.iter().map(|u| u.value));
+    let numbers = from_sanitize(s)
+        .into_iter()
+        .zip(values)
+        .filter(|(f, v)| !prose_ok(f, *v))
+        .map(|(f, _)| f);
+    sorted(numbers.chain(from_provenance(p)).collect())
 }
 
 /// Findings in paper order, MAJOR before MINOR on the same line.
@@ -188,9 +233,39 @@ mod tests {
             ]
         );
         assert!(has_major(&all));
-        assert!(all[0].message.contains("dataset `MNIST`"), "{}", all[0].message);
-        assert!(all[0].evidence.contains("no code, configs or logs"), "{}", all[0].evidence);
-        assert!(all[2].evidence.contains("acc = 0.91"), "{}", all[2].evidence);
+        assert!(
+            all[0].message.contains("dataset `MNIST`"),
+            "{}",
+            all[0].message
+        );
+        assert!(
+            all[0].evidence.contains("no code, configs or logs"),
+            "{}",
+            all[0].evidence
+        );
+        assert!(
+            all[2].evidence.contains("acc = 0.91"),
+            "{}",
+            all[2].evidence
+        );
         assert!(!has_major(&all[1..2]));
+    }
+
+    #[test]
+    fn a_hyperparameter_value_shown_in_code_is_not_an_unverified_number() {
+        let corpus = Corpus::from_texts(vec![("h-e1/code/t.py".into(), "lr=1e-3\n".into())]);
+        let md = "A learning rate of 0.001 and 0.5 elsewhere.\nA learning rate of 0.01.\n";
+        let s = sanitize::sanitize(md, &Registry::empty(), 0.01);
+        let p = provenance::check(md, &corpus);
+        let got: Vec<(usize, FindingKind)> =
+            combine(&s, &p).iter().map(|f| (f.line, f.kind)).collect();
+        assert_eq!(
+            got,
+            [
+                (1, FindingKind::UnverifiedProseNumber), // 0.5
+                (2, FindingKind::UnmatchedClaim),
+                (2, FindingKind::UnverifiedProseNumber), // 0.01: not shown in code
+            ]
+        );
     }
 }

@@ -14,7 +14,9 @@ pub enum LineKind {
     TableHeader,
     TableDelimiter,
     /// A body row; `header` is the index of its table's header line.
-    TableRow { header: usize },
+    TableRow {
+        header: usize,
+    },
     Code,
     /// Under a `References` / `Bibliography` heading: citations, whose years, volumes and
     /// pages are not claims about the run.
@@ -93,7 +95,9 @@ fn mark_references(text: &str, lines: &mut [Line]) {
 fn mark_code(text: &str, lines: &mut [Line]) {
     let mut fence: Option<&str> = None;
     let mut comment = false;
-    let mut front_matter = lines.first().is_some_and(|l| &text[l.start..l.end] == "---");
+    let mut front_matter = lines
+        .first()
+        .is_some_and(|l| &text[l.start..l.end] == "---");
     for (i, line) in lines.iter_mut().enumerate() {
         let t = text[line.start..line.end].trim_start();
         if front_matter {

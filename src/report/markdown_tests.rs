@@ -1,7 +1,10 @@
 use super::*;
 
 fn cell_texts(row: &str) -> Vec<&str> {
-    cells(row, 0).iter().map(|c| row[c.start..c.end].trim()).collect()
+    cells(row, 0)
+        .iter()
+        .map(|c| row[c.start..c.end].trim())
+        .collect()
 }
 
 #[test]
@@ -45,9 +48,23 @@ fn line_kinds() {
     assert_eq!(
         kinds,
         vec![
-            Code, Code, Code, Prose, Prose, TableHeader, TableDelimiter,
-            TableRow { header: 5 }, TableRow { header: 5 }, Prose,
-            Code, Code, Code, Code, Code, Code, Prose,
+            Code,
+            Code,
+            Code,
+            Prose,
+            Prose,
+            TableHeader,
+            TableDelimiter,
+            TableRow { header: 5 },
+            TableRow { header: 5 },
+            Prose,
+            Code,
+            Code,
+            Code,
+            Code,
+            Code,
+            Code,
+            Prose,
         ]
     );
 }
@@ -75,12 +92,21 @@ fn references_section_until_the_next_heading_of_its_level() {
     let text = "## 7 References\n[1] Smith 2020, vol. 3\n### Web\nx 12\n## Appendix\n0.5\n";
     let kinds: Vec<LineKind> = lines(text).into_iter().map(|l| l.kind).collect();
     use LineKind::*;
-    assert_eq!(kinds, vec![Prose, Reference, Prose, Reference, Prose, Prose, Prose]);
+    assert_eq!(
+        kinds,
+        vec![Prose, Reference, Prose, Reference, Prose, Prose, Prose]
+    );
 }
 
 #[test]
 fn heading_levels() {
-    let cases = [("## a", Some(2)), ("# a", Some(1)), ("#a", None), ("####### a", None), ("a", None)];
+    let cases = [
+        ("## a", Some(2)),
+        ("# a", Some(1)),
+        ("#a", None),
+        ("####### a", None),
+        ("a", None),
+    ];
     for (line, want) in cases {
         assert_eq!(heading_level(line), want, "{line:?}");
     }

@@ -11,7 +11,7 @@
 //! - [`sanitize`]: unverified table numbers become `---`; unverified prose numbers are listed.
 //! - [`provenance`] / [`corpus`] / [`vocab`]: datasets, models, metrics, statistical tests and
 //!   hyperparameters named in the prose must appear in the run's code, configs or logs.
-//! - [`findings`]: the severities a reviewer acts on.
+//! - [`findings`]: the severities a reviewer acts on; [`review`]: the sanitizer report.
 //!
 //! See "Grounded reporting" in `docs/ARCHITECTURE.md`.
 
@@ -26,6 +26,7 @@ mod provenance_match;
 pub mod registry;
 pub mod registry_build;
 pub mod registry_yaml;
+pub mod review;
 pub mod sanitize;
 pub mod verify;
 pub mod vocab;

@@ -76,9 +76,9 @@ fn skipped_region(text: &str, i: usize) -> Option<usize> {
         let citation = close <= 40
             && (inner.starts_with('^')
                 || (inner.bytes().any(|b| b.is_ascii_digit())
-                    && inner.chars().all(|c| {
-                        c.is_ascii_digit() || matches!(c, ',' | ';' | ' ' | '-' | '–')
-                    })));
+                    && inner
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || matches!(c, ',' | ';' | ' ' | '-' | '–'))));
         return citation.then_some(i + close + 1);
     }
     if let Some(after) = rest.strip_prefix('§') {
@@ -122,9 +122,8 @@ fn starts_number(text: &str, i: usize) -> bool {
 /// A sign is a sign after a space or an opening/relational mark; after a digit a dash is a
 /// range (`0.1-3.0`), after a letter a hyphen (`ResNet-18`).
 fn sign_allowed(text: &str, i: usize) -> bool {
-    prev_char(text, i).is_none_or(|c| {
-        c.is_whitespace() || "([{=|:;,<>≈~/*".contains(c) || c == '\u{a0}'
-    })
+    prev_char(text, i)
+        .is_none_or(|c| c.is_whitespace() || "([{=|:;,<>≈~/*".contains(c) || c == '\u{a0}')
 }
 
 /// Read the number at `i` (and a `± spread` after it), or the span of a token to skip.
@@ -379,7 +378,9 @@ fn exponent(text: &str, j: usize) -> Option<(i32, usize)> {
     let times = ["×", "x", "X", "*", "·"]
         .into_iter()
         .find(|s| t.starts_with(s))?;
-    let t = t[times.len()..].trim_start_matches(' ').strip_prefix("10")?;
+    let t = t[times.len()..]
+        .trim_start_matches(' ')
+        .strip_prefix("10")?;
     let consumed_to_ten = rest.len() - t.len();
     let (e, len) = if let Some(caret) = t.strip_prefix('^') {
         let braced = caret.strip_prefix('{');

@@ -108,6 +108,8 @@ fn merge(claims: &mut Vec<Claim>, claim: Claim) {
             }
     };
     match claims.iter_mut().find(|c| same_claim(c)) {
+        // Found twice at one place (a vocabulary term that is also `<Name> dataset`).
+        Some(c) if (c.line, c.column) == (claim.line, claim.column) => {}
         Some(c) => c.mentions += 1,
         None => claims.push(claim),
     }
@@ -139,7 +141,12 @@ fn term_claims(text: &str) -> Vec<(Claim, usize)> {
             .max_by_key(|(_, end)| *end);
         match best {
             Some((t, end)) => {
-                let spellings = t.prose.iter().chain(t.code).map(|s| s.to_string()).collect();
+                let spellings = t
+                    .prose
+                    .iter()
+                    .chain(t.code)
+                    .map(|s| s.to_string())
+                    .collect();
                 out.push((claim(t.kind, t.name, &text[i..end], spellings), i));
                 i = end;
             }
@@ -160,7 +167,12 @@ fn hyper_claims(text: &str) -> Vec<(Claim, usize)> {
                 if let Some(end) = phrase_at(text, i, p)
                     && let Some(v) = value_after(&text[end..], h.needs_eq)
                 {
-                    let mut c = claim(ClaimKind::Hyperparameter, h.name, &text[i..end + v.1], spellings.clone());
+                    let mut c = claim(
+                        ClaimKind::Hyperparameter,
+                        h.name,
+                        &text[i..end + v.1],
+                        spellings.clone(),
+                    );
                     c.value = Some(v.0);
                     out.push((c, i));
                 }
@@ -169,7 +181,12 @@ fn hyper_claims(text: &str) -> Vec<(Claim, usize)> {
         }
         for n in numbers::scan(text) {
             if n.unit.as_deref().is_some_and(|u| h.after.contains(&u)) {
-                let mut c = claim(ClaimKind::Hyperparameter, h.name, &text[n.start..n.end], spellings.clone());
+                let mut c = claim(
+                    ClaimKind::Hyperparameter,
+                    h.name,
+                    &text[n.start..n.end],
+                    spellings.clone(),
+                );
                 c.value = Some(n.value);
                 out.push((c, n.start));
             }
@@ -186,16 +203,28 @@ fn hyper_claims(text: &str) -> Vec<(Claim, usize)> {
 fn fold_claims(text: &str, spellings: &[String], name: &str) -> Vec<(Claim, usize)> {
     let mut out = Vec::new();
     for (at, _) in text.match_indices("-fold") {
-        let digits = text[..at].bytes().rev().take_while(u8::is_ascii_digit).count();
+        let digits = text[..at]
+            .bytes()
+            .rev()
+            .take_while(u8::is_ascii_digit)
+            .count();
         let start = at - digits;
-        let glued = text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
+        let glued = text[..start]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
         if digits == 0 || glued {
             continue;
         }
         let Ok(v) = text[start..at].parse::<f64>() else {
             continue;
         };
-        let mut c = claim(ClaimKind::Hyperparameter, name, &text[start..at + 5], spellings.to_vec());
+        let mut c = claim(
+            ClaimKind::Hyperparameter,
+            name,
+            &text[start..at + 5],
+            spellings.to_vec(),
+        );
         c.value = Some(v);
         out.push((c, start));
     }

@@ -8,18 +8,73 @@ const SEPARATORS: &[char] = &[' ', '-', '_', '–', '—', '\u{a0}'];
 
 /// Words that come before "dataset" without naming one.
 const NOT_NAMES: &[&str] = &[
-    "the", "this", "that", "these", "those", "our", "a", "an", "each", "same", "full", "test",
-    "training", "train", "validation", "synthetic", "toy", "real", "final", "original",
-    "clean", "new", "whole", "entire", "public", "private", "held-out", "custom", "small",
-    "large", "standard", "both", "all", "every", "its", "their", "in", "on", "we", "using",
-    "with", "for", "from", "by", "of", "evaluation", "benchmark", "reference", "target",
-    "source", "curated", "resulting", "combined", "merged", "filtered", "raw", "tabular",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "our",
+    "a",
+    "an",
+    "each",
+    "same",
+    "full",
+    "test",
+    "training",
+    "train",
+    "validation",
+    "synthetic",
+    "toy",
+    "real",
+    "final",
+    "original",
+    "clean",
+    "new",
+    "whole",
+    "entire",
+    "public",
+    "private",
+    "held-out",
+    "custom",
+    "small",
+    "large",
+    "standard",
+    "both",
+    "all",
+    "every",
+    "its",
+    "their",
+    "in",
+    "on",
+    "we",
+    "using",
+    "with",
+    "for",
+    "from",
+    "by",
+    "of",
+    "evaluation",
+    "benchmark",
+    "reference",
+    "target",
+    "source",
+    "curated",
+    "resulting",
+    "combined",
+    "merged",
+    "filtered",
+    "raw",
+    "tabular",
 ];
 
 /// Where `phrase` ends when it is written at byte `i` of `text`, between word edges.
 /// Separators in the phrase are optional in the text; all-capital phrases match case.
 pub fn phrase_at(text: &str, i: usize, phrase: &str) -> Option<usize> {
-    if text[..i].chars().next_back().is_some_and(char::is_alphanumeric) {
+    if text[..i]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric)
+    {
         return None;
     }
     let exact_case = !phrase.chars().any(char::is_lowercase);
@@ -67,7 +122,14 @@ pub fn dataset_names(text: &str) -> Vec<(Claim, usize)> {
 /// for the usual spellings instead, so offsets stay valid.
 fn non_ascii_safe(text: &str) -> Vec<(Claim, usize)> {
     let mut out = Vec::new();
-    for noun in ["dataset", "Dataset", "data set", "benchmark", "Benchmark", "corpus"] {
+    for noun in [
+        "dataset",
+        "Dataset",
+        "data set",
+        "benchmark",
+        "Benchmark",
+        "corpus",
+    ] {
         for (at, _) in text.match_indices(noun) {
             if let Some(found) = name_before(text, at) {
                 out.push(found);
@@ -83,7 +145,10 @@ fn name_before(text: &str, noun_at: usize) -> Option<(Claim, usize)> {
     let mut words = 0;
     for word in before.rsplit(' ') {
         let w = word.trim_matches(|c: char| matches!(c, '*' | '_' | '"' | '“' | '”' | '('));
-        let capitalised = w.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        let capitalised = w
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
             && w.chars().any(char::is_uppercase);
         if words == 3 || !capitalised || NOT_NAMES.contains(&w.to_lowercase().as_str()) {
             break;
@@ -94,7 +159,8 @@ fn name_before(text: &str, noun_at: usize) -> Option<(Claim, usize)> {
     if words == 0 {
         return None;
     }
-    let name = before[start..].trim_matches(|c: char| matches!(c, '*' | '_' | '"' | '“' | '”' | '('));
+    let name =
+        before[start..].trim_matches(|c: char| matches!(c, '*' | '_' | '"' | '“' | '”' | '('));
     let offset = start + before[start..].find(name).unwrap_or(0);
     Some((known(name), offset))
 }

@@ -67,7 +67,10 @@ fn repeated_claims_count_once_at_first_mention() {
     let md = "On MNIST we see x.\nAgain on MNIST.\nMNIST once more.";
     let claims = extract_claims(md);
     assert_eq!(claims.len(), 1);
-    assert_eq!((claims[0].line, claims[0].column, claims[0].mentions), (1, 4, 3));
+    assert_eq!(
+        (claims[0].line, claims[0].column, claims[0].mentions),
+        (1, 4, 3)
+    );
 }
 
 #[test]
@@ -140,7 +143,10 @@ fn evidence_names_file_and_line() {
     assert_eq!(report.checked.len(), 1);
     assert_eq!(
         report.checked[0].evidence,
-        Some(Hit { file: "h-e1/code/stats.py".into(), line: 2 })
+        Some(Hit {
+            file: "h-e1/code/stats.py".into(),
+            line: 2
+        })
     );
     assert_eq!(report.searched, ["h-e1/code/**"]);
     assert_eq!(report.files_searched, 1);

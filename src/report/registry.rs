@@ -127,7 +127,11 @@ impl Registry {
     pub fn whitelist(&self) -> String {
         let mut out = String::new();
         for e in &self.entries {
-            let unit = e.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+            let unit = e
+                .unit
+                .as_deref()
+                .map(|u| format!(" {u}"))
+                .unwrap_or_default();
             out.push_str(&format!(
                 "{} = {}{unit} ({})\n",
                 e.key,
@@ -193,10 +197,8 @@ mod tests {
 
     #[test]
     fn location_and_whitelist() {
-        let e = Entry::new("h-e1.results.acc_pct".into(), 91.5).with_origin(
-            "h-e1/results/experiment_results.json",
-            "/acc_pct".into(),
-        );
+        let e = Entry::new("h-e1.results.acc_pct".into(), 91.5)
+            .with_origin("h-e1/results/experiment_results.json", "/acc_pct".into());
         assert_eq!(
             e.location(),
             "h-e1/results/experiment_results.json#/acc_pct"

@@ -58,16 +58,15 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
     for h in hypothesis_dirs(run)? {
         let results = run.join(&h).join("results");
         let json_rel = format!("{h}/results/experiment_results.json");
-        if let Some(text) = read_optional(&results.join("experiment_results.json"), &mut registry)
-        {
+        if let Some(text) = read_optional(&results.join("experiment_results.json"), &mut registry) {
             match serde_json::from_str::<Value>(&text) {
                 Ok(v) => {
                     registry.entries.extend(json_entries(&h, &json_rel, &v));
                     files.push(json_rel);
                 }
-                Err(e) => registry
-                    .warnings
-                    .push(format!("{json_rel}: not valid JSON ({e}); its values are not in the registry")),
+                Err(e) => registry.warnings.push(format!(
+                    "{json_rel}: not valid JSON ({e}); its values are not in the registry"
+                )),
             }
         }
         let log_rel = format!("{h}/results/metrics.jsonl");
@@ -183,7 +182,9 @@ pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<St
         let value: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                warnings.push(format!("{source}:{n}: not a JSON object ({e}); line skipped"));
+                warnings.push(format!(
+                    "{source}:{n}: not a JSON object ({e}); line skipped"
+                ));
                 continue;
             }
         };
@@ -250,16 +251,17 @@ pub fn gate_entries(root: &Node) -> Vec<Entry> {
             let mut leaves = Vec::new();
             yaml_leaves(gate, &mut Vec::new(), &mut leaves);
             for (segments, v) in leaves {
-                if !matches!(segments.last().map(String::as_str), Some("result" | "actual")) {
+                if !matches!(
+                    segments.last().map(String::as_str),
+                    Some("result" | "actual")
+                ) {
                     continue;
                 }
                 let rest = segments.join(".");
-                out.push(
-                    Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
-                        "verification_state.yaml",
-                        format!("sub_hypotheses.{h}.gate.{rest}"),
-                    ),
-                );
+                out.push(Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
+                    "verification_state.yaml",
+                    format!("sub_hypotheses.{h}.gate.{rest}"),
+                ));
             }
         }
     }

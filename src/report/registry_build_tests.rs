@@ -77,8 +77,16 @@ fn metrics_final_and_best() {
 fn build_reads_results_logs_and_gates() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run = dir.path();
-    write(run, "h-e1/results/experiment_results.json", r#"{"accuracy": 0.8123}"#);
-    write(run, "h-e1/results/metrics.jsonl", "{\"step\": 5, \"acc\": 0.8}\n");
+    write(
+        run,
+        "h-e1/results/experiment_results.json",
+        r#"{"accuracy": 0.8123}"#,
+    );
+    write(
+        run,
+        "h-e1/results/metrics.jsonl",
+        "{\"step\": 5, \"acc\": 0.8}\n",
+    );
     write(run, "h-m1/results/experiment_results.json", "{broken");
     write(run, "notes/results/experiment_results.json", r#"{"x": 1}"#);
     write(

@@ -75,12 +75,11 @@ pub fn load(path: &Path) -> Result<Registry, ReportError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let registry = from_yaml(&bytes, &path.display().to_string()).map_err(|source| {
-        ReportError::Yaml {
+    let registry =
+        from_yaml(&bytes, &path.display().to_string()).map_err(|source| ReportError::Yaml {
             path: path.to_path_buf(),
             source,
-        }
-    })?;
+        })?;
     if registry.is_empty() {
         return Err(ReportError::EmptyRegistry {
             path: path.to_path_buf(),
@@ -143,9 +142,10 @@ fn collect(node: &Node, at: &mut Vec<String>, out: &mut Vec<Entry>) {
 /// A youra value mapping: `{value: <number>, source:, path:, unit:}`.
 fn youra_entry(node: &Node, at: &[String]) -> Option<Entry> {
     let value = node.get("value")?;
-    let only_entry_keys = node.as_map()?.iter().all(|(k, _)| {
-        matches!(k.as_str(), Some("value" | "unit" | "source" | "path"))
-    });
+    let only_entry_keys = node
+        .as_map()?
+        .iter()
+        .all(|(k, _)| matches!(k.as_str(), Some("value" | "unit" | "source" | "path")));
     if !only_entry_keys {
         return None;
     }
@@ -171,12 +171,16 @@ mod tests {
     fn round_trip_keeps_keys_values_and_origins() {
         let registry = Registry {
             entries: vec![
-                Entry::new("h-e1.results.metrics.accuracy".into(), 0.8123)
-                    .with_origin("h-e1/results/experiment_results.json", "/metrics/accuracy".into()),
+                Entry::new("h-e1.results.metrics.accuracy".into(), 0.8123).with_origin(
+                    "h-e1/results/experiment_results.json",
+                    "/metrics/accuracy".into(),
+                ),
                 Entry::new("h-e1.metrics.loss.best".into(), 0.7)
                     .with_origin("h-e1/results/metrics.jsonl", "line 2: /loss".into()),
-                Entry::new("h-m1.results.sparsity_pct".into(), 96.5)
-                    .with_origin("h-m1/results/experiment_results.json", "/sparsity_pct".into()),
+                Entry::new("h-m1.results.sparsity_pct".into(), 96.5).with_origin(
+                    "h-m1/results/experiment_results.json",
+                    "/sparsity_pct".into(),
+                ),
                 Entry::new("h-m1.gate.failed_checks.0.actual".into(), -0.31),
             ],
             origin: Origin::Measured {
@@ -185,7 +189,10 @@ mod tests {
             warnings: Vec::new(),
         };
         let text = to_yaml(&registry, "2026-01-01T00:00:00Z");
-        assert!(text.contains("\nh-e1:\n  results.metrics.accuracy:\n    value: 0.8123\n"), "{text}");
+        assert!(
+            text.contains("\nh-e1:\n  results.metrics.accuracy:\n    value: 0.8123\n"),
+            "{text}"
+        );
         let back = from_yaml(text.as_bytes(), "x.yaml").expect("parse");
         assert_eq!(back.entries.len(), 4, "{:?}", back.entries);
         for (a, b) in registry.entries.iter().zip(&back.entries) {
@@ -204,8 +211,14 @@ mod tests {
                     claims:\n  - ground_truth: {beta: -3.45, p_value: 1.1e-8}\n";
         let r = from_yaml(text.as_bytes(), "f.yaml").expect("parse");
         assert_eq!(r.value("registry.n_total_models"), Some(4493.0));
-        assert_eq!(r.value("features.with_variance.0.prevalence_pct"), Some(2.1));
-        assert!(r.get("features.with_variance.0.prevalence_pct").is_some_and(Entry::is_percent));
+        assert_eq!(
+            r.value("features.with_variance.0.prevalence_pct"),
+            Some(2.1)
+        );
+        assert!(
+            r.get("features.with_variance.0.prevalence_pct")
+                .is_some_and(Entry::is_percent)
+        );
         assert_eq!(r.value("claims.0.ground_truth.beta"), Some(-3.45));
         assert_eq!(r.value("claims.0.ground_truth.p_value"), Some(1.1e-8));
         assert_eq!(r.get("metadata.n"), None);

@@ -72,7 +72,12 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
     for line in &lines {
         match line.kind {
             LineKind::TableRow { header } => {
-                let ctx = Ctx { markdown, registry, tolerance, line };
+                let ctx = Ctx {
+                    markdown,
+                    registry,
+                    tolerance,
+                    line,
+                };
                 let header = &lines[header];
                 edits.extend(check_row(&ctx, header, &mut report));
             }
@@ -133,7 +138,10 @@ fn check_row(ctx: &Ctx, header: &Line, report: &mut SanitizeReport) -> Vec<(usiz
         report.table_numbers += found.len();
         let bad: Vec<(&Number, Option<Nearest>, String)> = found
             .iter()
-            .filter_map(|n| ctx.unverified(n, percent_column).map(|(near, why)| (n, near, why)))
+            .filter_map(|n| {
+                ctx.unverified(n, percent_column)
+                    .map(|(near, why)| (n, near, why))
+            })
             .collect();
         let whole = found.len() == 1 && bad.len() == 1 && only_the_number(text, &found[0]);
         for (n, nearest, why) in bad {
@@ -166,7 +174,8 @@ pub fn only_the_number(cell: &str, n: &Number) -> bool {
     if let Some(unit) = &n.unit {
         rest = rest.replacen(unit.as_str(), "", 1);
     }
-    rest.chars().all(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~'))
+    rest.chars()
+        .all(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~'))
 }
 
 fn check_prose(

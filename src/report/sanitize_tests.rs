@@ -17,19 +17,21 @@ fn sanitized_cell(cell: &str, reg: &Registry) -> String {
     let md = format!("| m | value |\n|---|---|\n| a | {cell} |\n");
     let out = sanitize(&md, reg, DEFAULT_TOLERANCE).text;
     let row = out.lines().nth(2).unwrap_or_default().to_string();
-    row.trim_start_matches("| a | ").trim_end_matches(" |").to_string()
+    row.trim_start_matches("| a | ")
+        .trim_end_matches(" |")
+        .to_string()
 }
 
 #[test]
 fn tolerance_edges_in_cells() {
     let reg = registry(&[("acc", 0.8), ("n", 1000.0)]);
     let cases = [
-        ("0.792", "0.792"),   // 0.99×
-        ("0.808", "0.808"),   // 1.01×
-        ("0.7919", "---"),    // just below 0.99×
-        ("0.8081", "---"),    // just above 1.01×
-        ("990", "990"),       // 0.99×
-        ("1010", "1010"),     // 1.01×
+        ("0.792", "0.792"), // 0.99×
+        ("0.808", "0.808"), // 1.01×
+        ("0.7919", "---"),  // just below 0.99×
+        ("0.8081", "---"),  // just above 1.01×
+        ("990", "990"),     // 0.99×
+        ("1010", "1010"),   // 1.01×
         ("989", "---"),
         ("1011", "---"),
     ];
@@ -58,7 +60,7 @@ fn every_form_in_cells() {
         ("1.1×10⁻⁸", "1.1×10⁻⁸"),
         ("1.1e-8", "1.1e-8"),
         ("2.1e-8", "---"),
-        ("0.81", "0.81"),          // rounding as written
+        ("0.81", "0.81"), // rounding as written
         ("0.81 ± 0.02", "0.81 ± 0.02"),
         ("0.81 ± 0.05", "0.81 ± ---"),
         ("0.95 ± 0.02", "--- ± 0.02"),
@@ -106,7 +108,10 @@ fn header_cells_are_labels_and_prose_is_listed_not_replaced() {
     assert_eq!(out.table_numbers, 2);
     assert_eq!(out.prose_numbers, 3);
     let r = &out.replacements[0];
-    assert_eq!((r.line, r.column, r.original.as_str(), r.whole_cell), (7, 10, "0.7", true));
+    assert_eq!(
+        (r.line, r.column, r.original.as_str(), r.whole_cell),
+        (7, 10, "0.7", true)
+    );
     assert!(r.reason.contains("nearest acc = 0.91"), "{}", r.reason);
     assert_eq!(r.nearest.as_ref().map(|n| n.key.as_str()), Some("acc"));
 }
@@ -124,7 +129,11 @@ fn code_and_references_are_not_checked() {
     let md = "```\n| a | b |\n|---|---|\n| 1.5 | 2 |\n```\n## References\n[1] A. B. 2019. vol 12, pp. 3-4.\n";
     let out = sanitize(md, &Registry::empty(), DEFAULT_TOLERANCE);
     assert_eq!(out.text, md);
-    assert!(out.unverified_prose.is_empty(), "{:?}", out.unverified_prose);
+    assert!(
+        out.unverified_prose.is_empty(),
+        "{:?}",
+        out.unverified_prose
+    );
 }
 
 #[test]
@@ -132,5 +141,8 @@ fn context_is_cut_on_char_boundaries() {
     let line = "ééééééééééééééééééééééééééééééé 0.5 ééééééééééééééééééééééééééééééééééééé";
     let start = line.find('0').unwrap_or(0);
     let c = context(line, start, start + 3);
-    assert!(c.starts_with('…') && c.ends_with('…') && c.contains("0.5"), "{c}");
+    assert!(
+        c.starts_with('…') && c.ends_with('…') && c.contains("0.5"),
+        "{c}"
+    );
 }

@@ -81,7 +81,8 @@ fn scales(w: &Written, entry: &Entry) -> &'static [f64] {
 pub fn verifies(w: &Written, entry: &Entry, tolerance: f64) -> bool {
     scales(w, entry).iter().any(|s| {
         let a = w.value * s;
-        within(a, entry.value, tolerance) || rounds_to(a, w.half_step * s, w.sig_digits, entry.value)
+        within(a, entry.value, tolerance)
+            || rounds_to(a, w.half_step * s, w.sig_digits, entry.value)
     })
 }
 
@@ -152,19 +153,19 @@ mod tests {
     #[test]
     fn form_rules_table() {
         let cases = [
-            ("0.81", "acc", 0.8123, true),              // within 1%
-            ("0.812", "acc", 0.8123, true),             // within 1% and rounds
-            ("0.012", "x", 0.01249, true),              // rounding as written, 3.9% off
-            ("0.01", "x", 0.0132, false),               // one significant digit: no rounding
-            ("3", "x", 2.6, false),                     // bare small integer: no rounding
-            ("96.5%", "sparsity_pct", 96.5, true),      // percent vs percent
-            ("96.5%", "sparsity", 0.965, true),         // percent vs fraction
-            ("96%", "sparsity", 0.965, true),           // 0.96 within 1% of 0.965
-            ("0.965", "sparsity_pct", 96.5, true),      // fraction vs a percent entry
-            ("0.965", "sparsity", 96.5, false),         // no rescale for a plain entry
-            ("96.5", "sparsity", 0.965, false),         // a plain number is not a percent
+            ("0.81", "acc", 0.8123, true),         // within 1%
+            ("0.812", "acc", 0.8123, true),        // within 1% and rounds
+            ("0.012", "x", 0.01249, true),         // rounding as written, 3.9% off
+            ("0.01", "x", 0.0132, false),          // one significant digit: no rounding
+            ("3", "x", 2.6, false),                // bare small integer: no rounding
+            ("96.5%", "sparsity_pct", 96.5, true), // percent vs percent
+            ("96.5%", "sparsity", 0.965, true),    // percent vs fraction
+            ("96%", "sparsity", 0.965, true),      // 0.96 within 1% of 0.965
+            ("0.965", "sparsity_pct", 96.5, true), // fraction vs a percent entry
+            ("0.965", "sparsity", 96.5, false),    // no rescale for a plain entry
+            ("96.5", "sparsity", 0.965, false),    // a plain number is not a percent
             ("4,493", "n", 4493.0, true),
-            ("4.5k", "n", 4493.0, true),                // 4500 within 1%
+            ("4.5k", "n", 4493.0, true), // 4500 within 1%
             ("1.1×10⁻⁸", "p", 1.1e-8, true),
             ("1.1e-8", "p", 1.1e-8, true),
             ("1.2e-8", "p", 1.1e-8, false),

@@ -50,11 +50,23 @@ const fn t(
     prose: &'static [&'static str],
     code: &'static [&'static str],
 ) -> Term {
-    Term { kind, name, prose, code, standalone: true }
+    Term {
+        kind,
+        name,
+        prose,
+        code,
+        standalone: true,
+    }
 }
 
 const fn word(name: &'static str, code: &'static [&'static str]) -> Term {
-    Term { kind: ClaimKind::Dataset, name, prose: &[], code, standalone: false }
+    Term {
+        kind: ClaimKind::Dataset,
+        name,
+        prose: &[],
+        code,
+        standalone: false,
+    }
 }
 
 use ClaimKind::{Dataset as D, Metric as ME, Model as MO, StatTest as S};
@@ -188,7 +200,13 @@ const fn h(
     after: &'static [&'static str],
     code: &'static [&'static str],
 ) -> Hyper {
-    Hyper { name, prose, after, code, needs_eq: false }
+    Hyper {
+        name,
+        prose,
+        after,
+        code,
+        needs_eq: false,
+    }
 }
 
 #[rustfmt::skip]
