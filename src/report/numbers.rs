@@ -87,8 +87,8 @@ fn skipped_region(text: &str, i: usize) -> Option<usize> {
             .unwrap_or(after.len());
         return Some(i + '§'.len_utf8() + n);
     }
-    if rest.starts_with('`') {
-        return Some(rest[1..].find('`').map_or(i + 1, |n| i + n + 2));
+    if let Some(code) = rest.strip_prefix('`') {
+        return Some(code.find('`').map_or(i + 1, |n| i + n + 2));
     }
     if rest.starts_with("](") {
         return Some(rest.find(')').map_or(i + 2, |n| i + n + 1));

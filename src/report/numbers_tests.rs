@@ -1,6 +1,8 @@
 use super::*;
 
-/// (text, expected numbers as (source text of the span, value, kind, unit)).
+/// A number as a test states it: source text of the span, value, kind, unit.
+type Expected<'a> = (&'a str, f64, Kind, Option<String>);
+
 fn found(text: &str) -> Vec<(String, f64, Kind, Option<String>)> {
     scan(text)
         .into_iter()
@@ -17,7 +19,7 @@ fn every_form_table() {
     use Kind::*;
     let u = |s: &str| Some(s.to_string());
     #[rustfmt::skip]
-    let cases: &[(&str, &[(&str, f64, Kind, Option<String>)])] = &[
+    let cases: &[(&str, &[Expected])] = &[
         ("we train 12 models", &[("12", 12.0, Plain, u("models"))]),
         ("accuracy 0.81 overall", &[("0.81", 0.81, Plain, None)]),
         ("a value of .5 here", &[(".5", 0.5, Plain, None)]),
