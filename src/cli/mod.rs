@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 pub mod engine_cmd;
 mod memory_cmd;
+mod report_cmd;
 mod status;
 mod steer_cmd;
 mod vsa_cmd;
@@ -53,6 +54,10 @@ pub enum Command {
     /// why), 2 for wrong arguments.
     #[command(after_help = steer_cmd::verbs_help())]
     Steer(steer_cmd::SteerArgs),
+    /// Grounded reporting: check a paper's numbers against the measured results and its
+    /// methods against the code, configs and logs the run executed.
+    #[command(subcommand)]
+    Report(report_cmd::ReportCommand),
     /// Watch and steer a run in the terminal: lifecycle, gates, reflection, events, live.
     /// `?` lists the keys of the focused pane; `q` quits.
     Tui {
@@ -116,6 +121,7 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Vsa(cmd) => vsa_cmd::run(cmd),
         Command::Memory(cmd) => memory_cmd::run(cmd),
         Command::Steer(args) => steer_cmd::run(args),
+        Command::Report(cmd) => report_cmd::run(cmd),
         Command::Tui {
             dir,
             keymap,

@@ -1,0 +1,239 @@
+//! `youra report check`: does the manuscript claim only what the run measured and executed?
+//! Exit 1 when a MAJOR finding exists in the checked paper (`--write` produces a sanitized
+//! copy but the paper itself still carries them), 0 otherwise, 2 for usage and I/O errors.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use color_eyre::eyre::{Result, WrapErr, eyre};
+
+use crate::report::findings::{self, Finding, Severity};
+use crate::report::registry::{Origin, Registry};
+use crate::report::registry_yaml::{self, REGISTRY_FILE};
+use crate::report::{Corpus, DEFAULT_TOLERANCE, provenance, registry_build, sanitize};
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Check a paper against the run: every table number must be a measured value (1%
+    /// relative tolerance), prose numbers are listed, and every dataset, model, metric,
+    /// statistical test and hyperparameter named must appear in the run's code, configs or
+    /// logs. Exit 1 when a MAJOR finding remains, 0 when none, 2 for usage or I/O errors.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Run folder (youra run, YouRA research folder or task folder).
+    pub dir: PathBuf,
+    /// The paper to check (default: paper/06_paper_final.md, else paper/06_paper.md).
+    #[arg(long, value_name = "PATH")]
+    pub paper: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write paper/06_paper_sanitized.md, paper/review/sanitizer_report.md and, when built
+    /// from measured results, paper/065_ground_truth.yaml.
+    #[arg(long)]
+    pub write: bool,
+    /// Relative tolerance for table numbers.
+    #[arg(long, default_value_t = DEFAULT_TOLERANCE, value_name = "FRACTION")]
+    pub tolerance: f64,
+}
+
+pub fn run(cmd: ReportCommand) -> Result<i32> {
+    let ReportCommand::Check(args) = cmd;
+    match check(&args) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Ok(2)
+        }
+    }
+}
+
+/// The run folder: what `discover` finds, or the folder itself when it holds no VSA.
+fn run_root(dir: &Path) -> Result<PathBuf> {
+    match crate::rundir::discover(dir) {
+        Ok(run) => Ok(run.root),
+        Err(_) if dir.is_dir() => Ok(dir.to_path_buf()),
+        Err(e) => Err(eyre!("{e}")),
+    }
+}
+
+fn paper_path(run: &Path, given: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = given {
+        return Ok(p.to_path_buf());
+    }
+    ["06_paper_final.md", "06_paper.md"]
+        .iter()
+        .map(|n| run.join("paper").join(n))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            eyre!(
+                "no paper in {}: looked for paper/06_paper_final.md and paper/06_paper.md; give one with --paper PATH",
+                run.display()
+            )
+        })
+}
+
+/// The registry and a sentence saying where it came from.
+fn ground_truth(run: &Path) -> Result<(Registry, String)> {
+    let built = registry_build::build(run).wrap_err("cannot build the ground-truth registry")?;
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let (false, Origin::Measured { files }) = (built.is_empty(), &built.origin) {
+        let note = format!(
+            "{} values from measured results ({})",
+            built.len(),
+            files.join(", ")
+        );
+        return Ok((built, note));
+    }
+    let file = run.join(REGISTRY_FILE);
+    if file.is_file() {
+        let loaded = registry_yaml::load(&file).wrap_err(
+            "no measured results under h-*/results, and the registry file cannot be used",
+        )?;
+        let note = format!(
+            "{} values loaded from {REGISTRY_FILE} (no measured results under h-*/results)",
+            loaded.len()
+        );
+        return Ok((loaded, note));
+    }
+    let note = format!(
+        "none: no measured results under h-*/results and no {REGISTRY_FILE}, so every number is unverified"
+    );
+    Ok((built, note))
+}
+
+fn check(args: &CheckArgs) -> Result<i32> {
+    if !(args.tolerance >= 0.0 && args.tolerance < 1.0) {
+        return Err(eyre!(
+            "--tolerance must be a fraction in [0, 1), e.g. 0.01 for 1%"
+        ));
+    }
+    let run = run_root(&args.dir)?;
+    let paper = paper_path(&run, args.paper.as_deref())?;
+    let text = std::fs::read_to_string(&paper)
+        .wrap_err_with(|| format!("cannot read the paper {}", paper.display()))?;
+    let (registry, note) = ground_truth(&run)?;
+    let sanitized = sanitize::sanitize(&text, &registry, args.tolerance);
+    let corpus = Corpus::load(&run).wrap_err("cannot read the run's code and logs")?;
+    let prov = provenance::check(&text, &corpus);
+    let all = findings::combine(&sanitized, &prov);
+    let shown = display_path(&paper, &run);
+    let written = if args.write {
+        write_outputs(&run, &shown, &sanitized, &registry, args.tolerance)?
+    } else {
+        Vec::new()
+    };
+    if args.json {
+        let out = serde_json::json!({
+            "paper": shown,
+            "ground_truth": note,
+            "registry_warnings": registry.warnings,
+            "findings": all,
+            "replacements": sanitized.replacements,
+            "unverified_prose": sanitized.unverified_prose,
+            "claims": prov.checked,
+            "major": count(&all, Severity::Major),
+            "minor": count(&all, Severity::Minor),
+            "written": written,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_text(&shown, &note, &sanitized, &prov, &all, &written);
+    }
+    Ok(i32::from(findings::has_major(&all)))
+}
+
+fn count(all: &[Finding], s: Severity) -> usize {
+    all.iter().filter(|f| f.severity == s).count()
+}
+
+fn display_path(paper: &Path, run: &Path) -> String {
+    paper
+        .strip_prefix(run)
+        .unwrap_or(paper)
+        .display()
+        .to_string()
+}
+
+fn print_text(
+    paper: &str,
+    note: &str,
+    s: &sanitize::SanitizeReport,
+    p: &provenance::ProvenanceReport,
+    all: &[Finding],
+    written: &[String],
+) {
+    println!("paper: {paper}");
+    println!("ground truth: {note}");
+    println!(
+        "checked: {} table numbers, {} prose numbers, {} method claims against {} files",
+        s.table_numbers,
+        s.prose_numbers,
+        p.checked.len(),
+        p.files_searched
+    );
+    for f in all {
+        println!(
+            "{paper}:{}:{}: {} {}",
+            f.line,
+            f.column,
+            f.severity.label(),
+            f.message
+        );
+        println!("    {}", f.evidence);
+    }
+    for w in written {
+        println!("wrote {w}");
+    }
+    println!(
+        "{} MAJOR, {} MINOR",
+        count(all, Severity::Major),
+        count(all, Severity::Minor)
+    );
+}
+
+/// The sanitized paper, the sanitizer report, and the registry when it was measured.
+fn write_outputs(
+    run: &Path,
+    paper: &str,
+    s: &sanitize::SanitizeReport,
+    registry: &Registry,
+    tolerance: f64,
+) -> Result<Vec<String>> {
+    let mut out = vec![
+        ("paper/06_paper_sanitized.md".to_string(), s.text.clone()),
+        (
+            "paper/review/sanitizer_report.md".to_string(),
+            crate::report::review::sanitizer_report(paper, s, registry, tolerance),
+        ),
+    ];
+    if matches!(registry.origin, Origin::Measured { .. }) && !registry.is_empty() {
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        out.push((
+            REGISTRY_FILE.to_string(),
+            registry_yaml::to_yaml(registry, &now),
+        ));
+    }
+    for (rel, text) in &out {
+        let path = run.join(rel);
+        let dir = crate::fsutil::parent(&path);
+        std::fs::create_dir_all(dir).wrap_err_with(|| {
+            format!(
+                "cannot create {}; check the run folder is writable",
+                dir.display()
+            )
+        })?;
+        crate::fsutil::write_atomic(&path, text.as_bytes()).wrap_err_with(|| {
+            format!(
+                "cannot write {}; check the run folder is writable",
+                path.display()
+            )
+        })?;
+    }
+    Ok(out.into_iter().map(|(rel, _)| rel).collect())
+}

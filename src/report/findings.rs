@@ -1,0 +1,271 @@
+//! Findings: what a reviewer (or fact review) must act on, with a severity.
+//!
+//! - An unverified table number is MAJOR: tables are where results are stated, and SAGE
+//!   treats an unverifiable cell as a fabrication to remove.
+//! - An unverified prose number is MINOR: prose also holds numbers that are not results
+//!   (a design constant, a count of related works, a threshold quoted from the brief), so a
+//!   prose number flags a place to look rather than a proven fault.
+//! - An unmatched method claim is MAJOR: the paper describes an experiment the run did not
+//!   perform.
+
+use serde::Serialize;
+
+use super::provenance::ProvenanceReport;
+use super::sanitize::SanitizeReport;
+use super::verify::Nearest;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Severity {
+    Major,
+    Minor,
+}
+
+impl Severity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Major => "MAJOR",
+            Severity::Minor => "MINOR",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FindingKind {
+    UnverifiedTableNumber,
+    UnverifiedProseNumber,
+    UnmatchedClaim,
+}
+
+/// The severity rule.
+pub fn severity(kind: FindingKind) -> Severity {
+    match kind {
+        FindingKind::UnverifiedTableNumber | FindingKind::UnmatchedClaim => Severity::Major,
+        FindingKind::UnverifiedProseNumber => Severity::Minor,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub kind: FindingKind,
+    /// 1-based line (and column) in the paper.
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    /// What supports the finding: the nearest measured value, or what was searched.
+    pub evidence: String,
+}
+
+fn finding(
+    kind: FindingKind,
+    line: usize,
+    column: usize,
+    message: String,
+    evidence: String,
+) -> Finding {
+    Finding {
+        severity: severity(kind),
+        kind,
+        line,
+        column,
+        message,
+        evidence,
+    }
+}
+
+fn nearest_text(n: Option<&Nearest>) -> String {
+    match n {
+        Some(n) => format!(
+            "nearest measured value: {} = {} ({}, {:.1}% off)",
+            n.key,
+            super::registry::format_value(n.value),
+            n.location,
+            n.relative_diff * 100.0
+        ),
+        None => "the registry holds no measured values".into(),
+    }
+}
+
+/// Findings from the sanitizer: table numbers MAJOR, prose numbers MINOR.
+pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
+    let table = report.replacements.iter().map(|r| {
+        finding(
+            FindingKind::UnverifiedTableNumber,
+            r.line,
+            r.column,
+            format!(
+                "table number {} is not a measured value (cell `{}`)",
+                r.original, r.cell
+            ),
+            nearest_text(r.nearest.as_ref()),
+        )
+    });
+    let prose = report.unverified_prose.iter().map(|u| {
+        finding(
+            FindingKind::UnverifiedProseNumber,
+            u.line,
+            u.column,
+            format!(
+                "number {} in prose is not a measured value: “{}”",
+                u.number, u.context
+            ),
+            nearest_text(u.nearest.as_ref()),
+        )
+    });
+    table.chain(prose).collect()
+}
+
+/// Findings from method provenance: each unmatched claim MAJOR.
+pub fn from_provenance(report: &ProvenanceReport) -> Vec<Finding> {
+    let places = if report.searched.is_empty() {
+        "no code, configs or logs found in the run".to_string()
+    } else {
+        format!(
+            "{} files in {}",
+            report.files_searched,
+            report.searched.join(", ")
+        )
+    };
+    report
+        .unmatched()
+        .map(|c| {
+            let claim = &c.claim;
+            let value = claim
+                .value
+                .map(|v| format!(" = {}", super::registry::format_value(v)))
+                .unwrap_or_default();
+            let mentions = match claim.mentions {
+                1 => String::new(),
+                n => format!(", {n} mentions"),
+            };
+            finding(
+                FindingKind::UnmatchedClaim,
+                claim.line,
+                claim.column,
+                format!(
+                    "{} `{}`{value} (as written: “{}”{mentions}) does not appear in the run's code, configs or logs",
+                    claim.kind.label(),
+                    claim.name,
+                    claim.text
+                ),
+                format!("searched for {} in {places}", claim.spellings.join(", ")),
+            )
+        })
+        .collect()
+}
+
+/// All findings of one check, in paper order. A prose number that states a hyperparameter
+/// value the run's code shows (`learning rate of 0.001`, found as `lr=1e-3`) is verified by
+/// provenance, so it is not also reported as an unverified number.
+pub fn combine(s: &SanitizeReport, p: &ProvenanceReport) -> Vec<Finding> {
+    let shown_in_code: Vec<(usize, f64)> = p
+        .checked
+        .iter()
+        .filter(|c| c.evidence.is_some())
+        .filter_map(|c| Some((c.claim.line, c.claim.value?)))
+        .collect();
+    let prose_ok = |f: &Finding, value: f64| {
+        f.kind == FindingKind::UnverifiedProseNumber
+            && shown_in_code
+                .iter()
+                .any(|(line, v)| *line == f.line && super::corpus::same(*v, value))
+    };
+    let values = s
+        .replacements
+        .iter()
+        .map(|r| r.value)
+        .chain(s.unverified_prose.iter().map(|u| u.value));
+    let numbers = from_sanitize(s)
+        .into_iter()
+        .zip(values)
+        .filter(|(f, v)| !prose_ok(f, *v))
+        .map(|(f, _)| f);
+    sorted(numbers.chain(from_provenance(p)).collect())
+}
+
+/// Findings in paper order, MAJOR before MINOR on the same line.
+pub fn sorted(mut findings: Vec<Finding>) -> Vec<Finding> {
+    findings.sort_by_key(|f| (f.line, f.severity, f.column));
+    findings
+}
+
+pub fn has_major(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.severity == Severity::Major)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::corpus::Corpus;
+    use crate::report::registry::{Entry, Registry};
+    use crate::report::{provenance, sanitize};
+
+    #[test]
+    fn severity_table() {
+        let cases = [
+            (FindingKind::UnverifiedTableNumber, Severity::Major),
+            (FindingKind::UnverifiedProseNumber, Severity::Minor),
+            (FindingKind::UnmatchedClaim, Severity::Major),
+        ];
+        for (kind, want) in cases {
+            assert_eq!(severity(kind), want, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn findings_from_both_checks() {
+        let registry = Registry {
+            entries: vec![Entry::new("acc".into(), 0.91)],
+            ..Registry::empty()
+        };
+        let md = "We use MNIST and see 0.5.\n\n| m | acc |\n|---|---|\n| a | 0.7 |\n";
+        let s = sanitize::sanitize(md, &registry, 0.01);
+        let p = provenance::check(md, &Corpus::default());
+        let all = sorted([from_sanitize(&s), from_provenance(&p)].concat());
+        let got: Vec<(usize, Severity, FindingKind)> =
+            all.iter().map(|f| (f.line, f.severity, f.kind)).collect();
+        assert_eq!(
+            got,
+            [
+                (1, Severity::Major, FindingKind::UnmatchedClaim),
+                (1, Severity::Minor, FindingKind::UnverifiedProseNumber),
+                (5, Severity::Major, FindingKind::UnverifiedTableNumber),
+            ]
+        );
+        assert!(has_major(&all));
+        assert!(
+            all[0].message.contains("dataset `MNIST`"),
+            "{}",
+            all[0].message
+        );
+        assert!(
+            all[0].evidence.contains("no code, configs or logs"),
+            "{}",
+            all[0].evidence
+        );
+        assert!(
+            all[2].evidence.contains("acc = 0.91"),
+            "{}",
+            all[2].evidence
+        );
+        assert!(!has_major(&all[1..2]));
+    }
+
+    #[test]
+    fn a_hyperparameter_value_shown_in_code_is_not_an_unverified_number() {
+        let corpus = Corpus::from_texts(vec![("h-e1/code/t.py".into(), "lr=1e-3\n".into())]);
+        let md = "A learning rate of 0.001 and 0.5 elsewhere.\nA learning rate of 0.01.\n";
+        let s = sanitize::sanitize(md, &Registry::empty(), 0.01);
+        let p = provenance::check(md, &corpus);
+        let got: Vec<(usize, FindingKind)> =
+            combine(&s, &p).iter().map(|f| (f.line, f.kind)).collect();
+        assert_eq!(
+            got,
+            [
+                (1, FindingKind::UnverifiedProseNumber), // 0.5
+                (2, FindingKind::UnmatchedClaim),
+                (2, FindingKind::UnverifiedProseNumber), // 0.01: not shown in code
+            ]
+        );
+    }
+}

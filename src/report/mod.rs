@@ -1,0 +1,40 @@
+//! Grounded reporting, the rule-based core (SAGE and YouRA Phase 4.5–6.5): a manuscript must
+//! not claim what the run did not measure. No model is called here; drafting and fact
+//! review call these functions.
+//!
+//! - [`registry`] / [`registry_build`] / [`registry_yaml`]: the ground-truth registry, built
+//!   from measured results only, written to and read from `paper/065_ground_truth.yaml`.
+//! - [`numbers`]: numbers in text, with byte spans, values and written precision.
+//! - [`verify`]: whether a written number states a registry value (tolerance, rounding,
+//!   percent/fraction).
+//! - [`markdown`]: prose, pipe tables and their cells, code.
+//! - [`sanitize`]: unverified table numbers become `---`; unverified prose numbers are listed.
+//! - [`provenance`] / [`corpus`] / [`vocab`]: datasets, models, metrics, statistical tests and
+//!   hyperparameters named in the prose must appear in the run's code, configs or logs.
+//! - [`findings`]: the severities a reviewer acts on; [`review`]: the sanitizer report.
+//!
+//! See "Grounded reporting" in `docs/ARCHITECTURE.md`.
+
+pub mod corpus;
+pub mod error;
+pub mod findings;
+pub mod markdown;
+pub mod numbers;
+mod numbers_lex;
+pub mod provenance;
+mod provenance_match;
+pub mod registry;
+pub mod registry_build;
+pub mod registry_yaml;
+pub mod review;
+pub mod sanitize;
+pub mod verify;
+pub mod vocab;
+
+pub use corpus::Corpus;
+pub use error::ReportError;
+pub use findings::{Finding, FindingKind, Severity};
+pub use provenance::{Claim, ProvenanceReport};
+pub use registry::{Entry, Origin, Registry};
+pub use sanitize::{SanitizeReport, sanitize};
+pub use verify::DEFAULT_TOLERANCE;

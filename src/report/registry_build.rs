@@ -1,0 +1,301 @@
+//! Building the registry from what the run measured, and nothing else: the results each
+//! sub-hypothesis's experiment wrote, and the numbers its gate recorded.
+//!
+//! - `h-*/results/experiment_results.json` (any JSON): every numeric leaf is an entry
+//!   `<h>.results.<pointer as dots>`, its path the JSON pointer.
+//! - `h-*/results/metrics.jsonl`: per metric key, `<h>.metrics.<key>.final` (the last value
+//!   logged) and `<h>.metrics.<key>.best` (the maximum, or the minimum for a metric whose
+//!   name says lower is better: loss, error, rmse…). Index keys (step, epoch, time) get a
+//!   `final` only: "trained for 11,200 steps" is a claim, a "best step" is not.
+//! - `verification_state.yaml`: `<h>.gate.<path>` for numbers under a gate's `result` or
+//!   `actual` keys (what was observed, not what was required), read with `crate::yaml`.
+//!
+//! A malformed file or log line is skipped with a warning, never fatal: its numbers then
+//! stay unverified, which errs on the side of flagging a claim.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::error::ReportError;
+use super::registry::{Entry, Origin, Registry};
+use crate::yaml::{Node, NodeKind, Scalar11, Style, interpret_plain};
+
+/// Metric names whose best value is the smallest.
+const LOWER_IS_BETTER: &[&str] = &[
+    "loss",
+    "error",
+    "err",
+    "rmse",
+    "mse",
+    "mae",
+    "perplexity",
+    "ppl",
+    "latency",
+    "wer",
+    "cer",
+    "fid",
+    "regret",
+];
+
+/// Keys that index a metrics log rather than measure something.
+const INDEX_KEYS: &[&str] = &[
+    "step",
+    "global_step",
+    "epoch",
+    "iteration",
+    "iter",
+    "time",
+    "timestamp",
+    "wall_time",
+    "elapsed",
+];
+
+/// Build the registry of `run` (a run folder holding `h-*/` folders).
+pub fn build(run: &Path) -> Result<Registry, ReportError> {
+    let mut registry = Registry::empty();
+    let mut files = Vec::new();
+    for h in hypothesis_dirs(run)? {
+        let results = run.join(&h).join("results");
+        let json_rel = format!("{h}/results/experiment_results.json");
+        if let Some(text) = read_optional(&results.join("experiment_results.json"), &mut registry) {
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) => {
+                    registry.entries.extend(json_entries(&h, &json_rel, &v));
+                    files.push(json_rel);
+                }
+                Err(e) => registry.warnings.push(format!(
+                    "{json_rel}: not valid JSON ({e}); its values are not in the registry"
+                )),
+            }
+        }
+        let log_rel = format!("{h}/results/metrics.jsonl");
+        if let Some(text) = read_optional(&results.join("metrics.jsonl"), &mut registry) {
+            let (entries, warnings) = metrics_entries(&h, &log_rel, &text);
+            registry.entries.extend(entries);
+            registry.warnings.extend(warnings);
+            files.push(log_rel);
+        }
+    }
+    if let Some(text) = read_optional(&run.join("verification_state.yaml"), &mut registry) {
+        match crate::yaml::parse(text.as_bytes()) {
+            Ok(doc) => {
+                let gates = doc.root.as_ref().map(gate_entries).unwrap_or_default();
+                if !gates.is_empty() {
+                    files.push("verification_state.yaml".into());
+                }
+                registry.entries.extend(gates);
+            }
+            Err(e) => registry.warnings.push(format!(
+                "verification_state.yaml: {e}; gate values are not in the registry"
+            )),
+        }
+    }
+    registry.origin = Origin::Measured { files };
+    Ok(registry)
+}
+
+/// `h-*` folder names of the run, sorted.
+fn hypothesis_dirs(run: &Path) -> Result<Vec<String>, ReportError> {
+    let read = std::fs::read_dir(run).map_err(|source| ReportError::Read {
+        path: run.to_path_buf(),
+        source,
+    })?;
+    let mut names: Vec<String> = read
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.starts_with("h-"))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A file's text when it exists; an unreadable one becomes a warning.
+fn read_optional(path: &Path, registry: &mut Registry) -> Option<String> {
+    if !path.is_file() {
+        return None;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            registry
+                .warnings
+                .push(format!("{}: cannot read ({e}); skipped", path.display()));
+            None
+        }
+    }
+}
+
+/// Every numeric leaf of `value` as `<h>.results.<dotted pointer>`.
+pub fn json_entries(h: &str, source: &str, value: &Value) -> Vec<Entry> {
+    let mut leaves = Vec::new();
+    json_leaves(value, &mut Vec::new(), &mut leaves);
+    leaves
+        .into_iter()
+        .map(|(segments, v)| {
+            let pointer: String = segments.iter().map(|s| format!("/{}", escape(s))).collect();
+            let key = format!("{h}.results.{}", segments.join("."));
+            Entry::new(key, v).with_origin(source, pointer)
+        })
+        .collect()
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+fn json_leaves(value: &Value, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, f64)>) {
+    match value {
+        Value::Number(n) => {
+            if let Some(v) = n.as_f64().filter(|v| v.is_finite()) {
+                out.push((at.clone(), v));
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                at.push(k.clone());
+                json_leaves(v, at, out);
+                at.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                at.push(i.to_string());
+                json_leaves(v, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Final and best values per metric key of a JSON-lines log.
+pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<String>) {
+    // key → (final value, its line, best value, its line), in first-seen order.
+    let mut seen: Vec<(String, f64, usize, f64, usize)> = Vec::new();
+    let mut warnings = Vec::new();
+    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        if line.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!(
+                    "{source}:{n}: not a JSON object ({e}); line skipped"
+                ));
+                continue;
+            }
+        };
+        let mut leaves = Vec::new();
+        json_leaves(&value, &mut Vec::new(), &mut leaves);
+        for (segments, v) in leaves {
+            let key = segments.join(".");
+            let lower = lower_is_better(&key);
+            match seen.iter_mut().find(|s| s.0 == key) {
+                Some(s) => {
+                    (s.1, s.2) = (v, n);
+                    if (lower && v < s.3) || (!lower && v > s.3) {
+                        (s.3, s.4) = (v, n);
+                    }
+                }
+                None => seen.push((key, v, n, v, n)),
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    for (key, last, last_line, best, best_line) in seen {
+        let pointer = |line: usize| format!("line {line}: /{}", key.replace('.', "/"));
+        entries.push(
+            Entry::new(format!("{h}.metrics.{key}.final"), last)
+                .with_origin(source, pointer(last_line)),
+        );
+        if !INDEX_KEYS.contains(&key.to_ascii_lowercase().as_str()) {
+            entries.push(
+                Entry::new(format!("{h}.metrics.{key}.best"), best)
+                    .with_origin(source, pointer(best_line)),
+            );
+        }
+    }
+    (entries, warnings)
+}
+
+/// Whether a metric's best value is its minimum, by the words in its name.
+pub fn lower_is_better(key: &str) -> bool {
+    key.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| LOWER_IS_BETTER.contains(&word))
+}
+
+/// Numbers a gate observed: under `result` or `actual` keys within
+/// `sub_hypotheses.<h>.gate` (a map by id, or YouRA's drifted list with `id`s).
+pub fn gate_entries(root: &Node) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let Some(subs) = root.get("sub_hypotheses") else {
+        return out;
+    };
+    let pairs: Vec<(String, &Node)> = match &subs.kind {
+        NodeKind::Map(entries) => entries
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v)))
+            .collect(),
+        NodeKind::Seq(items) => items
+            .iter()
+            .filter_map(|v| Some((v.get("id")?.as_str()?.to_string(), v)))
+            .collect(),
+        NodeKind::Scalar(_) => Vec::new(),
+    };
+    for (h, node) in pairs {
+        if let Some(gate) = node.get("gate") {
+            let mut leaves = Vec::new();
+            yaml_leaves(gate, &mut Vec::new(), &mut leaves);
+            for (segments, v) in leaves {
+                if !matches!(
+                    segments.last().map(String::as_str),
+                    Some("result" | "actual")
+                ) {
+                    continue;
+                }
+                let rest = segments.join(".");
+                out.push(Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
+                    "verification_state.yaml",
+                    format!("sub_hypotheses.{h}.gate.{rest}"),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every plain numeric scalar under `node`, with its path of keys and list indices.
+pub fn yaml_leaves(node: &Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, f64)>) {
+    match &node.kind {
+        NodeKind::Scalar(s) => {
+            let numeric = s.style == Style::Plain
+                && matches!(interpret_plain(&s.text), Scalar11::Int | Scalar11::Float);
+            if let Some(v) = s.as_f64().filter(|v| numeric && v.is_finite()) {
+                out.push((at.clone(), v));
+            }
+        }
+        NodeKind::Map(entries) => {
+            for (k, v) in entries {
+                let key = k.as_str().unwrap_or("?").to_string();
+                at.push(key);
+                yaml_leaves(v, at, out);
+                at.pop();
+            }
+        }
+        NodeKind::Seq(items) => {
+            for (i, v) in items.iter().enumerate() {
+                at.push(i.to_string());
+                yaml_leaves(v, at, out);
+                at.pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "registry_build_tests.rs"]
+mod tests;

@@ -1,0 +1,121 @@
+use super::*;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("create folder");
+    }
+    std::fs::write(path, text).expect("write file");
+}
+
+#[test]
+fn lower_is_better_table() {
+    let cases = [
+        ("val_loss", true),
+        ("test_rmse", true),
+        ("eval.error_rate", true),
+        ("perplexity", true),
+        ("accuracy", false),
+        ("f1", false),
+        ("auroc", false),
+        ("lossless_ratio", false),
+    ];
+    for (key, want) in cases {
+        assert_eq!(lower_is_better(key), want, "{key}");
+    }
+}
+
+#[test]
+fn json_every_numeric_leaf_with_pointer() {
+    let v: Value = serde_json::from_str(
+        r#"{"metrics": {"accuracy": 0.91, "a/b": 2}, "seeds": [1, 2.5], "name": "x", "ok": true}"#,
+    )
+    .expect("json");
+    let got: Vec<(String, f64, String)> = json_entries("h-e1", "f.json", &v)
+        .into_iter()
+        .map(|e| (e.key, e.value, e.path.unwrap_or_default()))
+        .collect();
+    let want = [
+        // serde_json keeps object keys sorted.
+        ("h-e1.results.metrics.a/b", 2.0, "/metrics/a~1b"),
+        ("h-e1.results.metrics.accuracy", 0.91, "/metrics/accuracy"),
+        ("h-e1.results.seeds.0", 1.0, "/seeds/0"),
+        ("h-e1.results.seeds.1", 2.5, "/seeds/1"),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!((g.0.as_str(), g.1, g.2.as_str()), w);
+    }
+}
+
+#[test]
+fn metrics_final_and_best() {
+    let log = "{\"step\": 1, \"loss\": 2.0, \"acc\": 0.5}\n\
+               {\"step\": 2, \"loss\": 0.7, \"acc\": 0.93}\n\
+               not json\n\
+               {\"step\": 3, \"loss\": 0.9, \"acc\": 0.91}\n";
+    let (entries, warnings) = metrics_entries("h-e1", "h-e1/results/metrics.jsonl", log);
+    let r = Registry {
+        entries,
+        ..Registry::empty()
+    };
+    assert_eq!(r.value("h-e1.metrics.step.final"), Some(3.0));
+    assert_eq!(r.get("h-e1.metrics.step.best"), None);
+    assert_eq!(r.value("h-e1.metrics.loss.final"), Some(0.9));
+    assert_eq!(r.value("h-e1.metrics.loss.best"), Some(0.7));
+    assert_eq!(r.value("h-e1.metrics.acc.final"), Some(0.91));
+    assert_eq!(r.value("h-e1.metrics.acc.best"), Some(0.93));
+    assert_eq!(
+        r.get("h-e1.metrics.acc.best").and_then(|e| e.path.clone()),
+        Some("line 2: /acc".to_string())
+    );
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains(":3:"), "{warnings:?}");
+}
+
+#[test]
+fn build_reads_results_logs_and_gates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path();
+    write(
+        run,
+        "h-e1/results/experiment_results.json",
+        r#"{"accuracy": 0.8123}"#,
+    );
+    write(
+        run,
+        "h-e1/results/metrics.jsonl",
+        "{\"step\": 5, \"acc\": 0.8}\n",
+    );
+    write(run, "h-m1/results/experiment_results.json", "{broken");
+    write(run, "notes/results/experiment_results.json", r#"{"x": 1}"#);
+    write(
+        run,
+        "verification_state.yaml",
+        "sub_hypotheses:\n  h-m1:\n    gate:\n      result: FAIL\n      failed_checks:\n      \
+         - criterion: rho\n        required: -0.8\n        actual: -0.31\n",
+    );
+    let r = build(run).expect("build");
+    assert_eq!(r.value("h-e1.results.accuracy"), Some(0.8123));
+    assert_eq!(r.value("h-e1.metrics.acc.final"), Some(0.8));
+    assert_eq!(r.value("h-m1.gate.failed_checks.0.actual"), Some(-0.31));
+    assert_eq!(r.get("h-m1.gate.failed_checks.0.required"), None);
+    assert!(r.entries.iter().all(|e| !e.key.starts_with("notes")));
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("h-m1/results/experiment_results.json"));
+    let Origin::Measured { files } = &r.origin else {
+        panic!("built registry must say it was measured");
+    };
+    assert_eq!(
+        files,
+        &[
+            "h-e1/results/experiment_results.json",
+            "h-e1/results/metrics.jsonl",
+            "verification_state.yaml"
+        ]
+    );
+    assert_eq!(
+        r.get("h-e1.results.accuracy").map(Entry::location),
+        Some("h-e1/results/experiment_results.json#/accuracy".to_string())
+    );
+}
