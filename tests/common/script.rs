@@ -224,3 +224,33 @@ pub fn with_data(run: &Path) {
     )
     .expect("copy the penguins");
 }
+
+pub const EVIDENCE: &str = "## Mechanism Claims\nBill length and depth carry most of the species signal once both are put on one scale.\n## Assumptions\n- Rows with missing measurements are missing at random (not tested).\n";
+
+pub const FOUNDATION: &str = "## Introduction\nCan bill measurements alone tell the three Palmer penguin species apart?\n\n## Related Work\nGorman et al. (2014) collected the measurements.\n\n## Method\nA nearest centroid classifier on standardized bill length and bill depth, scored by accuracy with cross-validation over five folds.\n";
+pub const EVIDENCE_SECTIONS: &str = "## Experiments\nEach sub-hypothesis ran as its own experiment on the penguins.csv table.\n\n## Results\n\n| Sub-hypothesis | Metric | Value |\n|---|---|---|\n| h-e1 | accuracy | 0.9356 |\n| h-m1 | gain | 0.0323 |\n| h-c1 | min_group_accuracy | 0.9638 |\n";
+pub const CLOSURE: &str = "## Discussion\nBill shape separates the species well; body mass still adds a little.\n\n## Limitations\nOne table, one classifier.\n\n## Conclusion\nBill measurements suffice for a strong baseline.\n";
+pub const ABSTRACT: &str =
+    "## Abstract\nWe test whether bill measurements alone classify penguin species.\n";
+pub const NO_FINDINGS: &str = r#"{"findings": []}"#;
+
+impl Script {
+    /// Evidence Check, drafting, a clean review and the final refinement.
+    pub fn paper(&mut self) -> &mut Self {
+        self.reply("executor", "evidence_check", None, 1, EVIDENCE)
+            .ok("evidence_check", None, 1);
+        for part in [FOUNDATION, EVIDENCE_SECTIONS, CLOSURE, ABSTRACT] {
+            self.reply("executor", "manuscript_drafting", None, 1, part);
+        }
+        self.ok("manuscript_drafting", None, 1);
+        for _ in 0..3 {
+            self.reply("reviewer", "fact_review", None, 1, NO_FINDINGS);
+        }
+        self.ok("fact_review", None, 1);
+        let final_paper = format!(
+            "# Bills separate species\n\n{ABSTRACT}\n{FOUNDATION}\n{EVIDENCE_SECTIONS}\n{CLOSURE}"
+        );
+        self.reply("executor", "manuscript_refinement", None, 1, &final_paper)
+            .ok("manuscript_refinement", None, 1)
+    }
+}

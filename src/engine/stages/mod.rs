@@ -3,9 +3,13 @@
 mod coding;
 mod debate;
 mod design;
+mod drafting;
+mod evidence;
 mod implementation;
 mod literature;
 mod planning;
+mod refinement;
+mod review;
 mod scoping;
 mod validation;
 
@@ -27,9 +31,9 @@ pub trait StageRunner {
     fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError>;
 }
 
-/// The runner of each stage; `None` where this build has none yet.
-pub fn runner(stage: Stage) -> Option<Box<dyn StageRunner>> {
-    Some(match stage {
+/// The runner of each stage.
+pub fn runner(stage: Stage) -> Box<dyn StageRunner> {
+    match stage {
         Stage::ProblemScoping => Box::new(scoping::ProblemScoping),
         Stage::LiteratureGrounding => Box::new(literature::LiteratureGrounding),
         Stage::HypothesisDebate => Box::new(debate::HypothesisDebate),
@@ -37,8 +41,11 @@ pub fn runner(stage: Stage) -> Option<Box<dyn StageRunner>> {
         Stage::ExperimentDesign => Box::new(design::ExperimentDesign),
         Stage::ImplementationPlanning => Box::new(implementation::ImplementationPlanning),
         Stage::CodingValidation => Box::new(coding::CodingValidation),
-        _ => return None,
-    })
+        Stage::EvidenceCheck => Box::new(evidence::EvidenceCheck),
+        Stage::ManuscriptDrafting => Box::new(drafting::ManuscriptDrafting),
+        Stage::FactReview => Box::new(review::FactReview),
+        Stage::ManuscriptRefinement => Box::new(refinement::ManuscriptRefinement),
+    }
 }
 
 /// The memory records of this run, condensed for a prompt (negative knowledge).

@@ -1,0 +1,114 @@
+//! Manuscript Drafting (Phase 6): the paper in YouRA's story groups, Foundation, Evidence
+//! and Closure, then the abstract last; every drafting prompt carries the whitelist of
+//! measured values, and the draft is sanitized against the registry before it is written.
+
+use super::{Produced, StageRunner};
+use crate::engine::check::sections;
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+use crate::report::registry_yaml::{self, REGISTRY_FILE};
+use crate::report::{DEFAULT_TOLERANCE, Registry, sanitize};
+
+pub const PAPER: &str = "paper/06_paper.md";
+
+pub const GROUPS: [(&str, &[&str]); 4] = [
+    ("Foundation", &["Introduction", "Related Work", "Method"]),
+    ("Evidence", &["Experiments", "Results"]),
+    ("Closure", &["Discussion", "Limitations", "Conclusion"]),
+    ("Abstract", &["Abstract"]),
+];
+
+pub struct ManuscriptDrafting;
+
+pub fn registry(ctx: &StageCtx<'_>) -> Result<Registry, StageError> {
+    registry_yaml::load(&ctx.path(REGISTRY_FILE)).map_err(|e| {
+        StageError::MustStop(format!(
+            "the ground-truth registry {REGISTRY_FILE} cannot be read ({e}); re-run Evidence Check"
+        ))
+    })
+}
+
+/// Sanitize `paper` against the registry and write it with its sanitizer report.
+pub fn write_sanitized(
+    ctx: &StageCtx<'_>,
+    rel: &str,
+    paper: &str,
+    registry: &Registry,
+) -> Result<crate::report::SanitizeReport, StageError> {
+    let report = sanitize(paper, registry, DEFAULT_TOLERANCE);
+    ctx.write(rel, &report.text)?;
+    let name = rel
+        .rsplit('/')
+        .next()
+        .unwrap_or(rel)
+        .trim_end_matches(".md");
+    ctx.write(
+        &format!("paper/review/sanitizer_{name}.md"),
+        &crate::report::review::sanitizer_report(rel, &report, registry, DEFAULT_TOLERANCE),
+    )?;
+    Ok(report)
+}
+
+impl StageRunner for ManuscriptDrafting {
+    fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
+        let registry = registry(ctx)?;
+        let snap = ctx.vsa()?;
+        let main = snap.vsa.main_hypothesis.as_ref();
+        let title = main
+            .and_then(|m| m.title.clone())
+            .unwrap_or_else(|| ctx.topic.clone());
+        let statement = main.and_then(|m| m.statement.clone()).unwrap_or_default();
+        let evidence = ctx.read(super::evidence::ARTIFACT).unwrap_or_default();
+        let mut drafted: Vec<(&str, String)> = Vec::new();
+        for (group, secs) in GROUPS {
+            let so_far = drafted
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            let vars: Vars = [
+                ("group", group.to_string()),
+                ("sections", secs.join(", ")),
+                ("main_hypothesis", statement.clone()),
+                ("evidence", evidence.clone()),
+                ("whitelist", registry.whitelist()),
+                (
+                    "drafted",
+                    if so_far.is_empty() {
+                        "(none yet)".into()
+                    } else {
+                        so_far
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect();
+            let reply = ctx.ask("executor", "system/executor", "manuscript_drafting", &vars)?;
+            drafted.push((group, reply.content.trim().to_string()));
+        }
+        // The abstract was written last but reads first.
+        let abstract_ = drafted.pop().map(|(_, t)| t).unwrap_or_default();
+        let body = drafted
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let paper = format!("# {title}\n\n{abstract_}\n\n{body}\n");
+        let report = write_sanitized(ctx, PAPER, &paper, &registry)?;
+        let all: Vec<&str> = GROUPS.iter().flat_map(|(_, s)| s.iter().copied()).collect();
+        let mut check = sections(&report.text, &all);
+        if !report.replacements.is_empty() {
+            ctx.emit(
+                crate::rundir::events::Event::new("sanitizer").message(format!(
+                    "{} unverified table numbers replaced with ---",
+                    report.replacements.len()
+                )),
+            );
+        }
+        check.missing.retain(|m| !m.is_empty());
+        Ok(Produced {
+            artifact: PAPER.into(),
+            check,
+        })
+    }
+}

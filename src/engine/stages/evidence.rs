@@ -1,0 +1,145 @@
+//! Evidence Check (Phase 4.5): the prediction–result matrix computed by rule from the gates
+//! and measured metrics, the ground-truth registry built from measured results only, and
+//! the model's account of mechanism claims and assumptions around them.
+
+use super::{Produced, StageRunner};
+use crate::engine::check::sections;
+use crate::engine::ctx::{StageCtx, Vars};
+use crate::engine::error::StageError;
+use crate::report::registry_yaml::{REGISTRY_FILE, to_yaml};
+use crate::vsa::enums::HypothesisStatus as S;
+use crate::vsa::model::Vsa;
+
+pub const ARTIFACT: &str = "045_validated_hypothesis.md";
+
+pub struct EvidenceCheck;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub hypothesis: String,
+    pub prediction: String,
+    pub gate: String,
+    pub result: String,
+    pub verdict: &'static str,
+}
+
+/// Supported (gate PASS), partially supported (PARTIAL), refuted (FAIL on measured
+/// metrics), inconclusive (no gate result: not run, skipped, blocked, or failed before
+/// anything was measured).
+pub fn verdict(status: &S, result: Option<&str>) -> &'static str {
+    match (status, result) {
+        (_, Some("PASS")) => "supported",
+        (_, Some("PARTIAL")) => "partially_supported",
+        (S::Failed, Some("FAIL")) => "refuted",
+        _ => "inconclusive",
+    }
+}
+
+pub fn matrix(vsa: &Vsa) -> Vec<Row> {
+    vsa.sub_hypotheses
+        .iter()
+        .map(|h| {
+            let result = h.gate.result.as_ref().map(|r| r.as_str().to_string());
+            let measured = h
+                .gate
+                .failed_checks
+                .iter()
+                .filter_map(|c| {
+                    Some(format!(
+                        "{} = {}",
+                        c.criterion.as_deref()?,
+                        c.actual.as_deref()?
+                    ))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            Row {
+                hypothesis: h.id.clone(),
+                prediction: h.statement.clone().unwrap_or_default(),
+                gate: h
+                    .gate
+                    .gate_type
+                    .as_ref()
+                    .map_or("?".into(), |g| g.as_str().to_string()),
+                result: match (&result, measured.is_empty()) {
+                    (Some(r), true) => r.clone(),
+                    (Some(r), false) => format!("{r} ({measured})"),
+                    (None, _) => "not evaluated".into(),
+                },
+                verdict: verdict(&h.status, result.as_deref()),
+            }
+        })
+        .collect()
+}
+
+pub fn matrix_markdown(rows: &[Row]) -> String {
+    let mut out = vec![
+        "| Sub-hypothesis | Prediction | Gate | Result | Verdict |".to_string(),
+        "|---|---|---|---|---|".into(),
+    ];
+    for r in rows {
+        out.push(format!(
+            "| {} | {} | {} | {} | {} |",
+            r.hypothesis,
+            r.prediction.replace('|', "/"),
+            r.gate,
+            r.result.replace('|', "/"),
+            r.verdict
+        ));
+    }
+    out.join("\n")
+}
+
+impl StageRunner for EvidenceCheck {
+    fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
+        let snap = ctx.vsa()?;
+        let rows = matrix(&snap.vsa);
+        let table = matrix_markdown(&rows);
+        let registry = crate::report::registry_build::build(ctx.run).map_err(|e| {
+            StageError::Output(format!("the ground-truth registry cannot be built: {e}"))
+        })?;
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        ctx.write(REGISTRY_FILE, &to_yaml(&registry, &now))?;
+        let main = snap
+            .vsa
+            .main_hypothesis
+            .as_ref()
+            .and_then(|m| m.statement.clone())
+            .unwrap_or_default();
+        let vars: Vars = [("main_hypothesis", main), ("matrix", table.clone())]
+            .into_iter()
+            .collect();
+        let reply = ctx.ask("executor", "system/executor", "evidence_check", &vars)?;
+        let body = format!(
+            "# Validated Hypothesis (Evidence Check)\n\n## Prediction–Result Matrix\n\n{table}\n\n{}\n",
+            reply.content.trim()
+        );
+        ctx.write(ARTIFACT, &body)?;
+        Ok(Produced {
+            artifact: ARTIFACT.into(),
+            check: sections(
+                &body,
+                &[
+                    "Prediction–Result Matrix",
+                    "Mechanism Claims",
+                    "Assumptions",
+                ],
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_the_gate() {
+        assert_eq!(verdict(&S::Validated, Some("PASS")), "supported");
+        assert_eq!(verdict(&S::Partial, Some("PARTIAL")), "partially_supported");
+        assert_eq!(verdict(&S::Failed, Some("FAIL")), "refuted");
+        assert_eq!(verdict(&S::Failed, None), "inconclusive");
+        assert_eq!(verdict(&S::Skipped, None), "inconclusive");
+        assert_eq!(verdict(&S::Blocked, Some("FAIL")), "inconclusive");
+    }
+}
