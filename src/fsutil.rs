@@ -17,6 +17,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(parent(path))
 }
 
+/// Replace `path` by rename without fsync: a killed process never leaves half a file, but
+/// a power cut may lose the newest one. For logs written many times a stage (transcripts),
+/// where an fsync each would dominate the engine's time.
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent(path);
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
+    if let Err(e) = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// The file part of `write_atomic`: the data is durable, the rename is not until the
 /// caller syncs the folder (`sync_dir`). For a sequence of writes whose order only matters
 /// at its end, one folder sync per folder replaces one per file.

@@ -74,7 +74,7 @@ impl Recorder {
         };
         std::fs::create_dir_all(&self.dir).map_err(io)?;
         let json = serde_json::to_vec_pretty(exchange).map_err(|e| LlmError::Io(e.to_string()))?;
-        crate::fsutil::replace(&self.dir.join(exchange.file_name(seq)), &json).map_err(io)
+        crate::fsutil::replace_unsynced(&self.dir.join(exchange.file_name(seq)), &json).map_err(io)
     }
 }
 
