@@ -7,7 +7,6 @@
 //! Run: `cargo bench --bench engine`.
 
 #[path = "../tests/common/script.rs"]
-#[allow(dead_code)]
 mod script;
 
 use std::time::{Duration, Instant};
