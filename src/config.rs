@@ -60,6 +60,9 @@ pub struct EngineSettings {
     pub controller_retry_wait_s: f64,
     /// Query Semantic Scholar / arXiv in Literature Grounding when the network allows.
     pub literature_search: bool,
+    pub semantic_scholar_url: String,
+    pub arxiv_url: String,
+    pub literature_timeout_s: f64,
     /// Seconds between looks at the VSA while paused or awaiting approval.
     pub wait_poll_s: f64,
     /// Wall-clock limit of one experiment run (the whole process group is killed).
@@ -85,6 +88,9 @@ impl Default for EngineSettings {
             controller_retries: 2,
             controller_retry_wait_s: 2.0,
             literature_search: true,
+            semantic_scholar_url: "https://api.semanticscholar.org".into(),
+            arxiv_url: "https://export.arxiv.org".into(),
+            literature_timeout_s: 8.0,
             wait_poll_s: 0.25,
             experiment_time_limit_s: 900.0,
             experiment_memory_mb: 0,

@@ -7,7 +7,7 @@
 mod anthropic;
 mod anthropic_stream;
 mod error;
-mod http;
+pub mod http;
 mod http_config;
 pub mod ledger;
 mod openai;

@@ -28,7 +28,13 @@ pub fn question(ctx: &StageCtx<'_>) -> String {
 impl StageRunner for LiteratureGrounding {
     fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
         let q = question(ctx);
-        let search = crate::engine::literature::search(ctx.settings.literature_search, &q);
+        let st = ctx.settings;
+        let at = crate::engine::literature::Endpoints {
+            semantic_scholar: &st.semantic_scholar_url,
+            arxiv: &st.arxiv_url,
+            timeout: std::time::Duration::from_secs_f64(st.literature_timeout_s.max(0.5)),
+        };
+        let search = crate::engine::literature::search(st.literature_search, &q, &at);
         let vars: Vars = [
             ("question", q),
             ("search_note", search.note.clone()),
