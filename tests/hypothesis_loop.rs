@@ -91,7 +91,11 @@ fn the_loop_repairs_a_crash_judges_gates_and_records_a_limitation() {
     .unwrap();
     assert_eq!(results["metrics"]["accuracy"], 0.9356);
     let metrics = std::fs::read_to_string(dir.join("h-e1/results/metrics.jsonl")).unwrap();
-    assert_eq!(metrics.lines().count(), 5, "one line per fold");
+    assert_eq!(
+        metrics.lines().count(),
+        5,
+        "one line per step of the learning curve"
+    );
     let log = std::fs::read_to_string(dir.join("h-e1/results/run.log")).unwrap();
     assert!(
         log.trim_end().ends_with("EXPERIMENT COMPLETE (exit=0)"),

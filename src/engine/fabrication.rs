@@ -162,13 +162,18 @@ fn is_init(lit: &str) -> bool {
     lit.parse::<f64>().is_ok_and(|x| x == 0.0 || x == -1.0)
 }
 
-/// A judged metric that never moves across three or more records.
+/// A judged metric that never moves across five or more records and is a round number
+/// (at most two decimals): the mark of a typed-in value. An honest metric can be flat
+/// (a centroid classifier barely changes with more data), but rarely flat at 0.95 exactly.
 fn constant_metrics(records: &[BTreeMap<String, f64>], metrics: &[String]) -> Vec<Finding> {
     metrics
         .iter()
         .filter_map(|m| {
             let vals: Vec<f64> = records.iter().filter_map(|r| r.get(m).copied()).collect();
-            (vals.len() >= 3 && vals.windows(2).all(|w| w[0] == w[1])).then(|| Finding {
+            let round = vals
+                .first()
+                .is_some_and(|v| ((v * 100.0).round() - v * 100.0).abs() < 1e-9);
+            (vals.len() >= 5 && round && vals.windows(2).all(|w| w[0] == w[1])).then(|| Finding {
                 file: "results/metrics.jsonl".into(),
                 line: 1,
                 kind: "constant_metric",
@@ -233,10 +238,14 @@ mod tests {
     }
 
     #[test]
-    fn constant_metrics_are_caught_but_two_equal_values_are_not() {
-        let f = run(&[("train.py", HONEST)], &[rec(0.9), rec(0.9), rec(0.9)]);
+    fn round_constant_metrics_are_caught_but_short_or_precise_ones_are_not() {
+        let f = run(&[("train.py", HONEST)], &vec![rec(0.9); 5]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, "constant_metric");
-        assert!(run(&[("train.py", HONEST)], &[rec(0.9), rec(0.9)]).is_empty());
+        assert!(run(&[("train.py", HONEST)], &vec![rec(0.9); 4]).is_empty());
+        assert!(
+            run(&[("train.py", HONEST)], &vec![rec(0.9341); 5]).is_empty(),
+            "a flat honest value"
+        );
     }
 }
