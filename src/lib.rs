@@ -14,6 +14,7 @@ pub mod engine;
 pub mod fsutil;
 pub mod llm;
 pub mod plan;
+pub mod reflect;
 pub mod rundir;
 pub mod stage;
 pub mod steer;
