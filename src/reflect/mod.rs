@@ -16,5 +16,7 @@
 //! `distinct::too_similar`. See "Recovery" in docs/ARCHITECTURE.md.
 
 pub mod attribution;
+pub mod distinct;
+pub mod memory_writer;
 pub mod routing;
 pub mod trajectory;
