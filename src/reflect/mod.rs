@@ -15,6 +15,7 @@
 //! `memory_writer` + for redesign/reset `archive::archive` → after a pivot's debate,
 //! `distinct::too_similar`. See "Recovery" in docs/ARCHITECTURE.md.
 
+pub mod archive;
 pub mod attribution;
 pub mod distinct;
 pub mod memory_writer;
