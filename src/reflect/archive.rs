@@ -67,7 +67,8 @@ pub fn disposition(name: &str, is_dir: bool, kind: ArchiveKind) -> Disposition {
     if name.starts_with('.') || NEVER_MOVED.contains(&name) || !is_stage_artifact(name, is_dir) {
         return Disposition::Keep;
     }
-    let grounding = name.starts_with("00_") || (name.starts_with("01_") && name != "01_round_table");
+    let grounding =
+        name.starts_with("00_") || (name.starts_with("01_") && name != "01_round_table");
     if kind == ArchiveKind::Redesign && grounding {
         return Disposition::Keep;
     }
@@ -79,7 +80,9 @@ fn is_stage_artifact(name: &str, is_dir: bool) -> bool {
     let rest = &name[digits..];
     let letters = rest.bytes().take_while(u8::is_ascii_lowercase).count();
     let numbered = digits > 0 && rest[letters..].starts_with('_');
-    numbered || name == "discussion_log.md" || (is_dir && (name == "paper" || name.starts_with("h-")))
+    numbered
+        || name == "discussion_log.md"
+        || (is_dir && (name == "paper" || name.starts_with("h-")))
 }
 
 /// What an archive did.
@@ -138,15 +141,27 @@ fn archive_entries(
     for name in names {
         if let Err(source) = fs::rename(run.join(name), dir.join(name)) {
             // Best effort: the marker makes a half-done archive visible; the error is what counts.
-            let _ = marker(&format!("{reason} (INCOMPLETE: moving {name} failed: {source})"), &moved);
+            let _ = marker(
+                &format!("{reason} (INCOMPLETE: moving {name} failed: {source})"),
+                &moved,
+            );
             let failed = run.join(name);
-            return Err(ArchiveError::Move { dir, failed, moved, source });
+            return Err(ArchiveError::Move {
+                dir,
+                failed,
+                moved,
+                source,
+            });
         }
         moved.push(name.clone());
     }
     let files_moved = marker(reason, &moved).map_err(prepare(&dir.join("_ARCHIVED.md")))?;
     crate::fsutil::sync_dir(run).map_err(prepare(run))?;
-    Ok(ArchiveReport { dir, moved, files_moved })
+    Ok(ArchiveReport {
+        dir,
+        moved,
+        files_moved,
+    })
 }
 
 fn prepare(path: &Path) -> impl FnOnce(io::Error) -> ArchiveError + use<> {
@@ -178,7 +193,11 @@ fn entries_to_move(run: &Path, kind: ArchiveKind) -> io::Result<Vec<String>> {
 fn fresh_dir(archive_root: &Path, stamp: &str) -> io::Result<PathBuf> {
     fs::create_dir_all(archive_root)?;
     for n in 1..100 {
-        let suffix = if n == 1 { String::new() } else { format!("_{n}") };
+        let suffix = if n == 1 {
+            String::new()
+        } else {
+            format!("_{n}")
+        };
         let dir = archive_root.join(format!("{stamp}_routing_recovery{suffix}"));
         match fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
@@ -186,11 +205,21 @@ fn fresh_dir(archive_root: &Path, stamp: &str) -> io::Result<PathBuf> {
             Err(e) => return Err(e),
         }
     }
-    Err(io::Error::new(io::ErrorKind::AlreadyExists, "99 archives in one second"))
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "99 archives in one second",
+    ))
 }
 
 /// The marker text, YouRA's routing shape plus the moved names for an audit.
-pub fn marker_text(stamp: &str, kind: ArchiveKind, triggered_by: &str, reason: &str, files: u32, moved: &[String]) -> String {
+pub fn marker_text(
+    stamp: &str,
+    kind: ArchiveKind,
+    triggered_by: &str,
+    reason: &str,
+    files: u32,
+    moved: &[String],
+) -> String {
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut t = String::from("# Archive Record\n\n");
     let _ = writeln!(t, "**Archived:** {stamp}");
@@ -267,7 +296,11 @@ mod tests {
         ];
         for &(name, is_dir, reset, redesign) in table {
             assert_eq!(disposition(name, is_dir, Reset), reset, "reset {name}");
-            assert_eq!(disposition(name, is_dir, Redesign), redesign, "redesign {name}");
+            assert_eq!(
+                disposition(name, is_dir, Redesign),
+                redesign,
+                "redesign {name}"
+            );
         }
     }
 
@@ -277,23 +310,51 @@ mod tests {
         let run = tmp.path();
         fs::write(run.join("00_a.md"), "a").unwrap();
         fs::write(run.join("02_b.md"), "b").unwrap();
-        let names: Vec<String> = ["00_a.md", "01_gone.md", "02_b.md"].map(String::from).to_vec();
+        let names: Vec<String> = ["00_a.md", "01_gone.md", "02_b.md"]
+            .map(String::from)
+            .to_vec();
         let now = chrono::DateTime::<Utc>::UNIX_EPOCH;
         let e = archive_entries(run, Reset, &names, "h-x", "test", now).unwrap_err();
-        let ArchiveError::Move { dir, moved, failed, .. } = &e else { panic!("{e}") };
+        let ArchiveError::Move {
+            dir, moved, failed, ..
+        } = &e
+        else {
+            panic!("{e}")
+        };
         assert_eq!(moved, &["00_a.md"]);
         assert!(failed.ends_with("01_gone.md"));
         assert!(dir.join("00_a.md").is_file() && run.join("02_b.md").is_file());
         let text = fs::read_to_string(dir.join("_ARCHIVED.md")).unwrap();
-        assert!(text.contains("INCOMPLETE: moving 01_gone.md failed") && text.contains("**Files moved:** 1"), "{text}");
+        assert!(
+            text.contains("INCOMPLETE: moving 01_gone.md failed")
+                && text.contains("**Files moved:** 1"),
+            "{text}"
+        );
         assert!(e.to_string().contains("already moved: [00_a.md]"), "{e}");
     }
 
     #[test]
     fn marker_shape() {
-        let t = marker_text("20260317T035502", Reset, "h-e1\n(Design-Pivot)", "why", 3, &["h-e1".into()]);
-        assert!(t.starts_with("# Archive Record\n\n**Archived:** 20260317T035502\n**Route target:** Phase 0\n"), "{t}");
-        assert!(t.contains("**Triggered by:** h-e1 (Design-Pivot)\n**Reason:** why\n**Files moved:** 3\n"), "{t}");
+        let t = marker_text(
+            "20260317T035502",
+            Reset,
+            "h-e1\n(Design-Pivot)",
+            "why",
+            3,
+            &["h-e1".into()],
+        );
+        assert!(
+            t.starts_with(
+                "# Archive Record\n\n**Archived:** 20260317T035502\n**Route target:** Phase 0\n"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "**Triggered by:** h-e1 (Design-Pivot)\n**Reason:** why\n**Files moved:** 3\n"
+            ),
+            "{t}"
+        );
         assert!(marker_text("s", Redesign, "", "", 0, &[]).contains("**Route target:** Phase 2A"));
     }
 }

@@ -180,7 +180,11 @@ fn has_quote(text: &str, open: char, close: char) -> bool {
 /// the generator's re-categorises the candidate and is noted.
 pub fn apply_critique(candidates: &[Attribution], critic_json: &str) -> Result<Critique, String> {
     let value: Value = serde_json::from_str(critic_json.trim()).map_err(|e| {
-        format!("the critic's reply is not valid JSON (line {}, column {}: {e}); ask the critic again", e.line(), e.column())
+        format!(
+            "the critic's reply is not valid JSON (line {}, column {}: {e}); ask the critic again",
+            e.line(),
+            e.column()
+        )
     })?;
     critique_from_value(candidates, &value)
 }
@@ -198,11 +202,16 @@ pub fn critique_from_value(candidates: &[Attribution], value: &Value) -> Result<
             .and_then(Value::as_u64)
             .filter(|&n| n >= 1 && n as usize <= out.len())
             .ok_or_else(|| {
-                format!("a critic score names no candidate 1..={}: {score}", out.len())
+                format!(
+                    "a critic score names no candidate 1..={}: {score}",
+                    out.len()
+                )
             })? as usize;
         let c = &mut out[n - 1];
         if c.severity.is_some() {
-            return Err(format!("the critic scored candidate {n} twice; ask it again"));
+            return Err(format!(
+                "the critic scored candidate {n} twice; ask it again"
+            ));
         }
         c.severity = Some(severity(n, score, &mut notes)?);
         recategorise(n, c, score, &mut notes)?;
@@ -233,7 +242,12 @@ fn severity(n: usize, score: &Value, notes: &mut Vec<String>) -> Result<f64, Str
     Ok(clamped)
 }
 
-fn recategorise(n: usize, c: &mut Attribution, score: &Value, notes: &mut Vec<String>) -> Result<(), String> {
+fn recategorise(
+    n: usize,
+    c: &mut Attribution,
+    score: &Value,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
     let Some(raw) = score.get("category").and_then(Value::as_str) else {
         return Ok(());
     };

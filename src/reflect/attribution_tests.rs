@@ -1,7 +1,9 @@
 use super::*;
 
 fn cand(desc: &str, category: &str, evidence: &str) -> String {
-    format!(r#"{{"description": "{desc}", "category": "{category}", "evidence": {evidence:?}, "fix": "do x"}}"#)
+    format!(
+        r#"{{"description": "{desc}", "category": "{category}", "evidence": {evidence:?}, "fix": "do x"}}"#
+    )
 }
 
 fn three() -> String {
@@ -43,7 +45,10 @@ fn k_outside_range_is_refused() {
     for k in [0usize, 1, 2, 6] {
         let items = vec![one.clone(); k].join(",");
         let e = parse_candidates(&format!("[{items}]")).unwrap_err();
-        assert!(e.contains(&format!("proposed {k} candidate")) && e.contains("3 to 5"), "{e}");
+        assert!(
+            e.contains(&format!("proposed {k} candidate")) && e.contains("3 to 5"),
+            "{e}"
+        );
     }
     for k in [3usize, 4, 5] {
         let items = vec![one.clone(); k].join(",");
@@ -55,18 +60,41 @@ fn k_outside_range_is_refused() {
 fn malformed_candidates_say_what_is_wrong() {
     let ok = cand("a", "Method", "decay");
     let table = [
-        (r#"{"category": "Method", "evidence": "decay", "fix": "f"}"#, "no `description`"),
-        (r#"{"description": "a", "category": "Data", "evidence": "decay", "fix": "f"}"#, "category `Data`"),
-        (r#"{"description": "a", "category": "Method", "evidence": "it is bad", "fix": "f"}"#, "cites no observation"),
-        (r#"{"description": "a", "category": "Method", "evidence": "decay"}"#, "no `fix`"),
-        (r#"{"description": " ", "category": "Method", "evidence": "decay", "fix": "f"}"#, "no `description`"),
+        (
+            r#"{"category": "Method", "evidence": "decay", "fix": "f"}"#,
+            "no `description`",
+        ),
+        (
+            r#"{"description": "a", "category": "Data", "evidence": "decay", "fix": "f"}"#,
+            "category `Data`",
+        ),
+        (
+            r#"{"description": "a", "category": "Method", "evidence": "it is bad", "fix": "f"}"#,
+            "cites no observation",
+        ),
+        (
+            r#"{"description": "a", "category": "Method", "evidence": "decay"}"#,
+            "no `fix`",
+        ),
+        (
+            r#"{"description": " ", "category": "Method", "evidence": "decay", "fix": "f"}"#,
+            "no `description`",
+        ),
     ];
     for (bad, want) in table {
         let e = parse_candidates(&format!("[{ok}, {ok}, {bad}]")).unwrap_err();
         assert!(e.contains("candidate 3") && e.contains(want), "{bad}: {e}");
     }
-    assert!(parse_candidates("not json").unwrap_err().contains("not valid JSON"));
-    assert!(parse_candidates(r#"{"x": 1}"#).unwrap_err().contains("no list"));
+    assert!(
+        parse_candidates("not json")
+            .unwrap_err()
+            .contains("not valid JSON")
+    );
+    assert!(
+        parse_candidates(r#"{"x": 1}"#)
+            .unwrap_err()
+            .contains("no list")
+    );
 }
 
 #[test]
@@ -99,11 +127,24 @@ fn critique_scores_clamps_and_recategorises() {
         {"candidate": 1, "severity": 0.5, "category": "Design"},
         {"candidate": 3, "severity": -0.1, "category": "design"}]}"#;
     let c = apply_critique(&list, critic).unwrap();
-    let got: Vec<_> = c.attributions.iter().map(|a| (a.category, a.severity)).collect();
+    let got: Vec<_> = c
+        .attributions
+        .iter()
+        .map(|a| (a.category, a.severity))
+        .collect();
     use Category::*;
-    assert_eq!(got, [(Design, Some(0.5)), (Design, Some(1.0)), (Design, Some(0.0))]);
+    assert_eq!(
+        got,
+        [
+            (Design, Some(0.5)),
+            (Design, Some(1.0)),
+            (Design, Some(0.0))
+        ]
+    );
     assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
-    assert!(c.notes[0].contains("candidate 2: severity 1.4") && c.notes[0].contains("clamped to 1"));
+    assert!(
+        c.notes[0].contains("candidate 2: severity 1.4") && c.notes[0].contains("clamped to 1")
+    );
     assert!(c.notes[1].contains("candidate 1: re-categorised Method → Design"));
     assert!(c.notes[2].contains("clamped to 0"));
 }
@@ -113,12 +154,30 @@ fn critique_errors() {
     let list = parse_candidates(&three()).unwrap();
     let s = |n: u32, v: f64| format!(r#"{{"candidate": {n}, "severity": {v}}}"#);
     let table = [
-        (format!("[{}, {}]", s(1, 0.1), s(2, 0.2)), "did not score candidate 3"),
-        (format!("[{}, {}, {}]", s(1, 0.1), s(1, 0.2), s(3, 0.3)), "scored candidate 1 twice"),
-        (format!("[{}, {}, {}]", s(0, 0.1), s(2, 0.2), s(3, 0.3)), "names no candidate 1..=3"),
-        (format!("[{}, {}, {}]", s(4, 0.1), s(2, 0.2), s(3, 0.3)), "names no candidate"),
-        (r#"[{"candidate": 1, "severity": "high"}]"#.to_string(), "no numeric `severity`"),
-        (r#"[{"candidate": 1, "severity": 0.2, "category": "Both"}]"#.to_string(), "category `Both`"),
+        (
+            format!("[{}, {}]", s(1, 0.1), s(2, 0.2)),
+            "did not score candidate 3",
+        ),
+        (
+            format!("[{}, {}, {}]", s(1, 0.1), s(1, 0.2), s(3, 0.3)),
+            "scored candidate 1 twice",
+        ),
+        (
+            format!("[{}, {}, {}]", s(0, 0.1), s(2, 0.2), s(3, 0.3)),
+            "names no candidate 1..=3",
+        ),
+        (
+            format!("[{}, {}, {}]", s(4, 0.1), s(2, 0.2), s(3, 0.3)),
+            "names no candidate",
+        ),
+        (
+            r#"[{"candidate": 1, "severity": "high"}]"#.to_string(),
+            "no numeric `severity`",
+        ),
+        (
+            r#"[{"candidate": 1, "severity": 0.2, "category": "Both"}]"#.to_string(),
+            "category `Both`",
+        ),
         ("{}".to_string(), "no list of scores"),
         ("{".to_string(), "not valid JSON"),
     ];
@@ -131,7 +190,8 @@ fn critique_errors() {
 #[test]
 fn best_is_argmax_with_design_then_first_on_ties() {
     use Category::*;
-    let table: &[(&[(Category, f64)], Option<usize>)] = &[
+    type Case<'a> = (&'a [(Category, f64)], Option<usize>);
+    let table: &[Case] = &[
         (&[(Method, 0.2), (Design, 0.9), (Method, 0.5)], Some(1)),
         (&[(Method, 0.7), (Design, 0.7), (Method, 0.1)], Some(1)),
         (&[(Design, 0.7), (Method, 0.7)], Some(0)),

@@ -22,10 +22,10 @@ use std::collections::HashMap;
 pub const THRESHOLD: f64 = 0.6;
 
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "does", "for", "from", "has",
-    "have", "if", "in", "into", "is", "it", "its", "least", "more", "most", "of", "on",
-    "or", "than", "that", "the", "their", "then", "this", "to", "under", "using", "via",
-    "was", "were", "when", "which", "while", "will", "with", "we", "our", "should", "would",
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "does", "for", "from", "has", "have",
+    "if", "in", "into", "is", "it", "its", "least", "more", "most", "of", "on", "or", "than",
+    "that", "the", "their", "then", "this", "to", "under", "using", "via", "was", "were", "when",
+    "which", "while", "will", "with", "we", "our", "should", "would",
 ];
 
 /// The content words of `text`, lowercased and lightly stemmed, in order.
@@ -68,7 +68,10 @@ fn features(text: &str) -> HashMap<String, f64> {
 /// Cosine similarity in [0,1]; 0 when either text has no content words.
 pub fn similarity(a: &str, b: &str) -> f64 {
     let (fa, fb) = (features(a), features(b));
-    let dot: f64 = fa.iter().filter_map(|(k, v)| fb.get(k).map(|w| v * w)).sum();
+    let dot: f64 = fa
+        .iter()
+        .filter_map(|(k, v)| fb.get(k).map(|w| v * w))
+        .sum();
     let norm = |f: &HashMap<String, f64>| f.values().map(|v| v * v).sum::<f64>().sqrt();
     let denom = norm(&fa) * norm(&fb);
     // `dot <= 0` also turns the empty sum's -0.0 into 0.

@@ -32,7 +32,12 @@ fn paraphrases_are_caught() {
     ];
     for (new, want) in table {
         let got = too_similar(new, &FAILED, THRESHOLD);
-        assert_eq!(got.map(|g| g.0), Some(want), "{new}: {got:?} / {:?}", score_all(new));
+        assert_eq!(
+            got.map(|g| g.0),
+            Some(want),
+            "{new}: {got:?} / {:?}",
+            score_all(new)
+        );
     }
 }
 
@@ -48,7 +53,11 @@ fn genuinely_different_hypotheses_pass() {
     for new in table {
         let got = too_similar(new, &FAILED, THRESHOLD);
         assert_eq!(got, None, "{new}: {:?}", score_all(new));
-        assert!(score_all(new).iter().all(|&s| s <= 0.4), "{new}: {:?}", score_all(new));
+        assert!(
+            score_all(new).iter().all(|&s| s <= 0.4),
+            "{new}: {:?}",
+            score_all(new)
+        );
     }
 }
 
@@ -62,12 +71,20 @@ fn similarity_properties() {
     assert!((similarity(a, a) - 1.0).abs() < 1e-12);
     assert_eq!(similarity(a, FAILED[1]), similarity(FAILED[1], a));
     assert_eq!(similarity("", a), 0.0);
-    assert_eq!(similarity("the of and", "the of and"), 0.0, "stop words only");
+    assert_eq!(
+        similarity("the of and", "the of and"),
+        0.0,
+        "stop words only"
+    );
 }
 
 #[test]
 fn too_similar_picks_the_closest_and_respects_threshold() {
-    let failed = ["alpha beta gamma delta", "alpha beta gamma epsilon", "zeta eta"];
+    let failed = [
+        "alpha beta gamma delta",
+        "alpha beta gamma epsilon",
+        "zeta eta",
+    ];
     let got = too_similar("alpha beta gamma epsilon", &failed, 0.5);
     assert_eq!(got.map(|g| g.0), Some(1));
     assert_eq!(too_similar("alpha beta gamma epsilon", &failed, 1.01), None);

@@ -116,69 +116,98 @@ pub enum MemoryWriteError {
 pub fn check_id(id: &str) -> Result<(), MemoryWriteError> {
     let ok = !id.is_empty()
         && !id.starts_with('.')
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-    if ok { Ok(()) } else { Err(MemoryWriteError::BadId(id.to_string())) }
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(MemoryWriteError::BadId(id.to_string()))
+    }
 }
 
 pub fn render_failure(r: &FailureInput) -> Result<Rendered, MemoryWriteError> {
     check_id(&r.hypothesis)?;
     let h = &r.hypothesis;
     let mut t = format!("# Phase 4 Failure Record: {h} (Run {})\n\n", r.run);
-    fields(&mut t, &[
-        ("Date", stamp(r.date)),
-        ("Hypothesis", h.clone()),
-        ("Run", r.run.to_string()),
-        ("Final Status", r.final_status.clone()),
-        ("Failure Type", r.failure_type.clone()),
-        ("Gate Type", r.gate_type.clone()),
-    ]);
+    fields(
+        &mut t,
+        &[
+            ("Date", stamp(r.date)),
+            ("Hypothesis", h.clone()),
+            ("Run", r.run.to_string()),
+            ("Final Status", r.final_status.clone()),
+            ("Failure Type", r.failure_type.clone()),
+            ("Gate Type", r.gate_type.clone()),
+        ],
+    );
     gap_table(&mut t, "Experiment Results", &r.checks);
     numbered(&mut t, "Root Cause Analysis", &r.root_causes);
     numbered(&mut t, "Lessons Learned", &r.lessons);
     routing(&mut t, &r.routing);
     footer(&mut t, r.date);
-    Ok(Rendered { file_name: format!("failure_{h}_run{}.md", r.run), text: t })
+    Ok(Rendered {
+        file_name: format!("failure_{h}_run{}.md", r.run),
+        text: t,
+    })
 }
 
 pub fn render_pivot(r: &PivotInput) -> Result<Rendered, MemoryWriteError> {
     check_id(&r.from)?;
     check_id(&r.to)?;
     let mut t = format!("# Pivot Record: {} → {}\n\n", r.from, r.to);
-    let modification = r.routing.action.as_str().to_ascii_uppercase().replace('-', "_");
-    fields(&mut t, &[
-        ("Date", stamp(r.date)),
-        ("Hypothesis", r.from.clone()),
-        ("New Hypothesis", r.to.clone()),
-        ("Modification Type", modification),
-        ("Gate Type", r.gate_type.clone()),
-        ("Gate Result", r.gate_result.clone()),
-    ]);
+    let modification = r
+        .routing
+        .action
+        .as_str()
+        .to_ascii_uppercase()
+        .replace('-', "_");
+    fields(
+        &mut t,
+        &[
+            ("Date", stamp(r.date)),
+            ("Hypothesis", r.from.clone()),
+            ("New Hypothesis", r.to.clone()),
+            ("Modification Type", modification),
+            ("Gate Type", r.gate_type.clone()),
+            ("Gate Result", r.gate_result.clone()),
+        ],
+    );
     bullets(&mut t, "What Happened", &r.what_happened);
     numbered(&mut t, "Lessons Learned", &r.lessons);
     routing(&mut t, &r.routing);
     let _ = write!(t, "## Modification Summary\n\n{}\n", one_line(&r.summary));
     footer(&mut t, r.date);
-    Ok(Rendered { file_name: format!("pivot_{}_{}.md", r.from, r.to), text: t })
+    Ok(Rendered {
+        file_name: format!("pivot_{}_{}.md", r.from, r.to),
+        text: t,
+    })
 }
 
 pub fn render_limitation(r: &LimitationInput) -> Result<Rendered, MemoryWriteError> {
     check_id(&r.hypothesis)?;
     let h = &r.hypothesis;
     let mut t = format!("# Limitation Record: {h} (Run {})\n\n", r.run);
-    fields(&mut t, &[
-        ("Date", stamp(r.date)),
-        ("Hypothesis", h.clone()),
-        ("Run", r.run.to_string()),
-        ("Gate Type", r.gate_type.clone()),
-        ("Gate Result", r.gate_result.clone()),
-        ("Reflection Outcome", "LIMITATION_RECORDED".to_string()),
-    ]);
+    fields(
+        &mut t,
+        &[
+            ("Date", stamp(r.date)),
+            ("Hypothesis", h.clone()),
+            ("Run", r.run.to_string()),
+            ("Gate Type", r.gate_type.clone()),
+            ("Gate Result", r.gate_result.clone()),
+            ("Reflection Outcome", "LIMITATION_RECORDED".to_string()),
+        ],
+    );
     gap_table(&mut t, "Experiment Results", &r.checks);
     numbered(&mut t, "Root Cause", &r.root_causes);
     numbered(&mut t, "Lessons for Future Hypotheses", &r.lessons);
     t.push_str("## Status\n\nLimitation recorded. The gate does not block the hypothesis; the pipeline continues.\n");
     footer(&mut t, r.date);
-    Ok(Rendered { file_name: format!("limitation_{h}_run{}.md", r.run), text: t })
+    Ok(Rendered {
+        file_name: format!("limitation_{h}_run{}.md", r.run),
+        text: t,
+    })
 }
 
 pub fn render_superseded(r: &SupersededInput) -> Result<Rendered, MemoryWriteError> {
@@ -186,22 +215,31 @@ pub fn render_superseded(r: &SupersededInput) -> Result<Rendered, MemoryWriteErr
     check_id(&r.superseded_by)?;
     let h = &r.hypothesis;
     let mut t = format!("# Superseded Record: {h}\n\n");
-    fields(&mut t, &[
-        ("Date", stamp(r.date)),
-        ("Hypothesis", h.clone()),
-        ("Superseded By", r.superseded_by.clone()),
-        ("Status", "SUPERSEDED".to_string()),
-        ("Reason", r.reason.clone()),
-    ]);
+    fields(
+        &mut t,
+        &[
+            ("Date", stamp(r.date)),
+            ("Hypothesis", h.clone()),
+            ("Superseded By", r.superseded_by.clone()),
+            ("Status", "SUPERSEDED".to_string()),
+            ("Reason", r.reason.clone()),
+        ],
+    );
     numbered(&mut t, "Lessons Learned", &r.lessons);
     footer(&mut t, r.date);
-    Ok(Rendered { file_name: format!("superseded_{h}.md"), text: t })
+    Ok(Rendered {
+        file_name: format!("superseded_{h}.md"),
+        text: t,
+    })
 }
 
 /// Writes `record` into `memory_dir` (created if missing), refusing to overwrite.
 pub fn write_record(memory_dir: &Path, record: &Rendered) -> Result<PathBuf, MemoryWriteError> {
     let path = memory_dir.join(&record.file_name);
-    let io = |source| MemoryWriteError::Io { path: path.clone(), source };
+    let io = |source| MemoryWriteError::Io {
+        path: path.clone(),
+        source,
+    };
     std::fs::create_dir_all(memory_dir).map_err(io)?;
     if path.exists() {
         return Err(MemoryWriteError::Exists(path));
@@ -235,10 +273,19 @@ fn gap_table(t: &mut String, title: &str, checks: &[GateCheck]) {
     if checks.is_empty() {
         return;
     }
-    let _ = write!(t, "## {title}\n\n| Check | Actual | Threshold | Passed |\n|-------|--------|-----------|--------|\n");
+    let _ = write!(
+        t,
+        "## {title}\n\n| Check | Actual | Threshold | Passed |\n|-------|--------|-----------|--------|\n"
+    );
     for c in checks {
         let mark = if c.passed { "✅" } else { "❌" };
-        let _ = writeln!(t, "| {} | {} | {} | {mark} |", cell(&c.name), cell(&c.actual), cell(&c.threshold));
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {mark} |",
+            cell(&c.name),
+            cell(&c.actual),
+            cell(&c.threshold)
+        );
     }
     let passed = checks.iter().filter(|c| c.passed).count();
     let _ = write!(t, "\n**Pass Rate:** {passed}/{}\n\n", checks.len());
@@ -247,7 +294,11 @@ fn gap_table(t: &mut String, title: &str, checks: &[GateCheck]) {
 /// A numbered section; omitted when there is nothing to list, so a reader finds no items
 /// rather than a placeholder sentence. Blank items are dropped.
 fn numbered(t: &mut String, title: &str, items: &[String]) {
-    let items: Vec<String> = items.iter().map(|i| one_line(i)).filter(|i| !i.is_empty()).collect();
+    let items: Vec<String> = items
+        .iter()
+        .map(|i| one_line(i))
+        .filter(|i| !i.is_empty())
+        .collect();
     if items.is_empty() {
         return;
     }
@@ -259,7 +310,11 @@ fn numbered(t: &mut String, title: &str, items: &[String]) {
 }
 
 fn bullets(t: &mut String, title: &str, items: &[String]) {
-    let items: Vec<String> = items.iter().map(|i| one_line(i)).filter(|i| !i.is_empty()).collect();
+    let items: Vec<String> = items
+        .iter()
+        .map(|i| one_line(i))
+        .filter(|i| !i.is_empty())
+        .collect();
     if items.is_empty() {
         return;
     }
@@ -272,9 +327,19 @@ fn bullets(t: &mut String, title: &str, items: &[String]) {
 
 fn routing(t: &mut String, r: &RoutingNote) {
     let level = youra_level(r.action);
-    let _ = write!(t, "## Routing Decision\n\n- **Outcome:** {} ({})\n", level.outcome(), r.action);
+    let _ = write!(
+        t,
+        "## Routing Decision\n\n- **Outcome:** {} ({})\n",
+        level.outcome(),
+        r.action
+    );
     let _ = writeln!(t, "- **Action:** {}", r.action);
-    let _ = writeln!(t, "- **Severity:** {:.2} ({})", r.severity, r.category.as_str());
+    let _ = writeln!(
+        t,
+        "- **Severity:** {:.2} ({})",
+        r.severity,
+        r.category.as_str()
+    );
     if let Some(features) = &r.trajectory {
         let _ = writeln!(t, "- **Trajectory:** {}", one_line(features));
     }
@@ -286,7 +351,11 @@ fn routing(t: &mut String, r: &RoutingNote) {
 }
 
 fn footer(t: &mut String, date: DateTime<Utc>) {
-    let _ = write!(t, "---\n*For cross-phase reference*\n*Written at: {}*\n", stamp(date));
+    let _ = write!(
+        t,
+        "---\n*For cross-phase reference*\n*Written at: {}*\n",
+        stamp(date)
+    );
 }
 
 #[cfg(test)]

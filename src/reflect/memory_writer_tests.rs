@@ -2,7 +2,9 @@ use super::*;
 use chrono::TimeZone;
 
 pub(crate) fn date() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 3, 17, 4, 5, 6).single().unwrap_or_default()
+    Utc.with_ymd_and_hms(2026, 3, 17, 4, 5, 6)
+        .single()
+        .unwrap_or_default()
 }
 
 fn note(action: RoutingAction) -> RoutingNote {
@@ -10,7 +12,9 @@ fn note(action: RoutingAction) -> RoutingNote {
         action,
         severity: 0.725,
         category: Category::Design,
-        trajectory: Some("decay=0.950 slope=0.410 volatility=0.000 signature=saturation (n=6)".into()),
+        trajectory: Some(
+            "decay=0.950 slope=0.410 volatility=0.000 signature=saturation (n=6)".into(),
+        ),
         evidence: "signature=saturation;\nthe curve flattens".into(),
         note: None,
     }
@@ -25,10 +29,24 @@ fn failure() -> FailureInput {
         failure_type: "MUST_WORK_FAIL".into(),
         gate_type: "MUST_WORK".into(),
         checks: vec![
-            GateCheck { name: "accuracy | macro".into(), actual: "0.61".into(), threshold: "≥ 0.70".into(), passed: false },
-            GateCheck { name: "runtime".into(), actual: "12 min".into(), threshold: "≤ 60 min".into(), passed: true },
+            GateCheck {
+                name: "accuracy | macro".into(),
+                actual: "0.61".into(),
+                threshold: "≥ 0.70".into(),
+                passed: false,
+            },
+            GateCheck {
+                name: "runtime".into(),
+                actual: "12 min".into(),
+                threshold: "≤ 60 min".into(),
+                passed: true,
+            },
         ],
-        root_causes: vec!["cause one\nspans lines".into(), "  ".into(), "cause two".into()],
+        root_causes: vec![
+            "cause one\nspans lines".into(),
+            "  ".into(),
+            "cause two".into(),
+        ],
         lessons: vec!["lesson one".into()],
         routing: note(RoutingAction::Pivot),
     }
@@ -39,7 +57,10 @@ fn failure_record_shape() {
     let r = render_failure(&failure()).unwrap();
     assert_eq!(r.file_name, "failure_h-e1_run2.md");
     let t = &r.text;
-    assert!(t.starts_with("# Phase 4 Failure Record: h-e1 (Run 2)\n\n**Date:** 2026-03-17T04:05:06Z\n"), "{t}");
+    assert!(
+        t.starts_with("# Phase 4 Failure Record: h-e1 (Run 2)\n\n**Date:** 2026-03-17T04:05:06Z\n"),
+        "{t}"
+    );
     for line in [
         "**Final Status:** FAIL",
         "**Failure Type:** MUST_WORK_FAIL",
@@ -66,7 +87,10 @@ fn empty_lists_and_tables_are_left_out() {
     f.checks.clear();
     f.root_causes = vec![" ".into()];
     let t = render_failure(&f).unwrap().text;
-    assert!(!t.contains("| Check") && !t.contains("Root Cause") && !t.contains("Pass Rate"), "{t}");
+    assert!(
+        !t.contains("| Check") && !t.contains("Root Cause") && !t.contains("Pass Rate"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -100,7 +124,10 @@ fn other_records_shape() {
     .unwrap();
     assert_eq!(l.file_name, "limitation_h-m2_run1.md");
     assert!(l.text.starts_with("# Limitation Record: h-m2 (Run 1)\n"));
-    assert!(l.text.contains("**Reflection Outcome:** LIMITATION_RECORDED"));
+    assert!(
+        l.text
+            .contains("**Reflection Outcome:** LIMITATION_RECORDED")
+    );
     let s = render_superseded(&SupersededInput {
         hypothesis: "h-m1".into(),
         superseded_by: "h-m1-v2".into(),
@@ -110,13 +137,18 @@ fn other_records_shape() {
     })
     .unwrap();
     assert_eq!(s.file_name, "superseded_h-m1.md");
-    assert!(s.text.contains("**Superseded By:** h-m1-v2") && s.text.contains("**Status:** SUPERSEDED"));
+    assert!(
+        s.text.contains("**Superseded By:** h-m1-v2") && s.text.contains("**Status:** SUPERSEDED")
+    );
 }
 
 #[test]
 fn ids_must_be_path_safe() {
     for bad in ["", "../x", ".hidden", "h e1", "h/e1", "h-é"] {
-        assert!(matches!(check_id(bad), Err(MemoryWriteError::BadId(_))), "{bad:?}");
+        assert!(
+            matches!(check_id(bad), Err(MemoryWriteError::BadId(_))),
+            "{bad:?}"
+        );
     }
     for good in ["h-e1", "h_m1.v2", "H1"] {
         assert!(check_id(good).is_ok(), "{good}");
@@ -124,5 +156,8 @@ fn ids_must_be_path_safe() {
     let mut f = failure();
     f.hypothesis = "../../etc".into();
     let e = render_failure(&f).unwrap_err().to_string();
-    assert!(e.contains("`../../etc`") && e.contains("letters, digits"), "{e}");
+    assert!(
+        e.contains("`../../etc`") && e.contains("letters, digits"),
+        "{e}"
+    );
 }

@@ -76,11 +76,23 @@ impl Thresholds {
             return Err(format!("[recovery] {name} = {v} must lie in [0, 1]"));
         }
         let ordered = |a: f64, b: f64, c: f64| a <= b && b <= c;
-        if !ordered(self.proceed_below, self.method_refine_from, self.method_pivot_from) {
-            return Err("[recovery] needs proceed_below ≤ method_refine_from ≤ method_pivot_from".into());
+        if !ordered(
+            self.proceed_below,
+            self.method_refine_from,
+            self.method_pivot_from,
+        ) {
+            return Err(
+                "[recovery] needs proceed_below ≤ method_refine_from ≤ method_pivot_from".into(),
+            );
         }
-        if !ordered(self.proceed_below, self.design_pivot_from, self.design_reset_from) {
-            return Err("[recovery] needs proceed_below ≤ design_pivot_from ≤ design_reset_from".into());
+        if !ordered(
+            self.proceed_below,
+            self.design_pivot_from,
+            self.design_reset_from,
+        ) {
+            return Err(
+                "[recovery] needs proceed_below ≤ design_pivot_from ≤ design_reset_from".into(),
+            );
         }
         Ok(())
     }
@@ -89,7 +101,11 @@ impl Thresholds {
 /// π(category, severity). Total: s is clamped to [0,1] and NaN reads as 0 (JSON cannot
 /// carry NaN, so it can only come from a caller's bug, and 0 acts least).
 pub fn pi(category: Category, severity: f64, t: &Thresholds) -> RoutingAction {
-    let s = if severity.is_nan() { 0.0 } else { severity.clamp(0.0, 1.0) };
+    let s = if severity.is_nan() {
+        0.0
+    } else {
+        severity.clamp(0.0, 1.0)
+    };
     use RoutingAction::*;
     if s < t.proceed_below {
         return Proceed;
@@ -157,7 +173,11 @@ pub struct MustStop {
 }
 
 /// Allows a discarding action only while fewer than `max` have been taken in this run.
-pub fn budget(action: RoutingAction, pivots_so_far: u32, max: u32) -> Result<RoutingAction, MustStop> {
+pub fn budget(
+    action: RoutingAction,
+    pivots_so_far: u32,
+    max: u32,
+) -> Result<RoutingAction, MustStop> {
     if is_discarding(action) && pivots_so_far >= max {
         return Err(MustStop {
             reason: format!(

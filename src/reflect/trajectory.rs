@@ -100,7 +100,9 @@ impl Features {
 pub enum Trajectory {
     /// Fewer than two finite points: nothing to attribute from. The engine sends such runs to
     /// implementation repair (a run that logged no curve failed to run, not to learn).
-    Insufficient { points: usize },
+    Insufficient {
+        points: usize,
+    },
     Features(Features),
 }
 
@@ -116,7 +118,10 @@ pub fn analyse(values: &[f64], higher_is_better: bool) -> Trajectory {
     if y.len() < 2 {
         return Trajectory::Insufficient { points: y.len() };
     }
-    let m = y.iter().fold(0.0_f64, |a, v| a.max(v.abs())).max(MAGNITUDE_FLOOR);
+    let m = y
+        .iter()
+        .fold(0.0_f64, |a, v| a.max(v.abs()))
+        .max(MAGNITUDE_FLOOR);
     let gains: Vec<f64> = y.windows(2).map(|w| (w[1] - w[0]) / m).collect();
     let (first, last) = window_means(&gains);
     let decay = 1.0 - last / first.max(EPSILON);
@@ -157,7 +162,13 @@ fn ls_slope(y: &[f64]) -> f64 {
 
 /// The first rule that holds, in this order: instability hides every other shape, a flat
 /// series cannot have saturated, and saturation is a special case of net gain.
-pub fn classify(dropped: usize, decay: f64, slope: f64, volatility: f64, early_gain: f64) -> Signature {
+pub fn classify(
+    dropped: usize,
+    decay: f64,
+    slope: f64,
+    volatility: f64,
+    early_gain: f64,
+) -> Signature {
     if dropped > 0 || volatility >= VOLATILITY_MIN {
         Signature::Instability
     } else if slope.abs() < FLAT_SLOPE {
