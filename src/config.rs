@@ -16,6 +16,8 @@ pub struct RunConfig {
     pub run: RunSection,
     pub llm: LlmSection,
     pub engine: EngineSettings,
+    /// π's thresholds, κ_min and MaxPivots (see "Recovery" in docs/ARCHITECTURE.md).
+    pub recovery: crate::reflect::routing::Thresholds,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -75,6 +77,11 @@ pub struct EngineSettings {
     pub allow_network: bool,
     /// GPUs per experiment (0: CPU only).
     pub gpus: usize,
+    /// How long an escalation waits for the researcher in INTERACTIVE mode (0: forever).
+    pub approval_timeout_s: f64,
+    /// What happens when it times out: `reject` (refine instead of discarding), `approve`,
+    /// or `stop` (MUST_STOP).
+    pub approval_default: String,
 }
 
 impl Default for EngineSettings {
@@ -97,6 +104,8 @@ impl Default for EngineSettings {
             sandbox: "auto".into(),
             allow_network: false,
             gpus: 0,
+            approval_timeout_s: 0.0,
+            approval_default: "reject".into(),
         }
     }
 }

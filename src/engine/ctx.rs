@@ -21,6 +21,8 @@ pub struct StageCtx<'a> {
     pub events: &'a EventLog,
     pub settings: &'a EngineSettings,
     pub stage: Stage,
+    /// Re-entries of this step by recovery (part of every call key).
+    pub round: u32,
     pub attempt: u32,
     /// The controller's (or the output check's) instruction for this attempt.
     pub resume: Option<String>,
@@ -29,6 +31,8 @@ pub struct StageCtx<'a> {
     pub hypothesis: Option<String>,
     /// Where experiments run (this machine, or a cluster back end).
     pub backend: &'a dyn crate::exec::Backend,
+    /// π's thresholds, κ_min, MaxPivots.
+    pub recovery: &'a crate::reflect::routing::Thresholds,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;
@@ -52,12 +56,14 @@ impl StageCtx<'_> {
     }
 
     pub fn key(&self, role: &str) -> CallKey {
-        CallKey::new(
+        let mut key = CallKey::new(
             role,
             self.stage.key(),
             self.hypothesis.as_deref(),
             self.attempt,
-        )
+        );
+        key.round = self.round;
+        key
     }
 
     /// One exchange: the role's system template plus the rendered stage template.

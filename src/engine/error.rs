@@ -30,6 +30,10 @@ pub enum StageError {
     /// repairs); the evidence is in the message and in the VSA.
     #[error("{0}")]
     MustStop(String),
+    /// Recovery moved the run (a retry, a redesign, an escalation raised): the step is
+    /// neither complete nor failed; the loop re-reads the VSA.
+    #[error("{0}")]
+    Rerouted(String),
     /// A part of the lifecycle this build does not run yet; stops with the reason.
     #[error("{0}")]
     NotAvailable(String),

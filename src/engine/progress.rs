@@ -91,6 +91,26 @@ pub fn loop_status(doc: &Document, hypothesis: &str, stage: Stage) -> Option<Str
     .map(str::to_string)
 }
 
+fn round_at(doc: &Document, path: &[&str]) -> u32 {
+    at(doc, path)
+        .and_then(|n| n.as_scalar()?.as_i64())
+        .map_or(0, |n| n.clamp(0, 999) as u32)
+}
+
+/// How often recovery re-entered this step (`round` beside its status). A loop step also
+/// counts the redesigns and resets before it (Verification Planning's round, × 1000): a
+/// regenerated `h-e1` is not the old one, and its recordings must not be confused with it.
+pub fn round(doc: &Document, step: &Step) -> u32 {
+    match step {
+        Step::Stage(s) => round_at(doc, &["phases", s.key(), "round"]),
+        Step::Hypothesis(s, h) => {
+            let epoch = round_at(doc, &["phases", Stage::VerificationPlanning.key(), "round"]);
+            epoch * 1000 + round_at(doc, &["sub_hypotheses", h, loop_field(*s), "round"])
+        }
+        Step::Done => 0,
+    }
+}
+
 /// The sub-hypothesis the loop works on next: the first in file order that is not finished
 /// and whose prerequisites are all validated.
 pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
@@ -135,6 +155,20 @@ mod tests {
         let doc = crate::yaml::parse(text.as_bytes()).unwrap();
         let vsa = crate::vsa::read(&doc).0;
         next(&doc, &vsa)
+    }
+
+    #[test]
+    fn rounds_are_read_beside_the_status() {
+        let doc = crate::yaml::parse(b"phases:\n  hypothesis_debate:\n    status: NOT_STARTED\n    round: 1\n  verification_planning: {status: NOT_STARTED, round: 2}\nsub_hypotheses:\n  h-e1:\n    validation: {status: NOT_STARTED, round: 3}\n").unwrap();
+        assert_eq!(round(&doc, &Step::Stage(Stage::HypothesisDebate)), 1);
+        assert_eq!(
+            round(
+                &doc,
+                &Step::Hypothesis(Stage::CodingValidation, "h-e1".into())
+            ),
+            2003
+        );
+        assert_eq!(round(&doc, &Step::Stage(Stage::ProblemScoping)), 0);
     }
 
     #[test]

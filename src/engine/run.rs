@@ -21,6 +21,8 @@ use crate::yaml::NewNode;
 enum StepEnd {
     Complete,
     Stop(String),
+    /// Recovery moved the run; nothing to mark.
+    Rerouted,
 }
 
 impl Engine {
@@ -47,11 +49,20 @@ impl Engine {
                 continue;
             }
             match snap.vsa.workflow.status {
+                Some(WorkflowStatus::AwaitingApproval) if self.settle_escalation(&snap)? => {
+                    continue;
+                }
                 Some(WorkflowStatus::Paused | WorkflowStatus::AwaitingApproval) => {
                     if self.options.exit_when_paused {
                         return Ok(RunEnd::Paused);
                     }
-                    self.wait_for_change();
+                    // With a waiting policy, look again at least every half second.
+                    let policy = self.config.engine.approval_timeout_s > 0.0;
+                    let awaiting =
+                        snap.vsa.workflow.status == Some(WorkflowStatus::AwaitingApproval);
+                    self.wait_for_change_or(
+                        (policy && awaiting).then(|| Duration::from_millis(500)),
+                    );
                     continue;
                 }
                 Some(WorkflowStatus::Stopped | WorkflowStatus::Failed) => {
@@ -96,6 +107,7 @@ impl Engine {
                     self.stop(&reason)?;
                     return Ok(RunEnd::Stopped(reason));
                 }
+                StepEnd::Rerouted => {}
             }
         }
     }
@@ -151,6 +163,79 @@ impl Engine {
         Ok(!pending.is_empty())
     }
 
+    /// Apply a decided escalation, or decide an overdue one by the waiting policy; `true`
+    /// when the VSA changed (the caller re-reads).
+    fn settle_escalation(
+        &mut self,
+        snap: &crate::vsa::store::Snapshot,
+    ) -> Result<bool, EngineError> {
+        if let Some(d) = super::escalation::decided(&snap.doc) {
+            let ctx = self.ctx(
+                Stage::CodingValidation,
+                Some(d.hypothesis.clone()),
+                0,
+                1,
+                None,
+            );
+            let done = match super::escalation::resolve(&ctx, &d) {
+                Ok(done) => done,
+                Err(e) => {
+                    drop(ctx);
+                    self.stop(&e.to_string())?;
+                    return Ok(true);
+                }
+            };
+            drop(ctx);
+            self.log(&done);
+            return Ok(true);
+        }
+        let raised =
+            crate::steer::pending_escalation(&snap.doc).and(snap.doc.root.as_ref().and_then(|r| {
+                r.get("workflow")?
+                    .get("pending_escalation")?
+                    .get("raised_at")?
+                    .as_str()
+                    .map(str::to_string)
+            }));
+        let e = &self.config.engine;
+        let Some(verdict) = super::escalation::overdue(
+            raised.as_deref(),
+            e.approval_timeout_s,
+            &e.approval_default,
+            chrono::Utc::now(),
+        ) else {
+            return Ok(false);
+        };
+        if verdict == "stop" {
+            self.stop(&format!(
+                "no decision on the escalation within {} s (approval_default = stop)",
+                e.approval_timeout_s
+            ))?;
+            return Ok(true);
+        }
+        let value = crate::yaml::NewNode::Map(vec![
+            (
+                "verdict".into(),
+                crate::yaml::NewNode::Scalar(verdict.clone()),
+            ),
+            ("by".into(), crate::yaml::NewNode::Scalar("policy".into())),
+            ("at".into(), super::yamlout::now()),
+            (
+                "reason".into(),
+                super::yamlout::text(&format!("no decision within {} s", e.approval_timeout_s)),
+            ),
+        ]);
+        self.mutate(
+            Change::Put {
+                path: "workflow.pending_escalation.decision".into(),
+                value,
+            },
+            "escalation",
+            &format!("waiting policy: {verdict}"),
+        )?;
+        Ok(true)
+    }
+
     /// Pause before a stage the researcher marked, once per release.
     fn breakpoint(
         &mut self,
@@ -185,6 +270,11 @@ impl Engine {
             return Ok(StepEnd::Complete);
         };
         let h = step.hypothesis().map(str::to_string);
+        let round = self
+            .store
+            .load()
+            .map(|s| progress::round(&s.doc, step))
+            .unwrap_or(0);
         self.set(
             "workflow.current_phase",
             stage.label(),
@@ -197,7 +287,7 @@ impl Engine {
         let max = self.config.engine.max_resumes + 1;
         for attempt in 1..=max {
             let started = std::time::Instant::now();
-            let ctx = self.ctx(stage, h.clone(), attempt, resume.clone());
+            let ctx = self.ctx(stage, h.clone(), round, attempt, resume.clone());
             let produced = match runner.run(&ctx, h.as_deref()) {
                 Ok(p) => p,
                 Err(e) if e.resumable() && attempt < max => {
@@ -209,6 +299,10 @@ impl Engine {
                     continue;
                 }
                 Err(StageError::MustStop(reason)) => return Ok(StepEnd::Stop(reason)),
+                Err(StageError::Rerouted(note)) => {
+                    self.log(&note);
+                    return Ok(StepEnd::Rerouted);
+                }
                 Err(e) => return Ok(StepEnd::Stop(format!("{}: {e}", step.describe()))),
             };
             let elapsed = started.elapsed();
@@ -231,7 +325,7 @@ impl Engine {
             self.timings.push(elapsed);
             match decision {
                 Decision::PhaseComplete { reason } => {
-                    self.complete(step, &produced.artifact, &reason)?;
+                    self.complete(step, round % 1000, &produced.artifact, &reason)?;
                     return Ok(StepEnd::Complete);
                 }
                 Decision::MustStop { reason } => {
@@ -259,6 +353,7 @@ impl Engine {
         &self,
         stage: Stage,
         hypothesis: Option<String>,
+        round: u32,
         attempt: u32,
         resume: Option<String>,
     ) -> StageCtx<'_> {
@@ -270,16 +365,24 @@ impl Engine {
             events: &self.events,
             settings: &self.config.engine,
             stage,
+            round,
             attempt,
             resume,
             topic: self.topic.clone(),
             hypothesis,
             backend: self.backend.as_ref(),
+            recovery: &self.config.recovery,
         }
     }
 
     /// Record the step as done: YouRA's phase status, or the sub-hypothesis's loop field.
-    fn complete(&mut self, step: &Step, artifact: &str, reason: &str) -> Result<(), EngineError> {
+    fn complete(
+        &mut self,
+        step: &Step,
+        round: u32,
+        artifact: &str,
+        reason: &str,
+    ) -> Result<(), EngineError> {
         let Some(stage) = step.stage() else {
             return Ok(());
         };
@@ -287,6 +390,7 @@ impl Engine {
             ("status".into(), NewNode::Scalar("COMPLETED".into())),
             ("completed_at".into(), now()),
             ("file".into(), text(artifact)),
+            ("round".into(), NewNode::Scalar(round.to_string())),
         ]);
         let path = match step.hypothesis() {
             Some(h) => format!("sub_hypotheses.{h}.{}", loop_field(stage)),
@@ -354,6 +458,13 @@ impl Engine {
     /// Sleep until the VSA changes on disk (or the engine is cancelled): a look every
     /// `wait_poll_s` at its size and modification time, no busy loop.
     fn wait_for_change(&self) {
+        self.wait_for_change_or(None);
+    }
+
+    /// As `wait_for_change`, but back after `at_most` even if nothing changed (an
+    /// escalation's waiting policy must be able to decide while the file stays quiet).
+    fn wait_for_change_or(&self, at_most: Option<Duration>) {
+        let started = std::time::Instant::now();
         let stamp = || {
             std::fs::metadata(self.store.path())
                 .ok()
@@ -361,7 +472,10 @@ impl Engine {
         };
         let before = stamp();
         let pause = Duration::from_secs_f64(self.config.engine.wait_poll_s.clamp(0.01, 5.0));
-        while stamp() == before && !self.options.cancel.load(Ordering::Relaxed) {
+        while stamp() == before
+            && !self.options.cancel.load(Ordering::Relaxed)
+            && at_most.is_none_or(|m| started.elapsed() < m)
+        {
             std::thread::sleep(pause);
         }
     }

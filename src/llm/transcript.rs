@@ -44,10 +44,15 @@ impl Exchange {
             )
         };
         format!(
-            "{sequence:05}-{}-{}{}-a{}-{}.json",
+            "{sequence:05}-{}-{}{}-{}a{}-{}.json",
             clean(&k.stage),
             clean(&k.role),
             clean(&hyp),
+            if k.round > 0 {
+                format!("r{}-", k.round)
+            } else {
+                String::new()
+            },
             k.attempt,
             self.ordinal
         )

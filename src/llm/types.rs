@@ -12,8 +12,16 @@ pub struct CallKey {
     /// The sub-hypothesis the call serves, when it serves one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hypothesis: Option<String>,
+    /// How often recovery sent the run back into this step before (0 the first time):
+    /// read from the VSA, so a restarted engine asks for the same recordings.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub round: u32,
     /// Which attempt of the stage (1 for the first; a resume or repair counts up).
     pub attempt: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl CallKey {
@@ -22,6 +30,7 @@ impl CallKey {
             role: role.to_string(),
             stage: stage.to_string(),
             hypothesis: hypothesis.map(str::to_string),
+            round: 0,
             attempt,
         }
     }
@@ -32,6 +41,9 @@ impl std::fmt::Display for CallKey {
         write!(f, "role={} stage={}", self.role, self.stage)?;
         if let Some(h) = &self.hypothesis {
             write!(f, " hypothesis={h}")?;
+        }
+        if self.round > 0 {
+            write!(f, " round={}", self.round)?;
         }
         write!(f, " attempt={}", self.attempt)
     }

@@ -9,8 +9,10 @@ use serde_json::json;
 
 #[derive(Default)]
 pub struct Script {
+    /// The recovery round of the replies added next (0 until set).
+    round: u32,
     lines: Vec<String>,
-    ordinals: HashMap<(String, String, Option<String>, u32), u32>,
+    ordinals: HashMap<(String, String, Option<String>, u32, u32), u32>,
 }
 
 pub const PERSONAS: [&str; 6] = [
@@ -35,12 +37,16 @@ impl Script {
             role.to_string(),
             stage.to_string(),
             hyp.map(str::to_string),
+            self.round,
             attempt,
         );
         let ord = self.ordinals.entry(k).or_insert(0);
         let mut key = json!({"role": role, "stage": stage, "attempt": attempt});
         if let Some(h) = hyp {
             key["hypothesis"] = json!(h);
+        }
+        if self.round > 0 {
+            key["round"] = json!(self.round);
         }
         let line = json!({
             "key": key, "ordinal": *ord, "provider": "script", "model": "script-model",
@@ -49,6 +55,12 @@ impl Script {
         });
         *ord += 1;
         self.lines.push(line.to_string());
+        self
+    }
+
+    /// Replies added from here on belong to recovery round `n` of their step.
+    pub fn round(&mut self, n: u32) -> &mut Self {
+        self.round = n;
         self
     }
 
@@ -252,5 +264,60 @@ impl Script {
         );
         self.reply("executor", "manuscript_refinement", None, 1, &final_paper)
             .ok("manuscript_refinement", None, 1)
+    }
+}
+
+/// The generator's three candidates, h* first, with the category the critic will keep.
+pub fn candidates(first: &str) -> String {
+    serde_json::json!({"candidates": [
+        {"description": "Bill length (~44 mm) outweighs bill depth (~17 mm) in the unscaled distance", "category": first, "evidence": "signature=saturation: the curve flattens at 0.88", "fix": "standardize both features on the training folds"},
+        {"description": "Too few training rows per species at small fractions", "category": "Method", "evidence": "slope near 0 over the curve", "fix": "report the curve from 40 % up"},
+        {"description": "Adelie and Chinstrap overlap in bill length", "category": "Design", "evidence": "decay: gains vanish early", "fix": "add bill depth interactions"}
+    ]}).to_string()
+}
+
+pub fn scores(s1: f64) -> String {
+    serde_json::json!({"scores": [{"candidate": 1, "severity": s1}, {"candidate": 2, "severity": 0.2}, {"candidate": 3, "severity": 0.1}]}).to_string()
+}
+
+pub fn verdict(v: &str, kappa: f64) -> String {
+    serde_json::json!({"verdict": v, "kappa": kappa, "reason": "judged"}).to_string()
+}
+
+impl Script {
+    /// One failed attempt of `h` that goes to recovery: the coding reply, the judge's
+    /// fabrication check, the generator, the critic and the clamp's judge.
+    pub fn failing_attempt(
+        &mut self,
+        h: &str,
+        code: &str,
+        category: &str,
+        severity: f64,
+        judge: &str,
+    ) -> &mut Self {
+        self.reply("executor", "coding_validation", Some(h), 1, code)
+            .reply("judge", "coding_validation", Some(h), 1, CONSISTENT)
+            .reply(
+                "generator",
+                "coding_validation",
+                Some(h),
+                1,
+                &candidates(category),
+            )
+            .reply("critic", "coding_validation", Some(h), 1, &scores(severity))
+            .reply("judge", "coding_validation", Some(h), 1, judge)
+    }
+
+    /// A passing attempt of `h` and the controller's acceptance.
+    pub fn passing_attempt(&mut self, h: &str, code: &str) -> &mut Self {
+        self.reply("executor", "coding_validation", Some(h), 1, code)
+            .reply("judge", "coding_validation", Some(h), 1, CONSISTENT)
+            .ok("coding_validation", Some(h), 1)
+    }
+
+    pub fn design_and_plan(&mut self, h: &str, brief_text: &str) -> &mut Self {
+        self.reply("executor", "experiment_design", Some(h), 1, brief_text)
+            .ok("experiment_design", Some(h), 1)
+            .implementation(h)
     }
 }

@@ -47,7 +47,8 @@ impl StageRunner for CodingValidation {
         let tasks = ctx
             .read(&format!("{id}/{}", super::implementation::TASKS))
             .unwrap_or_default();
-        let mut failure = ctx.resume.clone();
+        let refinement = snapshot_field(ctx, id, "refinement");
+        let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
         let mut history = Vec::new();
         for attempt in 1..=ctx.settings.repair_attempts + 1 {
             match self.attempt(
@@ -79,6 +80,22 @@ impl StageRunner for CodingValidation {
         }
         super::validation::exhausted(ctx, id, &history)
     }
+}
+
+/// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).
+pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
+    let snap = ctx.vsa().ok()?;
+    let v = snap
+        .doc
+        .root
+        .as_ref()?
+        .get("sub_hypotheses")?
+        .get(id)?
+        .get(key)?
+        .as_str()?
+        .trim()
+        .to_string();
+    (!v.is_empty()).then_some(v)
 }
 
 fn first_line(s: &str) -> String {

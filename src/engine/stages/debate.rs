@@ -294,6 +294,18 @@ impl HypothesisDebate {
 }
 
 fn write_main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<(), StageError> {
+    let statement = str_field(m, "statement").unwrap_or("");
+    let failed = crate::engine::reroute::failed_statements(ctx);
+    let refs: Vec<&str> = failed.iter().map(String::as_str).collect();
+    if let Some((i, score)) =
+        crate::reflect::distinct::too_similar(statement, &refs, crate::reflect::distinct::THRESHOLD)
+    {
+        return Err(StageError::Output(format!(
+            "the refined hypothesis is too close (similarity {score:.2} ≥ {}) to one that already failed: \"{}\"; propose a substantively different hypothesis",
+            crate::reflect::distinct::THRESHOLD,
+            refs[i]
+        )));
+    }
     let field = |k: &str| str_field(m, k).map_or(NewNode::Scalar("null".into()), yamlout::text);
     let value = NewNode::Map(vec![
         ("id".into(), field("id")),

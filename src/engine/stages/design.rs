@@ -58,7 +58,16 @@ impl StageRunner for ExperimentDesign {
             ("statement", h.statement.clone().unwrap_or_default()),
             ("main_hypothesis", main),
             ("criterion", criterion),
-            ("memory", memory_digest(ctx)),
+            (
+                "memory",
+                match super::coding::snapshot_field(ctx, id, "design_constraint") {
+                    Some(c) => format!(
+                        "{}\nConstraint from the last failure: {c}",
+                        memory_digest(ctx)
+                    ),
+                    None => memory_digest(ctx),
+                },
+            ),
             ("resume", ctx.resume_text()),
         ]
         .into_iter()

@@ -128,15 +128,14 @@ pub fn record(
     );
     after_gate(ctx)?;
     if gate.verdict != Verdict::Pass && must {
-        let evidence = gate
-            .failed_checks
-            .iter()
-            .map(|c| c.reason.clone())
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(StageError::MustStop(format!(
-            "{id}: MUST_WORK gate {verdict} ({evidence}); evidence in {rel}"
-        )));
+        // Recovery decides where the run goes; when it cannot, the run stops with the evidence.
+        return crate::engine::escalation::recover(ctx, id, criteria, gate, outcome).map_err(|e| match e {
+            StageError::MustStop(r) => {
+                let evidence = gate.failed_checks.iter().map(|c| c.reason.clone()).collect::<Vec<_>>().join("; ");
+                StageError::MustStop(format!("{id}: MUST_WORK gate {verdict} ({evidence}); evidence in {rel}; recovery: {r}"))
+            }
+            other => other,
+        });
     }
     if gate.verdict != Verdict::Pass {
         limitation(

@@ -1,0 +1,273 @@
+//! Recovery after a MUST_WORK gate fails on measured metrics (SAGE × YouRA §3.4): the
+//! trajectory's features, K candidate causes from the generator, severities from the critic
+//! (another context), h* = argmax s, the judge's verdict for the clamp, then the fixed
+//! routing table. Model calls happen here; every rule is in `crate::reflect`.
+
+use serde_json::{Value, json};
+
+use super::criteria::{Criterion, Op};
+use super::ctx::{StageCtx, Vars};
+use super::error::StageError;
+use super::gates::GateOutcome;
+use super::reply::str_field;
+use crate::exec::JobOutcome;
+use crate::reflect::attribution::{Attribution, apply_critique, best, candidates_from_value};
+use crate::reflect::routing::{Decision, RoutingAction, Verdict, route};
+use crate::reflect::trajectory::{Trajectory, analyse};
+use crate::vsa::enums::GateType;
+
+/// What recovery proposes for one failure, with everything the escalation card shows.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    pub hypothesis: String,
+    pub metric: String,
+    /// `decay=… slope=… …`, or why there is no trajectory.
+    pub trajectory: String,
+    pub features: Option<crate::reflect::trajectory::Features>,
+    /// Ranked by severity, h* first.
+    pub attributions: Vec<Attribution>,
+    pub proposed: RoutingAction,
+    pub action: RoutingAction,
+    pub clamp: Option<(Verdict, f64)>,
+    pub clamp_reason: Option<String>,
+    pub failed_checks: String,
+    /// The rules say stop (the pivot budget is spent): the reason, and `action` is moot.
+    pub stop: Option<String>,
+}
+
+/// The values of the gate metric over the run, in the order logged.
+pub fn series(outcome: &JobOutcome, metric: &str) -> Vec<f64> {
+    outcome
+        .metrics
+        .iter()
+        .filter_map(|r| r.values.get(metric).copied())
+        .collect()
+}
+
+pub fn failed_text(gate: &GateOutcome) -> String {
+    gate.failed_checks
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: required {}, actual {} ({})",
+                c.criterion, c.required, c.actual, c.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Run the attribution pipeline and the routing rules. `Err(MustStop)` when a role's reply
+/// stays unusable or the pivot budget is spent.
+pub fn propose(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    criteria: &[Criterion],
+    gate: &GateOutcome,
+    outcome: &JobOutcome,
+    pivots: u32,
+    thresholds: &crate::reflect::routing::Thresholds,
+) -> Result<Proposal, StageError> {
+    let failed = gate
+        .failed_checks
+        .first()
+        .map(|c| c.criterion.clone())
+        .unwrap_or_default();
+    let higher = criteria
+        .iter()
+        .find(|c| c.metric == failed)
+        .is_none_or(|c| matches!(c.op, Op::Ge | Op::Gt | Op::Eq));
+    let (trajectory, features) = match analyse(&series(outcome, &failed), higher) {
+        Trajectory::Features(f) => (f.describe(), Some(f)),
+        Trajectory::Insufficient { points } => (
+            format!("insufficient ({points} point(s) of `{failed}` logged)"),
+            None,
+        ),
+    };
+    let snap = ctx.vsa()?;
+    let h = snap.vsa.hypothesis(id);
+    let statement = h.and_then(|h| h.statement.clone()).unwrap_or_default();
+    let gate_type = h
+        .and_then(|h| h.gate.gate_type.clone())
+        .unwrap_or(GateType::MustWork);
+    let failed_checks = failed_text(gate);
+    let mut vars: Vars = [
+        ("hypothesis", id.to_string()),
+        ("statement", statement.clone()),
+        ("gate_type", gate_type.as_str().to_string()),
+        ("failed_checks", failed_checks.clone()),
+        ("metric", failed.clone()),
+        ("trajectory", trajectory.clone()),
+        (
+            "brief",
+            ctx.read(&format!("{id}/02c_experiment_brief.md"))
+                .unwrap_or_default(),
+        ),
+        (
+            "log_tail",
+            crate::exec::tail_lines(&outcome.log_path, 15).join("\n"),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let generated = ctx.ask_json(
+        "generator",
+        "system/executor",
+        "attribution_generate",
+        &vars,
+    )?;
+    let candidates = candidates_from_value(&generated).map_err(|e| {
+        StageError::MustStop(format!(
+            "{id}: the generator's attributions are unusable: {e}"
+        ))
+    })?;
+    vars.insert("candidates", numbered(&candidates));
+    let scored = ctx.ask_json("critic", "system/executor", "attribution_critique", &vars)?;
+    let critique = apply_critique(&candidates, &scored.to_string()).map_err(|e| {
+        StageError::MustStop(format!("{id}: the critic's scores are unusable: {e}"))
+    })?;
+    let top = best(&critique.attributions)
+        .cloned()
+        .ok_or_else(|| StageError::MustStop(format!("{id}: no attribution to route on")))?;
+    let severity = top.severity.unwrap_or(0.0);
+    vars.insert("category", top.category.as_str().to_string());
+    vars.insert("severity", format!("{severity:.2}"));
+    vars.insert("cause", top.description.clone());
+    let judge = ctx
+        .ask_json("judge", "system/executor", "verdict_clamp", &vars)
+        .ok()
+        .and_then(|v| parse_verdict(&v));
+    let mut ranked = critique.attributions.clone();
+    ranked.sort_by(|a, b| {
+        b.severity
+            .unwrap_or(0.0)
+            .total_cmp(&a.severity.unwrap_or(0.0))
+    });
+    let (action, proposed, clamp_reason, stop) = match route(
+        &gate_type,
+        top.category,
+        severity,
+        judge,
+        pivots,
+        thresholds,
+    ) {
+        Decision::Act {
+            action,
+            proposed,
+            clamp_reason,
+        } => (action, proposed, clamp_reason, None),
+        Decision::MustStop(stop) => (
+            RoutingAction::Proceed,
+            RoutingAction::Proceed,
+            None,
+            Some(format!("{id}: {}", stop.reason)),
+        ),
+        Decision::RecordLimitation => {
+            return Err(StageError::MustStop(format!(
+                "{id}: a SHOULD_WORK failure reached routing; this is a bug"
+            )));
+        }
+    };
+    Ok(Proposal {
+        hypothesis: id.into(),
+        metric: failed,
+        trajectory,
+        features,
+        attributions: ranked,
+        proposed,
+        action,
+        clamp: judge,
+        clamp_reason,
+        failed_checks,
+        stop,
+    })
+}
+
+fn numbered(c: &[Attribution]) -> String {
+    c.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            format!(
+                "{}. [{}] {} — evidence: {} — fix: {}",
+                i + 1,
+                a.category.as_str(),
+                a.description,
+                a.evidence,
+                a.fix
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The judge's reply; an unreadable one means no clamp (the action stands as π gave it).
+pub fn parse_verdict(v: &Value) -> Option<(Verdict, f64)> {
+    let verdict = match str_field(v, "verdict")?
+        .to_ascii_lowercase()
+        .replace(['_', '-', ' '], "")
+        .as_str()
+    {
+        "valid" => Verdict::Valid,
+        "notvalid" | "invalid" => Verdict::NotValid,
+        _ => return None,
+    };
+    Some((verdict, v.get("kappa").and_then(Value::as_f64)?))
+}
+
+impl Proposal {
+    /// The escalation as `workflow.pending_escalation` holds it (the TUI's card reads this).
+    pub fn escalation(&self, id: &str, now: &str) -> Value {
+        let f = self.features.as_ref();
+        json!({
+            "id": id,
+            "raised_at": now,
+            "hypothesis": self.hypothesis,
+            "proposed_action": self.action.as_str(),
+            "routed_action": self.proposed.as_str(),
+            "clamp_verdict": self.clamp.map(|(v, _)| if v == Verdict::Valid { "valid" } else { "not_valid" }),
+            "clamp_kappa": self.clamp.map(|(_, k)| k),
+            "clamp_reason": self.clamp_reason,
+            "failed_checks": self.failed_checks,
+            "trajectory": {
+                "metric": self.metric,
+                "decay": f.map(|f| round(f.decay)),
+                "slope": f.map(|f| round(f.slope)),
+                "volatility": f.map(|f| round(f.volatility)),
+                "signature": f.map_or("insufficient", |f| f.signature.as_str()),
+            },
+            "attributions": self.attributions.iter().map(|a| json!({
+                "category": a.category.as_str(),
+                "severity": a.severity.map(round),
+                "description": a.description,
+                "evidence": a.evidence,
+                "fix": a.fix,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_parse_or_mean_no_clamp() {
+        assert_eq!(
+            parse_verdict(&json!({"verdict": "Valid", "kappa": 0.7})),
+            Some((Verdict::Valid, 0.7))
+        );
+        assert_eq!(
+            parse_verdict(&json!({"verdict": "not_valid", "kappa": 0.9})),
+            Some((Verdict::NotValid, 0.9))
+        );
+        assert_eq!(
+            parse_verdict(&json!({"verdict": "maybe", "kappa": 0.9})),
+            None
+        );
+        assert_eq!(parse_verdict(&json!({"verdict": "Valid"})), None);
+    }
+}

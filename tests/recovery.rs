@@ -1,0 +1,295 @@
+//! Recovery end to end on replay with real experiments: a MUST_WORK gate that fails on the
+//! penguin data is attributed, routed and recovered — method refine then pass, redesign and
+//! reset with their archives, and in INTERACTIVE mode approve, reject, override and the
+//! waiting policy. Records written are read back by the memory reader.
+
+mod common;
+
+use std::path::Path;
+
+use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
+use youra::engine::{Engine, Options, RunEnd};
+use youra::rundir::Layout;
+use youra::steer::{Request, Verb};
+use youra::vsa::store::Store;
+
+fn run(dir: &Path, exit_when_paused: bool) -> RunEnd {
+    let mut e = Engine::open(
+        dir,
+        Options {
+            exit_when_paused,
+            ..Options::default()
+        },
+    )
+    .expect("engine opens");
+    e.run().expect("engine runs")
+}
+
+fn raw() -> String {
+    code_reply("centroid.py", CENTROID_PY, &[])
+}
+
+fn scaled() -> String {
+    code_reply("centroid.py", CENTROID_PY, &["--standardize"])
+}
+
+/// Everything up to h-e1's first (failing) attempt.
+fn start() -> Script {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.92));
+    s
+}
+
+fn setup(s: &Script, mode: &str, extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (g, dir) = replay_run(s, &format!("experiment_time_limit_s = 60\n{extra}"));
+    with_data(&dir);
+    if mode == "INTERACTIVE" {
+        let vsa = dir.join("verification_state.yaml");
+        let text = std::fs::read_to_string(&vsa)
+            .unwrap()
+            .replace("execution_mode: UNATTENDED", "execution_mode: INTERACTIVE");
+        std::fs::write(&vsa, text).unwrap();
+    }
+    (g, dir)
+}
+
+fn field(dir: &Path, path: &[&str]) -> Option<String> {
+    let s = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let n = path
+        .iter()
+        .try_fold(s.doc.root.as_ref()?, |n, k| n.get(k))?;
+    n.as_scalar().map(|x| x.text.clone())
+}
+
+fn status(dir: &Path, h: &str) -> String {
+    field(dir, &["sub_hypotheses", h, "status"]).unwrap_or_default()
+}
+
+fn stopped(end: RunEnd) -> String {
+    match end {
+        RunEnd::Stopped(r) => r,
+        other => panic!("expected a stop, got {other:?}"),
+    }
+}
+
+#[test]
+fn method_refine_then_pass() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Method", 0.7, &verdict("NotValid", 0.3))
+        .round(1)
+        .passing_attempt("h-e1", &scaled());
+    let (_g, dir) = setup(&s, "UNATTENDED", "");
+    let reason = stopped(run(&dir, true));
+    assert!(
+        reason.contains("stage=experiment_design hypothesis=h-m1"),
+        "went on to the next sub-hypothesis: {reason}"
+    );
+    assert_eq!(status(&dir, "h-e1"), "VALIDATED");
+    assert!(
+        field(&dir, &["sub_hypotheses", "h-e1", "refinement"])
+            .unwrap()
+            .contains("standardize")
+    );
+    let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
+    let r = records
+        .iter()
+        .find(|r| r.id == "failure_h-e1_run1")
+        .expect("failure record");
+    assert_eq!(r.hypothesis.as_deref(), Some("h-e1"));
+    assert_eq!(r.run, Some(1));
+    assert!(
+        r.routing_decision
+            .as_deref()
+            .unwrap_or("")
+            .contains("Method-Refine"),
+        "{:?}",
+        r.routing_decision
+    );
+    assert_eq!(r.root_causes.len(), 3);
+    let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
+    assert!(ev.iter().any(|e| e.kind == "routing"
+        && e.action.as_deref() == Some("Method-Refine")
+        && e.result.is_none()));
+}
+
+#[test]
+fn redesign_archives_and_goes_back_to_the_debate() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Design", 0.6, &verdict("NotValid", 0.9));
+    let (_g, dir) = setup(&s, "UNATTENDED", "");
+    let reason = stopped(run(&dir, true));
+    assert!(
+        reason.contains("role=controller stage=hypothesis_debate round=1 attempt=1 (call #0)"),
+        "back to the debate: {reason}"
+    );
+    let archives = youra::rundir::archive::load_archives(&dir);
+    assert_eq!(archives.len(), 1);
+    assert!(
+        !dir.join("02b_verification_plan.md").exists() && !dir.join("h-e1").exists(),
+        "moved"
+    );
+    assert!(
+        dir.join("00_brainstorm_session.md").exists()
+            && dir.join("01_targeted_research.md").exists(),
+        "kept by a redesign"
+    );
+    assert_eq!(field(&dir, &["recovery", "pivots"]).as_deref(), Some("1"));
+    assert_eq!(
+        field(&dir, &["phases", "hypothesis_debate", "status"]).as_deref(),
+        Some("NOT_STARTED")
+    );
+    assert_eq!(
+        field(&dir, &["phases", "literature_grounding", "status"]).as_deref(),
+        Some("COMPLETED")
+    );
+    let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
+    assert!(
+        records.iter().any(|r| r.id.starts_with("pivot_h-e1")),
+        "{:?}",
+        records.iter().map(|r| &r.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn reset_archives_everything_and_goes_back_to_scoping() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Design", 0.9, &verdict("NotValid", 0.9));
+    let (_g, dir) = setup(&s, "UNATTENDED", "");
+    let reason = stopped(run(&dir, true));
+    assert!(
+        reason.contains("role=executor stage=problem_scoping round=1 attempt=1 (call #0)"),
+        "back to scoping: {reason}"
+    );
+    assert!(
+        !dir.join("00_brainstorm_session.md").exists(),
+        "a reset moves everything"
+    );
+    assert!(dir.join("verification_state.yaml").exists() && dir.join("memory").is_dir());
+    assert_eq!(youra::rundir::archive::load_archives(&dir).len(), 1);
+}
+
+#[test]
+fn the_clamp_keeps_a_valid_hypothesis() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Design", 0.6, &verdict("Valid", 0.8))
+        .round(1)
+        .passing_attempt("h-e1", &scaled());
+    let (_g, dir) = setup(&s, "UNATTENDED", "");
+    let _ = run(&dir, true);
+    assert_eq!(
+        status(&dir, "h-e1"),
+        "VALIDATED",
+        "Pivot clamped to Method-Refine, then passed"
+    );
+    assert!(youra::rundir::archive::load_archives(&dir).is_empty());
+}
+
+fn steer(dir: &Path, verb: Verb, target: Option<&str>) {
+    let store = Store::new(dir.join("verification_state.yaml"));
+    youra::steer::apply(
+        &store,
+        &Request::new(verb, target, "test decision"),
+        Layout::Native,
+    )
+    .expect("steer");
+}
+
+fn interactive_pivot() -> Script {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Design", 0.6, &verdict("NotValid", 0.9));
+    s
+}
+
+#[test]
+fn an_escalation_waits_then_approve_applies_the_pivot() {
+    let (_g, dir) = setup(&interactive_pivot(), "INTERACTIVE", "");
+    assert_eq!(run(&dir, true), RunEnd::Paused);
+    assert_eq!(
+        field(&dir, &["workflow", "status"]).as_deref(),
+        Some("AWAITING_APPROVAL")
+    );
+    assert_eq!(
+        field(&dir, &["workflow", "pending_escalation", "proposed_action"]).as_deref(),
+        Some("Pivot")
+    );
+    assert!(
+        field(
+            &dir,
+            &["workflow", "pending_escalation", "trajectory", "signature"]
+        )
+        .is_some()
+    );
+    assert!(
+        dir.join("h-e1").exists(),
+        "nothing discarded before the decision"
+    );
+    steer(&dir, Verb::Approve, None);
+    let reason = stopped(run(&dir, true));
+    assert!(
+        reason.contains("stage=hypothesis_debate round=1"),
+        "{reason}"
+    );
+    assert_eq!(youra::rundir::archive::load_archives(&dir).len(), 1);
+    assert_eq!(
+        field(&dir, &["workflow", "pending_escalation"]),
+        Some("null".into())
+    );
+}
+
+#[test]
+fn reject_keeps_the_hypothesis_and_refines_it() {
+    let mut s = interactive_pivot();
+    s.round(1).passing_attempt("h-e1", &scaled());
+    let (_g, dir) = setup(&s, "INTERACTIVE", "");
+    assert_eq!(run(&dir, true), RunEnd::Paused);
+    steer(&dir, Verb::Reject, None);
+    let _ = run(&dir, true);
+    assert_eq!(status(&dir, "h-e1"), "VALIDATED");
+    assert!(youra::rundir::archive::load_archives(&dir).is_empty());
+    let log = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
+    assert!(
+        log.contains("applied: Method-Refine"),
+        "the escalation log says what was applied"
+    );
+}
+
+#[test]
+fn override_applies_the_researchers_action() {
+    let (_g, dir) = setup(&interactive_pivot(), "INTERACTIVE", "");
+    assert_eq!(run(&dir, true), RunEnd::Paused);
+    steer(&dir, Verb::Override, Some("Design-Refine"));
+    let end = run(&dir, true);
+    let reason = stopped(end);
+    assert!(
+        reason.contains("stage=experiment_design hypothesis=h-e1 round=1 attempt=1 (call #0)"),
+        "design again: {reason}"
+    );
+    assert!(field(&dir, &["sub_hypotheses", "h-e1", "design_constraint"]).is_some());
+}
+
+#[test]
+fn the_waiting_policy_decides_when_nobody_does() {
+    let mut s = interactive_pivot();
+    s.round(1).passing_attempt("h-e1", &scaled());
+    let (_g, dir) = setup(
+        &s,
+        "INTERACTIVE",
+        "approval_timeout_s = 0.3\napproval_default = \"reject\"\n",
+    );
+    let t = std::time::Instant::now();
+    let reason = stopped(run(&dir, false));
+    assert!(
+        t.elapsed() >= std::time::Duration::from_millis(300),
+        "it waited"
+    );
+    assert!(reason.contains("hypothesis=h-m1"), "{reason}");
+    assert_eq!(status(&dir, "h-e1"), "VALIDATED");
+    let log = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
+    assert!(log.contains("by: policy"), "decided by the policy");
+}
