@@ -184,3 +184,81 @@ fn a_must_work_gate_that_fails_stops_with_the_evidence_when_no_pivot_is_left() {
         "the failure is recorded before the stop"
     );
 }
+
+#[test]
+fn the_whole_lifecycle_completes_with_a_grounded_paper() {
+    let mut s = loop_script();
+    s.paper();
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    assert_eq!(run(&dir), RunEnd::Completed);
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    assert_eq!(
+        snap.vsa.workflow.status.as_ref().map(|s| s.as_str()),
+        Some("COMPLETED")
+    );
+    let evidence = std::fs::read_to_string(dir.join("045_validated_hypothesis.md")).unwrap();
+    assert!(
+        evidence.contains("| h-e1 |") && evidence.contains("| supported |"),
+        "{evidence}"
+    );
+    assert!(
+        evidence.contains("| refuted |"),
+        "h-m1 failed on measured metrics: {evidence}"
+    );
+    let registry = std::fs::read_to_string(dir.join("paper/065_ground_truth.yaml")).unwrap();
+    assert!(registry.contains("0.9356"), "{registry}");
+    let paper = std::fs::read_to_string(dir.join("paper/06_paper_final.md")).unwrap();
+    assert!(paper.contains("| h-e1 | accuracy | 0.9356 |"), "{paper}");
+    let out = common::youra(&["report", "check", dir.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "the final paper passes report check: {:?}",
+        common::text(&out)
+    );
+}
+
+#[test]
+fn an_unmeasured_number_in_a_drafted_table_becomes_a_dash() {
+    let mut s = loop_script();
+    s.reply(
+        "executor",
+        "evidence_check",
+        None,
+        1,
+        common::script::EVIDENCE,
+    )
+    .ok("evidence_check", None, 1);
+    let fabricated = common::script::EVIDENCE_SECTIONS.replace(
+        "| h-c1 | min_group_accuracy | 0.9638 |",
+        "| h-c1 | min_group_accuracy | 0.7123 |",
+    );
+    for part in [
+        common::script::FOUNDATION,
+        fabricated.as_str(),
+        common::script::CLOSURE,
+        common::script::ABSTRACT,
+    ] {
+        s.reply("executor", "manuscript_drafting", None, 1, part);
+    }
+    s.ok("manuscript_drafting", None, 1);
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let _ = run(&dir);
+    let paper = std::fs::read_to_string(dir.join("paper/06_paper.md")).unwrap();
+    assert!(
+        paper.contains("| h-c1 | min_group_accuracy | --- |"),
+        "{paper}"
+    );
+    assert!(
+        paper.contains("| h-e1 | accuracy | 0.9356 |"),
+        "measured values stay"
+    );
+    let report = std::fs::read_to_string(dir.join("paper/review/sanitizer_06_paper.md")).unwrap();
+    assert!(
+        report.contains("0.7123"),
+        "the replacement is listed: {report}"
+    );
+}
