@@ -16,6 +16,9 @@ pub struct RunConfig {
     pub run: RunSection,
     pub llm: LlmSection,
     pub engine: EngineSettings,
+    /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
+    #[serde(default)]
+    pub tools: crate::tools::ToolsSection,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
