@@ -64,12 +64,19 @@ fn lists_the_tools_of_a_real_server() {
 #[test]
 fn calls_a_tool_and_reads_tool_errors() {
     let server = connect(&[]).expect("connect");
-    let sum = server.call("add", &json!({"a": 2, "b": 3}), T).expect("add");
+    let sum = server
+        .call("add", &json!({"a": 2, "b": 3}), T)
+        .expect("add");
     assert_eq!((sum.text.as_str(), sum.is_error), ("5", false));
-    let echoed = server.call("echo", &json!({"text": "héllo"}), T).expect("echo");
+    let echoed = server
+        .call("echo", &json!({"text": "héllo"}), T)
+        .expect("echo");
     assert_eq!(echoed.text, "héllo");
     let failed = server.call("fail", &json!({}), T).expect("fail");
-    assert_eq!((failed.text.as_str(), failed.is_error), ("this tool always fails", true));
+    assert_eq!(
+        (failed.text.as_str(), failed.is_error),
+        ("this tool always fails", true)
+    );
     let e = server.call("add", &json!([1, 2]), T).unwrap_err();
     assert!(e.to_string().contains("must be a JSON object"), "{e}");
 }
@@ -81,10 +88,19 @@ fn a_hung_call_times_out_and_the_server_still_answers() {
     let e = server
         .call("hang", &json!({}), Duration::from_millis(400))
         .unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(matches!(e, ToolError::Timeout { .. }), "{e}");
-    assert!(e.to_string().contains("did not answer `tools/call hang`"), "{e}");
-    let after = server.call("echo", &json!({"text": "still here"}), T).expect("echo");
+    assert!(
+        e.to_string().contains("did not answer `tools/call hang`"),
+        "{e}"
+    );
+    let after = server
+        .call("echo", &json!({"text": "still here"}), T)
+        .expect("echo");
     assert_eq!(after.text, "still here");
 }
 
@@ -93,7 +109,11 @@ fn a_server_that_exits_mid_call_is_a_clear_error() {
     let server = connect(&[]).expect("connect");
     let started = Instant::now();
     let e = server.call("exit", &json!({}), T).unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(matches!(e, ToolError::ServerGone { .. }), "{e}");
     assert!(e.to_string().contains("is gone"), "{e}");
     // The next call fails at once too: a dead server never hangs the run.
@@ -147,7 +167,11 @@ fn roles_and_stages_decide_what_is_offered() {
     let coding = registry.for_stage("executor", "coding_validation");
     assert_eq!(coding.names(), ["serena__echo", "serena__add"]);
     // Table 7: no code navigation in Literature Grounding; other roles get nothing.
-    assert!(registry.for_stage("executor", "literature_grounding").is_empty());
+    assert!(
+        registry
+            .for_stage("executor", "literature_grounding")
+            .is_empty()
+    );
     assert!(registry.for_stage("critic", "coding_validation").is_empty());
     let call = ToolCall {
         id: "c1".into(),
@@ -184,9 +208,20 @@ fn tools_list_through_the_binary() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("ok, 5 tools"), "{out}");
     assert!(out.contains("  add   Add two numbers."), "{out}");
-    let (code, out, _) = youra(&["tools", "list", "--stdio", &format!("{cmd} --exit-at-start")], root);
+    let (code, out, _) = youra(
+        &[
+            "tools",
+            "list",
+            "--stdio",
+            &format!("{cmd} --exit-at-start"),
+        ],
+        root,
+    );
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("FAILED") && out.contains("refusing to start"), "{out}");
+    assert!(
+        out.contains("FAILED") && out.contains("refusing to start"),
+        "{out}"
+    );
 
     let run = tempfile::tempdir().unwrap();
     let toml = format!(
@@ -235,10 +270,16 @@ fn a_tool_loop_is_recorded_and_replays_offline() {
     let sent = server.requests();
     assert_eq!(sent.len(), 2);
     assert_eq!(sent[0].body["tools"][0]["function"]["name"], "serena__echo");
-    assert_eq!(sent[1].body["messages"][2], json!({"role": "tool", "tool_call_id": "call_1", "content": "5"}));
+    assert_eq!(
+        sent[1].body["messages"][2],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "5"})
+    );
 
     let ledger = std::fs::read_to_string(run.path().join("ledger.tsv")).unwrap();
-    let tool_rows: Vec<&str> = ledger.lines().filter(|l| l.contains("executor:tool")).collect();
+    let tool_rows: Vec<&str> = ledger
+        .lines()
+        .filter(|l| l.contains("executor:tool"))
+        .collect();
     assert_eq!(tool_rows.len(), 1, "{ledger}");
     assert!(tool_rows[0].contains("\ttool\t1\t0\t"), "{ledger}");
 
@@ -248,7 +289,11 @@ fn a_tool_loop_is_recorded_and_replays_offline() {
     let (again, traces_again) = run_tools(&replay, &key, request(), &tools, 4).expect("replay");
     assert_eq!(again.content, live.content);
     assert_eq!(traces_again[0].result, traces[0].result);
-    assert_eq!(server.requests().len(), 2, "replay must not reach the network");
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "replay must not reach the network"
+    );
     assert_eq!(replay.kind(), "replay");
 }
 
@@ -293,14 +338,21 @@ fn a_coding_agent_is_charged_and_confined_to_code() {
     let ledger = youra::llm::ledger::Ledger::new(run.path().join("ledger.tsv"), Default::default());
     let key = CallKey::new("coder", "coding_validation", Some("h-e1"), 1);
     let err = run_agent(&LocalBackend::new(), &cfg, &task, &ledger, &key).unwrap_err();
-    let AgentError::Escaped { violations, outcome, .. } = &err else {
+    let AgentError::Escaped {
+        violations,
+        outcome,
+        ..
+    } = &err
+    else {
         panic!("expected a confinement error, got {err}");
     };
     assert!(outcome.job.exit.success(), "{:?}", outcome.job.exit);
     let created = Violation::Created("results/experiment_results.json".into());
     assert!(violations.contains(&created), "{violations:?}");
     assert!(
-        violations.iter().any(|v| matches!(v, Violation::EscapingLink { link, .. } if link == Path::new("code/leak"))),
+        violations.iter().any(
+            |v| matches!(v, Violation::EscapingLink { link, .. } if link == Path::new("code/leak"))
+        ),
         "{violations:?}"
     );
     assert_eq!(violations.len(), 2, "{violations:?}");
@@ -309,12 +361,18 @@ fn a_coding_agent_is_charged_and_confined_to_code() {
     assert!(!ws.join("results/experiment_results.json").exists());
     assert!(ws.join("code/main.py").exists());
     if outcome.job.sandboxed {
-        assert!(!outside.exists(), "the sandbox must stop writes outside the workspace");
+        assert!(
+            !outside.exists(),
+            "the sandbox must stop writes outside the workspace"
+        );
     }
     let usage = outcome.usage.expect("usage");
     assert_eq!((usage.input_tokens, usage.output_tokens), (1210, 345));
     let rows = std::fs::read_to_string(run.path().join("ledger.tsv")).unwrap();
-    assert!(rows.contains("coder:agent\tcoding_validation\tfake-agent\t1210\t345"), "{rows}");
+    assert!(
+        rows.contains("coder:agent\tcoding_validation\tfake-agent\t1210\t345"),
+        "{rows}"
+    );
 }
 
 #[test]
@@ -336,5 +394,44 @@ fn a_well_behaved_agent_passes() {
     let outcome = run_agent(&LocalBackend::new(), &cfg, &task, &ledger, &key).expect("clean run");
     assert!(outcome.job.exit.success());
     assert_eq!(outcome.usage, None);
-    assert_eq!(std::fs::read_to_string(ws.join("code/model.py")).unwrap(), "x = 1\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("code/model.py")).unwrap(),
+        "x = 1\n"
+    );
+}
+
+/// The npm reference server, when the README's optional install put it here.
+fn everything() -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/mcp-everything/node_modules/.bin/mcp-server-everything");
+    if bin.exists() {
+        return Some(bin);
+    }
+    eprintln!(
+        "skipped: @modelcontextprotocol/server-everything is not installed; run `npm install --prefix target/mcp-everything @modelcontextprotocol/server-everything`"
+    );
+    None
+}
+
+#[test]
+fn the_reference_server_over_stdio() {
+    let Some(bin) = everything() else { return };
+    let transport = Transport::Stdio {
+        command: bin.display().to_string(),
+        args: vec!["stdio".into()],
+        env: vec![],
+    };
+    let rt = mcp::runtime().expect("runtime");
+    let server =
+        McpServer::connect("everything", &transport, rt, Duration::from_secs(30)).expect("connect");
+    let tools = server.list_tools(T).expect("list");
+    assert!(tools.iter().any(|t| t.name == "get-sum"), "{tools:?}");
+    let sum = server
+        .call("get-sum", &json!({"a": 2, "b": 3}), T)
+        .expect("get-sum");
+    assert!(sum.text.contains('5'), "{}", sum.text);
+    let echo = server
+        .call("echo", &json!({"message": "hi"}), T)
+        .expect("echo");
+    assert!(echo.text.contains("hi"), "{}", echo.text);
 }

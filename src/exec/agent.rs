@@ -94,7 +94,10 @@ pub enum AgentError {
 }
 
 fn list(v: &[Violation]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ")
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The instruction `{prompt}` stands for.
@@ -181,7 +184,10 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
             .replace("{tasks}", &task.tasks.to_string_lossy())
             .replace("{code}", &code.to_string_lossy())
     };
-    let mut job = Job::new(task.workspace, cfg.command.iter().map(|a| fill(a)).collect());
+    let mut job = Job::new(
+        task.workspace,
+        cfg.command.iter().map(|a| fill(a)).collect(),
+    );
     job.time_limit = Duration::try_from_secs_f64(cfg.time_limit_s).map_err(|_| {
         AgentError::Config(format!(
             "[tools.coding_agent] time_limit_s = {} is not a duration",
@@ -190,9 +196,15 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
     })?;
     job.network = cfg.network;
     job.sandbox = sandbox;
-    job.env = cfg.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    job.env.push(("YOURA_PLAN_FILE".into(), task.plan.display().to_string()));
-    job.env.push(("YOURA_TASKS_FILE".into(), task.tasks.display().to_string()));
+    job.env = cfg
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    job.env
+        .push(("YOURA_PLAN_FILE".into(), task.plan.display().to_string()));
+    job.env
+        .push(("YOURA_TASKS_FILE".into(), task.tasks.display().to_string()));
     Ok(job)
 }
 
@@ -235,11 +247,9 @@ fn tokens_line(line: &str) -> Option<(u64, u64)> {
 
 fn json_usage(line: &str) -> Option<(u64, u64)> {
     let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
-    let usage = v.get("usage").or_else(|| {
-        v.as_object()?
-            .values()
-            .find_map(|inner| inner.get("usage"))
-    })?;
+    let usage = v
+        .get("usage")
+        .or_else(|| v.as_object()?.values().find_map(|inner| inner.get("usage")))?;
     let n = |a: &str, b: &str| {
         usage
             .get(a)

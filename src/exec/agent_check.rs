@@ -199,7 +199,11 @@ mod tests {
         fs::write(w.join("plan.md"), "mine now").unwrap();
         fs::write(w.join("results/experiment_results.json"), "{}").unwrap();
         fs::write(w.join("results/run.log"), "log").unwrap();
-        fs::rename(w.join("results/metrics.jsonl"), w.join("results/metrics.jsonl.prev")).unwrap();
+        fs::rename(
+            w.join("results/metrics.jsonl"),
+            w.join("results/metrics.jsonl.prev"),
+        )
+        .unwrap();
         fs::create_dir_all(w.join("tmp")).unwrap();
         fs::write(w.join("tmp/scratch"), "x").unwrap();
         let after = snapshot(w).unwrap();
@@ -225,7 +229,11 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", code.join("sub/bad")).unwrap();
         let v = escaping_links(&code);
         assert_eq!(v.len(), 1, "{v:?}");
-        assert!(v[0].to_string().contains("code/sub/bad -> /etc/passwd"), "{}", v[0]);
+        assert!(
+            v[0].to_string().contains("code/sub/bad -> /etc/passwd"),
+            "{}",
+            v[0]
+        );
         assert!(code.join("sub/ok").exists());
         assert!(fs::symlink_metadata(code.join("sub/bad")).is_err());
     }

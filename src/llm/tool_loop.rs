@@ -223,7 +223,11 @@ mod tests {
     #[test]
     fn long_results_are_cut_and_say_so() {
         let s = cap("é".repeat(MAX_RESULT_CHARS + 10));
-        assert!(s.ends_with("10 more characters not shown]"), "{}", &s[s.len() - 60..]);
+        assert!(
+            s.ends_with("10 more characters not shown]"),
+            "{}",
+            &s[s.len() - 60..]
+        );
         assert_eq!(cap("short".into()), "short");
     }
 }

@@ -99,13 +99,12 @@ impl McpServer {
         timeout: Duration,
     ) -> Result<McpServer, ToolError> {
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let handshake = |detail: String, stderr: &Arc<Mutex<VecDeque<String>>>| {
-            ToolError::Handshake {
+        let handshake =
+            |detail: String, stderr: &Arc<Mutex<VecDeque<String>>>| ToolError::Handshake {
                 server: name.to_string(),
                 detail,
                 stderr: stderr_note(stderr),
-            }
-        };
+            };
         let started = rt.block_on(async {
             let serving = match transport {
                 Transport::Stdio { command, args, env } => {
@@ -189,7 +188,11 @@ impl McpServer {
     /// Close the connection and stop the server (stdio: the SDK closes stdin, then
     /// terminates and kills the child). Waits at most `timeout`; idempotent.
     pub fn shutdown(&self, timeout: Duration) {
-        let taken = self.service.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let taken = self
+            .service
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         if let Some(mut service) = taken {
             let _ = self
                 .rt

@@ -29,7 +29,9 @@ pub enum ToolError {
     Config(String),
     #[error("could not start the MCP client runtime: {0}")]
     Runtime(String),
-    #[error("cannot start MCP server `{server}` ({command}): {detail}; check that it is installed and on PATH")]
+    #[error(
+        "cannot start MCP server `{server}` ({command}): {detail}; check that it is installed and on PATH"
+    )]
     Spawn {
         server: String,
         command: String,
@@ -41,14 +43,18 @@ pub enum ToolError {
         detail: String,
         stderr: String,
     },
-    #[error("MCP server `{server}` did not answer `{op}` within {after:?}; it may hang: check it alone with `youra tools list`, or raise `call_timeout_s` under [tools]{stderr}")]
+    #[error(
+        "MCP server `{server}` did not answer `{op}` within {after:?}; it may hang: check it alone with `youra tools list`, or raise `call_timeout_s` under [tools]{stderr}"
+    )]
     Timeout {
         server: String,
         op: String,
         after: Duration,
         stderr: String,
     },
-    #[error("MCP server `{server}` is gone (it exited or closed the connection) during `{op}`{stderr}; check its command, or run it alone with `youra tools list --stdio`")]
+    #[error(
+        "MCP server `{server}` is gone (it exited or closed the connection) during `{op}`{stderr}; check its command, or run it alone with `youra tools list --stdio`"
+    )]
     ServerGone {
         server: String,
         op: String,

@@ -148,7 +148,12 @@ impl ToolRegistry {
     }
 
     fn call_timeout(&self, entry: &Entry) -> Duration {
-        secs(entry.config.timeout_s.unwrap_or(self.section.call_timeout_s))
+        secs(
+            entry
+                .config
+                .timeout_s
+                .unwrap_or(self.section.call_timeout_s),
+        )
     }
 }
 
@@ -196,7 +201,9 @@ fn secs(s: f64) -> Duration {
 pub fn endpoint(cfg: &ServerConfig) -> String {
     match cfg.transport() {
         Ok(Transport::Stdio { command, args, .. }) => {
-            format!("stdio: {command} {}", args.join(" ")).trim_end().to_string()
+            format!("stdio: {command} {}", args.join(" "))
+                .trim_end()
+                .to_string()
         }
         Ok(Transport::Http { url }) => format!("http: {url}"),
         Err(e) => e.to_string(),

@@ -14,12 +14,18 @@
 /// Stage key (`Stage::key`) → the capabilities its model calls may use (Table 7).
 pub const STAGE_TOOLS: &[(&str, &[&str])] = &[
     ("problem_scoping", &["memory", "code"]),
-    ("literature_grounding", &["memory", "literature", "web_search"]),
+    (
+        "literature_grounding",
+        &["memory", "literature", "web_search"],
+    ),
     (
         "hypothesis_debate",
         &["memory", "literature", "web_search", "code", "reasoning"],
     ),
-    ("verification_planning", &["memory", "web_search", "reasoning"]),
+    (
+        "verification_planning",
+        &["memory", "web_search", "reasoning"],
+    ),
     ("experiment_design", &["memory", "web_search", "code"]),
     ("implementation_planning", &["memory", "code"]),
     ("coding_validation", &["memory", "web_search", "code"]),
@@ -123,6 +129,13 @@ mod tests {
         assert!(selected(&coding, "serena", "code", "find_symbol"));
         assert!(!selected(&coding, "ct", "reasoning", "think"));
         assert_eq!(STAGE_TOOLS.len(), 11);
+    }
+
+    #[test]
+    fn every_stage_has_a_row() {
+        let keys: Vec<&str> = STAGE_TOOLS.iter().map(|(k, _)| *k).collect();
+        let stages: Vec<&str> = crate::stage::Stage::ALL.iter().map(|s| s.key()).collect();
+        assert_eq!(keys, stages);
     }
 
     #[test]
