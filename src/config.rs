@@ -18,6 +18,9 @@ pub struct RunConfig {
     pub engine: EngineSettings,
     /// π's thresholds, κ_min and MaxPivots (see "Recovery" in docs/ARCHITECTURE.md).
     pub recovery: crate::reflect::routing::Thresholds,
+    /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
+    #[serde(default)]
+    pub tools: crate::tools::ToolsSection,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

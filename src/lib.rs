@@ -6,7 +6,7 @@
 //! state and its store, [`rundir`] discovers runs and parses Reflective Memory, [`steer`]
 //! turns the researcher's verbs into store mutations, [`plan`] holds the plan tree and the
 //! budget-allocation rules, [`exec`] runs generated experiment code under limits and a
-//! sandbox, and [`cli`] composes them into the `youra` command.
+//! sandbox, [`tools`] connects MCP servers and offers their tools to the roles, and [`cli`] composes them into the `youra` command.
 //! See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
@@ -21,6 +21,7 @@ pub mod report;
 pub mod rundir;
 pub mod stage;
 pub mod steer;
+pub mod tools;
 pub mod tui;
 pub mod vsa;
 pub mod yaml;

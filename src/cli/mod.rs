@@ -10,6 +10,7 @@ mod memory_cmd;
 mod report_cmd;
 mod status;
 mod steer_cmd;
+mod tools_cmd;
 mod vsa_cmd;
 
 /// youra: an autonomous research agent (YouRA lifecycle) and the tools to watch and steer it.
@@ -58,6 +59,10 @@ pub enum Command {
     /// methods against the code, configs and logs the run executed.
     #[command(subcommand)]
     Report(report_cmd::ReportCommand),
+    /// MCP tool servers: list a run's configured servers (or one given with --stdio or
+    /// --http) with their health and tools.
+    #[command(subcommand)]
+    Tools(tools_cmd::ToolsCommand),
     /// Watch and steer a run in the terminal: lifecycle, gates, reflection, events, live.
     /// `?` lists the keys of the focused pane; `q` quits.
     Tui {
@@ -122,6 +127,7 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Memory(cmd) => memory_cmd::run(cmd),
         Command::Steer(args) => steer_cmd::run(args),
         Command::Report(cmd) => report_cmd::run(cmd),
+        Command::Tools(cmd) => tools_cmd::run(cmd),
         Command::Tui {
             dir,
             keymap,

@@ -115,6 +115,39 @@ impl StageCtx<'_> {
         Ok(reply)
     }
 
+    /// One exchange with tools offered (`tools`: usually
+    /// `ToolRegistry::for_stage(role, stage.key())`): the bounded tool-call loop, recorded
+    /// and charged like any call; each executed tool call becomes a `tool_call` event.
+    pub fn ask_with_tools(
+        &self,
+        role: &str,
+        messages: Vec<Message>,
+        tools: &dyn crate::llm::ToolBox,
+        max_rounds: u32,
+    ) -> Result<(ChatResponse, Vec<crate::llm::ToolTrace>), StageError> {
+        let provider = self.roles.get(role)?;
+        let key = self.key(role);
+        let request = ChatRequest::new(messages);
+        let (reply, traces) = crate::llm::run_tools(&*provider, &key, request, tools, max_rounds)
+            .map_err(|source| StageError::Llm {
+            key: key.to_string(),
+            source,
+        })?;
+        for t in &traces {
+            let failed = if t.failed { ", failed" } else { "" };
+            self.emit(Event::new("tool_call").message(format!(
+                "{role}: {} ({} result tokens{failed})",
+                t.call.name, t.tokens
+            )));
+        }
+        if reply.finish_reason.as_deref() == Some("length") {
+            return Err(StageError::Truncated {
+                key: key.to_string(),
+            });
+        }
+        Ok((reply, traces))
+    }
+
     /// Ask for a JSON object and parse it; a reply that is not one is a stage error that
     /// says where it broke (the engine turns it into a resume prompt).
     pub fn ask_json(

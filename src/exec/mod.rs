@@ -8,6 +8,8 @@
 //! [`LocalBackend`] runs jobs on this machine; a cluster back end (Slurm) would implement the
 //! same two traits from the same [`Job`]. See `docs/ARCHITECTURE.md`, "Executor".
 
+pub mod agent;
+mod agent_check;
 mod confine;
 mod env;
 mod gpu;
@@ -19,6 +21,7 @@ mod metrics;
 mod sandbox;
 mod supervise;
 
+pub use agent_check::Violation;
 pub use confine::{PathError, confine, write_confined};
 pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
 pub use gpu::{

@@ -31,6 +31,10 @@ pub enum LlmError {
     MissingRecording { key: String, ordinal: u32 },
     #[error("gave up after {attempts} attempts: {last}")]
     Exhausted { attempts: u32, last: Box<LlmError> },
+    #[error(
+        "the model still asked for tools after {rounds} rounds (last: {last}); raise `max_rounds` under [tools] in youra.toml or offer the stage fewer tools"
+    )]
+    ToolRounds { rounds: u32, last: String },
     #[error("{0}")]
     Io(String),
 }

@@ -18,6 +18,7 @@ pub mod retry;
 pub mod role_config;
 pub mod roles;
 pub mod sse;
+pub mod tool_loop;
 pub mod transcript;
 mod types;
 
@@ -27,6 +28,7 @@ pub use http_config::HttpConfig;
 pub use openai::OpenAiCompatible;
 pub use role_config::{ProviderKind, RoleConfig};
 pub use roles::{LlmSettings, Roles};
+pub use tool_loop::{ToolBox, ToolFailure, ToolTrace, run_tools};
 pub use types::{
     CallKey, ChatRequest, ChatResponse, Message, MessageRole, ToolCall, ToolSpec, Usage,
 };

@@ -115,7 +115,7 @@ impl Provider for Recorder {
                 &r.model
             };
             self.ledger.append(&LedgerRow {
-                time,
+                time: time.clone(),
                 role: key.role.clone(),
                 stage: key.stage.clone(),
                 model: model.to_string(),
@@ -123,7 +123,38 @@ impl Provider for Recorder {
                 output_tokens: r.usage.output_tokens,
                 plan_node: None,
             })?;
+            self.charge_tool_results(key, request, &time)?;
         }
         result
+    }
+}
+
+impl Recorder {
+    /// Tool results are charged once, by the request that first hands them back: a row with
+    /// role `<role>:tool`, model `tool` (no price, so it costs no dollars) and their chars/4
+    /// as input tokens. The model's own usage on that request counts them again as input;
+    /// the extra row makes tool-heavy stages visible in the ledger and keeps a budget that
+    /// runs on tokens conservative (docs/ARCHITECTURE.md, "Tool access").
+    fn charge_tool_results(
+        &self,
+        key: &CallKey,
+        request: &ChatRequest,
+        time: &str,
+    ) -> Result<(), LlmError> {
+        let chars: usize = super::tool_loop::new_tool_results(request)
+            .map(|m| m.content.chars().count())
+            .sum();
+        if chars == 0 {
+            return Ok(());
+        }
+        self.ledger.append(&LedgerRow {
+            time: time.to_string(),
+            role: format!("{}:tool", key.role),
+            stage: key.stage.clone(),
+            model: "tool".to_string(),
+            input_tokens: super::http::estimate_tokens(chars),
+            output_tokens: 0,
+            plan_node: None,
+        })
     }
 }
