@@ -9,12 +9,15 @@ pub mod experiments;
 pub mod filters;
 pub mod highlight;
 pub mod keymap;
+pub mod paper;
 pub mod panes;
 pub mod plan_view;
+pub mod progress;
 pub mod run_view;
 mod runtime;
 mod steering;
 pub mod theme;
+pub mod tools;
 pub mod watch;
 
 pub use runtime::{Options, run};

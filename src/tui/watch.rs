@@ -18,6 +18,10 @@ pub fn relevant(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
+    // The engine's server health is the one file under `.youra/` that the screen shows.
+    if path.ends_with(super::tools::HEALTH_FILE) {
+        return true;
+    }
     let in_side_dir = path
         .components()
         .any(|c| c.as_os_str() == ".youra" || c.as_os_str() == "target" || c.as_os_str() == ".git");
@@ -70,6 +74,7 @@ mod tests {
         assert!(relevant(Path::new("/r/verification_state.yaml")));
         assert!(relevant(Path::new("/r/h-e1/results/metrics.jsonl")));
         assert!(!relevant(Path::new("/r/.youra/vsa.lock")));
+        assert!(relevant(Path::new("/r/.youra/tools_health.json")));
         assert!(!relevant(Path::new("/r/.verification_state.yaml.123.tmp")));
         assert!(!relevant(Path::new("/r/.verification_state.yaml.swp")));
     }
