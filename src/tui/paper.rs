@@ -115,7 +115,10 @@ pub fn check(markdown: &str, registry: &Registry, tolerance: f64) -> Vec<PaperNu
             let column = markdown::column(markdown, line.start, line.start + n.start);
             let at = |l: usize, c: usize| l == line.number && c == column;
             let replaced = report.replacements.iter().find(|r| at(r.line, r.column));
-            let prose = report.unverified_prose.iter().find(|u| at(u.line, u.column));
+            let prose = report
+                .unverified_prose
+                .iter()
+                .find(|u| at(u.line, u.column));
             let source = match (replaced, prose) {
                 (Some(r), _) => Source::Unverified {
                     nearest: r.nearest.clone(),
@@ -247,6 +250,9 @@ mod tests {
         assert_eq!(read_paper(dir.path()).unwrap().file, "paper/06_paper.md");
         std::fs::write(dir.path().join("paper/06_paper_final.md"), "final\n").unwrap();
         let p = read_paper(dir.path()).unwrap();
-        assert_eq!((p.file.as_str(), p.lines[0].as_str()), ("paper/06_paper_final.md", "final"));
+        assert_eq!(
+            (p.file.as_str(), p.lines[0].as_str()),
+            ("paper/06_paper_final.md", "final")
+        );
     }
 }

@@ -12,7 +12,11 @@ use crate::yaml::{Document, Node};
 /// name the Lifecycle pane shows.
 pub const LOOP: [(Stage, &str, &str); 3] = [
     (Stage::ExperimentDesign, "experiment_design", "design"),
-    (Stage::ImplementationPlanning, "implementation_planning", "plan"),
+    (
+        Stage::ImplementationPlanning,
+        "implementation_planning",
+        "plan",
+    ),
     (Stage::CodingValidation, "validation", "run"),
 ];
 

@@ -117,7 +117,10 @@ mod tests {
         };
         assert_eq!(
             names(&read_servers(dir.path())),
-            [("scholar".into(), State::Unknown), ("code".into(), State::Unknown)]
+            [
+                ("scholar".into(), State::Unknown),
+                ("code".into(), State::Unknown)
+            ]
         );
         std::fs::create_dir_all(dir.path().join(".youra")).unwrap();
         std::fs::write(

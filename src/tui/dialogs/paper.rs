@@ -92,7 +92,17 @@ fn styled_line(view: &PaperView, index: usize, theme: &Theme) -> Line<'static> {
         theme.style(Role::Text)
     };
     let chars: Vec<char> = text.chars().collect();
-    let mut spans = Vec::new();
+    // A gutter mark, so a line with an unverified number is found without colour too.
+    let flagged = view
+        .paper
+        .numbers
+        .iter()
+        .any(|n| n.line == index && n.unverified());
+    let mut spans = vec![if flagged {
+        Span::styled("✗ ", theme.style(Role::Unverified))
+    } else {
+        Span::raw("  ")
+    }];
     let mut at = 0;
     for (i, n) in view.paper.numbers.iter().enumerate() {
         if n.line != index || n.start < at || n.end > chars.len() {

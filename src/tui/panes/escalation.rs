@@ -30,7 +30,7 @@ pub struct Card {
     pub proposed_action: String,
     pub clamp_verdict: String,
     pub clamp_kappa: Option<String>,
-    /// `(feature, value)` in the file's order: decay, slope, volatility, signature.
+    /// `(feature, value)`: the signature first, then the features in the file's order.
     pub trajectory: Vec<(String, String)>,
     /// Ranked by the critic's severity, highest first.
     pub attributions: Vec<Attribution>,
@@ -53,13 +53,15 @@ pub fn card(doc: &Document) -> Option<Card> {
         .get("pending_escalation")
         .filter(|n| !n.is_null() && n.as_scalar().is_none())?;
     let f = |k: &str| text(esc.get(k));
-    let trajectory = match esc.get("trajectory").map(|t| &t.kind) {
+    let mut trajectory: Vec<(String, String)> = match esc.get("trajectory").map(|t| &t.kind) {
         Some(crate::yaml::NodeKind::Map(entries)) => entries
             .iter()
             .filter_map(|(k, v)| Some((k.as_str()?.to_string(), text(Some(v)))))
             .collect(),
         _ => Vec::new(),
     };
+    // The signature names the failure's shape; the features are its evidence.
+    trajectory.sort_by_key(|(k, _)| k != "signature");
     let mut attributions: Vec<Attribution> = esc
         .get("attributions")
         .and_then(Node::as_seq)
@@ -205,7 +207,10 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
                 Cell::from(a.category.clone()),
                 Cell::from(a.severity.clone()),
             ];
-            cells.extend(cols.into_iter().map(|l| Cell::from(Text::from(l.join("\n")))));
+            cells.extend(
+                cols.into_iter()
+                    .map(|l| Cell::from(Text::from(l.join("\n")))),
+            );
             Row::new(cells).height(h).style(t.style(role))
         })
         .collect();
@@ -291,9 +296,13 @@ mod tests {
         )
         .unwrap();
         let c = card(&doc).expect("a card");
-        let ranked: Vec<&str> = c.attributions.iter().map(|a| a.description.as_str()).collect();
+        let ranked: Vec<&str> = c
+            .attributions
+            .iter()
+            .map(|a| a.description.as_str())
+            .collect();
         assert_eq!(ranked, ["b", "a"]);
-        assert_eq!(c.trajectory[1], ("signature".into(), "saturation".into()));
+        assert_eq!(c.trajectory[0], ("signature".into(), "saturation".into()));
         assert_eq!((c.clamp_verdict.as_str(), c.decision), ("-", None));
         let none = crate::yaml::parse(b"workflow:\n  pending_escalation: null\n").unwrap();
         assert_eq!(card(&none), None);

@@ -56,10 +56,14 @@ pub fn marks(vsa: &Vsa, skipped: &[Stage]) -> Vec<(Stage, Mark)> {
 
 /// The marks corrected by what the engine recorded (YouRA's `phases.<key>.status` and the
 /// per-hypothesis loop statuses): a stage recorded COMPLETED is done and one recorded
-/// SKIPPED is skipped, whatever `current_phase` implies; a failure stays visible. With no
-/// `current_phase` (a run the engine just started), the first stage not behind the run is
-/// the current one.
-pub fn with_progress(mut marks: Vec<(Stage, Mark)>, p: &Progress) -> Vec<(Stage, Mark)> {
+/// SKIPPED is skipped, whatever `current_phase` implies; a failure stays visible. When the
+/// VSA names no `current_phase` (a run the engine just started), the first stage not behind
+/// the run is the current one.
+pub fn with_progress(
+    mut marks: Vec<(Stage, Mark)>,
+    p: &Progress,
+    no_current_phase: bool,
+) -> Vec<(Stage, Mark)> {
     if p.is_empty() {
         return marks;
     }
@@ -78,7 +82,8 @@ pub fn with_progress(mut marks: Vec<(Stage, Mark)>, p: &Progress) -> Vec<(Stage,
         .iter()
         .any(|(_, m)| matches!(m, Mark::Current | Mark::Failed));
     let all_pending_after = |i: usize| marks[i..].iter().all(|(_, m)| *m == Mark::Pending);
-    if !has_current
+    if no_current_phase
+        && !has_current
         && let Some(i) = marks.iter().position(|(_, m)| *m == Mark::Pending)
         && all_pending_after(i)
     {
@@ -175,7 +180,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         tail.push(Line::styled(l, t.style(Role::Text)));
     }
     let height = area.height.saturating_sub(2) as usize;
-    let marks = with_progress(marks(vsa, &app.data.skipped_stages), &app.data.progress);
+    let marks = with_progress(
+        marks(vsa, &app.data.skipped_stages),
+        &app.data.progress,
+        vsa.workflow.current_phase.is_none(),
+    );
     // On a short screen the stages scroll to keep the current (or selected) one in view
     // above the status lines.
     let room = height.saturating_sub(tail.len().min(3)).max(3);

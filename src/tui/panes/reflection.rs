@@ -51,13 +51,20 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             )
         }
     });
-    let kappa = c.clamp_kappa.map(|k| format!(" (κ {k})")).unwrap_or_default();
+    let kappa = c
+        .clamp_kappa
+        .map(|k| format!(" (κ {k})"))
+        .unwrap_or_default();
     lines.push(Line::from(vec![
         Span::styled("clamp ", t.style(Role::Muted)),
         Span::raw(format!("{}{kappa}", c.clamp_verdict)),
     ]));
     if !c.trajectory.is_empty() {
-        let text: Vec<String> = c.trajectory.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let text: Vec<String> = c
+            .trajectory
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         lines.push(Line::from(vec![
             Span::styled("trajectory ", t.style(Role::Muted)),
             Span::raw(clip(&text.join(" · "), width.saturating_sub(11))),
@@ -65,7 +72,13 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     }
     for (i, a) in c.attributions.iter().enumerate().take(5) {
         let role = if i == 0 { Role::Emphasis } else { Role::Text };
-        let head = format!("{}. {} {} — {}", i + 1, a.severity, a.category, a.description);
+        let head = format!(
+            "{}. {} {} — {}",
+            i + 1,
+            a.severity,
+            a.category,
+            a.description
+        );
         lines.push(Line::styled(clip(&head, width), t.style(role)));
         lines.push(Line::styled(
             clip(&format!("   evidence: {}", a.evidence), width),
@@ -143,7 +156,10 @@ fn grouped_rows(
             let name = g.unwrap_or("run-wide");
             out.push((
                 None,
-                Line::styled(clip(&format!("▾ {name} ({n})"), width), t.style(Role::Heading)),
+                Line::styled(
+                    clip(&format!("▾ {name} ({n})"), width),
+                    t.style(Role::Heading),
+                ),
             ));
             last = Some(g);
         }
