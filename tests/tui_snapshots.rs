@@ -130,3 +130,112 @@ fn youra_runs_from_the_corpus() {
         }
     }
 }
+
+/// The paper as the runtime delivers it: read and checked off the UI thread, then an event.
+fn open_paper(app: &mut App) {
+    let paper = youra::tui::paper::read_paper(&app.run.root).map(Box::new);
+    update(app, AppEvent::PaperRead(paper));
+}
+
+#[test]
+fn mid_run_lifecycle_tools_and_events() {
+    let run = common::mid_run::mid_run();
+    let app = app_for(run.path());
+    both("mid_default", &app);
+    for (key, name) in [('1', "lifecycle"), ('4', "events"), ('3', "reflection")] {
+        let mut app = app_for(run.path());
+        keys(&mut app, &format!("{key}z"));
+        both(&format!("mid_zoom_{name}"), &app);
+    }
+}
+
+#[test]
+fn tool_call_rows_have_their_own_style() {
+    let run = common::mid_run::mid_run();
+    let mut app = app_for(run.path());
+    keys(&mut app, "4z");
+    let mut term = Terminal::new(TestBackend::new(100, 20)).unwrap();
+    term.draw(|f| draw(&app, f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let row = (0..20)
+        .find(|&y| {
+            (0..100)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                .contains("⇄")
+        })
+        .expect("a tool call row");
+    let line: String = (0..100).map(|x| buf[(x, row)].symbol()).collect();
+    let x = line.chars().position(|c| c == '⇄').unwrap() as u16;
+    let want = app.theme.style(youra::tui::theme::Role::ToolCall).fg;
+    assert!(want.is_some());
+    assert_eq!(buf[(x + 2, row)].fg, want.unwrap(), "{line}");
+    assert!(
+        line.contains("tool_call search_papers scholar: 12 results"),
+        "{line}"
+    );
+}
+
+#[test]
+fn paper_view_marks_numbers_and_shows_their_source() {
+    let run = common::mid_run::mid_run();
+    let mut app = app_for(run.path());
+    open_paper(&mut app);
+    both("paper_view", &app);
+    // The marks are styles: 9,000 (unverified, selected) and 0.991 (measured) differ in role.
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    term.draw(|f| draw(&app, f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let find = |needle: &str| {
+        (0..24u16).find_map(|y| {
+            let line: String = (0..100).map(|x| buf[(x, y)].symbol()).collect();
+            line.find(needle)
+                .map(|b| (line[..b].chars().count() as u16, y))
+        })
+    };
+    use youra::tui::theme::Role;
+    let (x, y) = find("0.991").expect("0.991 on screen");
+    assert_eq!(buf[(x, y)].fg, app.theme.style(Role::Verified).fg.unwrap());
+    let (x, y) = find("0.97 ").expect("0.97 on screen");
+    assert_eq!(
+        buf[(x, y)].bg,
+        app.theme.style(Role::Unverified).bg.unwrap()
+    );
+    keys(&mut app, "\n");
+    both("paper_source_unverified", &app);
+    keys(&mut app, "NN");
+    both("paper_source_measured", &app);
+}
+
+#[test]
+fn escalation_card() {
+    let mut app = app_for(&example_run());
+    keys(&mut app, "E");
+    both("example_escalation_card", &app);
+}
+
+/// The Experiments pane follows `metrics.jsonl` as it grows: the reader's next read (what the
+/// watcher triggers) carries the new points, and the chart is drawn from them.
+#[test]
+fn metric_chart_grows_with_metrics_jsonl() {
+    let (_guard, dir) = temp_run(&example_run());
+    let mut app = app_for(&dir);
+    keys(&mut app, "5z");
+    both("live_chart_before", &app);
+    let before = app.data.metrics[0].series[0].1.len();
+    let path = dir.join("h-e1/results/metrics.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    for (step, acc) in [(14000, 0.993), (17000, 0.995), (20000, 0.996)] {
+        text.push_str(&format!("{{\"step\": {step}, \"test_accuracy\": {acc}}}\n"));
+    }
+    std::fs::write(&path, text).unwrap();
+    let run = app.run.clone();
+    let read = read_run(&run, &Store::new(&run.vsa));
+    update(&mut app, AppEvent::Loaded(Box::new(read)));
+    assert_eq!(app.data.metrics[0].series[0].1.len(), before + 3);
+    assert_eq!(
+        app.data.metrics[0].series[0].1.last(),
+        Some(&(20000.0, 0.996))
+    );
+    both("live_chart_after", &app);
+}

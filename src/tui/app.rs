@@ -79,6 +79,8 @@ pub enum AppEvent {
         lines: Result<Vec<ratatui::text::Line<'static>>, String>,
     },
     Loaded(Box<RunRead>),
+    /// The paper, its numbers checked against the registry (or why it cannot be shown).
+    PaperRead(Result<Box<super::paper::Paper>, String>),
     /// A write finished: a message for the status line, or the error.
     Written(Result<String, String>),
 }
@@ -93,6 +95,8 @@ pub enum Effect {
     Retake,
     /// Read and highlight a file for the viewer.
     OpenFile(std::path::PathBuf),
+    /// Read the run's paper and check its numbers (the sanitizer, off the UI thread).
+    OpenPaper,
     Mutate(Mutation),
     /// A steering verb (see `steer`), with its target and the researcher's reason.
     Steer {
@@ -121,6 +125,10 @@ pub struct Data {
     pub skipped_stages: Vec<crate::stage::Stage>,
     pub routing: Vec<String>,
     pub history_pending: bool,
+    /// The run's MCP servers and their health, for the status line.
+    pub servers: Vec<super::tools::Server>,
+    /// YouRA's recorded progress (`phases.*.status`, per-hypothesis loop statuses).
+    pub progress: super::progress::Progress,
 }
 
 pub struct App {
@@ -174,6 +182,8 @@ impl App {
             Some(Overlay::Help) => "help",
             Some(Overlay::Viewer(_)) => "viewer",
             Some(Overlay::Picker(_)) => "picker",
+            Some(Overlay::Paper(_)) => "paper",
+            Some(Overlay::Escalation) => "escalation",
             Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => "dialog",
             None => self.focus.mode(),
         }
@@ -215,6 +225,17 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
             Vec::new()
         }
         AppEvent::Key(key) => on_key(app, key),
+        AppEvent::PaperRead(paper) => {
+            match paper {
+                Ok(p) => {
+                    app.overlay = Some(Overlay::Paper(Box::new(
+                        super::dialogs::paper::PaperView::new(*p),
+                    )))
+                }
+                Err(e) => app.toast = Some((e, true)),
+            }
+            Vec::new()
+        }
         AppEvent::Opened { title, lines } => {
             match lines {
                 Ok(lines) => {
@@ -250,6 +271,8 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.skipped_stages = read.skipped_stages;
     app.data.routing = read.routing;
     app.data.history_pending = read.history_pending;
+    app.data.servers = read.servers;
+    app.data.progress = read.progress;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {
         app.data.last_seen = read.last_seen;

@@ -76,6 +76,20 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
             app.selected_mut(PaneId::Events, 0);
         }
         Command::OpenLog => open_log(app),
+        Command::OpenPaper => return vec![Effect::OpenPaper],
+        Command::OpenEscalation => {
+            if app
+                .data
+                .vsa
+                .as_ref()
+                .and_then(|s| panes::escalation::card(&s.doc))
+                .is_some()
+            {
+                app.overlay = Some(Overlay::Escalation);
+            } else {
+                app.toast = Some(("no escalation waits".into(), false));
+            }
+        }
         Command::CommandLine => {
             app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
                 verbs(),
@@ -199,6 +213,22 @@ fn open_log(app: &mut App) {
         return;
     };
     let id = ex.hypothesis.clone();
+    results_and_logs(app, id);
+}
+
+/// From the escalation card: the failed attempt's metrics and logs, without hunting for them.
+pub fn open_escalation_logs(app: &mut App) {
+    let card = app
+        .data
+        .vsa
+        .as_ref()
+        .and_then(|s| panes::escalation::card(&s.doc));
+    if let Some(c) = card {
+        results_and_logs(app, c.hypothesis);
+    }
+}
+
+fn results_and_logs(app: &mut App, id: String) {
     picker(app, &id.clone(), format!("results and logs of {id}"), |p| {
         p.components().any(|c| c.as_os_str() == "results")
             || p.extension().is_some_and(|e| e == "log")

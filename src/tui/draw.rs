@@ -15,14 +15,17 @@ use super::theme::Role;
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let banner_h = u16::from(app.banner.is_some());
-    let [status, banner, body, footer] = Layout::vertical([
+    let servers_h = u16::from(!app.data.servers.is_empty());
+    let [status, servers, banner, body, footer] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(servers_h),
         Constraint::Length(banner_h),
         Constraint::Min(0),
         Constraint::Length(1),
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(status_line(app)), status);
+    frame.render_widget(Paragraph::new(servers_line(app)), servers);
     if let Some(b) = &app.banner {
         frame.render_widget(
             Paragraph::new(Line::styled(
@@ -115,6 +118,32 @@ fn status_line(app: &App) -> Line<'static> {
                 v.revision,
                 v.project_name.as_deref().unwrap_or("run")
             ),
+            t.style(Role::Text),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The run's MCP servers and their health: one glance says whether the roles have tools.
+fn servers_line(app: &App) -> Line<'static> {
+    use super::tools::State;
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(" tools ", t.style(Role::Muted))];
+    for s in &app.data.servers {
+        let (mark, role) = match s.state {
+            State::Up => ("●", Role::Ok),
+            State::Down => ("✗", Role::GateFailed),
+            State::Unknown => ("?", Role::Muted),
+        };
+        let detail = match (s.state, s.tools, &s.error) {
+            (_, _, Some(e)) => format!(" ({})", panes::clip(e, 30)),
+            (State::Up, Some(n), None) => format!(" {n} tools"),
+            (State::Unknown, _, None) => " unknown".into(),
+            _ => String::new(),
+        };
+        spans.push(Span::styled(format!(" {mark} "), t.style(role)));
+        spans.push(Span::styled(
+            format!("{}{detail} ", s.name),
             t.style(Role::Text),
         ));
     }
@@ -293,6 +322,8 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
                 .border_style(t.style(Role::BorderFocus));
             frame.render_widget(Paragraph::new(lines).block(block), r);
         }
+        Overlay::Paper(v) => super::dialogs::paper::draw(v, t, frame, area),
+        Overlay::Escalation => panes::escalation::draw(app, frame, area),
         Overlay::Viewer(v) => {
             let r = area;
             frame.render_widget(Clear, r);

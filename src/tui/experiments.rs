@@ -171,6 +171,7 @@ mod tests {
             stage: None,
             text: "experiment_start h-e1".into(),
             from_history: false,
+            kind: Some("experiment_start".into()),
         };
         assert_eq!(
             state("h-e1", &[], std::slice::from_ref(&start)),

@@ -14,8 +14,10 @@ pub struct Filters {
 }
 
 impl Filters {
+    /// The records listed, grouped by hypothesis (run-wide records last) and, within a
+    /// hypothesis, by kind: the lessons browser shows each hypothesis's story together.
     pub fn memory<'a>(&self, records: &'a [MemoryRecord]) -> Vec<&'a MemoryRecord> {
-        records
+        let mut out: Vec<&MemoryRecord> = records
             .iter()
             .filter(|r| self.kind.is_none_or(|k| r.kind == k))
             .filter(|r| {
@@ -23,7 +25,9 @@ impl Filters {
                     r.hypothesis.as_ref() == Some(h) || r.to_hypothesis.as_ref() == Some(h)
                 })
             })
-            .collect()
+            .collect();
+        out.sort_by_key(|r| (group(r).is_none(), group(r), r.kind.as_str()));
+        out
     }
 
     pub fn events<'a>(&self, events: &'a [EventRow]) -> Vec<&'a EventRow> {
@@ -60,6 +64,11 @@ impl Filters {
             format!("[{}]", parts.join(", "))
         }
     }
+}
+
+/// The hypothesis a memory record belongs to in the lessons browser (`None`: run-wide).
+pub fn group(r: &MemoryRecord) -> Option<&str> {
+    r.hypothesis.as_deref().or(r.to_hypothesis.as_deref())
 }
 
 /// The next value of a cycling filter: none → each value present, in order → none.

@@ -76,6 +76,12 @@ commands! {
     OpenRecord = "open_record": "open the record",
     FilterActor = "filter_actor": "filter by actor",
     OpenLog = "open_log": "open the log",
+    OpenPaper = "open_paper": "the paper, its numbers checked",
+    OpenEscalation = "open_escalation": "the escalation card",
+    NextNumber = "next_number": "next number",
+    PrevNumber = "prev_number": "previous number",
+    NextUnverified = "next_unverified": "next unverified number",
+    ShowSource = "show_source": "where the number comes from",
     Pin = "pin": "pin the plan node",
     Veto = "veto": "veto the plan node",
     ForceNode = "force_node": "run this node next",
@@ -265,5 +271,8 @@ impl Keymap {
 }
 
 fn is_pane(mode: &str) -> bool {
-    !matches!(mode, "viewer" | "help" | "dialog" | "picker")
+    !matches!(
+        mode,
+        "viewer" | "help" | "dialog" | "picker" | "paper" | "escalation"
+    )
 }

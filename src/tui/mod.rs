@@ -10,11 +10,14 @@ pub mod filters;
 pub mod highlight;
 pub mod keymap;
 pub mod panes;
+pub mod paper;
 pub mod plan_view;
+pub mod progress;
 pub mod run_view;
 mod runtime;
 mod steering;
 pub mod theme;
+pub mod tools;
 pub mod watch;
 
 pub use runtime::{Options, run};

@@ -19,6 +19,8 @@ pub struct EventRow {
     pub stage: Option<String>,
     pub text: String,
     pub from_history: bool,
+    /// The `kind` of an `events.jsonl` line (`tool_call`, `routing`, …), for its style.
+    pub kind: Option<String>,
 }
 
 /// A read of the run. `vsa` is `Err` with a `file:line:col: message` when the file does not parse.
@@ -45,6 +47,10 @@ pub struct RunRead {
     pub skipped_stages: Vec<crate::stage::Stage>,
     /// Redesign, reset and skip directives, oldest first, as timeline lines.
     pub routing: Vec<String>,
+    /// The run's MCP servers and their health (`youra.toml`, `.youra/tools_health.json`).
+    pub servers: Vec<super::tools::Server>,
+    /// YouRA's recorded phase and loop statuses.
+    pub progress: super::progress::Progress,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -120,6 +126,7 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
             stage: h.phase.clone(),
             text: h.summary(),
             from_history: true,
+            kind: None,
         }));
     }
     // Newest first; entries without a time keep file order at the end.
@@ -142,7 +149,13 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         .as_ref()
         .map(|s| lifecycle_directives(&s.doc))
         .unwrap_or_default();
+    let progress = vsa
+        .as_ref()
+        .map(|s| super::progress::read(&s.doc))
+        .unwrap_or_default();
     RunRead {
+        servers: super::tools::read_servers(&run.root),
+        progress,
         history_pending,
         skipped_stages,
         routing,
@@ -170,7 +183,7 @@ fn read_events(path: &Path) -> Vec<EventRow> {
         .map(|v| {
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
             let kind = s("kind").unwrap_or_else(|| "event".into());
-            let mut parts = vec![kind];
+            let mut parts = vec![kind.clone()];
             for k in ["hypothesis", "result", "action", "message"] {
                 if let Some(x) = s(k) {
                     parts.push(x);
@@ -182,6 +195,7 @@ fn read_events(path: &Path) -> Vec<EventRow> {
                 stage: s("stage"),
                 text: parts.join(" "),
                 from_history: false,
+                kind: Some(kind),
             }
         })
         .collect()

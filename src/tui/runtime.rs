@@ -216,6 +216,13 @@ fn handle(
                     });
                 });
             }
+            Effect::OpenPaper => {
+                let (tx, root) = (ctx.tx.clone(), ctx.run.root.clone());
+                std::thread::spawn(move || {
+                    let paper = super::paper::read_paper(&root).map(Box::new);
+                    let _ = tx.send(AppEvent::PaperRead(paper));
+                });
+            }
             Effect::Mutate(m) => {
                 let (store, tx) = (Arc::clone(ctx.store), ctx.tx.clone());
                 std::thread::spawn(move || {

@@ -32,6 +32,12 @@ pub enum Role {
     Heading,
     Emphasis,
     Chart,
+    /// A number in the paper that no registry value supports.
+    Unverified,
+    /// A number in the paper that a measured value supports.
+    Verified,
+    /// A tool call (MCP) in the Events pane.
+    ToolCall,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -18,6 +18,10 @@ pub fn relevant(path: &Path) -> bool {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
+    // The engine's server health is the one file under `.youra/` that the screen shows.
+    if path.ends_with(super::tools::HEALTH_FILE) {
+        return true;
+    }
     let in_side_dir = path
         .components()
         .any(|c| c.as_os_str() == ".youra" || c.as_os_str() == "target" || c.as_os_str() == ".git");
@@ -70,7 +74,33 @@ mod tests {
         assert!(relevant(Path::new("/r/verification_state.yaml")));
         assert!(relevant(Path::new("/r/h-e1/results/metrics.jsonl")));
         assert!(!relevant(Path::new("/r/.youra/vsa.lock")));
+        assert!(relevant(Path::new("/r/.youra/tools_health.json")));
         assert!(!relevant(Path::new("/r/.verification_state.yaml.123.tmp")));
         assert!(!relevant(Path::new("/r/.verification_state.yaml.swp")));
+    }
+
+    /// The Experiments pane's chart is live only if a line appended to `metrics.jsonl` wakes
+    /// the reader: the watcher must report it as a change.
+    #[test]
+    fn an_appended_metrics_line_is_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("h-e1/results");
+        std::fs::create_dir_all(&results).unwrap();
+        let path = results.join("metrics.jsonl");
+        std::fs::write(&path, "{\"step\": 1, \"accuracy\": 0.1}\n").unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let _watcher = watch(&[dir.path().to_path_buf()], tx).unwrap();
+        // Let the watches settle, and drop anything the set-up itself reported.
+        std::thread::sleep(Duration::from_millis(200));
+        while rx.try_recv().is_ok() {}
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, "{{\"step\": 2, \"accuracy\": 0.4}}").unwrap();
+        drop(f);
+        let got = rx.recv_timeout(Duration::from_secs(5));
+        assert!(matches!(got, Ok(AppEvent::Changed)), "{got:?}");
     }
 }

@@ -2,6 +2,7 @@
 //! `:` command line and the text viewer. Each owns its state and its keys.
 
 pub mod edit;
+pub mod paper;
 pub mod picker;
 pub mod reason;
 pub mod render;
@@ -19,10 +20,16 @@ pub enum Overlay {
     CommandLine(Box<reason::ReasonDialog>),
     Viewer(Box<viewer::Viewer>),
     Picker(Box<picker::Picker>),
+    Paper(Box<paper::PaperView>),
+    /// The escalation card (drawn from the VSA as it is now, so it has no state of its own).
+    Escalation,
 }
 
 /// Keys while an overlay is open: its commands first, everything else is typing.
 pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
+    if matches!(app.overlay, Some(Overlay::Escalation)) {
+        return escalation_key(app, cmd);
+    }
     let Some(overlay) = app.overlay.as_mut() else {
         return Vec::new();
     };
@@ -41,6 +48,8 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
             key,
         ),
         Overlay::Picker(p) => p.on_key(cmd),
+        Overlay::Paper(v) => v.on_key(cmd),
+        Overlay::Escalation => Outcome::Stay,
     };
     match outcome {
         Outcome::Stay => Vec::new(),
@@ -49,6 +58,25 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
             Vec::new()
         }
         Outcome::Run(effect) => vec![effect],
+    }
+}
+
+/// The card decides through the same steering dialogs as the Reflection pane's keys: the
+/// reason dialog replaces the card, and the write's outcome shows in the footer.
+fn escalation_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
+    match cmd {
+        Some(Command::Close | Command::Cancel) => {
+            app.overlay = None;
+            Vec::new()
+        }
+        Some(c @ (Command::Approve | Command::Reject | Command::Override)) => {
+            super::commands::run(app, c)
+        }
+        Some(Command::OpenLog) => {
+            super::commands::open_escalation_logs(app);
+            Vec::new()
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -38,7 +38,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                     format!("{:<10} ", clip(&e.actor, 10)),
                     t.style(Role::Emphasis),
                 ),
-                Span::raw(clip(&e.text, width.saturating_sub(24))),
+                text_span(app, e, width.saturating_sub(24)),
             ];
             if i == sel && app.focus == PaneId::Events {
                 spans = spans
@@ -56,6 +56,20 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         );
     } else {
         frame.render_widget(Paragraph::new(lines), inner);
+    }
+}
+
+/// The event's text, styled by its kind: a tool call (MCP) stands apart from the stage
+/// events around it, marked in text too for terminals without colour.
+fn text_span(app: &App, e: &crate::tui::run_view::EventRow, width: usize) -> Span<'static> {
+    let t = &app.theme;
+    match e.kind.as_deref() {
+        Some("tool_call") => Span::styled(
+            clip(&format!("⇄ {}", e.text), width),
+            t.style(Role::ToolCall),
+        ),
+        Some("error") => Span::styled(clip(&e.text, width), t.style(Role::GateFailed)),
+        _ => Span::raw(clip(&e.text, width)),
     }
 }
 

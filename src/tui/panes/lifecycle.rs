@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::{block, clip};
 use crate::stage::Stage;
 use crate::tui::app::{App, PaneId};
+use crate::tui::progress::{self, Progress};
 use crate::tui::theme::Role;
 use crate::vsa::Vsa;
 use crate::vsa::enums::WorkflowStatus;
@@ -49,6 +50,68 @@ pub fn marks(vsa: &Vsa, skipped: &[Stage]) -> Vec<(Stage, Mark)> {
                 _ => Mark::Pending,
             };
             (s, m)
+        })
+        .collect()
+}
+
+/// The marks corrected by what the engine recorded (YouRA's `phases.<key>.status` and the
+/// per-hypothesis loop statuses): a stage recorded COMPLETED is done and one recorded
+/// SKIPPED is skipped, whatever `current_phase` implies; a failure stays visible. When the
+/// VSA names no `current_phase` (a run the engine just started), the first stage not behind
+/// the run is the current one.
+pub fn with_progress(
+    mut marks: Vec<(Stage, Mark)>,
+    p: &Progress,
+    no_current_phase: bool,
+) -> Vec<(Stage, Mark)> {
+    if p.is_empty() {
+        return marks;
+    }
+    for (stage, mark) in marks.iter_mut() {
+        if *mark == Mark::Failed {
+            continue;
+        }
+        match p.phase(*stage) {
+            Some(st) if progress::is_skipped(st) => *mark = Mark::Skipped,
+            Some(st) if progress::is_done(st) => *mark = Mark::Done,
+            _ if p.loop_done(*stage) => *mark = Mark::Done,
+            _ => {}
+        }
+    }
+    let has_current = marks
+        .iter()
+        .any(|(_, m)| matches!(m, Mark::Current | Mark::Failed));
+    let all_pending_after = |i: usize| marks[i..].iter().all(|(_, m)| *m == Mark::Pending);
+    if no_current_phase
+        && !has_current
+        && let Some(i) = marks.iter().position(|(_, m)| *m == Mark::Pending)
+        && all_pending_after(i)
+    {
+        marks[i].1 = Mark::Current;
+    }
+    marks
+}
+
+/// One line per sub-hypothesis with recorded loop statuses: "h-e1 design ✓ plan ▶ run ·".
+pub fn loop_lines(p: &Progress, width: usize) -> Vec<String> {
+    p.loops
+        .iter()
+        .map(|(id, st)| {
+            let parts: Vec<String> = progress::LOOP
+                .iter()
+                .zip(st)
+                .map(|((_, _, short), s)| {
+                    let sym = match s.as_deref() {
+                        Some(x) if progress::is_skipped(x) => "↷",
+                        Some(x) if progress::is_done(x) => "✓",
+                        Some(x) if x.eq_ignore_ascii_case("IN_PROGRESS") => "▶",
+                        Some(x) if x.eq_ignore_ascii_case("FAILED") => "✗",
+                        _ => "·",
+                    };
+                    format!("{short} {sym}")
+                })
+                .collect();
+            clip(&format!("{id}: {}", parts.join(" ")), width)
         })
         .collect()
 }
@@ -113,8 +176,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     for r in app.data.routing.iter().rev().take(3) {
         tail.push(Line::styled(clip(r, width), t.style(Role::Muted)));
     }
+    for l in loop_lines(&app.data.progress, width) {
+        tail.push(Line::styled(l, t.style(Role::Text)));
+    }
     let height = area.height.saturating_sub(2) as usize;
-    let marks = marks(vsa, &app.data.skipped_stages);
+    let marks = with_progress(
+        marks(vsa, &app.data.skipped_stages),
+        &app.data.progress,
+        vsa.workflow.current_phase.is_none(),
+    );
     // On a short screen the stages scroll to keep the current (or selected) one in view
     // above the status lines.
     let room = height.saturating_sub(tail.len().min(3)).max(3);

@@ -1,6 +1,7 @@
 //! One module per pane: its rendering from `App` and the commands it offers (the footer and
 //! the help overlay are built from the keymap for the pane's mode).
 
+pub mod escalation;
 pub mod events;
 pub mod experiments;
 pub mod gates;

@@ -6,128 +6,84 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, clip, scroll_for};
+use super::{block, clip, escalation, scroll_for};
+use crate::rundir::memory::MemoryRecord;
 use crate::tui::app::{App, PaneId};
+use crate::tui::filters::group;
+use crate::tui::keymap::Command;
 use crate::tui::theme::Role;
-use crate::yaml::Node;
 
-/// The escalation card's lines, read from `workflow.pending_escalation`.
+/// The escalation card, compact for the pane: what waits and the keys that decide it first,
+/// then the route, the trajectory and the top attributions (the full card is an overlay).
 pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(snap) = app.data.vsa.as_ref() else {
+    let Some(c) = app.data.vsa.as_ref().and_then(|s| escalation::card(&s.doc)) else {
         return Vec::new();
     };
-    let Some(esc) = snap
-        .doc
-        .root
-        .as_ref()
-        .and_then(|r| r.get("workflow"))
-        .and_then(|w| w.get("pending_escalation"))
-        .filter(|n| !n.is_null())
-    else {
-        return Vec::new();
-    };
-    let f = |k: &str| esc.get(k).and_then(Node::as_str).unwrap_or("-").to_string();
     let mut lines = vec![Line::styled(
         clip(
             &format!(
                 "ESCALATION {} · {} proposes {}",
-                f("id"),
-                f("hypothesis"),
-                f("proposed_action")
+                c.id, c.hypothesis, c.proposed_action
             ),
             width,
         ),
         t.style(Role::Attention),
     )];
-    let kappa = esc
-        .get("clamp_kappa")
-        .and_then(|n| n.as_scalar())
-        .map(|s| format!(" (κ {})", s.text))
+    // The decision (or the keys that make it) is what the researcher needs first.
+    lines.push(match &c.decision {
+        Some((verdict, by, reason)) => Line::styled(
+            clip(&format!("decided: {verdict} by {by} — {reason}"), width),
+            t.style(Role::Ok),
+        ),
+        None => {
+            let card_key = app
+                .keymap
+                .key_for("reflection", Command::OpenEscalation)
+                .map(|k| format!(" · {k} card"))
+                .unwrap_or_default();
+            Line::styled(
+                clip(
+                    &format!("{}{card_key}", escalation::decide_keys(app, "reflection")),
+                    width,
+                ),
+                t.style(Role::Key),
+            )
+        }
+    });
+    let kappa = c
+        .clamp_kappa
+        .map(|k| format!(" (κ {k})"))
         .unwrap_or_default();
     lines.push(Line::from(vec![
         Span::styled("clamp ", t.style(Role::Muted)),
-        Span::raw(format!("{}{kappa}", f("clamp_verdict"))),
+        Span::raw(format!("{}{kappa}", c.clamp_verdict)),
     ]));
-    if let Some(tr) = esc.get("trajectory").filter(|n| !n.is_null()) {
-        let g = |k: &str| {
-            tr.get(k)
-                .and_then(|n| n.as_scalar())
-                .map_or("-".to_string(), |s| s.text.clone())
-        };
-        let text = format!(
-            "{} · D {} · S {} · vol {}",
-            g("signature"),
-            g("decay"),
-            g("slope"),
-            g("volatility")
-        );
+    if !c.trajectory.is_empty() {
+        let text: Vec<String> = c
+            .trajectory
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         lines.push(Line::from(vec![
             Span::styled("trajectory ", t.style(Role::Muted)),
-            Span::raw(clip(&text, width.saturating_sub(11))),
+            Span::raw(clip(&text.join(" · "), width.saturating_sub(11))),
         ]));
     }
-    if let Some(items) = esc.get("attributions").and_then(Node::as_seq) {
-        for (i, a) in items.iter().enumerate().take(5) {
-            let g = |k: &str| {
-                a.get(k)
-                    .and_then(|n| n.as_scalar())
-                    .map(|s| s.text.clone())
-                    .unwrap_or_default()
-            };
-            let role = if i == 0 { Role::Emphasis } else { Role::Text };
-            lines.push(Line::styled(
-                clip(
-                    &format!(
-                        "{}. {} {} — {}",
-                        i + 1,
-                        g("severity"),
-                        g("category"),
-                        g("description")
-                    ),
-                    width,
-                ),
-                t.style(role),
-            ));
-            lines.push(Line::styled(
-                clip(&format!("   evidence: {}", g("evidence")), width),
-                t.style(Role::Muted),
-            ));
-        }
-    }
-    match esc.get("decision").filter(|d| !d.is_null()) {
-        Some(d) => {
-            let g = |k: &str| d.get(k).and_then(Node::as_str).unwrap_or("-").to_string();
-            lines.push(Line::styled(
-                clip(
-                    &format!("decided: {} by {} — {}", g("verdict"), g("by"), g("reason")),
-                    width,
-                ),
-                t.style(Role::Ok),
-            ));
-        }
-        None => {
-            let key = |c| {
-                app.keymap
-                    .key_for("reflection", c)
-                    .map(|k| k.to_string())
-                    .unwrap_or_default()
-            };
-            use crate::tui::keymap::Command::{Approve, Override, Reject};
-            lines.push(Line::styled(
-                format!(
-                    "{} approve · {} reject · {} override",
-                    key(Approve),
-                    key(Reject),
-                    key(Override)
-                ),
-                t.style(Role::Key),
-            ));
-        }
-    }
-    // The decision (or the keys that make it) is what the researcher needs first.
-    if let Some(last) = lines.pop() {
-        lines.insert(1, last);
+    for (i, a) in c.attributions.iter().enumerate().take(5) {
+        let role = if i == 0 { Role::Emphasis } else { Role::Text };
+        let head = format!(
+            "{}. {} {} — {}",
+            i + 1,
+            a.severity,
+            a.category,
+            a.description
+        );
+        lines.push(Line::styled(clip(&head, width), t.style(role)));
+        lines.push(Line::styled(
+            clip(&format!("   evidence: {}", a.evidence), width),
+            t.style(Role::Muted),
+        ));
     }
     lines
 }
@@ -163,31 +119,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     }
-    let first = scroll_for(sel, list_area.height as usize);
-    let rows: Vec<Line> = records
-        .iter()
-        .enumerate()
+    let rows = grouped_rows(app, &records, sel, width);
+    // Scroll over the drawn rows (group headings included) to keep the selection in view.
+    let sel_row = rows.iter().position(|(i, _)| *i == Some(sel)).unwrap_or(0);
+    let first = scroll_for(sel_row, list_area.height as usize);
+    let rows: Vec<Line> = rows
+        .into_iter()
         .skip(first)
         .take(list_area.height as usize)
-        .map(|(i, r)| {
-            let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-            let text = clip(
-                &format!(
-                    "{:<10} {:<8} {:<8} {}",
-                    r.kind.as_str(),
-                    o(&r.hypothesis),
-                    o(&r.final_status),
-                    r.id
-                ),
-                width,
-            );
-            let style = if i == sel {
-                t.style(Role::Selected)
-            } else {
-                t.style(Role::Text)
-            };
-            Line::styled(text, style)
-        })
+        .map(|(_, l)| l)
         .collect();
     frame.render_widget(Paragraph::new(rows), list_area);
     if let Some(rec) = records.get(sel) {
@@ -197,4 +137,44 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             preview_area,
         );
     }
+}
+
+/// The record list with a heading line per hypothesis; each row says which record it is.
+fn grouped_rows(
+    app: &App,
+    records: &[&MemoryRecord],
+    sel: usize,
+    width: usize,
+) -> Vec<(Option<usize>, Line<'static>)> {
+    let t = &app.theme;
+    let mut out = Vec::new();
+    let mut last: Option<Option<&str>> = None;
+    for (i, r) in records.iter().enumerate() {
+        let g = group(r);
+        if last != Some(g) {
+            let n = records.iter().filter(|x| group(x) == g).count();
+            let name = g.unwrap_or("run-wide");
+            out.push((
+                None,
+                Line::styled(
+                    clip(&format!("▾ {name} ({n})"), width),
+                    t.style(Role::Heading),
+                ),
+            ));
+            last = Some(g);
+        }
+        let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let text = clip(
+            &format!(
+                "  {:<10} {:<8} {}",
+                r.kind.as_str(),
+                o(&r.final_status),
+                r.id
+            ),
+            width,
+        );
+        let style = t.style(if i == sel { Role::Selected } else { Role::Text });
+        out.push((Some(i), Line::styled(text, style)));
+    }
+    out
 }

@@ -1,0 +1,258 @@
+//! The paper as the paper view shows it: the manuscript's lines and every number checked
+//! against the ground-truth registry by `report`'s sanitizer. Read on a worker thread (the
+//! sanitizer scans every line); the dialog gets the result as data.
+
+use std::path::{Path, PathBuf};
+
+use crate::report::markdown::{self, LineKind};
+use crate::report::numbers;
+use crate::report::registry::Registry;
+use crate::report::verify::{self, Nearest, Written};
+
+/// Where a number of the paper comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A registry value states it.
+    Measured {
+        key: String,
+        value: f64,
+        location: String,
+    },
+    /// No registry value does; the closest one, when the registry has any. `replaced` when the
+    /// sanitizer turns it into `---` (a table cell), else it is listed (prose).
+    Unverified {
+        nearest: Option<Nearest>,
+        replaced: bool,
+    },
+}
+
+/// One number on one line of the paper, by character position (for drawing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperNumber {
+    /// 0-based line index into [`Paper::lines`].
+    pub line: usize,
+    /// 0-based character columns, end exclusive.
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+    pub source: Source,
+}
+
+impl PaperNumber {
+    pub fn unverified(&self) -> bool {
+        matches!(self.source, Source::Unverified { .. })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paper {
+    /// The file shown, relative to the run.
+    pub file: String,
+    /// Which registry the numbers were checked against, for the view's header.
+    pub registry_note: String,
+    pub lines: Vec<String>,
+    pub numbers: Vec<PaperNumber>,
+}
+
+impl Paper {
+    pub fn unverified_count(&self) -> usize {
+        self.numbers.iter().filter(|n| n.unverified()).count()
+    }
+}
+
+/// The manuscript to show: the refined one when it exists, else the draft.
+pub fn paper_file(root: &Path) -> Option<PathBuf> {
+    ["paper/06_paper_final.md", "paper/06_paper.md"]
+        .iter()
+        .map(|p| root.join(p))
+        .find(|p| p.is_file())
+}
+
+/// Read the run's paper and check its numbers. The registry is `paper/065_ground_truth.yaml`;
+/// without one (a draft before Fact Review), it is built from the measured results, as
+/// `youra report check` does, so the marks still mean "no measured value says this".
+pub fn read_paper(root: &Path) -> Result<Paper, String> {
+    let path = paper_file(root).ok_or_else(|| {
+        "no paper yet: paper/06_paper_final.md and paper/06_paper.md are absent".to_string()
+    })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let reg_path = root.join("paper/065_ground_truth.yaml");
+    let (registry, registry_note) = match crate::report::registry_yaml::load(&reg_path) {
+        Ok(r) => (r, "paper/065_ground_truth.yaml".to_string()),
+        Err(loaded) => match crate::report::registry_build::build(root) {
+            Ok(r) => (
+                r,
+                format!("values measured in the run ({loaded}; built from results)"),
+            ),
+            Err(e) => (Registry::empty(), format!("no registry: {loaded}; {e}")),
+        },
+    };
+    let rel = path.strip_prefix(root).unwrap_or(&path);
+    Ok(Paper {
+        file: rel.display().to_string(),
+        registry_note,
+        lines: text
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+            .collect(),
+        numbers: check(&text, &registry, verify::DEFAULT_TOLERANCE),
+    })
+}
+
+/// Every checked number of `markdown` (prose and table bodies, as the sanitizer checks them),
+/// with its source. The sanitizer decides which are unverified, so the view and
+/// `youra report check` can never disagree.
+pub fn check(markdown: &str, registry: &Registry, tolerance: f64) -> Vec<PaperNumber> {
+    let report = crate::report::sanitize(markdown, registry, tolerance);
+    let mut out = Vec::new();
+    for line in markdown::lines(markdown) {
+        if !matches!(line.kind, LineKind::Prose | LineKind::TableRow { .. }) {
+            continue;
+        }
+        let text = &markdown[line.start..line.end];
+        for n in numbers::scan(text) {
+            let column = markdown::column(markdown, line.start, line.start + n.start);
+            let at = |l: usize, c: usize| l == line.number && c == column;
+            let replaced = report.replacements.iter().find(|r| at(r.line, r.column));
+            let prose = report
+                .unverified_prose
+                .iter()
+                .find(|u| at(u.line, u.column));
+            let source = match (replaced, prose) {
+                (Some(r), _) => Source::Unverified {
+                    nearest: r.nearest.clone(),
+                    replaced: true,
+                },
+                (None, Some(u)) => Source::Unverified {
+                    nearest: u.nearest.clone(),
+                    replaced: false,
+                },
+                (None, None) => match measured(&n, registry, tolerance) {
+                    Some(s) => s,
+                    None => continue,
+                },
+            };
+            let start = column - 1;
+            out.push(PaperNumber {
+                line: line.number - 1,
+                start,
+                end: start + text[n.start..n.end].chars().count(),
+                text: text[n.start..n.end].to_string(),
+                source,
+            });
+        }
+    }
+    out
+}
+
+/// The registry entry a verified number states (a `%` column is tried as a percentage too).
+fn measured(n: &numbers::Number, registry: &Registry, tolerance: f64) -> Option<Source> {
+    let entry = verify::find(&Written::of(n, false), registry, tolerance)
+        .or_else(|| verify::find(&Written::of(n, true), registry, tolerance))?;
+    Some(Source::Measured {
+        key: entry.key.clone(),
+        value: entry.value,
+        location: entry.location(),
+    })
+}
+
+/// The source as the view's popup says it, one line each.
+pub fn describe(n: &PaperNumber) -> Vec<String> {
+    let v = crate::report::registry::format_value;
+    match &n.source {
+        Source::Measured {
+            key,
+            value,
+            location,
+        } => vec![
+            format!("{} = {} (measured)", n.text, v(*value)),
+            format!("key: {key}"),
+            format!("source: {location}"),
+        ],
+        Source::Unverified { nearest, replaced } => {
+            let what = if *replaced {
+                "unverified: the sanitizer replaces this table cell with ---"
+            } else {
+                "unverified: no measured value states this number"
+            };
+            let near = match nearest {
+                Some(x) => format!(
+                    "nearest measured value {} ({}), {:.1}% off",
+                    v(x.value),
+                    x.key,
+                    x.relative_diff * 100.0
+                ),
+                None => "the registry has no values to compare with".into(),
+            };
+            let loc = nearest.as_ref().map(|x| format!("source: {}", x.location));
+            [Some(format!("{} — {what}", n.text)), Some(near), loc]
+                .into_iter()
+                .flatten()
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::registry::Entry;
+
+    fn registry() -> Registry {
+        Registry {
+            entries: vec![
+                Entry::new("h-e1.results.accuracy".into(), 0.9912)
+                    .with_origin("h-e1/results/metrics.jsonl", "line 4: /accuracy".into()),
+                Entry::new("h-e1.results.onset_step".into(), 11200.0),
+            ],
+            ..Registry::empty()
+        }
+    }
+
+    #[test]
+    fn numbers_are_marked_by_what_the_registry_says() {
+        let md = "# Results\n\nAccuracy reached 0.991 at step 11,200 and 0.75 after.\n\n\
+                  | run | acc |\n|---|---|\n| a | 0.42 |\n";
+        let found = check(md, &registry(), verify::DEFAULT_TOLERANCE);
+        let got: Vec<(usize, usize, &str, bool)> = found
+            .iter()
+            .map(|n| (n.line, n.start, n.text.as_str(), n.unverified()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, 17, "0.991", false),
+                (2, 31, "11,200", false),
+                (2, 42, "0.75", true),
+                (6, 6, "0.42", true),
+            ]
+        );
+        let lines = describe(&found[0]);
+        assert_eq!(lines[1], "key: h-e1.results.accuracy");
+        assert_eq!(
+            lines[2],
+            "source: h-e1/results/metrics.jsonl#line 4: /accuracy"
+        );
+        assert!(matches!(
+            found[3].source,
+            Source::Unverified { replaced: true, .. }
+        ));
+        assert!(describe(&found[2])[1].starts_with("nearest measured value 0.9912"));
+    }
+
+    #[test]
+    fn the_refined_paper_wins_over_the_draft() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_paper(dir.path()).unwrap_err().contains("no paper yet"));
+        std::fs::create_dir_all(dir.path().join("paper")).unwrap();
+        std::fs::write(dir.path().join("paper/06_paper.md"), "draft 1.5\n").unwrap();
+        assert_eq!(read_paper(dir.path()).unwrap().file, "paper/06_paper.md");
+        std::fs::write(dir.path().join("paper/06_paper_final.md"), "final\n").unwrap();
+        let p = read_paper(dir.path()).unwrap();
+        assert_eq!(
+            (p.file.as_str(), p.lines[0].as_str()),
+            ("paper/06_paper_final.md", "final")
+        );
+    }
+}
