@@ -187,7 +187,8 @@ fn the_prompt_names_every_variable() {
         "PARENT PLAN",
         "reward 0.4",
         "accuracy short by 0.1",
-        "up to 3 child plans",
+        "up to 3\nchild plans",
+        "at most 3 children",
     ] {
         assert!(p.contains(want), "{want}");
     }
