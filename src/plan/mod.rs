@@ -14,6 +14,7 @@
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
 //!   `rng.rs` seeded draws
 
+pub mod bench;
 mod budget;
 mod charge;
 mod directives;
@@ -29,6 +30,7 @@ mod rng;
 mod save;
 mod select;
 mod selection;
+pub mod sim;
 mod structure;
 mod tree;
 mod values;
