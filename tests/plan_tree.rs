@@ -6,9 +6,11 @@
 use std::fs;
 use std::path::Path;
 
+use youra::llm::ledger::{Ledger, LedgerRow, PriceTable};
 use youra::plan::{
     Action, Budget, DELTA, Draft, MAX_CHILDREN, NodeId, NodeStatus, Packet, PlanError, PlanTree,
-    Plans, Policy, Prior, REEXPAND_LIMIT, XorShift64, load, node_dir, save_budget, select,
+    Plans, Policy, Prior, REEXPAND_LIMIT, XorShift64, charge_from_ledger, load, node_dir,
+    save_budget, select,
 };
 
 fn draft(p: f64, n: usize) -> Draft {
@@ -274,4 +276,206 @@ fn kill_after_any_prefix_of_a_save_then_resume() {
     let end = load(run.path(), Plans::Read).unwrap();
     assert!(end.warnings.is_empty(), "{:?}", end.warnings);
     assert!(end.tree.len() > 5);
+}
+
+/// Actions completed in a committed tree: outcomes recorded plus expansions. A step's draws
+/// come from (seed, this count), so a step redone after a kill draws what it drew before.
+fn actions_done(t: &PlanTree) -> u64 {
+    t.nodes()
+        .iter()
+        .map(|n| u64::from(n.status.has_reward()) + u64::from(n.expansions))
+        .sum()
+}
+
+/// A node's place: the child indices from the root (`0.2.1`). Ids are not comparable across
+/// a kill (the names of folders an interrupted expansion left are never reused), places are.
+fn place(t: &PlanTree, id: &NodeId) -> String {
+    let path = t.path_to(id).unwrap();
+    let mut out = vec!["0".to_string()];
+    for pair in path.windows(2) {
+        let parent = t.get(&pair[0]).unwrap();
+        let i = parent.children.iter().position(|c| *c == pair[1]).unwrap();
+        out.push(i.to_string());
+    }
+    out.join(".")
+}
+
+/// `shape` by place instead of id, in display order.
+fn placed_shape(t: &PlanTree) -> Vec<String> {
+    t.preorder()
+        .into_iter()
+        .map(|(depth, n)| {
+            format!(
+                "{depth} {} {} {} {} {} {} {:.9} {:?} {:?}",
+                place(t, &n.id),
+                n.status.name(),
+                n.pinned,
+                n.vetoed,
+                n.expansions,
+                n.stats.visits,
+                n.stats.q,
+                n.reward(),
+                n.prior.estimate,
+            )
+        })
+        .collect()
+}
+
+/// One step whose draws come from (seed, actions done) and whose rewards come from the
+/// executed node's place: a deterministic function of the committed tree.
+fn seeded_step(t: &mut PlanTree, seed: u64) -> Option<Vec<NodeId>> {
+    let k = actions_done(t);
+    let mut budget = Budget::tokens(400_000);
+    budget.used_tokens = k * 20_000;
+    let mut rng = XorShift64::new(seed ^ (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    match select(t, &budget, REEXPAND_LIMIT, &mut rng).action {
+        Action::Execute { node } => {
+            let h = place(t, &node)
+                .bytes()
+                .fold(seed, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+            let reward = (h % 100) as f64 / 100.0;
+            Some(
+                t.record_outcome(&node, packet(reward, 0), DELTA)
+                    .unwrap()
+                    .changed,
+            )
+        }
+        Action::Expand { node } | Action::Widen { node } => {
+            let drafts = vec![draft(0.4, 1), draft(0.8, 2)];
+            let mut ids = t.expand(&node, drafts, MAX_CHILDREN, "t").unwrap();
+            ids.push(node);
+            Some(ids)
+        }
+        Action::Exhausted => None,
+    }
+}
+
+fn fresh(run: &Path) -> PlanTree {
+    let mut t = PlanTree::new();
+    t.add_root(draft(0.5, 0), "t");
+    t.save_all(run).unwrap();
+    t
+}
+
+#[test]
+fn a_killed_search_resumes_to_the_same_result_as_an_uninterrupted_one() {
+    const SEED: u64 = 7;
+    let clean = tempfile::tempdir().unwrap();
+    let mut t = fresh(clean.path());
+    while let Some(ids) = seeded_step(&mut t, SEED) {
+        t.save(clean.path(), &ids).unwrap();
+        if actions_done(&t) >= 16 {
+            break;
+        }
+    }
+    let want = load(clean.path(), Plans::Read).unwrap().tree;
+    let target = actions_done(&want);
+    assert!(target >= 16 && want.len() > 8, "{target} {}", want.len());
+
+    for kill_at in [1, 4, 9, 13] {
+        let run = tempfile::tempdir().unwrap();
+        let mut t = fresh(run.path());
+        for _ in 0..kill_at {
+            let ids = seeded_step(&mut t, SEED).unwrap();
+            t.save(run.path(), &ids).unwrap();
+        }
+        // The kill: half of the next save lands, a temp file of an interrupted replace is
+        // left behind, and a node file that is not the commit point is torn.
+        let mut next = t.clone();
+        let ids = seeded_step(&mut next, SEED).unwrap();
+        let writes = next.writes(&ids).unwrap();
+        youra::plan::apply_writes(run.path(), &writes[..writes.len() / 2]).unwrap();
+        let root = node_dir(run.path(), &NodeId::new("n-0001").unwrap());
+        fs::write(root.join(".stats.json.4242.0.tmp"), "{\"vis").unwrap();
+        let stats = fs::read(root.join("stats.json")).unwrap();
+        fs::write(root.join("stats.json"), &stats[..stats.len() / 2]).unwrap();
+        drop((t, next));
+
+        // The restart reads what is on disk and carries on.
+        let mut l = load(run.path(), Plans::Read).unwrap().tree;
+        assert_eq!(
+            actions_done(&l),
+            kill_at as u64,
+            "the torn step is not counted"
+        );
+        while actions_done(&l) < target {
+            let ids = seeded_step(&mut l, SEED).unwrap();
+            l.save(run.path(), &ids).unwrap();
+        }
+        assert_eq!(
+            placed_shape(&l),
+            placed_shape(&want),
+            "killed after step {kill_at}"
+        );
+        let back = load(run.path(), Plans::Read).unwrap().tree;
+        assert_eq!(
+            placed_shape(&back),
+            placed_shape(&want),
+            "reloaded, step {kill_at}"
+        );
+    }
+}
+
+fn row(node: Option<&str>, input: u64, output: u64) -> LedgerRow {
+    LedgerRow {
+        time: "2026-03-17T10:00:00Z".into(),
+        role: "reflector".into(),
+        stage: "plan".into(),
+        model: "m".into(),
+        input_tokens: input,
+        output_tokens: output,
+        plan_node: node.map(str::to_string),
+    }
+}
+
+#[test]
+fn the_budget_is_charged_from_the_ledger_once() {
+    let run = tempfile::tempdir().unwrap();
+    let path = run.path().join("ledger.tsv");
+    let ledger = Ledger::new(path.clone(), PriceTable::default());
+    ledger.append(&row(Some("n-0001"), 1000, 200)).unwrap();
+    ledger.append(&row(None, 50, 50)).unwrap();
+    // A kill mid-append: the last row has no newline yet.
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut f, b"2026-03-17T10:02:00Z\tcoder\texec\tm\t7").unwrap();
+
+    let mut b = Budget::tokens(10_000);
+    let c = charge_from_ledger(run.path(), &mut b, None).unwrap();
+    assert_eq!((c.rows, c.tokens, c.torn), (2, 1300, true));
+    assert_eq!(b.used_tokens, 1300);
+    assert_eq!(b.node_tokens["n-0001"], 1200);
+    save_budget(run.path(), &b).unwrap();
+
+    // A restart charges nothing twice.
+    let mut again = load(run.path(), Plans::Skip).unwrap().budget.unwrap();
+    let c = charge_from_ledger(run.path(), &mut again, None).unwrap();
+    assert_eq!((c.rows, again.used_tokens), (0, 1300));
+
+    // The torn row completes; a charge computed but killed before its save is redone once.
+    std::io::Write::write_all(&mut f, b"00\t0\t0.0\tn-0002\n").unwrap();
+    ledger.append(&row(Some("n-0001"), 10, 0)).unwrap();
+    let mut lost = again.clone();
+    charge_from_ledger(run.path(), &mut lost, None).unwrap();
+    let mut b = load(run.path(), Plans::Skip).unwrap().budget.unwrap();
+    let c = charge_from_ledger(run.path(), &mut b, None).unwrap();
+    assert_eq!((c.rows, c.tokens, c.torn), (2, 710, false));
+    assert_eq!(b, lost);
+    assert_eq!(b.used_tokens, 2010);
+    assert_eq!(
+        (b.node_tokens["n-0001"], b.node_tokens["n-0002"]),
+        (1210, 700)
+    );
+    assert_eq!(b.ledger_offset, fs::metadata(&path).unwrap().len());
+
+    // Wall time counts only with a time limit, from the first charge on.
+    b.time_budget_secs = Some(100.0);
+    charge_from_ledger(run.path(), &mut b, Some(1000.0)).unwrap();
+    let c = charge_from_ledger(run.path(), &mut b, Some(1060.0)).unwrap();
+    assert_eq!((c.secs, b.used_secs), (60.0, 60.0));
+
+    // A ledger replaced by a shorter one is not guessed at.
+    fs::write(&path, "time\n").unwrap();
+    let e = charge_from_ledger(run.path(), &mut b, None).unwrap_err();
+    assert!(matches!(e, PlanError::LedgerShrank { .. }), "{e}");
+    assert!(e.to_string().contains("set ledger_offset to 0"), "{e}");
 }

@@ -31,9 +31,13 @@ pub struct TaskSpec {
     pub exec_cost: (u64, u64),
     /// The root's true reward: uniform in [lo, hi).
     pub root_reward: (f64, f64),
-    /// A child's true reward = parent's + N(drift, step_sd), clamped to [0, 1]: most
-    /// changes do not help, a few help a lot.
-    pub drift: f64,
+    /// A direction's ceiling: what refining it can reach. The root's is its reward plus
+    /// uniform [lo, hi); a child's is its parent's + N(0, ceiling_sd): a new direction.
+    pub headroom: (f64, f64),
+    pub ceiling_sd: f64,
+    /// A child closes this share of the gap to its ceiling, ± N(0, step_sd): refining a
+    /// direction has diminishing returns, so a search can sit on a local optimum.
+    pub pull: f64,
     pub step_sd: f64,
     /// Observed reward = true + N(0, noise), clamped.
     pub noise: f64,
@@ -48,8 +52,10 @@ impl Default for TaskSpec {
             expand_cost: (30_000, 60_000),
             exec_cost: (25_000, 45_000),
             root_reward: (0.15, 0.45),
-            drift: -0.03,
-            step_sd: 0.12,
+            headroom: (0.1, 0.5),
+            ceiling_sd: 0.12,
+            pull: 0.3,
+            step_sd: 0.08,
             noise: 0.05,
             prior_skill: 1.5,
         }
@@ -61,6 +67,7 @@ impl Default for TaskSpec {
 pub struct Hidden {
     pub key: u64,
     pub reward: f64,
+    pub ceiling: f64,
 }
 
 /// What one search achieved.
@@ -128,17 +135,28 @@ impl Task {
     pub fn root(&self) -> Hidden {
         let key = mix(self.seed);
         let (lo, hi) = self.spec.root_reward;
-        let reward = lo + (hi - lo) * stream(key, SALT_REWARD).draw();
-        Hidden { key, reward }
+        let mut rng = stream(key, SALT_REWARD);
+        let reward = lo + (hi - lo) * rng.draw();
+        let (hlo, hhi) = self.spec.headroom;
+        let ceiling = (reward + hlo + (hhi - hlo) * rng.draw()).min(1.0);
+        Hidden {
+            key,
+            reward,
+            ceiling,
+        }
     }
 
     /// The `index`-th child ever proposed for `parent`.
     pub fn child(&self, parent: Hidden, index: u64) -> Hidden {
         let key = mix(parent.key ^ mix(index.wrapping_add(0x51)));
-        let step = self.spec.drift + self.spec.step_sd * normal(&mut stream(key, SALT_REWARD));
+        let mut rng = stream(key, SALT_REWARD);
+        let ceiling = (parent.ceiling + self.spec.ceiling_sd * normal(&mut rng)).clamp(0.0, 1.0);
+        let step =
+            self.spec.pull * (ceiling - parent.reward) + self.spec.step_sd * normal(&mut rng);
         Hidden {
             key,
             reward: (parent.reward + step).clamp(0.0, 1.0),
+            ceiling,
         }
     }
 
