@@ -110,10 +110,7 @@ pub fn charge_from_ledger(
     now_unix: Option<f64>,
 ) -> Result<Charged, PlanError> {
     let path = run.join(LEDGER_FILE);
-    let chunk = match read_from(&path, budget.ledger_offset)? {
-        Some(c) => c,
-        None => Vec::new(),
-    };
+    let chunk = read_from(&path, budget.ledger_offset)?.unwrap_or_default();
     let mut out = charge_rows(budget, &chunk);
     if let Some(now) = now_unix {
         out.secs = charge_clock(budget, now);

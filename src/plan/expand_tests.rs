@@ -66,7 +66,8 @@ fn rules_table() {
     let other = "# Smaller model\n\nShrink the network to one hidden layer of 16 units with dropout and \
 weight decay, to test whether the baseline overfits.";
     // (children, existing children's plans, m, kept plans' titles, a note fragment)
-    let table: Vec<(Vec<String>, Vec<&str>, usize, Vec<&str>, &str)> = vec![
+    type Row<'a> = (Vec<String>, Vec<&'a str>, usize, Vec<&'a str>, &'a str);
+    let table: Vec<Row> = vec![
         (
             vec![child(REWORD, "0.5"), child(GBM, "0.5")],
             vec![],
