@@ -275,3 +275,141 @@ fn kill_after_any_prefix_of_a_save_then_resume() {
     assert!(end.warnings.is_empty(), "{:?}", end.warnings);
     assert!(end.tree.len() > 5);
 }
+
+/// Actions completed in a committed tree: outcomes recorded plus expansions. A step's draws
+/// come from (seed, this count), so a step redone after a kill draws what it drew before.
+fn actions_done(t: &PlanTree) -> u64 {
+    t.nodes()
+        .iter()
+        .map(|n| u64::from(n.status.has_reward()) + u64::from(n.expansions))
+        .sum()
+}
+
+/// A node's place: the child indices from the root (`0.2.1`). Ids are not comparable across
+/// a kill (the names of folders an interrupted expansion left are never reused), places are.
+fn place(t: &PlanTree, id: &NodeId) -> String {
+    let path = t.path_to(id).unwrap();
+    let mut out = vec!["0".to_string()];
+    for pair in path.windows(2) {
+        let parent = t.get(&pair[0]).unwrap();
+        let i = parent.children.iter().position(|c| *c == pair[1]).unwrap();
+        out.push(i.to_string());
+    }
+    out.join(".")
+}
+
+/// `shape` by place instead of id, in display order.
+fn placed_shape(t: &PlanTree) -> Vec<String> {
+    t.preorder()
+        .into_iter()
+        .map(|(depth, n)| {
+            format!(
+                "{depth} {} {} {} {} {} {} {:.9} {:?} {:?}",
+                place(t, &n.id),
+                n.status.name(),
+                n.pinned,
+                n.vetoed,
+                n.expansions,
+                n.stats.visits,
+                n.stats.q,
+                n.reward(),
+                n.prior.estimate,
+            )
+        })
+        .collect()
+}
+
+/// One step whose draws come from (seed, actions done) and whose rewards come from the
+/// executed node's place: a deterministic function of the committed tree.
+fn seeded_step(t: &mut PlanTree, seed: u64) -> Option<Vec<NodeId>> {
+    let k = actions_done(t);
+    let mut budget = Budget::tokens(400_000);
+    budget.used_tokens = k * 20_000;
+    let mut rng = XorShift64::new(seed ^ (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    match select(t, &budget, REEXPAND_LIMIT, &mut rng).action {
+        Action::Execute { node } => {
+            let h = place(t, &node)
+                .bytes()
+                .fold(seed, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+            let reward = (h % 100) as f64 / 100.0;
+            Some(
+                t.record_outcome(&node, packet(reward, 0), DELTA)
+                    .unwrap()
+                    .changed,
+            )
+        }
+        Action::Expand { node } | Action::Widen { node } => {
+            let drafts = vec![draft(0.4, 1), draft(0.8, 2)];
+            let mut ids = t.expand(&node, drafts, MAX_CHILDREN, "t").unwrap();
+            ids.push(node);
+            Some(ids)
+        }
+        Action::Exhausted => None,
+    }
+}
+
+fn fresh(run: &Path) -> PlanTree {
+    let mut t = PlanTree::new();
+    t.add_root(draft(0.5, 0), "t");
+    t.save_all(run).unwrap();
+    t
+}
+
+#[test]
+fn a_killed_search_resumes_to_the_same_result_as_an_uninterrupted_one() {
+    const SEED: u64 = 7;
+    let clean = tempfile::tempdir().unwrap();
+    let mut t = fresh(clean.path());
+    while let Some(ids) = seeded_step(&mut t, SEED) {
+        t.save(clean.path(), &ids).unwrap();
+        if actions_done(&t) >= 16 {
+            break;
+        }
+    }
+    let want = load(clean.path(), Plans::Read).unwrap().tree;
+    let target = actions_done(&want);
+    assert!(target >= 16 && want.len() > 8, "{target} {}", want.len());
+
+    for kill_at in [1, 4, 9, 13] {
+        let run = tempfile::tempdir().unwrap();
+        let mut t = fresh(run.path());
+        for _ in 0..kill_at {
+            let ids = seeded_step(&mut t, SEED).unwrap();
+            t.save(run.path(), &ids).unwrap();
+        }
+        // The kill: half of the next save lands, a temp file of an interrupted replace is
+        // left behind, and a node file that is not the commit point is torn.
+        let mut next = t.clone();
+        let ids = seeded_step(&mut next, SEED).unwrap();
+        let writes = next.writes(&ids).unwrap();
+        youra::plan::apply_writes(run.path(), &writes[..writes.len() / 2]).unwrap();
+        let root = node_dir(run.path(), &NodeId::new("n-0001").unwrap());
+        fs::write(root.join(".stats.json.4242.0.tmp"), "{\"vis").unwrap();
+        let stats = fs::read(root.join("stats.json")).unwrap();
+        fs::write(root.join("stats.json"), &stats[..stats.len() / 2]).unwrap();
+        drop((t, next));
+
+        // The restart reads what is on disk and carries on.
+        let mut l = load(run.path(), Plans::Read).unwrap().tree;
+        assert_eq!(
+            actions_done(&l),
+            kill_at as u64,
+            "the torn step is not counted"
+        );
+        while actions_done(&l) < target {
+            let ids = seeded_step(&mut l, SEED).unwrap();
+            l.save(run.path(), &ids).unwrap();
+        }
+        assert_eq!(
+            placed_shape(&l),
+            placed_shape(&want),
+            "killed after step {kill_at}"
+        );
+        let back = load(run.path(), Plans::Read).unwrap().tree;
+        assert_eq!(
+            placed_shape(&back),
+            placed_shape(&want),
+            "reloaded, step {kill_at}"
+        );
+    }
+}

@@ -75,9 +75,10 @@ fn each_directive_verb_appends_one_pending_directive() {
             Some("Adversarial Fact Review"),
             Some("Phase 6.5"),
         ),
-        (Verb::Pin, Some("n-1"), Some("n-1")),
-        (Verb::Veto, Some("n-2"), Some("n-2")),
-        (Verb::Force, Some("n-3"), Some("n-3")),
+        // Plan nodes are checked against plan/tree.json and written as the tree spells them.
+        (Verb::Pin, Some("n-1"), Some("n-0001")),
+        (Verb::Veto, Some("n-0002"), Some("n-0002")),
+        (Verb::Force, Some("n-3"), Some("n-0003")),
     ];
     for (i, (verb, target, written)) in cases.into_iter().enumerate() {
         let revision = 8 + i as u64;
@@ -106,6 +107,38 @@ fn each_directive_verb_appends_one_pending_directive() {
     let snap = store.load().unwrap();
     assert_eq!(snap.vsa.sub_hypotheses.len(), 3);
     assert!(snap.warnings.is_empty(), "{:?}", snap.warnings);
+}
+
+#[test]
+fn plan_node_verbs_refuse_nodes_the_tree_does_not_hold() {
+    let (_g, run, store) = example();
+    let before = std::fs::read(store.path()).unwrap();
+    for verb in [Verb::Pin, Verb::Veto, Verb::Force] {
+        let e = steer(&store, verb, Some("n-0042")).unwrap_err();
+        assert!(
+            matches!(e, SteerError::UnknownPlanNode { .. }),
+            "{verb}: {e}"
+        );
+        let said = e.to_string();
+        assert!(
+            said.contains("no plan node `n-0042` in this run (nodes: n-0001, n-0002"),
+            "{said}"
+        );
+    }
+    std::fs::remove_file(run.join("plan/tree.json")).unwrap();
+    let e = steer(&store, Verb::Pin, Some("n-1")).unwrap_err();
+    assert!(e.to_string().contains("no plan tree yet"), "{e}");
+    std::fs::write(run.join("plan/tree.json"), "{\"nodes\": [").unwrap();
+    let e = steer(&store, Verb::Force, Some("n-1")).unwrap_err();
+    assert!(
+        e.to_string().contains("cannot read this run's plan tree"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read(store.path()).unwrap(),
+        before,
+        "nothing written"
+    );
 }
 
 #[test]

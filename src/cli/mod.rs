@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+mod bench_cmd;
 pub mod engine_cmd;
 mod memory_cmd;
 mod report_cmd;
@@ -81,6 +82,9 @@ pub enum Command {
         #[arg(long)]
         run: bool,
     },
+    /// Benchmarks that are part of the product.
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCommand),
     /// Create a new run folder: its youra.toml and a fresh verification_state.yaml.
     Init {
         /// The folder to create (must not hold a run yet).
@@ -128,6 +132,7 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Steer(args) => steer_cmd::run(args),
         Command::Report(cmd) => report_cmd::run(cmd),
         Command::Tools(cmd) => tools_cmd::run(cmd),
+        Command::Bench(cmd) => bench_cmd::run(cmd),
         Command::Tui {
             dir,
             keymap,

@@ -107,6 +107,9 @@ fn hint(e: &SteerError, dir: &Path) -> String {
              then: youra vsa set {d} workflow.pending_escalation.decision.verdict <verdict> --reason <text>"
         ),
         SteerError::OverrideSame { .. } => format!("youra steer {d} approve --reason <text>"),
+        SteerError::UnknownPlanNode { .. } | SteerError::NoPlanTree { .. } => {
+            format!("the plan-tree pane of `youra tui {d}` lists the nodes (plan/tree.json)")
+        }
         SteerError::BreakpointExists { .. } => "pass --off to remove it".into(),
         SteerError::BreakpointNotSet { .. } => {
             format!("`youra vsa get {d} workflow.breakpoints` lists them")

@@ -2,6 +2,8 @@
 //! optionally wall time too, and the researcher's allocation settings. The ledger is the
 //! record of what was spent; this file carries the totals selection needs.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -24,6 +26,17 @@ pub struct Budget {
     pub alpha_max: f64,
     #[serde(default)]
     pub policy: Policy,
+    /// Bytes of `ledger.tsv` already charged (`charge.rs`): saved with the totals in one
+    /// atomic write, so a restart never charges a row twice.
+    #[serde(default)]
+    pub ledger_offset: u64,
+    /// Tokens charged per plan node (ledger rows whose `plan_node` is set).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_tokens: BTreeMap<String, u64>,
+    /// Unix seconds at which wall time was last charged; `None` until the first charge and
+    /// after a restart (time while no engine ran is not spent on the research).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_at: Option<f64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -41,6 +54,9 @@ impl Budget {
             used_secs: 0.0,
             alpha_max: ALPHA_MAX,
             policy: Policy::default(),
+            ledger_offset: 0,
+            node_tokens: BTreeMap::new(),
+            clock_at: None,
             extra: Map::new(),
         }
     }

@@ -39,6 +39,15 @@ pub enum PlanError {
     NotExpandable { id: NodeId, status: NodeStatus },
     #[error("plan node `{id}` is running: it cannot be forced")]
     Running { id: NodeId },
+    #[error(
+        "{} is {len} bytes, shorter than the {offset} bytes already charged (it was replaced or truncated); nothing was charged. To charge it from the start, set ledger_offset to 0 in plan/budget.json (used_tokens keeps what was charged)",
+        path.display()
+    )]
+    LedgerShrank {
+        path: PathBuf,
+        len: u64,
+        offset: u64,
+    },
     #[error("{given} children proposed for `{parent}`; at most {max} per expansion")]
     TooManyChildren {
         parent: NodeId,

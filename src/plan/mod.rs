@@ -6,27 +6,47 @@
 //! - `load.rs` tolerant reading (warnings, recomputed stats); `save.rs` ordered atomic writes
 //! - rules, pure and table-tested: `policy.rs` (α, weights, UCT, sampling), `values.rs`
 //!   (running mean, pruning, re-expansion bound), `eligibility.rs` (what descent may enter)
+//! - `reward.rs` h(s) from a gate's criteria and metrics; `charge.rs` the budget charged from
+//!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
+//!   `expand.rs` the reflector's expansion prompt and reply rules
+//! - `sim.rs` synthetic research tasks and `bench.rs` the policy comparison
+//!   (`youra bench allocation`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
 //!   `rng.rs` seeded draws
 
+pub mod bench;
 mod budget;
+mod charge;
+mod directives;
 mod eligibility;
 mod error;
+mod expand;
 mod files;
 mod id;
 mod load;
 mod policy;
+mod reward;
 mod rng;
 mod save;
 mod select;
 mod selection;
+pub mod sim;
 mod structure;
 mod tree;
 mod values;
 
 pub use budget::{Budget, MIN_SHARE, remaining_share};
+pub use charge::{Charged, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows};
+pub use directives::{
+    ALPHA_MAX_LIMIT, DirectiveApplied, DirectiveRefused, PlanDirective, apply_directive,
+    parse_directive,
+};
 pub use eligibility::{Avail, Blocked, availability};
 pub use error::{PlanError, PlanWarning};
+pub use expand::{
+    EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,
+    similarity,
+};
 pub use files::{
     BUDGET_FILE, NODES_DIR, NodeEntry, NodeStatus, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE,
     Packet, Prior, STATS_FILE, Stats, TREE_FILE, TreeFile,
@@ -37,6 +57,7 @@ pub use policy::{
     ALPHA_MAX, EPSILON, FIXED_ALPHA, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax, floored,
     probabilities, sample_index, uct_score, weight,
 };
+pub use reward::{Criterion, Op, UnknownOp, met, reward, satisfaction, shortfall};
 pub use rng::{Draw, Fixed, XorShift64};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};

@@ -14,6 +14,19 @@ fn list(items: &[String]) -> String {
     }
 }
 
+/// At most 12 ids, then how many more: a tree can hold thousands.
+fn short_list(items: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if items.len() <= SHOWN {
+        return list(items);
+    }
+    format!(
+        "{}, … {} more",
+        items[..SHOWN].join(", "),
+        items.len() - SHOWN
+    )
+}
+
 fn stage_labels() -> String {
     Stage::ALL.map(Stage::label).join(", ")
 }
@@ -36,6 +49,14 @@ pub enum SteerError {
     UnknownStage { target: String },
     #[error("`{node}` is not a usable plan-node id: {why}")]
     BadPlanNode { node: String, why: &'static str },
+    #[error("no plan node `{node}` in this run (nodes: {})", short_list(.known))]
+    UnknownPlanNode { node: String, known: Vec<String> },
+    #[error(
+        "this run has no plan tree yet (plan/tree.json is missing), so there is no node `{node}` to steer"
+    )]
+    NoPlanTree { node: String },
+    #[error("cannot read this run's plan tree: {0}")]
+    PlanTree(String),
     #[error(transparent)]
     UnknownAction(#[from] UnknownAction),
     #[error("no sub-hypothesis `{id}` in this run (known: {})", list(.known))]

@@ -70,6 +70,34 @@ impl Steered {
     }
 }
 
+/// A plan-node verb's target checked against the run's `plan/tree.json` and spelt as the
+/// tree does. Checked before the lock: nodes are never removed from a tree, so a node that
+/// exists now still exists when the directive is written.
+fn with_plan_node(store: &Store, req: &Request) -> Result<Request, SteerError> {
+    let (TargetKind::PlanNode, Some(raw)) = (req.verb.target_kind(), req.target.as_deref()) else {
+        return Ok(req.clone());
+    };
+    let run = crate::fsutil::parent(store.path());
+    let path = crate::plan::plan_dir(run).join(crate::plan::TREE_FILE);
+    let ids: Option<Vec<crate::plan::NodeId>> = match std::fs::read(&path) {
+        Ok(bytes) => Some(
+            serde_json::from_slice::<crate::plan::TreeFile>(&bytes)
+                .map_err(|e| SteerError::PlanTree(format!("{}: {e}", path.display())))?
+                .nodes
+                .into_iter()
+                .map(|n| n.id)
+                .collect(),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(SteerError::PlanTree(format!("{}: {e}", path.display()))),
+    };
+    let node = target::plan_node_in(ids.as_deref(), raw.trim())?;
+    Ok(Request {
+        target: Some(node),
+        ..req.clone()
+    })
+}
+
 /// Record `req` in the run's VSA: checked first without the lock (cheap refusals), then
 /// planned from the file as it stands under the lock, so that two researchers steering at
 /// once cannot both take one directive id or both decide one escalation.
@@ -79,6 +107,7 @@ pub fn apply(store: &Store, req: &Request, layout: Layout) -> Result<Steered, St
         verb: req.verb,
         reason,
     })?;
+    let req = &with_plan_node(store, req)?;
     let (applied, outcome) = store.mutate_with(|snap| {
         let p = plan(req, snap, layout)?;
         Ok::<_, SteerError>((p.mutation, p.outcome))

@@ -3,6 +3,7 @@
 use super::error::SteerError;
 use super::routing::RoutingAction;
 use super::verb::{TargetKind, Verb};
+use crate::plan::{NodeId, unsafe_reason};
 use crate::stage::Stage;
 use crate::vsa::Vsa;
 
@@ -17,9 +18,6 @@ pub(super) enum Arg {
     Action(RoutingAction),
     Stage(Stage),
 }
-
-/// Plan nodes become folder names (`plan/nodes/<id>/`), so ids stay short and plain.
-const MAX_NODE_LEN: usize = 64;
 
 pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, SteerError> {
     if off && verb != Verb::Breakpoint {
@@ -53,25 +51,39 @@ pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, 
     })
 }
 
-/// Any id, as long as it is safe as a single path component.
+/// Any id, as long as it is safe as a single path component (the plan tree's own rule).
 fn plan_node(raw: &str) -> Result<String, SteerError> {
-    let bad = |why| SteerError::BadPlanNode {
-        node: raw.to_string(),
-        why,
+    match unsafe_reason(raw) {
+        Some(why) => Err(SteerError::BadPlanNode {
+            node: raw.to_string(),
+            why,
+        }),
+        None => Ok(raw.to_string()),
+    }
+}
+
+/// The plan node as the run's `plan/tree.json` spells it: exact, else the generated id with
+/// the same number (`n-3` is `n-0003`). `ids` is `None` when the run has no tree yet.
+pub(super) fn plan_node_in(ids: Option<&[NodeId]>, raw: &str) -> Result<String, SteerError> {
+    let Some(ids) = ids else {
+        return Err(SteerError::NoPlanTree {
+            node: raw.to_string(),
+        });
     };
-    if raw.len() > MAX_NODE_LEN {
-        return Err(bad("longer than 64 characters"));
+    if let Some(id) = ids.iter().find(|id| id.as_str() == raw) {
+        return Ok(id.to_string());
     }
-    if raw.starts_with('.') {
-        return Err(bad("it may not start with a dot"));
-    }
-    if !raw
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    let number = NodeId::new(raw).ok().and_then(|id| id.number());
+    if let Some(id) = ids
+        .iter()
+        .find(|id| number.is_some() && id.number() == number)
     {
-        return Err(bad("use only letters, digits, `-`, `_` and `.`"));
+        return Ok(id.to_string());
     }
-    Ok(raw.to_string())
+    Err(SteerError::UnknownPlanNode {
+        node: raw.to_string(),
+        known: ids.iter().map(ToString::to_string).collect(),
+    })
 }
 
 /// The id as the run spells it: exact, else the one id equal ignoring case.
@@ -152,5 +164,37 @@ mod tests {
             let e = plan_node(bad).unwrap_err();
             assert!(matches!(e, SteerError::BadPlanNode { .. }), "{bad}");
         }
+    }
+
+    #[test]
+    fn plan_nodes_must_exist_in_the_tree() {
+        let ids: Vec<NodeId> = ["n-0001", "n-0003", "root-b"]
+            .iter()
+            .map(|s| NodeId::new(s).unwrap())
+            .collect();
+        // (target, Ok(as the tree spells it) | Err(message fragment))
+        let table: &[(&str, Result<&str, &str>)] = &[
+            ("n-0001", Ok("n-0001")),
+            ("n-3", Ok("n-0003")),
+            ("n-00003", Ok("n-0003")),
+            ("root-b", Ok("root-b")),
+            (
+                "n-2",
+                Err("no plan node `n-2` in this run (nodes: n-0001, n-0003, root-b)"),
+            ),
+            ("root", Err("no plan node `root`")),
+        ];
+        for &(raw, want) in table {
+            match (plan_node_in(Some(&ids), raw), want) {
+                (Ok(got), Ok(w)) => assert_eq!(got, w),
+                (Err(e), Err(w)) => {
+                    assert!(e.to_string().contains(w), "{raw}: {e}");
+                    assert!(!e.is_usage(), "it depends on the run: exit 1");
+                }
+                (got, want) => panic!("{raw}: got {got:?}, want {want:?}"),
+            }
+        }
+        let e = plan_node_in(None, "n-1").unwrap_err();
+        assert!(e.to_string().contains("plan/tree.json"), "{e}");
     }
 }

@@ -1,0 +1,240 @@
+//! Charging the budget from the ledger (`<run>/ledger.tsv`, one row per LLM call, written by
+//! `llm::ledger`). Every planning and execution token counts (PrimeScientist §3.2: U =
+//! C_exec + C_refl), so the budget is charged from the one record of them, not from each
+//! caller's estimate.
+//!
+//! Idempotent: `budget.ledger_offset` remembers the bytes already charged and is saved in
+//! the same atomic write as the totals (`save_budget`), so a restart charges only the rows
+//! after it. Only complete lines are charged: a torn last line (a kill mid-append) waits
+//! until its newline arrives. A complete line that does not parse is skipped with a note.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::budget::Budget;
+use super::error::{PlanError, io};
+
+/// The ledger's file name in a run folder.
+pub const LEDGER_FILE: &str = "ledger.tsv";
+/// The `plan_node` value of a row charged to no node.
+const NO_NODE: &str = "-";
+
+/// What one charge did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Charged {
+    /// Rows charged.
+    pub rows: u64,
+    /// Input plus output tokens charged.
+    pub tokens: u64,
+    /// Wall seconds charged (only when the budget has a time limit).
+    pub secs: f64,
+    /// The ledger ends in a line without its newline (left for the next charge).
+    pub torn: bool,
+    /// One note per complete line that could not be read (1-based line in the new part).
+    pub skipped: Vec<String>,
+}
+
+/// Charge the complete rows of `chunk`, the ledger from `budget.ledger_offset` on (pure).
+pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
+    let mut out = Charged::default();
+    let mut consumed = 0usize;
+    for (n, line) in chunk.split_inclusive(|&b| b == b'\n').enumerate() {
+        if line.last() != Some(&b'\n') {
+            out.torn = true;
+            break;
+        }
+        consumed += line.len();
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.is_empty() || text.starts_with("time\t") {
+            continue;
+        }
+        match parse_row(text) {
+            Ok((tokens, node)) => {
+                budget.used_tokens = budget.used_tokens.saturating_add(tokens);
+                if let Some(node) = node {
+                    let slot = budget.node_tokens.entry(node.to_string()).or_default();
+                    *slot = slot.saturating_add(tokens);
+                }
+                out.rows += 1;
+                out.tokens = out.tokens.saturating_add(tokens);
+            }
+            Err(why) => out.skipped.push(format!("line {}: {why}; skipped", n + 1)),
+        }
+    }
+    budget.ledger_offset = budget.ledger_offset.saturating_add(consumed as u64);
+    out
+}
+
+/// (input + output tokens, plan node) of one row, or what is wrong with it.
+fn parse_row(line: &str) -> Result<(u64, Option<&str>), String> {
+    let cols: Vec<&str> = line.split('\t').collect();
+    if cols.len() < 6 {
+        return Err(format!("{} columns, expected 8", cols.len()));
+    }
+    let count = |i: usize, name: &str| {
+        cols[i]
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("{name} `{}` is not a token count", cols[i]))
+    };
+    let tokens = count(4, "input_tokens")?.saturating_add(count(5, "output_tokens")?);
+    let node = cols
+        .get(7)
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty() && *n != NO_NODE);
+    Ok((tokens, node))
+}
+
+/// Wall time since the last charge, when the budget has a time limit (pure). The first
+/// charge after a start only sets the clock: see `Budget::clock_at`.
+pub fn charge_clock(budget: &mut Budget, now_unix: f64) -> f64 {
+    if budget.time_budget_secs.is_none() || !now_unix.is_finite() {
+        return 0.0;
+    }
+    let secs = match budget.clock_at {
+        Some(at) if now_unix > at => now_unix - at,
+        _ => 0.0,
+    };
+    budget.charge(0, secs);
+    budget.clock_at = Some(now_unix);
+    secs
+}
+
+/// Charge `<run>/ledger.tsv` from where the last charge stopped, and wall time when `now`
+/// (Unix seconds) is given. The caller saves the budget (`save_budget`) to make it stick.
+pub fn charge_from_ledger(
+    run: &Path,
+    budget: &mut Budget,
+    now_unix: Option<f64>,
+) -> Result<Charged, PlanError> {
+    let path = run.join(LEDGER_FILE);
+    let chunk = read_from(&path, budget.ledger_offset)?.unwrap_or_default();
+    let mut out = charge_rows(budget, &chunk);
+    if let Some(now) = now_unix {
+        out.secs = charge_clock(budget, now);
+    }
+    Ok(out)
+}
+
+/// The file's bytes from `offset`; `None` when there is no ledger yet.
+fn read_from(path: &Path, offset: u64) -> Result<Option<Vec<u8>>, PlanError> {
+    let mut f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io("read", path)(e)),
+    };
+    let len = f.metadata().map_err(io("read", path))?.len();
+    if len < offset {
+        return Err(PlanError::LedgerShrank {
+            path: path.to_path_buf(),
+            len,
+            offset,
+        });
+    }
+    f.seek(SeekFrom::Start(offset)).map_err(io("read", path))?;
+    let mut bytes = Vec::with_capacity((len - offset) as usize);
+    f.read_to_end(&mut bytes).map_err(io("read", path))?;
+    Ok(Some(bytes))
+}
+
+impl Budget {
+    /// After a restart: the time the engine was not running is not charged.
+    pub fn restart_clock(&mut self) {
+        self.clock_at = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = crate::llm::ledger::HEADER;
+
+    fn row(input: u64, output: u64, node: &str) -> String {
+        format!("2026-03-17T10:00:00Z\treflector\tplan\tm\t{input}\t{output}\t0.001\t{node}\n")
+    }
+
+    #[test]
+    fn rows_table() {
+        // (ledger text, rows, tokens, torn, skipped, bytes consumed)
+        let a = row(100, 20, "n-0001");
+        let b = row(5, 5, "-");
+        let torn = "2026-03-17T10:01:00Z\tcoder\texec\tm\t7";
+        let bad = "t\tr\ts\tm\tlots\t3\t0\t-\n";
+        let header = format!("{HEADER}\n");
+        type Row = (String, u64, u64, bool, usize, usize);
+        let table: Vec<Row> = vec![
+            (String::new(), 0, 0, false, 0, 0),
+            (header.clone(), 0, 0, false, 0, header.len()),
+            (
+                format!("{header}{a}{b}"),
+                2,
+                130,
+                false,
+                0,
+                header.len() + a.len() + b.len(),
+            ),
+            (format!("{a}{torn}"), 1, 120, true, 0, a.len()),
+            (
+                format!("{a}{bad}{b}"),
+                2,
+                130,
+                false,
+                1,
+                a.len() + bad.len() + b.len(),
+            ),
+            ("short\tline\n".into(), 0, 0, false, 1, 11),
+        ];
+        for (text, rows, tokens, is_torn, skipped, consumed) in table {
+            let mut budget = Budget::tokens(1000);
+            let c = charge_rows(&mut budget, text.as_bytes());
+            assert_eq!(
+                (c.rows, c.tokens, c.torn, c.skipped.len()),
+                (rows, tokens, is_torn, skipped),
+                "{text:?}"
+            );
+            assert_eq!(budget.used_tokens, tokens);
+            assert_eq!(budget.ledger_offset, consumed as u64, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_per_node() {
+        let mut budget = Budget::tokens(1000);
+        let text = format!(
+            "{}{}{}",
+            row(10, 1, "n-0001"),
+            row(3, 0, "n-0002"),
+            row(1, 1, "n-0001")
+        );
+        charge_rows(&mut budget, text.as_bytes());
+        assert_eq!(budget.node_tokens["n-0001"], 13);
+        assert_eq!(budget.node_tokens["n-0002"], 3);
+        assert_eq!(budget.node_tokens.len(), 2);
+    }
+
+    #[test]
+    fn clock_only_with_a_time_limit() {
+        let mut b = Budget::tokens(10);
+        assert_eq!(charge_clock(&mut b, 100.0), 0.0);
+        assert_eq!(b.clock_at, None);
+        b.time_budget_secs = Some(60.0);
+        // (now, charged, used after)
+        let table = [
+            (100.0, 0.0, 0.0),
+            (130.0, 30.0, 30.0),
+            (120.0, 0.0, 30.0),
+            (150.0, 30.0, 60.0),
+        ];
+        for (now, secs, used) in table {
+            assert_eq!(charge_clock(&mut b, now), secs, "{now}");
+            assert_eq!(b.used_secs, used, "{now}");
+        }
+        assert!(b.exhausted());
+        b.restart_clock();
+        assert_eq!(charge_clock(&mut b, 1000.0), 0.0);
+        assert_eq!(charge_clock(&mut b, f64::NAN), 0.0);
+    }
+}

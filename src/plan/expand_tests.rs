@@ -1,0 +1,197 @@
+//! The expansion reply rules: shapes accepted, P clamped, at most m, near-copies dropped.
+
+use super::*;
+
+const PARENT: &str = "# Baseline\n\nTrain a two-layer MLP on the penguins table with Adam at learning \
+rate 1e-3 for 50 epochs and report held-out accuracy.";
+
+fn child(plan: &str, estimate: &str) -> String {
+    format!(
+        r#"{{"plan": {}, "prior": {{"estimate": {estimate}, "hypothesis": "h", "rationale": "r", "changes": ["c"], "risks": "one risk", "confidence_note": "kept"}}}}"#,
+        serde_json::to_string(plan).unwrap()
+    )
+}
+
+const GBM: &str = "# Gradient boosting\n\nReplace the network with gradient-boosted trees, tune depth \
+by five-fold cross-validation, compare against the MLP on the same split.";
+const AUG: &str = "# Feature engineering\n\nAdd ratios of bill length to depth and flipper length to body \
+mass as features, standardise them, keep the MLP unchanged.";
+const REWORD: &str = "# Baseline\n\nTrain a two-layer MLP on the penguins table with Adam at learning \
+rate 1e-3 for 60 epochs and report held-out accuracy.";
+
+#[test]
+fn similarity_table() {
+    let table: &[(&str, &str, f64, f64)] = &[
+        ("", "", 1.0, 1.0),
+        ("a b c", "a b c", 1.0, 1.0),
+        ("A, b. C!", "a b c", 1.0, 1.0),
+        ("a b c", "x y z", 0.0, 0.0),
+        ("a b c d", "a b x y", 1.0 / 5.0, 1.0 / 5.0), // {ab} of {ab bc cd bx xy}
+        ("word", "word", 1.0, 1.0),
+        ("word", "other", 0.0, 0.0),
+        (PARENT, REWORD, SIMILARITY_LIMIT, 1.0),
+        (PARENT, GBM, 0.0, 0.1),
+        (PARENT, AUG, 0.0, 0.2),
+    ];
+    for &(a, b, lo, hi) in table {
+        let s = similarity(a, b);
+        assert!((lo..=hi).contains(&s), "{a:?} vs {b:?}: {s}");
+        assert_eq!(s, similarity(b, a), "symmetric");
+    }
+}
+
+#[test]
+fn a_good_reply() {
+    let reply = format!(
+        "Here you go:\n```json\n{{\"children\": [{}, {}]}}\n```\n",
+        child(GBM, "0.35"),
+        child(AUG, "1.4")
+    );
+    let e = parse_expansion(&reply, PARENT, &[], 3, Some("h-e1")).unwrap();
+    assert_eq!(e.drafts.len(), 2);
+    let d = &e.drafts[0];
+    assert!(d.plan.starts_with("# Gradient boosting"));
+    assert_eq!(d.prior.estimate, Some(0.35));
+    assert_eq!(d.prior.risks, vec!["one risk".to_string()]);
+    assert_eq!(d.prior.changes, vec!["c".to_string()]);
+    assert_eq!(d.prior.extra["confidence_note"], "kept");
+    assert_eq!(d.hypothesis_id.as_deref(), Some("h-e1"));
+    assert_eq!(e.drafts[1].prior.estimate, Some(1.0));
+    assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+    assert!(e.notes[0].contains("child 2: prior estimate 1.4 is outside [0, 1]; clamped to 1"));
+}
+
+#[test]
+fn rules_table() {
+    let other = "# Smaller model\n\nShrink the network to one hidden layer of 16 units with dropout and \
+weight decay, to test whether the baseline overfits.";
+    // (children, existing children's plans, m, kept plans' titles, a note fragment)
+    type Row<'a> = (Vec<String>, Vec<&'a str>, usize, Vec<&'a str>, &'a str);
+    let table: Vec<Row> = vec![
+        (
+            vec![child(REWORD, "0.5"), child(GBM, "0.5")],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "same as its parent's",
+        ),
+        (
+            vec![child(GBM, "0.5"), child(GBM, "0.6")],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "a sibling's proposed before it",
+        ),
+        (
+            vec![child(GBM, "0.5"), child(AUG, "0.5")],
+            vec![GBM],
+            3,
+            vec!["# Feature"],
+            "an existing child's",
+        ),
+        (
+            vec![child(GBM, "0.5"), child(AUG, "0.5"), child(other, "0.2")],
+            vec![],
+            2,
+            vec!["# Gradient", "# Feature"],
+            "at most 2 children",
+        ),
+        (
+            vec![r#"{"prior": {"estimate": 0.9}}"#.into(), child(GBM, "0.5")],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "no `plan` text",
+        ),
+        (
+            vec![child(GBM, "\"high\"")],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "P = 0.5 is used",
+        ),
+        (
+            vec![child(GBM, "\"40%\"")],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "",
+        ),
+        (
+            vec![format!(
+                r#"{{"plan": {}}}"#,
+                serde_json::to_string(GBM).unwrap()
+            )],
+            vec![],
+            3,
+            vec!["# Gradient"],
+            "no `prior`",
+        ),
+    ];
+    for (kids, existing, m, titles, note) in table {
+        let reply = format!("[{}]", kids.join(","));
+        let e = parse_expansion(&reply, PARENT, &existing, m, None).unwrap();
+        let got: Vec<bool> = e
+            .drafts
+            .iter()
+            .zip(&titles)
+            .map(|(d, t)| d.plan.starts_with(t))
+            .collect();
+        assert_eq!(e.drafts.len(), titles.len(), "{titles:?}: {:?}", e.notes);
+        assert!(got.iter().all(|&x| x), "{titles:?}");
+        if note.is_empty() {
+            assert!(e.notes.is_empty(), "{:?}", e.notes);
+        } else {
+            assert!(
+                e.notes.iter().any(|n| n.contains(note)),
+                "{note}: {:?}",
+                e.notes
+            );
+        }
+    }
+    let pct = parse_expansion(
+        &format!("[{}]", child(GBM, "\"40%\"")),
+        PARENT,
+        &[],
+        3,
+        None,
+    )
+    .unwrap();
+    assert_eq!(pct.drafts[0].prior.estimate, Some(0.4));
+}
+
+#[test]
+fn refusals_say_what_was_wrong() {
+    let table: &[(&str, &str)] = &[
+        ("I think we should try boosting.", "not JSON"),
+        ("{\"children\": [", "not JSON"),
+        ("{\"plans\": []}", "no `children` list"),
+        ("{\"children\": []}", "no usable child"),
+        (r#"{"children": [{"plan": ""}]}"#, "no `plan` text"),
+    ];
+    for &(reply, want) in table {
+        let e = parse_expansion(reply, PARENT, &[], 3, None).unwrap_err();
+        assert!(e.to_string().contains(want), "{reply}: {e}");
+    }
+    let copy = format!("[{}]", child(PARENT, "0.5"));
+    let e = parse_expansion(&copy, PARENT, &[], 3, None).unwrap_err();
+    assert!(
+        e.to_string().contains("100% the same as its parent's"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_prompt_names_every_variable() {
+    let p = expansion_prompt("PARENT PLAN", "reward 0.4", "accuracy short by 0.1", 3);
+    for want in [
+        "PARENT PLAN",
+        "reward 0.4",
+        "accuracy short by 0.1",
+        "up to 3\nchild plans",
+        "at most 3 children",
+    ] {
+        assert!(p.contains(want), "{want}");
+    }
+    assert!(!p.contains("{{"), "a variable was left unfilled");
+}
