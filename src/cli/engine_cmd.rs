@@ -163,9 +163,14 @@ pub fn stop_engine(cancel: &AtomicBool) {
     cancel.store(true, Ordering::Relaxed);
 }
 
-/// Make a fresh demo run: the bundled replay transcript, UNATTENDED, under `dir` or a new
-/// folder in the temp dir.
-pub fn demo_dir(dir: Option<PathBuf>) -> color_eyre::Result<PathBuf> {
+/// The demo's real data (Palmer penguins, CC0) and its licence note.
+const DEMO_DATA: &[u8] = include_bytes!("../../assets/demo/data/penguins.csv");
+const DEMO_DATA_LICENSE: &str = include_str!("../../assets/demo/data/LICENSE.md");
+
+/// Make a fresh demo run: the bundled replay transcript and the penguin data, UNATTENDED,
+/// under `dir` or a new folder in the temp dir. `pace_ms` delays each replayed reply so
+/// the TUI can be watched.
+pub fn demo_dir(dir: Option<PathBuf>, pace_ms: u64) -> color_eyre::Result<PathBuf> {
     let dir = dir.unwrap_or_else(|| {
         let t = chrono::Utc::now().format("%Y%m%dT%H%M%S");
         std::env::temp_dir().join(format!("youra-demo-{t}"))
@@ -176,23 +181,35 @@ pub fn demo_dir(dir: Option<PathBuf>) -> color_eyre::Result<PathBuf> {
             dir.display()
         ));
     }
-    let llm = "# The offline demo: every model reply is served from a recorded bundle (replay provider).\n\
-        [llm.default]\nprovider = \"replay\"\nreplay = \"replay/demo.jsonl\"\n\n[engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\n";
+    let llm = format!(
+        "# The offline demo: every model reply is served from a recorded bundle (replay provider).\n\
+         [llm.default]\nprovider = \"replay\"\nreplay = \"replay/demo.jsonl\"\nreplay_delay_ms = {pace_ms}\n\n\
+         [engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\nexperiment_time_limit_s = 120.0\n"
+    );
     let opts = InitOptions {
         topic: DEMO_TOPIC.trim().to_string(),
         name: Some("penguins-demo".into()),
         mode: "UNATTENDED".into(),
-        llm_toml: llm.into(),
+        llm_toml: llm,
     };
     init(&dir, &opts).wrap_err("cannot create the demo run")?;
-    std::fs::create_dir_all(dir.join("replay")).wrap_err("cannot create replay/")?;
-    std::fs::write(dir.join("replay/demo.jsonl"), DEMO_BUNDLE)
-        .wrap_err("cannot write the demo bundle")?;
+    let write = |rel: &str, bytes: &[u8]| -> color_eyre::Result<()> {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .wrap_err_with(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&p, bytes).wrap_err_with(|| format!("cannot write {}", p.display()))
+    };
+    write("replay/demo.jsonl", DEMO_BUNDLE.as_bytes())?;
+    write("data/penguins.csv", DEMO_DATA)?;
+    write("data/LICENSE.md", DEMO_DATA_LICENSE.as_bytes())?;
     Ok(dir)
 }
 
 pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32> {
-    let dir = demo_dir(dir)?;
+    // In the TUI the replies come at a watchable pace; headless, as fast as they are read.
+    let dir = demo_dir(dir, if headless { 0 } else { 350 })?;
     println!(
         "demo run: {} (offline: replayed model replies)",
         dir.display()

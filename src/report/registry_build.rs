@@ -57,24 +57,34 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
     let mut files = Vec::new();
     for h in hypothesis_dirs(run)? {
         let results = run.join(&h).join("results");
-        let json_rel = format!("{h}/results/experiment_results.json");
-        if let Some(text) = read_optional(&results.join("experiment_results.json"), &mut registry) {
-            match serde_json::from_str::<Value>(&text) {
-                Ok(v) => {
-                    registry.entries.extend(json_entries(&h, &json_rel, &v));
-                    files.push(json_rel);
+        // The executor keeps the run before the last as `*.prev`: its values were measured
+        // too (a failed first attempt a paper may report), under `<h>.previous.…` keys.
+        for (suffix, label) in [("", h.clone()), (".prev", format!("{h}.previous"))] {
+            let json_rel = format!("{h}/results/experiment_results.json{suffix}");
+            if let Some(text) = read_optional(
+                &results.join(format!("experiment_results.json{suffix}")),
+                &mut registry,
+            ) {
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(v) => {
+                        registry.entries.extend(json_entries(&label, &json_rel, &v));
+                        files.push(json_rel);
+                    }
+                    Err(e) => registry.warnings.push(format!(
+                        "{json_rel}: not valid JSON ({e}); its values are not in the registry"
+                    )),
                 }
-                Err(e) => registry.warnings.push(format!(
-                    "{json_rel}: not valid JSON ({e}); its values are not in the registry"
-                )),
             }
-        }
-        let log_rel = format!("{h}/results/metrics.jsonl");
-        if let Some(text) = read_optional(&results.join("metrics.jsonl"), &mut registry) {
-            let (entries, warnings) = metrics_entries(&h, &log_rel, &text);
-            registry.entries.extend(entries);
-            registry.warnings.extend(warnings);
-            files.push(log_rel);
+            let log_rel = format!("{h}/results/metrics.jsonl{suffix}");
+            if let Some(text) = read_optional(
+                &results.join(format!("metrics.jsonl{suffix}")),
+                &mut registry,
+            ) {
+                let (entries, warnings) = metrics_entries(&label, &log_rel, &text);
+                registry.entries.extend(entries);
+                registry.warnings.extend(warnings);
+                files.push(log_rel);
+            }
         }
     }
     if let Some(text) = read_optional(&run.join("verification_state.yaml"), &mut registry) {

@@ -101,7 +101,7 @@ pub const TERMS: &[Term] = &[
     t(D, "TruthfulQA", &["TruthfulQA"], &[]),
     t(D, "MovieLens", &["MovieLens"], &["ml-100k", "ml-1m"]),
     t(D, "Open LLM Leaderboard", &["Open LLM Leaderboard"], &[]),
-    t(D, "Palmer Penguins", &["Palmer Penguins", "palmerpenguins"], &["load_penguins"]),
+    t(D, "Palmer Penguins", &["Palmer Penguins", "palmerpenguins"], &["load_penguins", "penguins.csv"]),
     word("Iris", &["load_iris"]),
     word("Wine", &["load_wine"]),
     word("Digits", &["load_digits"]),

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod demo;
 pub mod mid_run;
 pub mod script;
 

@@ -78,6 +78,11 @@ impl Script {
         self.lines.len()
     }
 
+    /// The bundle as `.jsonl` text.
+    pub fn text(&self) -> String {
+        self.lines.join("\n") + "\n"
+    }
+
     pub fn write(&self, path: &Path) {
         std::fs::write(path, self.lines.join("\n") + "\n").expect("write script");
     }
