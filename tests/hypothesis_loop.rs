@@ -127,6 +127,13 @@ fn the_loop_repairs_a_crash_judges_gates_and_records_a_limitation() {
     assert_eq!(checks.len(), 1);
     assert_eq!(checks[0].criterion.as_deref(), Some("gain"));
     assert_eq!(checks[0].actual.as_deref(), Some("0.0323"));
+    let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
+    let lim = records
+        .iter()
+        .find(|r| r.id == "limitation_h-m1_run1")
+        .expect("a limitation record");
+    assert_eq!(lim.hypothesis.as_deref(), Some("h-m1"));
+    assert_eq!(lim.gate_type.as_deref(), Some("SHOULD_WORK"));
     let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
     assert_eq!(ev.iter().filter(|e| e.kind == "repair").count(), 1);
     assert_eq!(ev.iter().filter(|e| e.kind == "experiment_exit").count(), 4);

@@ -142,6 +142,7 @@ pub fn record(
             ctx,
             id,
             &format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on"),
+            Some(gate),
         )?;
     }
     Ok(Produced {
@@ -178,7 +179,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
             "{why} (MUST_WORK); see {rel}"
         )));
     }
-    limitation(ctx, id, &why)?;
+    limitation(ctx, id, &why, None)?;
     Ok(Produced {
         artifact: rel,
         check: Check {
@@ -187,7 +188,54 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
     })
 }
 
-fn limitation(ctx: &StageCtx<'_>, id: &str, note: &str) -> Result<(), StageError> {
+/// A SHOULD_WORK failure: the VSA says so, and a `limitation_<h>_run<n>.md` record in
+/// YouRA's format keeps the gap and what it teaches (YouRA Algorithm 1).
+fn limitation(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    note: &str,
+    gate: Option<&GateOutcome>,
+) -> Result<(), StageError> {
+    use crate::reflect::memory_writer::{
+        GateCheck, LimitationInput, render_limitation, write_record,
+    };
+    let memory = ctx.run.join("memory");
+    let _ = std::fs::create_dir_all(&memory);
+    let run = (1..)
+        .find(|n| !memory.join(format!("limitation_{id}_run{n}.md")).exists())
+        .unwrap_or(1);
+    let checks = gate.map(|g| {
+        g.measured
+            .iter()
+            .map(|(k, v)| {
+                let failed = g.failed_checks.iter().find(|c| &c.criterion == k);
+                GateCheck {
+                    name: k.clone(),
+                    actual: v.to_string(),
+                    threshold: failed.map_or("met".into(), |c| c.required.clone()),
+                    passed: failed.is_none(),
+                }
+            })
+            .collect()
+    });
+    let input = LimitationInput {
+        hypothesis: id.to_string(),
+        run,
+        date: chrono::Utc::now(),
+        gate_type: "SHOULD_WORK".into(),
+        gate_result: gate.map_or("FAIL".into(), |g| g.verdict.as_str().to_string()),
+        checks: checks.unwrap_or_default(),
+        root_causes: gate
+            .map(|g| g.failed_checks.iter().map(|c| c.reason.clone()).collect())
+            .unwrap_or_else(|| vec![note.to_string()]),
+        lessons: vec![format!(
+            "{id} does not hold as stated; report it as a limitation, not as support"
+        )],
+    };
+    let rendered = render_limitation(&input)
+        .map_err(|e| StageError::MustStop(format!("cannot render the limitation record: {e}")))?;
+    write_record(&memory, &rendered)
+        .map_err(|e| StageError::MustStop(format!("cannot write the limitation record: {e}")))?;
     mutate(
         ctx,
         Change::Set {
