@@ -33,6 +33,10 @@ pub struct StageCtx<'a> {
     pub backend: &'a dyn crate::exec::Backend,
     /// π's thresholds, κ_min, MaxPivots.
     pub recovery: &'a crate::reflect::routing::Thresholds,
+    /// The run's MCP servers; a role gets the tools its stage allows (YouRA Table 7).
+    pub tools: Option<&'a crate::tools::ToolRegistry>,
+    /// An external coding agent for Coding & Validation (`[tools.coding_agent]`).
+    pub coding_agent: Option<&'a crate::exec::agent::AgentConfig>,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;
@@ -89,6 +93,15 @@ impl StageCtx<'_> {
         messages: Vec<Message>,
         json: bool,
     ) -> Result<ChatResponse, StageError> {
+        // A role whose stage has tools (YouRA Table 7) goes through the bounded tool loop.
+        if let Some(registry) = self.tools {
+            let offered = registry.for_stage(role, self.stage.key());
+            if !offered.is_empty() {
+                return self
+                    .ask_with_tools(role, messages, &offered, registry.max_rounds())
+                    .map(|(reply, _)| reply);
+            }
+        }
         let provider = self.roles.get(role)?;
         let key = self.key(role);
         let mut req = ChatRequest::new(messages);

@@ -73,6 +73,9 @@ pub struct Engine {
     topic: String,
     options: Options,
     backend: Arc<dyn crate::exec::Backend>,
+    /// The run's MCP servers, started with the engine and stopped with it (`None` when
+    /// youra.toml configures none).
+    tools: Option<crate::tools::ToolRegistry>,
     lock: EngineLock,
     /// The stage a resume released from its breakpoint (in memory: after a restart the
     /// run is still paused on disk and waits for the next resume).
@@ -80,6 +83,29 @@ pub struct Engine {
     at_breakpoint: Option<Stage>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,
+}
+
+/// Start the configured MCP servers and write their health where the TUI looks
+/// (`.youra/tools_health.json`). A server that fails to start is reported there, not fatal.
+fn start_tools(
+    run: &Path,
+    config: &RunConfig,
+) -> Result<Option<crate::tools::ToolRegistry>, EngineError> {
+    if config.tools.servers.is_empty() {
+        return Ok(None);
+    }
+    let registry = crate::tools::ToolRegistry::start(&config.tools)
+        .map_err(|e| EngineError::Io(format!("cannot start the MCP servers of youra.toml: {e}")))?;
+    let health: Vec<serde_json::Value> = registry
+        .health()
+        .iter()
+        .map(|h| serde_json::json!({"name": h.name, "state": if h.error.is_some() { "down" } else { "up" }, "tools": h.tools.len(), "error": h.error}))
+        .collect();
+    let dir = run.join(".youra");
+    let _ = std::fs::create_dir_all(&dir);
+    let text = serde_json::to_string_pretty(&health).unwrap_or_else(|_| "[]".into());
+    let _ = crate::fsutil::write_atomic(&dir.join("tools_health.json"), text.as_bytes());
+    Ok(Some(registry))
 }
 
 impl Engine {
@@ -98,6 +124,7 @@ impl Engine {
         options: Options,
     ) -> Result<Engine, EngineError> {
         let lock = EngineLock::acquire(run)?;
+        let tools = start_tools(run, &config)?;
         let store = Store::new(run.join("verification_state.yaml"));
         let snap = store.load()?;
         let topic = config
@@ -124,6 +151,7 @@ impl Engine {
             topic,
             options,
             backend: Arc::new(crate::exec::LocalBackend::new()),
+            tools,
             lock,
             released: None,
             at_breakpoint: None,

@@ -372,6 +372,8 @@ impl Engine {
             hypothesis,
             backend: self.backend.as_ref(),
             recovery: &self.config.recovery,
+            tools: self.tools.as_ref(),
+            coding_agent: self.config.tools.coding_agent.as_ref(),
         }
     }
 

@@ -45,6 +45,14 @@ pub struct AgentConfig {
     /// Extra variables (names that look like secrets are refused, as for experiments).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// How youra then runs the experiment the agent wrote, from `code/` (the agent is asked
+    /// to provide it); default `sh run.sh`.
+    #[serde(default = "default_run")]
+    pub run: Vec<String>,
+}
+
+fn default_run() -> Vec<String> {
+    vec!["sh".into(), "run.sh".into()]
 }
 
 fn default_time_limit() -> f64 {
@@ -103,8 +111,9 @@ fn list(v: &[Violation]) -> String {
 /// The instruction `{prompt}` stands for.
 pub fn prompt(task: &AgentTask<'_>) -> String {
     format!(
-        "Implement the tasks in {} following the plan in {}. Write and change files only under {}. \
-         Do not write results: youra runs the experiment and measures it.",
+        "Implement the tasks in {} following the plan in {}. Write and change files only under {}, \
+         including `run.sh`, which runs the experiment; if FAILURE.md is there, the last attempt failed \
+         as it says: fix that. Do not write results: youra runs the experiment and measures it.",
         task.tasks.display(),
         task.plan.display(),
         task.workspace.join("code").display()

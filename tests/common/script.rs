@@ -58,6 +58,32 @@ impl Script {
         self
     }
 
+    /// A reply that asks for one tool call (the tool loop answers it and asks again).
+    pub fn tool_call(
+        &mut self,
+        role: &str,
+        stage: &str,
+        attempt: u32,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> &mut Self {
+        let k = (
+            role.to_string(),
+            stage.to_string(),
+            None,
+            self.round,
+            attempt,
+        );
+        let ord = self.ordinals.entry(k).or_insert(0);
+        let line = json!({
+            "key": {"role": role, "stage": stage, "attempt": attempt}, "ordinal": *ord, "provider": "script", "model": "script-model", "request": null,
+            "response": {"content": "", "tool_calls": [{"id": format!("call-{}", *ord), "name": tool, "arguments": args}], "usage": {"input_tokens": 100, "output_tokens": 20}, "model": "script-model", "finish_reason": "tool_calls"}
+        });
+        *ord += 1;
+        self.lines.push(line.to_string());
+        self
+    }
+
     /// Replies added from here on belong to recovery round `n` of their step.
     pub fn round(&mut self, n: u32) -> &mut Self {
         self.round = n;

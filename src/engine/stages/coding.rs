@@ -128,8 +128,14 @@ impl CodingValidation {
         ]
         .into_iter()
         .collect();
-        let reply = ctx.ask_json("executor", "system/executor", "coding", &vars)?;
-        let (files, argv) = match write_files(ctx, id, &reply) {
+        let written = match ctx.coding_agent {
+            Some(agent) => run_agent(ctx, id, agent, failure),
+            None => {
+                let reply = ctx.ask_json("executor", "system/executor", "coding", &vars)?;
+                write_files(ctx, id, &reply)
+            }
+        };
+        let (files, argv) = match written {
             Ok(x) => x,
             Err(why) => return Ok(Attempt::Repair(why)),
         };
@@ -183,6 +189,86 @@ impl CodingValidation {
         }
         Ok(Attempt::Measured { outcome, measured })
     }
+}
+
+/// The external coding agent writes the code (in the sandbox, charged to the ledger, its
+/// changes confined to `code/`); youra then runs `[tools.coding_agent] run` and judges.
+fn run_agent(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    agent: &crate::exec::agent::AgentConfig,
+    failure: Option<&str>,
+) -> Result<(Files, Vec<String>), String> {
+    use crate::exec::agent::{AgentError, AgentTask};
+    let ws = ctx.run.join(id);
+    let code = ws.join("code");
+    std::fs::create_dir_all(&code).map_err(|e| format!("cannot create {}: {e}", code.display()))?;
+    let note = code.join("FAILURE.md");
+    match failure {
+        Some(f) => {
+            std::fs::write(&note, f).map_err(|e| format!("cannot write {}: {e}", note.display()))?
+        }
+        None => {
+            let _ = std::fs::remove_file(&note);
+        }
+    }
+    let task = AgentTask {
+        workspace: &ws,
+        plan: &ws.join(super::design::ARTIFACT),
+        tasks: &ws.join(super::implementation::TASKS),
+    };
+    ctx.emit(
+        Event::new("agent_start")
+            .hypothesis(id)
+            .message(agent.command.join(" ")),
+    );
+    match crate::exec::agent::run_agent(
+        ctx.backend,
+        agent,
+        &task,
+        ctx.roles.ledger(),
+        &ctx.key("coder"),
+    ) {
+        Ok(out) => {
+            ctx.emit(
+                Event::new("agent_exit")
+                    .hypothesis(id)
+                    .result(&out.job.exit.log_label())
+                    .message(out.usage.map_or("no token report".into(), |u| {
+                        format!("{} in / {} out tokens", u.input_tokens, u.output_tokens)
+                    })),
+            );
+            Ok((code_files(&code), agent.run.clone()))
+        }
+        Err(AgentError::Escaped { violations, .. }) => Err(format!(
+            "the coding agent changed files outside code/ (undone or reported): {}",
+            violations
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+        Err(e) => Err(format!("the coding agent failed: {e}")),
+    }
+}
+
+/// The text files under `code/` (for the fabrication checks).
+fn code_files(code: &std::path::Path) -> Files {
+    let mut out = Vec::new();
+    let mut stack = vec![code.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let (Ok(text), Ok(rel)) = (std::fs::read_to_string(&p), p.strip_prefix(code))
+            {
+                out.push((rel.to_string_lossy().into_owned(), text));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Write the executor's files under `<h>/code/`; a path that escapes is refused and
