@@ -18,6 +18,8 @@ pub struct RunConfig {
     pub engine: EngineSettings,
     /// π's thresholds, κ_min and MaxPivots (see "Recovery" in docs/ARCHITECTURE.md).
     pub recovery: crate::reflect::routing::Thresholds,
+    /// The plan tree's budget and policy (PrimeScientist); off unless `budget_tokens` > 0.
+    pub plan: PlanSettings,
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,
@@ -109,6 +111,34 @@ impl Default for EngineSettings {
             gpus: 0,
             approval_timeout_s: 0.0,
             approval_default: "reject".into(),
+        }
+    }
+}
+
+/// `[plan]`: with a token budget, each Coding & Validation attempt executes one node of the
+/// plan tree, refinements expand it, and an exhausted budget moves the run to Evidence Check.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlanSettings {
+    /// Tokens (planning and execution, from the ledger) the search may spend; 0 = no plan tree.
+    pub budget_tokens: u64,
+    /// Optional wall-time budget in seconds (r is the smaller share).
+    pub budget_secs: Option<f64>,
+    /// adaptive, uct, greedy, random, or fixed:<α>.
+    pub policy: String,
+    pub alpha_max: f64,
+    /// Seed of the selection's draws (with the tree's size, so a restart draws the same).
+    pub seed: u64,
+}
+
+impl Default for PlanSettings {
+    fn default() -> Self {
+        PlanSettings {
+            budget_tokens: 0,
+            budget_secs: None,
+            policy: "adaptive".into(),
+            alpha_max: 10.0,
+            seed: 7,
         }
     }
 }

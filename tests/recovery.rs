@@ -293,3 +293,65 @@ fn the_waiting_policy_decides_when_nobody_does() {
     let log = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
     assert!(log.contains("by: policy"), "decided by the policy");
 }
+
+const EXPANSION: &str = r##"{"children": [
+ {"plan": "# Standardize the features\n\nPut bill length and bill depth on one scale (z-scores fitted on each training fold) before computing the centroids; keep the 5-fold protocol.", "prior": {"estimate": 0.7, "hypothesis": "scale is the problem", "rationale": "the saturating curve", "changes": ["z-scores"], "risks": ["none"]}},
+ {"plan": "# Add flipper length\n\nKeep millimetres but add a third measurement, flipper length, so Gentoo separates on size as well as shape; a different design of the feature set.", "prior": {"estimate": 0.3, "hypothesis": "a third feature helps", "rationale": "Gentoo are larger", "changes": ["a feature"], "risks": ["changes the claim"]}}
+]}"##;
+
+#[test]
+fn with_a_plan_budget_attempts_execute_plan_nodes_and_refinement_expands_the_tree() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Method", 0.7, &verdict("NotValid", 0.3));
+    s.round(1)
+        .reply("reflector", "coding_validation", Some("h-e1"), 1, EXPANSION)
+        .passing_attempt("h-e1", &scaled());
+    let (_g, dir) = setup(
+        &s,
+        "UNATTENDED",
+        "\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\n",
+    );
+    let reason = stopped(run(&dir, true));
+    assert!(reason.contains("hypothesis=h-m1"), "{reason}");
+    assert_eq!(status(&dir, "h-e1"), "VALIDATED");
+    let loaded = youra::plan::load(&dir, youra::plan::Plans::Read).unwrap();
+    let nodes = loaded.tree.nodes();
+    assert_eq!(nodes.len(), 3, "the root and two children");
+    let root = &nodes[0];
+    assert_eq!(root.hypothesis_id.as_deref(), Some("h-e1"));
+    let root_reward = root.packet.as_ref().unwrap().reward;
+    assert!(
+        root_reward > 0.0 && root_reward < 0.5,
+        "unmet gate: partial credit {root_reward}"
+    );
+    let executed: Vec<_> = nodes.iter().filter(|n| n.packet.is_some()).collect();
+    assert_eq!(executed.len(), 2, "the root, then the child greedy chose");
+    assert_eq!(
+        executed[1].packet.as_ref().unwrap().reward,
+        1.0,
+        "the standardized child met the gate"
+    );
+    assert!(
+        executed[1]
+            .plan
+            .as_deref()
+            .unwrap_or("")
+            .contains("Standardize"),
+        "greedy took the higher prior"
+    );
+    let budget = loaded.budget.unwrap();
+    assert!(budget.used_tokens > 0, "the ledger was charged");
+    assert!(
+        youra::plan::read_selection(&dir).0.is_some(),
+        "the last selection is on disk for the TUI"
+    );
+}
+
+#[test]
+fn a_spent_plan_budget_moves_the_run_on_to_evidence_check() {
+    let (_g, dir) = setup(&start(), "UNATTENDED", "\n[plan]\nbudget_tokens = 500\n");
+    let reason = stopped(run(&dir, true));
+    assert!(reason.contains("stage=evidence_check"), "{reason}");
+    assert_eq!(status(&dir, "h-e1"), "SKIPPED");
+    assert_eq!(status(&dir, "h-m1"), "SKIPPED");
+}

@@ -37,6 +37,8 @@ pub struct StageCtx<'a> {
     pub tools: Option<&'a crate::tools::ToolRegistry>,
     /// An external coding agent for Coding & Validation (`[tools.coding_agent]`).
     pub coding_agent: Option<&'a crate::exec::agent::AgentConfig>,
+    /// The plan tree's settings (`[plan]`; off when `budget_tokens` is 0).
+    pub plan: &'a crate::config::PlanSettings,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

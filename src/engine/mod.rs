@@ -17,6 +17,7 @@ pub mod init;
 mod intake;
 mod literature;
 mod lock;
+mod plan_search;
 pub mod progress;
 pub mod prompts;
 mod recovery;

@@ -374,6 +374,7 @@ impl Engine {
             recovery: &self.config.recovery,
             tools: self.tools.as_ref(),
             coding_agent: self.config.tools.coding_agent.as_ref(),
+            plan: &self.config.plan,
         }
     }
 

@@ -50,6 +50,22 @@ impl StageRunner for CodingValidation {
         let refinement = snapshot_field(ctx, id, "refinement");
         let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
         let mut history = Vec::new();
+        let step = match ctx.plan.budget_tokens > 0 {
+            true => match crate::engine::plan_search::next(
+                ctx,
+                ctx.plan,
+                id,
+                &format!("# Plan for {id}\n\n{brief}"),
+            )? {
+                Some(step) => Some(step),
+                None => return budget_spent(ctx, id),
+            },
+            false => None,
+        };
+        if let Some(s) = step.as_ref().filter(|s| !s.plan.starts_with("# Plan for ")) {
+            let plan = format!("Execute this plan (plan-tree node {}):\n{}", s.node, s.plan);
+            failure = Some(failure.map_or(plan.clone(), |f| format!("{plan}\n\n{f}")));
+        }
         for attempt in 1..=ctx.settings.repair_attempts + 1 {
             match self.attempt(
                 ctx,
@@ -62,6 +78,27 @@ impl StageRunner for CodingValidation {
             )? {
                 Attempt::Measured { outcome, measured } => {
                     let gate = gates::evaluate(&criteria, &measured);
+                    if let Some(step) = &step {
+                        let scored: Vec<crate::plan::Criterion> = criteria
+                            .iter()
+                            .map(|c| {
+                                crate::plan::Criterion::new(
+                                    &c.metric,
+                                    plan_op(c.op),
+                                    c.value,
+                                    measured.get(&c.metric).copied(),
+                                )
+                            })
+                            .collect();
+                        let logs = vec![format!("{id}/results/run.log")];
+                        crate::engine::plan_search::record(
+                            ctx,
+                            ctx.plan,
+                            &step.node,
+                            Some(crate::plan::reward(&scored, false)),
+                            logs,
+                        )?;
+                    }
                     return super::validation::record(
                         ctx, id, &criteria, &gate, &outcome, &history,
                     );
@@ -77,6 +114,15 @@ impl StageRunner for CodingValidation {
                     failure = Some(why);
                 }
             }
+        }
+        if let Some(step) = &step {
+            crate::engine::plan_search::record(
+                ctx,
+                ctx.plan,
+                &step.node,
+                None,
+                vec![format!("{id}/results/run.log")],
+            )?;
         }
         super::validation::exhausted(ctx, id, &history)
     }
@@ -96,6 +142,46 @@ pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String>
         .trim()
         .to_string();
     (!v.is_empty()).then_some(v)
+}
+
+fn plan_op(op: crate::engine::criteria::Op) -> crate::plan::Op {
+    use crate::engine::criteria::Op as E;
+    use crate::plan::Op as P;
+    match op {
+        E::Ge => P::Ge,
+        E::Gt => P::Gt,
+        E::Le => P::Le,
+        E::Lt => P::Lt,
+        E::Eq => P::Eq,
+    }
+}
+
+/// The plan budget is spent: the sub-hypotheses not yet settled are skipped, with the
+/// reason, and the run moves on to Evidence Check with what it has.
+fn budget_spent(ctx: &StageCtx<'_>, id: &str) -> Result<Produced, StageError> {
+    use crate::vsa::enums::HypothesisStatus as S;
+    let snap = ctx.vsa()?;
+    for h in snap
+        .vsa
+        .sub_hypotheses
+        .iter()
+        .filter(|h| matches!(h.status, S::Ready | S::NotStarted | S::InProgress))
+    {
+        let mut m = crate::vsa::mutation::Mutation::new(
+            crate::vsa::mutation::Change::Set {
+                path: format!("sub_hypotheses.{}.status", h.id),
+                value: "SKIPPED".into(),
+            },
+            "plan_budget",
+            "engine",
+            "the plan tree's budget is spent; the run goes on to Evidence Check with what it has",
+        );
+        m.create = true;
+        ctx.store.mutate(&m)?;
+    }
+    Err(StageError::Rerouted(format!(
+        "{id}: the plan budget is spent; on to Evidence Check"
+    )))
 }
 
 fn first_line(s: &str) -> String {

@@ -31,6 +31,11 @@ pub trait StageRunner {
     fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError>;
 }
 
+/// A text field of a sub-hypothesis in the VSA (`refinement`, `design_constraint`).
+pub fn coding_snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
+    coding::snapshot_field(ctx, id, key)
+}
+
 /// The runner of each stage.
 pub fn runner(stage: Stage) -> Box<dyn StageRunner> {
     match stage {

@@ -1,0 +1,244 @@
+//! The plan tree in the hypothesis loop (PrimeScientist §3.2–3.3), on when `[plan]
+//! budget_tokens` > 0: each Coding & Validation attempt executes one plan node of its
+//! sub-hypothesis, chosen by the configured policy with α from the remaining budget; an
+//! evaluated leaf is expanded by the reflector role; the reward of the gate backpropagates;
+//! every token in the ledger is charged; an exhausted budget ends the loop.
+
+use std::path::Path;
+
+use crate::config::PlanSettings;
+use crate::plan::{
+    Action, Budget, Draft, NodeId, Packet, PlanTree, Plans, Policy, Prior, XorShift64, load,
+    parse_expansion, save_budget, save_selection, select,
+};
+use crate::rundir::events::Event;
+
+use super::ctx::StageCtx;
+use super::error::StageError;
+
+/// The node an attempt executes and the plan text it hands to the executor.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub node: NodeId,
+    pub plan: String,
+}
+
+fn err(what: &str) -> impl Fn(crate::plan::PlanError) -> StageError + '_ {
+    move |e| StageError::MustStop(format!("plan tree: {what}: {e}"))
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The run's tree and budget (a fresh budget from the settings the first time).
+pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageError> {
+    let loaded = load(run, Plans::Read).map_err(err("load"))?;
+    let budget = loaded.budget.unwrap_or_else(|| {
+        let mut b = Budget::tokens(s.budget_tokens);
+        b.time_budget_secs = s.budget_secs;
+        b.alpha_max = s.alpha_max;
+        b.policy = s.policy.parse::<Policy>().unwrap_or_default();
+        b
+    });
+    Ok((loaded.tree, budget))
+}
+
+/// Choose what attempt `id` executes next: its root plan the first time, else the node the
+/// policy selects (expanding an evaluated leaf through the reflector first). `Ok(None)` when
+/// the budget is spent.
+pub fn next(
+    ctx: &StageCtx<'_>,
+    s: &PlanSettings,
+    id: &str,
+    root_plan: &str,
+) -> Result<Option<Step>, StageError> {
+    let (mut tree, mut budget) = open(ctx.run, s)?;
+    crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
+        .map_err(err("charge the ledger"))?;
+    save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
+    if budget.exhausted() {
+        ctx.emit(
+            Event::new("plan")
+                .hypothesis(id)
+                .result("budget exhausted")
+                .message(format!(
+                    "{} of {} tokens spent",
+                    budget.used_tokens, budget.total_tokens
+                )),
+        );
+        return Ok(None);
+    }
+    if !tree.roots().any(|r| r.hypothesis_id.as_deref() == Some(id)) {
+        let draft = Draft {
+            plan: root_plan.to_string(),
+            prior: Prior {
+                estimate: Some(0.5),
+                hypothesis: format!("the plan of {id} as designed"),
+                ..Prior::default()
+            },
+            hypothesis_id: Some(id.to_string()),
+        };
+        let node = tree.add_root(draft, &now());
+        tree.save(ctx.run, std::slice::from_ref(&node))
+            .map_err(err("save"))?;
+    }
+    for _ in 0..4 {
+        let selection = choose(&tree, &budget, s, id)?;
+        save_selection(ctx.run, &selection).map_err(err("save the selection"))?;
+        match selection.action {
+            Action::Execute { node } => {
+                let plan = tree
+                    .get(&node)
+                    .and_then(|n| n.plan.clone())
+                    .unwrap_or_default();
+                ctx.emit(
+                    Event::new("plan")
+                        .hypothesis(id)
+                        .action("execute")
+                        .message(format!(
+                            "{node} (policy {:?}, r = {:.2})",
+                            selection.policy, selection.remaining_share
+                        )),
+                );
+                clear_forced(ctx.run, &mut budget)?;
+                return Ok(Some(Step { node, plan }));
+            }
+            Action::Expand { node } | Action::Widen { node } => expand(ctx, &mut tree, id, &node)?,
+            Action::Exhausted => return Ok(None),
+        }
+    }
+    Err(StageError::MustStop(format!(
+        "plan tree: no executable plan for {id} after four expansions"
+    )))
+}
+
+/// Selection restricted to `id`'s subtree (other sub-hypotheses' roots are vetoed in a copy),
+/// or the researcher's forced node.
+fn choose(
+    tree: &PlanTree,
+    budget: &Budget,
+    s: &PlanSettings,
+    id: &str,
+) -> Result<crate::plan::Selection, StageError> {
+    if let Some(forced) = budget
+        .extra
+        .get("forced")
+        .and_then(|v| v.as_str())
+        .and_then(|f| NodeId::new(f).ok())
+    {
+        if tree.get(&forced).is_some() {
+            return crate::plan::force(tree, budget, crate::plan::REEXPAND_LIMIT, &forced)
+                .map_err(err("force"));
+        }
+    }
+    let mut mine = tree.clone();
+    let others: Vec<NodeId> = tree
+        .roots()
+        .filter(|r| r.hypothesis_id.as_deref() != Some(id))
+        .map(|r| r.id.clone())
+        .collect();
+    for o in &others {
+        mine.set_vetoed(o, true).map_err(err("restrict"))?;
+    }
+    let mut rng = XorShift64::new(s.seed ^ (tree.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    Ok(select(&mine, budget, crate::plan::REEXPAND_LIMIT, &mut rng))
+}
+
+fn clear_forced(run: &Path, budget: &mut Budget) -> Result<(), StageError> {
+    if budget.extra.remove("forced").is_some() {
+        save_budget(run, budget).map_err(err("save the budget"))?;
+    }
+    Ok(())
+}
+
+/// The reflector proposes up to three substantively different children of `node`.
+fn expand(
+    ctx: &StageCtx<'_>,
+    tree: &mut PlanTree,
+    id: &str,
+    node: &NodeId,
+) -> Result<(), StageError> {
+    let parent = tree
+        .get(node)
+        .ok_or_else(|| StageError::MustStop(format!("plan tree: {node} vanished")))?;
+    let plan = parent.plan.clone().unwrap_or_default();
+    let outcome = parent
+        .packet
+        .as_ref()
+        .map_or("not run".into(), |p| format!("reward {:.3}", p.reward));
+    let failure = super::stages::coding_snapshot_field(ctx, id, "refinement")
+        .unwrap_or_else(|| "the gate was not met".into());
+    let existing: Vec<String> = parent
+        .children
+        .iter()
+        .filter_map(|c| tree.get(c)?.plan.clone())
+        .collect();
+    let prompt =
+        crate::plan::expansion_prompt(&plan, &outcome, &failure, crate::plan::MAX_CHILDREN);
+    let system = ctx.prompts.render("system/executor", &Default::default())?;
+    let reply = ctx.ask_messages(
+        "reflector",
+        vec![
+            crate::llm::Message::system(system),
+            crate::llm::Message::user(prompt),
+        ],
+        true,
+    )?;
+    let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
+    let expansion = parse_expansion(
+        &reply.content,
+        &plan,
+        &refs,
+        crate::plan::MAX_CHILDREN,
+        Some(id),
+    )
+    .map_err(|e| StageError::Output(e.to_string()))?;
+    let ids = tree
+        .expand(node, expansion.drafts, crate::plan::MAX_CHILDREN, &now())
+        .map_err(err("expand"))?;
+    let mut changed = ids.clone();
+    changed.push(node.clone());
+    tree.save(ctx.run, &changed).map_err(err("save"))?;
+    ctx.emit(Event::new("plan").hypothesis(id).action("expand").message(
+        format!("{node} → {}", ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")),
+    ));
+    Ok(())
+}
+
+/// Record the attempt's reward (`None`: it produced no usable result) and backpropagate.
+pub fn record(
+    ctx: &StageCtx<'_>,
+    s: &PlanSettings,
+    node: &NodeId,
+    reward: Option<f64>,
+    logs: Vec<String>,
+) -> Result<(), StageError> {
+    let (mut tree, mut budget) = open(ctx.run, s)?;
+    crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
+        .map_err(err("charge the ledger"))?;
+    let packet = Packet {
+        reward: reward.unwrap_or(0.0),
+        cost_tokens: budget.node_tokens.get(node.as_str()).copied().unwrap_or(0),
+        logs,
+        finished_at: now(),
+        extra: Default::default(),
+    };
+    let recorded = match reward {
+        Some(_) => tree.record_outcome(node, packet, crate::plan::DELTA),
+        None => tree.record_failure(node, packet),
+    }
+    .map_err(err("record"))?;
+    tree.save(ctx.run, &recorded.changed).map_err(err("save"))?;
+    save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
+    let pruned = if recorded.pruned {
+        " (pruned: more than δ below its parent)"
+    } else {
+        ""
+    };
+    ctx.emit(Event::new("plan").action("record").message(format!(
+        "{node}: reward {:.3}{pruned}",
+        reward.unwrap_or(0.0)
+    )));
+    Ok(())
+}
