@@ -126,11 +126,10 @@ fn choose(
         .get("forced")
         .and_then(|v| v.as_str())
         .and_then(|f| NodeId::new(f).ok())
+        .filter(|f| tree.get(f).is_some())
     {
-        if tree.get(&forced).is_some() {
-            return crate::plan::force(tree, budget, crate::plan::REEXPAND_LIMIT, &forced)
-                .map_err(err("force"));
-        }
+        return crate::plan::force(tree, budget, crate::plan::REEXPAND_LIMIT, &forced)
+            .map_err(err("force"));
     }
     let mut mine = tree.clone();
     let others: Vec<NodeId> = tree
