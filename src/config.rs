@@ -183,12 +183,20 @@ pub fn load_with(
     }
     merge(&mut merged, read_table(&run.join("youra.toml"))?);
     merge(&mut merged, env_table(env));
-    Value::Table(merged)
+    let config: RunConfig = Value::Table(merged)
         .try_into()
         .map_err(|e: toml::de::Error| ConfigError::Invalid {
             origin: "merged layers".into(),
             message: e.to_string(),
-        })
+        })?;
+    config
+        .recovery
+        .validate()
+        .map_err(|message| ConfigError::Invalid {
+            origin: "[recovery]".into(),
+            message,
+        })?;
+    Ok(config)
 }
 
 fn read_table(path: &Path) -> Result<Table, ConfigError> {

@@ -53,6 +53,12 @@ fn setup(s: &Script, mode: &str, extra: &str) -> (tempfile::TempDir, std::path::
             .unwrap()
             .replace("execution_mode: UNATTENDED", "execution_mode: INTERACTIVE");
         std::fs::write(&vsa, text).unwrap();
+        let toml = dir.join("youra.toml");
+        let text = std::fs::read_to_string(&toml).unwrap().replace(
+            "execution_mode = \"UNATTENDED\"",
+            "execution_mode = \"INTERACTIVE\"",
+        );
+        std::fs::write(&toml, text).unwrap();
     }
     (g, dir)
 }
@@ -354,4 +360,63 @@ fn a_spent_plan_budget_moves_the_run_on_to_evidence_check() {
     assert!(reason.contains("stage=evidence_check"), "{reason}");
     assert_eq!(status(&dir, "h-e1"), "SKIPPED");
     assert_eq!(status(&dir, "h-m1"), "SKIPPED");
+}
+
+#[test]
+fn pin_veto_and_force_act_on_the_plan_tree() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Method", 0.7, &verdict("NotValid", 0.3));
+    s.round(1)
+        .reply("reflector", "coding_validation", Some("h-e1"), 1, EXPANSION)
+        .passing_attempt(
+            "h-e1",
+            &code_reply(
+                "centroid.py",
+                CENTROID_PY,
+                &[
+                    "--standardize",
+                    "--features",
+                    "bill_length_mm,bill_depth_mm,flipper_length_mm",
+                ],
+            ),
+        );
+    let (_g, dir) = setup(
+        &s,
+        "UNATTENDED",
+        "\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\n",
+    );
+    let _ = run(&dir, true);
+    let tree = youra::plan::load(&dir, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    assert_eq!(tree.nodes().len(), 3);
+    let flipper = tree
+        .nodes()
+        .iter()
+        .find(|n| n.plan.as_deref().unwrap_or("").contains("flipper"))
+        .unwrap()
+        .id
+        .to_string();
+    // The greedy choice ran; the researcher pins the other child for later.
+    steer(&dir, Verb::Pin, Some(&flipper));
+    let _ = run(&dir, true);
+    let tree = youra::plan::load(&dir, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    assert!(
+        tree.nodes()
+            .iter()
+            .any(|n| n.id.to_string() == flipper && n.pinned),
+        "pinned through the engine's intake"
+    );
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let d = youra::steer::directives(&snap.doc);
+    assert_eq!(
+        d.last().unwrap().state,
+        youra::steer::DirectiveState::Applied,
+        "{:?}",
+        d.last().unwrap().note
+    );
 }

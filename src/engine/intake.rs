@@ -1,7 +1,9 @@
 //! Steering intake: the researcher's directives in `workflow.steering`, applied at stage
-//! boundaries and while the engine waits. Each is marked `applied` or `rejected` with a
-//! note, in the same write as its effect where it has one, decided under the store's lock
-//! so a concurrent edit is never overwritten.
+//! boundaries and while the engine waits. Each is decided from the VSA as the engine last
+//! read it, its effects written through the store (lock, revision, history), then marked
+//! `applied` or `rejected` with a note; the mark is written only if the item is still
+//! pending under the lock, so a concurrent edit is never overwritten. Pin, veto and force
+//! act on the plan tree (`plan_search::steer`).
 
 use crate::stage::Stage;
 use crate::steer::Verb;
@@ -32,11 +34,29 @@ fn status(s: &str) -> (String, NewNode) {
     ("workflow.status".into(), scalar(s))
 }
 
-fn phase(stage: Stage, s: &str) -> (String, NewNode) {
-    (
-        format!("phases.{}", stage.key()),
-        NewNode::Map(vec![("status".into(), scalar(s)), ("at".into(), now())]),
-    )
+/// A step's status entry; going back to NOT_STARTED counts one more `round`, so its
+/// recorded exchanges are not confused with the earlier pass's (see `progress::round`).
+fn entry(snap: &Snapshot, path: &str, s: &str) -> (String, NewNode) {
+    let keys: Vec<&str> = path.split('.').collect();
+    let before = keys
+        .iter()
+        .try_fold(snap.doc.root.as_ref(), |n, k| Some(n?.get(k)))
+        .flatten();
+    let round = before
+        .and_then(|n| n.get("round")?.as_scalar()?.as_i64())
+        .unwrap_or(0)
+        .max(0);
+    let round = if s == "NOT_STARTED" { round + 1 } else { round };
+    let value = NewNode::Map(vec![
+        ("status".into(), scalar(s)),
+        ("round".into(), scalar(&round.to_string())),
+        ("at".into(), now()),
+    ]);
+    (path.to_string(), value)
+}
+
+fn phase(snap: &Snapshot, stage: Stage, s: &str) -> (String, NewNode) {
+    entry(snap, &format!("phases.{}", stage.key()), s)
 }
 
 fn reject(note: &str) -> Plan {
@@ -84,10 +104,15 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
         },
         Verb::Retry => retry(d, snap),
         Verb::Redesign => restart_from(
+            snap,
             Stage::HypothesisDebate,
             "redesign: back to the Hypothesis Debate",
         ),
-        Verb::Reset => restart_from(Stage::ProblemScoping, "reset: back to Problem Scoping"),
+        Verb::Reset => restart_from(
+            snap,
+            Stage::ProblemScoping,
+            "reset: back to Problem Scoping",
+        ),
         Verb::Skip => skip(d, snap),
         Verb::Pin | Verb::Veto | Verb::Force => reject(
             "this run's hypothesis loop does not search a plan tree, so plan-node directives have nothing to act on",
@@ -98,14 +123,17 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
     }
 }
 
-fn restart_from(stage: Stage, note: &str) -> Plan {
+fn restart_from(snap: &Snapshot, stage: Stage, note: &str) -> Plan {
     let all: Vec<Stage> = BEFORE_LOOP
         .iter()
         .chain(AFTER_LOOP.iter())
         .copied()
         .filter(|s| *s >= stage)
         .collect();
-    let mut effects: Vec<_> = all.into_iter().map(|s| phase(s, "NOT_STARTED")).collect();
+    let mut effects: Vec<_> = all
+        .into_iter()
+        .map(|s| phase(snap, s, "NOT_STARTED"))
+        .collect();
     effects.push(status("ACTIVE"));
     apply(note.into(), effects)
 }
@@ -118,13 +146,13 @@ fn retry(d: &Directive, snap: &Snapshot) -> Plan {
     else {
         return reject("retry needs a sub-hypothesis of this run as its target");
     };
-    let reset = NewNode::Map(vec![("status".into(), scalar("NOT_STARTED"))]);
     apply(
         format!("{h} goes back to Coding & Validation"),
         vec![
-            (
-                format!("sub_hypotheses.{h}.{}", loop_field(Stage::CodingValidation)),
-                reset,
+            entry(
+                snap,
+                &format!("sub_hypotheses.{h}.{}", loop_field(Stage::CodingValidation)),
+                "NOT_STARTED",
             ),
             (format!("sub_hypotheses.{h}.status"), scalar("READY")),
             status("ACTIVE"),
@@ -141,9 +169,10 @@ fn skip(d: &Directive, snap: &Snapshot) -> Plan {
         );
     }
     match Stage::parse(target) {
-        Some(s) if BEFORE_LOOP.contains(&s) || AFTER_LOOP.contains(&s) => {
-            apply(format!("{} skipped", s.name()), vec![phase(s, "SKIPPED")])
-        }
+        Some(s) if BEFORE_LOOP.contains(&s) || AFTER_LOOP.contains(&s) => apply(
+            format!("{} skipped", s.name()),
+            vec![phase(snap, s, "SKIPPED")],
+        ),
         Some(s) => reject(&format!(
             "{} runs per sub-hypothesis: skip the sub-hypothesis instead",
             s.name()

@@ -127,6 +127,21 @@ impl Engine {
         let lock = EngineLock::acquire(run)?;
         let tools = start_tools(run, &config)?;
         let store = Store::new(run.join("verification_state.yaml"));
+        // The configured mode (youra.toml or YOURA_MODE) is written into the VSA, which the
+        // engine then reads: one source of truth, and the change is in its history.
+        if let Some(mode) = config.run.execution_mode.as_deref() {
+            let mut m = crate::vsa::mutation::Mutation::new(
+                crate::vsa::mutation::Change::Set {
+                    path: "workflow.execution_mode".into(),
+                    value: mode.to_ascii_uppercase(),
+                },
+                "engine",
+                "engine",
+                "execution mode from the run's configuration",
+            );
+            m.create = true;
+            store.mutate(&m)?;
+        }
         let snap = store.load()?;
         let topic = config
             .run

@@ -241,3 +241,36 @@ pub fn record(
     )));
     Ok(())
 }
+
+/// A researcher's pin / veto / force on the plan tree (from `workflow.steering`): applied to
+/// the tree and the budget on disk; `Err` says why it cannot apply. A forced node is kept
+/// in the budget file until the attempt that executes it.
+pub fn steer(
+    run: &Path,
+    s: &PlanSettings,
+    verb: &str,
+    target: Option<&str>,
+) -> Result<String, String> {
+    if !run
+        .join(crate::plan::PLAN_DIR)
+        .join(crate::plan::TREE_FILE)
+        .is_file()
+    {
+        return Err(
+            "this run has no plan tree yet (set [plan] budget_tokens to search one)".into(),
+        );
+    }
+    let (mut tree, mut budget) = open(run, s).map_err(|e| e.to_string())?;
+    let directive = crate::plan::parse_directive(verb, target).map_err(|e| e.to_string())?;
+    let applied = crate::plan::apply_directive(&mut tree, &mut budget, &directive)
+        .map_err(|e| e.to_string())?;
+    if let Some(f) = &applied.forced {
+        budget
+            .extra
+            .insert("forced".into(), serde_json::Value::String(f.to_string()));
+    }
+    tree.save(run, &applied.changed)
+        .map_err(|e| e.to_string())?;
+    save_budget(run, &budget).map_err(|e| e.to_string())?;
+    Ok(applied.note)
+}

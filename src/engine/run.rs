@@ -116,7 +116,34 @@ impl Engine {
     fn take_directives(&mut self, snap: &crate::vsa::store::Snapshot) -> Result<bool, EngineError> {
         let pending = intake::pending(snap);
         for (index, d) in &pending {
-            let plan = intake::plan(d, snap);
+            let plan = match d.verb() {
+                Some(
+                    v @ (crate::steer::Verb::Pin
+                    | crate::steer::Verb::Veto
+                    | crate::steer::Verb::Force),
+                ) => {
+                    match super::plan_search::steer(
+                        &self.run,
+                        &self.config.plan,
+                        v.name(),
+                        d.target.as_deref(),
+                    ) {
+                        Ok(note) => intake::Plan {
+                            effects: Vec::new(),
+                            applied: true,
+                            note,
+                            step: false,
+                        },
+                        Err(why) => intake::Plan {
+                            effects: Vec::new(),
+                            applied: false,
+                            note: why,
+                            step: false,
+                        },
+                    }
+                }
+                _ => intake::plan(d, snap),
+            };
             if plan.applied
                 && matches!(
                     d.verb(),

@@ -464,7 +464,8 @@ fn judge_fabrication(
     .into_iter()
     .collect();
     let v = ctx.ask_json("judge", "system/executor", "fabrication_check", &vars)?;
-    if v.get("consistent").and_then(Value::as_bool) != Some(false) {
+    // Fail closed: only an explicit `consistent: true` clears the attempt.
+    if v.get("consistent").and_then(Value::as_bool) == Some(true) {
         return Ok(None);
     }
     let findings: Vec<String> = v
