@@ -102,6 +102,15 @@ fn method_refine_then_pass() {
             .unwrap()
             .contains("standardize")
     );
+    assert_eq!(
+        field(
+            &dir,
+            &["sub_hypotheses", "h-e1", "reflection", "proposed_action"]
+        )
+        .as_deref(),
+        Some("Method-Refine"),
+        "the reflection block"
+    );
     let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
     let r = records
         .iter()
@@ -159,6 +168,10 @@ fn redesign_archives_and_goes_back_to_the_debate() {
         records.iter().any(|r| r.id.starts_with("pivot_h-e1")),
         "{:?}",
         records.iter().map(|r| &r.id).collect::<Vec<_>>()
+    );
+    assert!(
+        records.iter().any(|r| r.id.starts_with("superseded_h-e1")),
+        "a superseded record"
     );
 }
 

@@ -67,6 +67,14 @@ pub fn recover(
         note: p.clamp_reason.clone(),
     };
     failure_record(ctx, id, gate, &p.attributions, &note)?;
+    // The reflection block: what recovery concluded, beside the sub-hypothesis it concerns.
+    let stamp = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    set(
+        ctx,
+        &format!("sub_hypotheses.{id}.reflection"),
+        node(&p.escalation("reflection", &stamp)),
+        &format!("{id}: failure attributed, {} proposed", p.action.as_str()),
+    )?;
     if let Some(stop) = p.stop {
         return Err(StageError::MustStop(stop));
     }

@@ -10,7 +10,9 @@ use super::error::StageError;
 use super::progress::{AFTER_LOOP, BEFORE_LOOP};
 use super::yamlout::{now, text};
 use crate::reflect::archive::{ArchiveKind, archive};
-use crate::reflect::memory_writer::{PivotInput, RoutingNote, render_pivot, write_record};
+use crate::reflect::memory_writer::{
+    PivotInput, RoutingNote, SupersededInput, render_pivot, render_superseded, write_record,
+};
 use crate::reflect::routing::RoutingAction as A;
 use crate::rundir::events::Event;
 use crate::stage::Stage;
@@ -203,6 +205,18 @@ fn restart(
     if let Ok(r) = render_pivot(&pivot) {
         write_record(&memory, &r)
             .map_err(|e| StageError::MustStop(format!("cannot write the pivot record: {e}")))?;
+    }
+    let superseded = SupersededInput {
+        hypothesis: h.to_string(),
+        superseded_by: pivot.to.clone(),
+        date: Utc::now(),
+        reason: why.to_string(),
+        lessons: pivot.lessons.clone(),
+    };
+    if let Ok(r) = render_superseded(&superseded) {
+        write_record(&memory, &r).map_err(|e| {
+            StageError::MustStop(format!("cannot write the superseded record: {e}"))
+        })?;
     }
     put(
         ctx,
