@@ -249,3 +249,39 @@ fn kill_nine_mid_stage_then_restart_resumes_without_duplicating_history() {
         "the interrupted debate was recorded twice: {transcripts} vs {n}"
     );
 }
+
+#[test]
+fn a_detached_engine_survives_the_hang_up_of_its_terminal() {
+    let (_g, dir, _) = slow_run(60);
+    let out = Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", dir.to_str().unwrap(), "--detach"])
+        .env("YOURA_CONFIG_DIR", dir.join("no-user-config"))
+        .output()
+        .expect("youra run --detach");
+    let (stdout, _) = common::text(&out);
+    assert!(out.status.success(), "{stdout}");
+    let pid: i32 = stdout
+        .split("(pid ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|p| p.parse().ok())
+        .expect("the pid is printed");
+    wait_for(&dir, "the engine to start", |ev| {
+        ev.iter().any(|e| e.kind == "stage_start")
+    });
+    // SAFETY: sends a signal to the process this test started.
+    assert_eq!(
+        unsafe { libc::kill(pid, libc::SIGHUP) },
+        0,
+        "the detached engine is alive"
+    );
+    wait_for(&dir, "the run to stop at the loop's edge", |ev| {
+        ev.iter().any(|e| e.kind == "stop")
+    });
+    assert_eq!(completed(&dir).len(), 4, "it ran on after the hang-up");
+    let log = std::fs::read_to_string(dir.join("youra.log")).unwrap();
+    assert!(
+        log.contains("MUST_STOP"),
+        "its output went to youra.log: {log}"
+    );
+}

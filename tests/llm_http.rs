@@ -363,3 +363,56 @@ fn a_missing_key_is_named_in_the_401() {
     );
     assert_eq!(server.requests()[0].header("authorization"), None);
 }
+
+#[test]
+fn the_api_key_never_reaches_a_transcript_the_ledger_or_the_log() {
+    // SAFETY: every test that sets this variable sets the same value.
+    unsafe { std::env::set_var(KEY_VAR, FAKE_KEY) };
+    let server = Server::start(vec![
+        Reply::json(200, OK_BODY),
+        Reply::json(401, r#"{"error":{"message":"invalid key"}}"#),
+    ]);
+    let mut cfg = config(&server.url, false);
+    cfg.api_key_env = Some(KEY_VAR.into());
+    cfg.max_retries = 0;
+    let client = OpenAiCompatible::new(cfg).expect("client builds");
+    let run = tempfile::tempdir().unwrap();
+    let roles = youra::llm::Roles::from_provider(run.path(), std::sync::Arc::new(client));
+    let executor = roles.get("executor").unwrap();
+    executor
+        .complete(&key(), &hello())
+        .expect("success through the recorder");
+    let _ = executor
+        .complete(&key(), &hello())
+        .expect_err("401 recorded as an error");
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some(format!("Bearer {FAKE_KEY}").as_str()),
+        "the key was used"
+    );
+    let mut written = Vec::new();
+    let mut stack = vec![run.path().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                written.push((
+                    e.path(),
+                    std::fs::read_to_string(e.path()).unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    assert!(
+        written.len() >= 3,
+        "two transcripts and the ledger: {written:?}"
+    );
+    for (path, text) in &written {
+        assert!(
+            !text.contains(FAKE_KEY),
+            "the key leaked into {}",
+            path.display()
+        );
+    }
+}
