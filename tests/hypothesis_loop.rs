@@ -269,3 +269,61 @@ fn an_unmeasured_number_in_a_drafted_table_becomes_a_dash() {
         "the replacement is listed: {report}"
     );
 }
+
+#[test]
+fn tests_first_when_the_tasks_ask_run_before_the_experiment() {
+    let tasks = common::script::TASKS.replace("\"test_first\":false", "\"test_first\":true");
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    s.reply(
+        "executor",
+        "experiment_design",
+        Some("h-e1"),
+        1,
+        &brief("accuracy", ">=", 0.92),
+    )
+    .ok("experiment_design", Some("h-e1"), 1);
+    s.reply(
+        "executor",
+        "implementation_planning",
+        Some("h-e1"),
+        1,
+        &tasks,
+    )
+    .ok("implementation_planning", Some("h-e1"), 1);
+    let with_tests = |test: &str| {
+        serde_json::json!({"files": [{"path": "centroid.py", "content": CENTROID_PY}, {"path": "test_centroid.py", "content": test}], "command": ["python3", "centroid.py", "--standardize"], "test_command": ["python3", "test_centroid.py"]}).to_string()
+    };
+    s.reply(
+        "executor",
+        "coding_validation",
+        Some("h-e1"),
+        1,
+        &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+    );
+    s.reply("executor", "coding_validation", Some("h-e1"), 1, &with_tests("import centroid\nassert centroid.load('../../data/penguins.csv', ['bill_length_mm']) == [], 'rows load'\n"));
+    s.reply("executor", "coding_validation", Some("h-e1"), 1, &with_tests("import centroid\nrows = centroid.load('../../data/penguins.csv', ['bill_length_mm', 'bill_depth_mm'])\nassert len(rows) == 342, len(rows)\n"));
+    s.reply(
+        "judge",
+        "coding_validation",
+        Some("h-e1"),
+        1,
+        common::script::CONSISTENT,
+    )
+    .ok("coding_validation", Some("h-e1"), 1);
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let _ = run(&dir);
+    assert_eq!(gate(&dir, "h-e1"), ("VALIDATED".into(), "PASS".into()));
+    let v = std::fs::read_to_string(dir.join("h-e1/04_validation.md")).unwrap();
+    assert!(
+        v.contains("test_command"),
+        "the first attempt gave no tests: {v}"
+    );
+    assert!(
+        v.contains("compliance tests failed"),
+        "the second attempt's tests failed: {v}"
+    );
+    let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
+    assert_eq!(ev.iter().filter(|e| e.kind == "tests").count(), 2);
+}

@@ -203,7 +203,7 @@ pub const PLAN: &str = r#"{"sub_hypotheses":[
 ],"rationale":"Existence first, then what adds nothing, then where it holds."}"#;
 pub const BRIEF: &str = "## Dataset\nPalmer penguins.\n## Model\nNearest centroid.\n## Metrics\naccuracy\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n```\n## Procedure\n5-fold CV.\n";
 
-pub const TASKS: &str = r##"{"tasks":[{"id":"T1","title":"Load the CSV","spec_section":"Dataset","description":"drop rows with NA","test_first":true},{"id":"T2","title":"Nearest centroid with 5-fold CV","spec_section":"Procedure","description":"report accuracy per fold","test_first":false}],"prd":"# PRD\nReport accuracy.","architecture":"# Architecture\ntrain.py","logic":"# Logic\ncentroids","config":"# Config\nfolds: 5"}"##;
+pub const TASKS: &str = r##"{"tasks":[{"id":"T1","title":"Load the CSV","spec_section":"Dataset","description":"drop rows with NA","test_first":false},{"id":"T2","title":"Nearest centroid with 5-fold CV","spec_section":"Procedure","description":"report accuracy per fold","test_first":false}],"prd":"# PRD\nReport accuracy.","architecture":"# Architecture\ntrain.py","logic":"# Logic\ncentroids","config":"# Config\nfolds: 5"}"##;
 
 /// A fresh run folder whose models are served from `script` (written as replay.jsonl).
 pub fn replay_run(script: &Script, extra_toml: &str) -> (tempfile::TempDir, PathBuf) {

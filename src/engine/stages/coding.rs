@@ -214,10 +214,21 @@ impl CodingValidation {
         ]
         .into_iter()
         .collect();
+        let mut tests = None;
         let written = match ctx.coding_agent {
             Some(agent) => run_agent(ctx, id, agent, failure),
             None => {
                 let reply = ctx.ask_json("executor", "system/executor", "coding", &vars)?;
+                tests = reply
+                    .get("test_command")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect::<Vec<_>>()
+                    })
+                    .filter(|a| !a.is_empty());
                 write_files(ctx, id, &reply)
             }
         };
@@ -225,6 +236,9 @@ impl CodingValidation {
             Ok(x) => x,
             Err(why) => return Ok(Attempt::Repair(why)),
         };
+        if let Some(why) = compliance(ctx, id, tasks, tests)? {
+            return Ok(Attempt::Repair(why));
+        }
         let outcome = match run(ctx, id, argv) {
             Ok(o) => o,
             Err(why) => return Ok(Attempt::Repair(why)),
@@ -396,6 +410,47 @@ fn write_files(
         return Err("the reply has no \"command\" (e.g. [\"python3\", \"train.py\"])".into());
     }
     Ok((written, argv))
+}
+
+/// Whether any task asks for its compliance tests first (`test_first: true` in 03_tasks.yaml).
+pub fn wants_tests_first(tasks_yaml: &str) -> bool {
+    crate::yaml::parse(tasks_yaml.as_bytes())
+        .ok()
+        .and_then(|d| d.root)
+        .and_then(|r| {
+            r.get("tasks").and_then(|t| t.as_seq()).map(|t| {
+                t.iter().any(|x| {
+                    x.get("test_first").and_then(|v| v.as_scalar()?.as_bool()) == Some(true)
+                })
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// Tests first, where the tasks ask: the coder's `test_command` runs (sandboxed, like the
+/// experiment) before the experiment; missing or failing tests send the attempt to repair.
+fn compliance(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    tasks: &str,
+    tests: Option<Vec<String>>,
+) -> Result<Option<String>, StageError> {
+    if ctx.coding_agent.is_some() || !wants_tests_first(tasks) {
+        return Ok(None);
+    }
+    let Some(argv) = tests else {
+        return Ok(Some("the tasks ask for compliance tests first (test_first: true): write them and give the command that runs them as \"test_command\"".into()));
+    };
+    ctx.emit(Event::new("tests").hypothesis(id).message(argv.join(" ")));
+    match run(ctx, id, argv) {
+        Ok(o) if o.exit.success() => Ok(None),
+        Ok(o) => Ok(Some(format!(
+            "the compliance tests failed (exit={}). Log tail:\n{}",
+            o.exit.log_label(),
+            crate::exec::tail_lines(&o.log_path, 20).join("\n")
+        ))),
+        Err(why) => Ok(Some(format!("the compliance tests could not run: {why}"))),
+    }
 }
 
 fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
