@@ -21,23 +21,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// a power cut may lose the newest one. For logs written many times a stage (transcripts),
 /// where an fsync each would dominate the engine's time.
 pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = parent(path);
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{seq}.tmp", std::process::id()));
-    if let Err(e) = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path)) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    renamed(path, bytes, false)
 }
 
 /// The file part of `write_atomic`: the data is durable, the rename is not until the
 /// caller syncs the folder (`sync_dir`). For a sequence of writes whose order only matters
 /// at its end, one folder sync per folder replaces one per file.
 pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    renamed(path, bytes, true)
+}
+
+fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = parent(path);
     let name = path
         .file_name()
@@ -47,7 +41,7 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let written = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()
+        if sync { f.sync_all() } else { Ok(()) }
     })();
     if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
         // A stray temp file would be harmless but confusing in a run folder.

@@ -9,21 +9,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::script::{Script, replay_run};
-use youra::engine::{Engine, Options, RunEnd};
+use youra::engine::RunEnd;
 use youra::rundir::Layout;
 use youra::steer::{Request, Verb};
 use youra::vsa::store::Store;
 
 fn run(dir: &Path) -> RunEnd {
-    let mut e = Engine::open(
-        dir,
-        Options {
-            exit_when_paused: true,
-            ..Options::default()
-        },
-    )
-    .expect("engine opens");
-    e.run().expect("engine runs")
+    common::script::run_engine(dir, true)
 }
 
 fn steer(dir: &Path, verb: Verb, target: Option<&str>) {

@@ -7,19 +7,11 @@ mod common;
 use std::path::Path;
 
 use common::script::{PERSONAS, SCOPING, Script, moderator, replay_run};
-use youra::engine::{Engine, Options, RunEnd};
+use youra::engine::RunEnd;
 use youra::vsa::store::Store;
 
 fn run(dir: &Path) -> RunEnd {
-    let mut e = Engine::open(
-        dir,
-        Options {
-            exit_when_paused: true,
-            ..Options::default()
-        },
-    )
-    .expect("engine opens");
-    e.run().expect("engine runs")
+    common::script::run_engine(dir, true)
 }
 
 fn vsa(dir: &Path) -> std::sync::Arc<youra::vsa::store::Snapshot> {

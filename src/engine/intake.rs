@@ -34,25 +34,11 @@ fn status(s: &str) -> (String, NewNode) {
     ("workflow.status".into(), scalar(s))
 }
 
-/// A step's status entry; going back to NOT_STARTED counts one more `round`, so its
-/// recorded exchanges are not confused with the earlier pass's (see `progress::round`).
 fn entry(snap: &Snapshot, path: &str, s: &str) -> (String, NewNode) {
-    let keys: Vec<&str> = path.split('.').collect();
-    let before = keys
-        .iter()
-        .try_fold(snap.doc.root.as_ref(), |n, k| Some(n?.get(k)))
-        .flatten();
-    let round = before
-        .and_then(|n| n.get("round")?.as_scalar()?.as_i64())
-        .unwrap_or(0)
-        .max(0);
-    let round = if s == "NOT_STARTED" { round + 1 } else { round };
-    let value = NewNode::Map(vec![
-        ("status".into(), scalar(s)),
-        ("round".into(), scalar(&round.to_string())),
-        ("at".into(), now()),
-    ]);
-    (path.to_string(), value)
+    (
+        path.to_string(),
+        super::progress::status_entry(&snap.doc, path, s),
+    )
 }
 
 fn phase(snap: &Snapshot, stage: Stage, s: &str) -> (String, NewNode) {

@@ -97,6 +97,35 @@ fn round_at(doc: &Document, path: &[&str]) -> u32 {
         .map_or(0, |n| n.clamp(0, 999) as u32)
 }
 
+/// A step's status entry at `path` (`phases.<key>` or `sub_hypotheses.<h>.<field>`):
+/// going back to NOT_STARTED counts one more `round`, so the re-run's recorded exchanges are
+/// not confused with the earlier pass's (see [`round`]).
+pub fn status_entry(doc: &Document, path: &str, status: &str) -> crate::yaml::NewNode {
+    use crate::yaml::NewNode;
+    let keys: Vec<&str> = path.split('.').collect();
+    let round = at(doc, &keys)
+        .and_then(|n| n.get("round")?.as_scalar()?.as_i64())
+        .unwrap_or(0)
+        .max(0);
+    let round = if status == "NOT_STARTED" {
+        round + 1
+    } else {
+        round
+    };
+    let at_now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    NewNode::Map(vec![
+        ("status".into(), NewNode::Scalar(status.into())),
+        ("round".into(), NewNode::Scalar(round.to_string())),
+        (
+            "at".into(),
+            NewNode::Scalar(crate::yaml::format_scalar(
+                &at_now,
+                crate::yaml::Style::SingleQuoted,
+            )),
+        ),
+    ])
+}
+
 /// How often recovery re-entered this step (`round` beside its status). A loop step also
 /// counts the redesigns and resets before it (Verification Planning's round, × 1000): a
 /// regenerated `h-e1` is not the old one, and its recordings must not be confused with it.

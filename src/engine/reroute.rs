@@ -32,22 +32,11 @@ fn put(ctx: &StageCtx<'_>, path: String, value: NewNode, reason: &str) -> Result
 
 /// A step sent back to NOT_STARTED, its `round` one higher (see `progress::round`).
 fn reopened(ctx: &StageCtx<'_>, path: &str) -> Result<NewNode, StageError> {
-    let snap = ctx.vsa()?;
-    let keys: Vec<&str> = path.split('.').collect();
-    let before = keys
-        .iter()
-        .try_fold(snap.doc.root.as_ref(), |n, k| Some(n?.get(k)))
-        .flatten();
-    let round = before
-        .and_then(|n| n.get("round")?.as_scalar()?.as_i64())
-        .unwrap_or(0)
-        .max(0)
-        + 1;
-    Ok(NewNode::Map(vec![
-        ("status".into(), NewNode::Scalar("NOT_STARTED".into())),
-        ("round".into(), NewNode::Scalar(round.to_string())),
-        ("at".into(), now()),
-    ]))
+    Ok(super::progress::status_entry(
+        &ctx.vsa()?.doc,
+        path,
+        "NOT_STARTED",
+    ))
 }
 
 /// Apply `action` for the failed sub-hypothesis `h`; `fix` is h*'s proposed fix (the

@@ -352,3 +352,13 @@ impl Script {
             .implementation(h)
     }
 }
+
+/// Run the engine on `dir` until it completes, stops, or (with `exit_when_paused`) pauses.
+pub fn run_engine(dir: &Path, exit_when_paused: bool) -> youra::engine::RunEnd {
+    let options = youra::engine::Options {
+        exit_when_paused,
+        ..Default::default()
+    };
+    let mut e = youra::engine::Engine::open(dir, options).expect("engine opens");
+    e.run().expect("engine runs")
+}
