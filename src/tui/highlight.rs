@@ -35,7 +35,16 @@ pub fn highlight_file(path: &Path, depth: ColorDepth) -> Result<Vec<Line<'static
     }
     let text = String::from_utf8_lossy(bytes);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let mut lines = highlight(&text, ext, depth);
+    // A recorded exchange reads as a conversation: messages, tool calls and results, reply.
+    let in_transcripts = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "transcripts");
+    let mut lines =
+        match super::transcript::as_markdown(&text).filter(|_| in_transcripts && ext == "json") {
+            Some(md) => highlight(&md, "md", depth),
+            None => highlight(&text, ext, depth),
+        };
     if truncated {
         lines.push(Line::raw(format!(
             "… (only the first {} MB are shown)",

@@ -18,6 +18,7 @@ mod runtime;
 mod steering;
 pub mod theme;
 pub mod tools;
+pub mod transcript;
 pub mod watch;
 
 pub use runtime::{Options, run};

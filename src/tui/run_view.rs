@@ -143,7 +143,13 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         .iter()
         .map(|h| (h.clone(), list_files(&run.root.join(h), 3)))
         .collect();
-    files.push(("run".into(), list_files(&run.root, 1)));
+    // The run's own files, its paper and review, and every recorded exchange (the viewer
+    // shows a transcript as a conversation, tool calls included).
+    let mut run_files = list_files(&run.root, 1);
+    for sub in ["paper", "transcripts"] {
+        run_files.extend(list_files(&run.root.join(sub), 2));
+    }
+    files.push(("run".into(), run_files));
     let experiments = super::experiments::read_experiments(&run.root, &ids, &metrics, &events);
     let (skipped_stages, routing) = vsa
         .as_ref()
