@@ -334,12 +334,17 @@ fn youra_research_folders_refuse_every_verb() {
     let targets = |v: Verb| match v {
         Verb::Override => Some("Pivot"),
         Verb::Breakpoint => Some("Phase 4"),
-        Verb::Pin | Verb::Veto | Verb::Force => Some("n-1"),
+        Verb::Pin | Verb::Unpin | Verb::Veto | Verb::Unveto | Verb::Force | Verb::Edit => {
+            Some("n-1")
+        }
+        Verb::Budget => Some("tokens=1M"),
+        Verb::AlphaMax => Some("3"),
         Verb::Retry | Verb::Redesign | Verb::Skip => Some("h-e1"),
         _ => None,
     };
     for verb in Verb::ALL {
-        let req = Request::new(verb, targets(verb), "try");
+        let mut req = Request::new(verb, targets(verb), "try");
+        req.plan = (verb == Verb::Edit).then(|| "a plan".to_string());
         let e = apply(&store, &req, found.layout).unwrap_err();
         assert!(matches!(e, SteerError::Unavailable { .. }), "{verb}: {e}");
         assert!(
@@ -432,3 +437,6 @@ fn help_lists_the_verbs() {
     let (out, _) = text(&youra(&["--help"]));
     assert!(out.contains("steer"));
 }
+
+#[path = "steering/plan_verbs.rs"]
+mod plan_verbs;

@@ -31,6 +31,10 @@ pub struct SteerArgs {
     /// With `breakpoint`: remove the breakpoint instead of setting it.
     #[arg(long)]
     pub off: bool,
+    /// With `edit`: a file holding the node's new plan (Markdown); youra saves a copy under
+    /// plan/edits/ for the engine.
+    #[arg(long, value_name = "PATH")]
+    pub plan_file: Option<PathBuf>,
 }
 
 /// The verb list shown under `youra steer --help`.
@@ -40,7 +44,10 @@ pub fn verbs_help() -> String {
          Actions: {}.\n\nExamples:\n  youra steer runs/grok pause --reason \"check the loss curve\"\n  \
          youra steer runs/grok retry h-m1 --reason \"seed 3 crashed on OOM\"\n  \
          youra steer runs/grok override Design-Refine --reason \"the metric is right, the setup is not\"\n  \
-         youra steer runs/grok breakpoint \"Phase 4\" --off --reason \"done debugging\"\n\n\
+         youra steer runs/grok breakpoint \"Phase 4\" --off --reason \"done debugging\"\n  \
+         youra steer runs/grok edit n-3 --plan-file new-plan.md --reason \"use the held-out split\"\n  \
+         youra steer runs/grok budget tokens=2M,time=7200 --reason \"more room for h-m1\"\n  \
+         youra steer runs/grok alpha-max 3 --reason \"keep exploring\"\n\n\
          Each verb is one history entry (event `steer`). Directives wait in \
          workflow.steering with state `pending` until the engine applies them.",
         crate::steer::verbs_help(),
@@ -64,6 +71,18 @@ pub fn run(args: SteerArgs) -> Result<i32> {
     );
     req.actor = args.actor;
     req.off = args.off;
+    if let Some(path) = &args.plan_file {
+        match crate::steer::read_plan_file(path) {
+            Ok(text) => req.plan = Some(text),
+            Err(e) => {
+                fail(
+                    &e,
+                    "give --plan-file a readable Markdown file with the new plan",
+                );
+                return Ok(2);
+            }
+        }
+    }
     let store = Store::new(&run.vsa);
     match apply(&store, &req, run.layout) {
         Ok(done) => {
@@ -111,6 +130,7 @@ fn hint(e: &SteerError, dir: &Path) -> String {
             format!("the plan-tree pane of `youra tui {d}` lists the nodes (plan/tree.json)")
         }
         SteerError::BreakpointExists { .. } => "pass --off to remove it".into(),
+        SteerError::EditFile(_) => format!("check that {d}/plan/edits/ is writable"),
         SteerError::BreakpointNotSet { .. } => {
             format!("`youra vsa get {d} workflow.breakpoints` lists them")
         }

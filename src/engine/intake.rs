@@ -2,8 +2,9 @@
 //! boundaries and while the engine waits. Each is decided from the VSA as the engine last
 //! read it, its effects written through the store (lock, revision, history), then marked
 //! `applied` or `rejected` with a note; the mark is written only if the item is still
-//! pending under the lock, so a concurrent edit is never overwritten. Pin, veto and force
-//! act on the plan tree (`plan_search::steer`).
+//! pending under the lock, so a concurrent edit is never overwritten. The plan verbs (pin,
+//! unpin, veto, unveto, force, edit, budget, alpha-max) act on the plan tree and its budget
+//! (`plan_search::steer`, routed by the engine's `take_directives`).
 
 use crate::stage::Stage;
 use crate::steer::Verb;
@@ -100,7 +101,14 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
             "reset: back to Problem Scoping",
         ),
         Verb::Skip => skip(d, snap),
-        Verb::Pin | Verb::Veto | Verb::Force => reject(
+        Verb::Pin
+        | Verb::Unpin
+        | Verb::Veto
+        | Verb::Unveto
+        | Verb::Force
+        | Verb::Edit
+        | Verb::Budget
+        | Verb::AlphaMax => reject(
             "this run's hypothesis loop does not search a plan tree, so plan-node directives have nothing to act on",
         ),
         Verb::Approve | Verb::Reject | Verb::Override | Verb::Breakpoint => {

@@ -242,14 +242,17 @@ pub fn record(
     Ok(())
 }
 
-/// A researcher's pin / veto / force on the plan tree (from `workflow.steering`): applied to
-/// the tree and the budget on disk; `Err` says why it cannot apply. A forced node is kept
-/// in the budget file until the attempt that executes it.
+/// A researcher's plan directive (from `workflow.steering`: pin, unpin, veto, unveto,
+/// force, edit, budget, alpha-max) applied to the tree and the budget on disk; `Err` says
+/// why it cannot apply. A forced node is kept in the budget file until the attempt that
+/// executes it. An `edit` reads its new plan from `plan_file`, the run-relative file that
+/// `steer::apply` saved under `plan/edits/`.
 pub fn steer(
     run: &Path,
     s: &PlanSettings,
     verb: &str,
     target: Option<&str>,
+    plan_file: Option<&str>,
 ) -> Result<String, String> {
     if !run
         .join(crate::plan::PLAN_DIR)
@@ -261,7 +264,10 @@ pub fn steer(
         );
     }
     let (mut tree, mut budget) = open(run, s).map_err(|e| e.to_string())?;
-    let directive = crate::plan::parse_directive(verb, target).map_err(|e| e.to_string())?;
+    let directive = match verb {
+        "edit" => edit_directive(run, target, plan_file)?,
+        _ => crate::plan::parse_directive(verb, target).map_err(|e| e.to_string())?,
+    };
     let applied = crate::plan::apply_directive(&mut tree, &mut budget, &directive)
         .map_err(|e| e.to_string())?;
     if let Some(f) = &applied.forced {
@@ -273,4 +279,38 @@ pub fn steer(
         .map_err(|e| e.to_string())?;
     save_budget(run, &budget).map_err(|e| e.to_string())?;
     Ok(applied.note)
+}
+
+/// `edit <node>` with its plan text, read from `plan_file` (only a file under
+/// `plan/edits/` of this run: the directive is outside data).
+fn edit_directive(
+    run: &Path,
+    target: Option<&str>,
+    plan_file: Option<&str>,
+) -> Result<crate::plan::PlanDirective, String> {
+    let node =
+        NodeId::new(target.map(str::trim).unwrap_or_default()).map_err(|e| format!("edit: {e}"))?;
+    let Some(rel) = plan_file.map(str::trim).filter(|p| !p.is_empty()) else {
+        return Err("edit: the directive names no plan_file (`youra steer … edit <node> --plan-file <path>` writes one)".into());
+    };
+    let inside = Path::new(rel).starts_with(crate::steer::EDITS_DIR)
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside {
+        return Err(format!(
+            "edit: plan_file `{rel}` is not a file under {}/ of this run",
+            crate::steer::EDITS_DIR
+        ));
+    }
+    let plan = std::fs::read_to_string(run.join(rel))
+        .map_err(|e| format!("edit: cannot read {rel}: {e}"))?;
+    if plan.trim().is_empty() {
+        return Err(format!("edit: {rel} is empty"));
+    }
+    Ok(crate::plan::PlanDirective::Edit {
+        node,
+        plan,
+        prior: None,
+    })
 }

@@ -117,16 +117,13 @@ impl Engine {
         let pending = intake::pending(snap);
         for (index, d) in &pending {
             let plan = match d.verb() {
-                Some(
-                    v @ (crate::steer::Verb::Pin
-                    | crate::steer::Verb::Veto
-                    | crate::steer::Verb::Force),
-                ) => {
+                Some(v) if v.is_plan() => {
                     match super::plan_search::steer(
                         &self.run,
                         &self.config.plan,
                         v.name(),
                         d.target.as_deref(),
+                        d.plan_file.as_deref(),
                     ) {
                         Ok(note) => intake::Plan {
                             effects: Vec::new(),

@@ -49,6 +49,8 @@ pub struct Directive {
     pub state: DirectiveState,
     /// Why the engine rejected it, or what applying it did.
     pub note: Option<String>,
+    /// `edit`: the run-relative file holding the new plan text (`plan/edits/<id>.md`).
+    pub plan_file: Option<String>,
     /// Line of the item in the file.
     pub line: usize,
 }
@@ -73,6 +75,7 @@ impl Directive {
             at: field("at"),
             state: DirectiveState::read(node.get("state").and_then(Node::as_str)),
             note: field("note"),
+            plan_file: field("plan_file"),
             line: node.pos.line,
         }
     }

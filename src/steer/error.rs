@@ -57,6 +57,20 @@ pub enum SteerError {
     NoPlanTree { node: String },
     #[error("cannot read this run's plan tree: {0}")]
     PlanTree(String),
+    #[error("`{verb} {value}` is not usable: {why}")]
+    BadValue {
+        verb: Verb,
+        value: String,
+        why: String,
+    },
+    #[error("`edit` needs the new plan: pass --plan-file <path>, a file holding the plan text")]
+    NoPlanText,
+    #[error("--plan-file only applies to `edit`, not to `{verb}`")]
+    PlanWithoutEdit { verb: Verb },
+    #[error("cannot use the plan file {path}: {why}")]
+    PlanFile { path: String, why: String },
+    #[error("cannot save the edited plan for the engine: {0}")]
+    EditFile(String),
     #[error(transparent)]
     UnknownAction(#[from] UnknownAction),
     #[error("no sub-hypothesis `{id}` in this run (known: {})", list(.known))]
@@ -93,6 +107,9 @@ impl SteerError {
                 | SteerError::NoActor
                 | SteerError::UnknownStage { .. }
                 | SteerError::BadPlanNode { .. }
+                | SteerError::BadValue { .. }
+                | SteerError::NoPlanText
+                | SteerError::PlanWithoutEdit { .. }
                 | SteerError::UnknownAction(_)
         )
     }

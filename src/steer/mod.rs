@@ -6,9 +6,11 @@
 //! `state: applied` or `rejected` with a note); approve / reject / override write the
 //! decision of `workflow.pending_escalation`; `breakpoint` edits `workflow.breakpoints`.
 //! Planning ([`plan`]) is pure; [`apply`] runs it under the store's lock, one history
-//! entry (`event: steer`, with `verb` and `target`) per verb.
+//! entry (`event: steer`, with `verb` and `target`) per verb. `edit` also saves the new
+//! plan text under `plan/edits/` ([`edit`]).
 
 mod directive;
+mod edit;
 mod error;
 mod escalation;
 mod plan;
@@ -17,6 +19,7 @@ mod target;
 mod verb;
 
 pub use directive::{Directive, DirectiveState, directives};
+pub use edit::{EDITS_DIR, MAX_PLAN_BYTES, edit_file, read_plan_file, split_plan_file};
 pub use error::SteerError;
 pub use escalation::{Decision, Escalation, Verdict, pending_escalation};
 pub use plan::{
@@ -74,7 +77,9 @@ impl Steered {
 /// tree does. Checked before the lock: nodes are never removed from a tree, so a node that
 /// exists now still exists when the directive is written.
 fn with_plan_node(store: &Store, req: &Request) -> Result<Request, SteerError> {
-    let (TargetKind::PlanNode, Some(raw)) = (req.verb.target_kind(), req.target.as_deref()) else {
+    let (TargetKind::PlanNode | TargetKind::PlanNodeWithPlan, Some(raw)) =
+        (req.verb.target_kind(), req.target.as_deref())
+    else {
         return Ok(req.clone());
     };
     let run = crate::fsutil::parent(store.path());
@@ -108,8 +113,14 @@ pub fn apply(store: &Store, req: &Request, layout: Layout) -> Result<Steered, St
         reason,
     })?;
     let req = &with_plan_node(store, req)?;
+    let run = crate::fsutil::parent(store.path());
     let (applied, outcome) = store.mutate_with(|snap| {
         let p = plan(req, snap, layout)?;
+        // An edit's plan text goes to its own file first (see `edit`): the directive that
+        // names it is written only once the file is there.
+        if let (Outcome::Directive { id, .. }, Some(text)) = (&p.outcome, req.plan.as_deref()) {
+            edit::save(run, id, text)?;
+        }
         Ok::<_, SteerError>((p.mutation, p.outcome))
     })?;
     Ok(Steered { outcome, applied })

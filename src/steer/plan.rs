@@ -31,6 +31,8 @@ pub struct Request {
     pub target: Option<String>,
     /// `breakpoint … --off`: remove instead of add.
     pub off: bool,
+    /// `edit`: the new plan text (the CLI reads it from `--plan-file`); see [`super::edit`].
+    pub plan: Option<String>,
     pub actor: String,
     pub reason: String,
     pub at: DateTime<Utc>,
@@ -43,6 +45,7 @@ impl Request {
             verb,
             target: target.map(str::to_string),
             off: false,
+            plan: None,
             actor: DEFAULT_ACTOR.to_string(),
             reason: reason.to_string(),
             at: Utc::now(),
@@ -83,6 +86,12 @@ pub fn check_request(req: &Request) -> Result<(), SteerError> {
 
 fn checked(req: &Request) -> Result<Arg, SteerError> {
     let arg = shape(req.verb, req.target.as_deref(), req.off)?;
+    match (req.verb, req.plan.as_deref()) {
+        (Verb::Edit, None) => return Err(SteerError::NoPlanText),
+        (Verb::Edit, Some(p)) if p.trim().is_empty() => return Err(SteerError::NoPlanText),
+        (Verb::Edit, Some(_)) | (_, None) => {}
+        (verb, Some(_)) => return Err(SteerError::PlanWithoutEdit { verb }),
+    }
     if req.reason.trim().is_empty() {
         return Err(SteerError::NoReason);
     }
@@ -136,11 +145,12 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
     let target = match arg {
         Arg::Hypothesis(id) | Arg::MaybeHypothesis(Some(id)) => Some(hypothesis(&snap.vsa, &id)?),
         Arg::HypothesisOrStage(raw) => Some(skip_target(&snap.vsa, &raw)?),
-        Arg::PlanNode(node) => Some(node),
+        Arg::PlanNode(node) | Arg::Value(node) => Some(node),
         _ => None,
     };
     let id = next_id(snap);
-    let item = NewNode::Map(vec![
+    let plan_file = (req.verb == Verb::Edit).then(|| super::edit::edit_file(&id));
+    let mut item = vec![
         ("id".into(), s(&id)),
         ("verb".into(), s(req.verb.name())),
         ("target".into(), opt(target.as_deref())),
@@ -148,13 +158,24 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
         ("actor".into(), s(req.actor.trim())),
         ("at".into(), time(&req.at)),
         ("state".into(), s("pending")),
-    ]);
+    ];
+    item.extend(
+        plan_file
+            .as_deref()
+            .map(|p| ("plan_file".to_string(), s(p))),
+    );
     let change = Change::Append {
         list: STEERING_LIST.into(),
-        item,
+        item: NewNode::Map(item),
     };
+    let mut m = mutation(req, change, target.as_deref());
+    m.details.extend(
+        plan_file
+            .as_deref()
+            .map(|p| ("plan_file".to_string(), s(p))),
+    );
     Ok(Plan {
-        mutation: mutation(req, change, target.as_deref()),
+        mutation: m,
         outcome: Outcome::Directive {
             id,
             verb: req.verb,

@@ -15,6 +15,8 @@ pub(super) enum Arg {
     MaybeHypothesis(Option<String>),
     HypothesisOrStage(String),
     PlanNode(String),
+    /// A checked budget or α_max value, as typed (trimmed).
+    Value(String),
     Action(RoutingAction),
     Stage(Stage),
 }
@@ -42,7 +44,8 @@ pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, 
         TargetKind::Hypothesis => Arg::Hypothesis(need()?),
         TargetKind::OptionalHypothesis => Arg::MaybeHypothesis(target.map(str::to_string)),
         TargetKind::HypothesisOrStage => Arg::HypothesisOrStage(need()?),
-        TargetKind::PlanNode => Arg::PlanNode(plan_node(&need()?)?),
+        TargetKind::PlanNode | TargetKind::PlanNodeWithPlan => Arg::PlanNode(plan_node(&need()?)?),
+        TargetKind::Budget | TargetKind::AlphaMax => Arg::Value(plan_value(verb, &need()?)?),
         TargetKind::Action => Arg::Action(need()?.parse()?),
         TargetKind::Stage => {
             let t = need()?;
@@ -60,6 +63,22 @@ fn plan_node(raw: &str) -> Result<String, SteerError> {
         }),
         None => Ok(raw.to_string()),
     }
+}
+
+/// A `budget` or `alpha-max` value, checked by the rules the engine applies it with
+/// (`plan::parse_directive`, then `plan::apply_directive` on a scratch tree and budget), so
+/// a value the engine would reject is refused here, before it is recorded.
+fn plan_value(verb: Verb, raw: &str) -> Result<String, SteerError> {
+    let bad = |why: String| SteerError::BadValue {
+        verb,
+        value: raw.to_string(),
+        why,
+    };
+    let d = crate::plan::parse_directive(verb.name(), Some(raw)).map_err(|e| bad(e.0))?;
+    let mut scratch = crate::plan::Budget::tokens(1);
+    crate::plan::apply_directive(&mut crate::plan::PlanTree::new(), &mut scratch, &d)
+        .map_err(|e| bad(e.0))?;
+    Ok(raw.to_string())
 }
 
 /// The plan node as the run's `plan/tree.json` spells it: exact, else the generated id with
@@ -155,6 +174,42 @@ mod tests {
         );
         let e = shape(Verb::Breakpoint, Some("Phase 9"), false).unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("Phase 4.5"), "{e}");
+    }
+
+    #[test]
+    fn budget_and_alpha_values_are_checked_as_the_engine_applies_them() {
+        // (verb, value, Ok | Err(message fragment))
+        let table: &[(Verb, &str, Result<(), &str>)] = &[
+            (Verb::Budget, "tokens=1.5M", Ok(())),
+            (Verb::Budget, "tokens=800k,time=7200", Ok(())),
+            (Verb::Budget, "time=60", Ok(())),
+            (Verb::Budget, "tokens=0", Err("a token budget of 0")),
+            (Verb::Budget, "tokens=lots", Err("write tokens=<n>")),
+            (Verb::Budget, "tokens=-5", Err("write tokens=<n>")),
+            (Verb::Budget, "time=0", Err("not usable")),
+            (Verb::Budget, "hours=2", Err("write tokens=<n>")),
+            (Verb::AlphaMax, "3", Ok(())),
+            (Verb::AlphaMax, "100", Ok(())),
+            (Verb::AlphaMax, "0", Err("out of range")),
+            (Verb::AlphaMax, "101", Err("out of range")),
+            (Verb::AlphaMax, "NaN", Err("out of range")),
+            (Verb::AlphaMax, "three", Err("is not a number")),
+        ];
+        for &(verb, raw, want) in table {
+            match (shape(verb, Some(raw), false), want) {
+                (Ok(arg), Ok(())) => assert_eq!(arg, Arg::Value(raw.into())),
+                (Err(e), Err(w)) => {
+                    assert!(matches!(e, SteerError::BadValue { .. }), "{raw}: {e}");
+                    assert!(e.is_usage(), "{raw}: a bad value is a usage error");
+                    assert!(e.to_string().contains(w), "{raw}: {e}");
+                }
+                (got, want) => panic!("{verb} {raw}: got {got:?}, want {want:?}"),
+            }
+        }
+        assert!(matches!(
+            shape(Verb::Budget, None, false),
+            Err(SteerError::MissingTarget { .. })
+        ));
     }
 
     #[test]

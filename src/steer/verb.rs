@@ -16,8 +16,13 @@ pub enum Verb {
     Reset,
     Skip,
     Pin,
+    Unpin,
     Veto,
+    Unveto,
     Force,
+    Edit,
+    Budget,
+    AlphaMax,
     Approve,
     Reject,
     Override,
@@ -37,6 +42,12 @@ pub enum TargetKind {
     HypothesisOrStage,
     /// A plan-tree node id (`pin n-3`).
     PlanNode,
+    /// A plan-tree node id and a new plan text (`edit n-3 --plan-file p.md`).
+    PlanNodeWithPlan,
+    /// New plan-search budget totals (`budget tokens=1.5M,time=7200`).
+    Budget,
+    /// A number in (0, 100] (`alpha-max 3`).
+    AlphaMax,
     /// A routing action (`override Design-Refine`).
     Action,
     /// A stage (`breakpoint "Phase 4"`).
@@ -48,7 +59,7 @@ pub const YOURA_FOLDER_REASON: &str = "this is a YouRA research folder: no youra
      so steering directives would never be applied; VSA field edits (`youra vsa set`) still work";
 
 impl Verb {
-    pub const ALL: [Verb; 14] = [
+    pub const ALL: [Verb; 19] = [
         Verb::Pause,
         Verb::Resume,
         Verb::Step,
@@ -57,8 +68,13 @@ impl Verb {
         Verb::Reset,
         Verb::Skip,
         Verb::Pin,
+        Verb::Unpin,
         Verb::Veto,
+        Verb::Unveto,
         Verb::Force,
+        Verb::Edit,
+        Verb::Budget,
+        Verb::AlphaMax,
         Verb::Approve,
         Verb::Reject,
         Verb::Override,
@@ -75,8 +91,13 @@ impl Verb {
             Verb::Reset => "reset",
             Verb::Skip => "skip",
             Verb::Pin => "pin",
+            Verb::Unpin => "unpin",
             Verb::Veto => "veto",
+            Verb::Unveto => "unveto",
             Verb::Force => "force",
+            Verb::Edit => "edit",
+            Verb::Budget => "budget",
+            Verb::AlphaMax => "alpha-max",
             Verb::Approve => "approve",
             Verb::Reject => "reject",
             Verb::Override => "override",
@@ -92,7 +113,12 @@ impl Verb {
             Verb::Retry | Verb::Redesign => TargetKind::Hypothesis,
             Verb::Reset => TargetKind::OptionalHypothesis,
             Verb::Skip => TargetKind::HypothesisOrStage,
-            Verb::Pin | Verb::Veto | Verb::Force => TargetKind::PlanNode,
+            Verb::Pin | Verb::Unpin | Verb::Veto | Verb::Unveto | Verb::Force => {
+                TargetKind::PlanNode
+            }
+            Verb::Edit => TargetKind::PlanNodeWithPlan,
+            Verb::Budget => TargetKind::Budget,
+            Verb::AlphaMax => TargetKind::AlphaMax,
             Verb::Override => TargetKind::Action,
             Verb::Breakpoint => TargetKind::Stage,
         }
@@ -106,6 +132,9 @@ impl Verb {
             TargetKind::OptionalHypothesis => " [<hypothesis>]",
             TargetKind::HypothesisOrStage => " <hypothesis-or-stage>",
             TargetKind::PlanNode => " <plan-node>",
+            TargetKind::PlanNodeWithPlan => " <plan-node> --plan-file <path>",
+            TargetKind::Budget => " tokens=<n>[,time=<secs>]",
+            TargetKind::AlphaMax => " <a>",
             TargetKind::Action => " <action>",
             TargetKind::Stage => " <stage> [--off]",
         };
@@ -123,13 +152,33 @@ impl Verb {
             Verb::Reset => "restart from Problem Scoping (Phase 0), for the run or one hypothesis",
             Verb::Skip => "leave a sub-hypothesis or a stage out",
             Verb::Pin => "keep a plan-tree node from being pruned",
+            Verb::Unpin => "remove a plan-tree node's pin",
             Verb::Veto => "never select a plan-tree node",
+            Verb::Unveto => "lift a plan-tree node's veto",
             Verb::Force => "select a plan-tree node next",
+            Verb::Edit => "replace an untested plan-tree node's plan with a file's text",
+            Verb::Budget => "set the plan search's token (and time) budget; k/M suffixes",
+            Verb::AlphaMax => "set α_max, the cap on selection greed, in (0, 100]",
             Verb::Approve => "accept the action the waiting escalation proposes",
             Verb::Reject => "refuse the action the waiting escalation proposes",
             Verb::Override => "answer the waiting escalation with another routing action",
             Verb::Breakpoint => "pause before a stage (--off removes the breakpoint)",
         }
+    }
+
+    /// Verbs the engine applies to the plan tree and its budget (`plan_search::steer`).
+    pub fn is_plan(self) -> bool {
+        matches!(
+            self,
+            Verb::Pin
+                | Verb::Unpin
+                | Verb::Veto
+                | Verb::Unveto
+                | Verb::Force
+                | Verb::Edit
+                | Verb::Budget
+                | Verb::AlphaMax
+        )
     }
 
     /// Verbs that answer `workflow.pending_escalation` rather than add a directive.
@@ -173,7 +222,7 @@ impl FromStr for Verb {
     type Err = UnknownVerb;
 
     fn from_str(s: &str) -> Result<Verb, UnknownVerb> {
-        let t = s.trim().to_ascii_lowercase();
+        let t = s.trim().to_ascii_lowercase().replace('_', "-");
         Verb::ALL
             .into_iter()
             .find(|v| v.name() == t)
@@ -191,6 +240,7 @@ mod tests {
             assert_eq!(v.name().parse::<Verb>(), Ok(v));
         }
         assert_eq!("PAUSE".parse::<Verb>(), Ok(Verb::Pause));
+        assert_eq!("alpha_max".parse::<Verb>(), Ok(Verb::AlphaMax));
         let e = "halt".parse::<Verb>().unwrap_err().to_string();
         assert!(
             e.contains("unknown verb `halt`") && e.contains("breakpoint"),
@@ -213,5 +263,8 @@ mod tests {
         assert_eq!(help.lines().count(), Verb::ALL.len());
         assert!(help.contains("retry <hypothesis>"));
         assert!(help.contains("breakpoint <stage> [--off]"));
+        assert!(help.contains("edit <plan-node> --plan-file <path>"));
+        assert!(help.contains("budget tokens=<n>[,time=<secs>]"));
+        assert!(help.contains("alpha-max <a>"));
     }
 }
