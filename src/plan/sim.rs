@@ -95,8 +95,8 @@ impl Outcome {
     }
 }
 
-/// splitmix64: decorrelates neighbouring keys.
-fn mix(mut x: u64) -> u64 {
+/// splitmix64: decorrelates neighbouring keys. Shared with `reflect::corpus`.
+pub fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -104,7 +104,7 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// A standard normal draw (Box–Muller).
-fn normal(rng: &mut XorShift64) -> f64 {
+pub fn normal(rng: &mut XorShift64) -> f64 {
     let u = 1.0 - rng.draw(); // (0, 1]: ln is finite
     let v = rng.draw();
     (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()

@@ -9,6 +9,8 @@
 //! - [`memory_writer`]: Reflective Memory records in YouRA's formats.
 //! - [`archive`]: the `_archive/<stamp>_routing_recovery/` snapshot before redesign or reset.
 //! - [`distinct`]: the distinctness gate between a regenerated hypothesis and failed ones.
+//! - [`corpus`] and [`bench`]: `youra bench routing`, the routers on a labelled synthetic
+//!   corpus of failed experiments.
 //!
 //! Order of use: `trajectory::analyse` → (generator) `attribution::parse_candidates` →
 //! (critic) `attribution::apply_critique` → `attribution::best` → (judge) `routing::route` →
@@ -17,6 +19,8 @@
 
 pub mod archive;
 pub mod attribution;
+pub mod bench;
+pub mod corpus;
 pub mod distinct;
 pub mod memory_writer;
 pub mod routing;
