@@ -94,13 +94,28 @@ fn an_external_coding_agent_writes_the_code_and_youra_judges_it() {
         common::script::CONSISTENT,
     )
     .ok("coding_validation", Some("h-e1"), 1);
-    let agent = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_agent.py");
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo/code/centroid.py");
+    // The agent runs in the sandbox, which hides /tmp: what it reads lies in the run's data
+    // folder (bound read-only), wherever the checkout is.
+    let (g, dir) = replay_run(&s, "");
+    common::script::with_data(&dir);
+    let agent = dir.join("data/fake_agent.py");
+    let source = dir.join("data/centroid.py");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_agent.py"),
+        &agent,
+    )
+    .unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo/code/centroid.py"),
+        &source,
+    )
+    .unwrap();
     let toml = format!(
         "experiment_time_limit_s = 60\n\n[tools.coding_agent]\ncommand = [\"python3\", {agent:?}, \"{{code}}\", \"{{tasks}}\", {source:?}]\nmodel = \"fake-agent\"\nsandbox = \"required\"\nnetwork = false\ntime_limit_s = 60\n"
     );
-    let (_g, dir) = replay_run(&s, &toml);
-    common::script::with_data(&dir);
+    let toml = std::fs::read_to_string(dir.join("youra.toml")).unwrap() + &toml;
+    std::fs::write(dir.join("youra.toml"), toml).unwrap();
+    let _g = g;
     let mut e = Engine::open(
         &dir,
         Options {

@@ -214,6 +214,16 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
         .push(("YOURA_PLAN_FILE".into(), task.plan.display().to_string()));
     job.env
         .push(("YOURA_TASKS_FILE".into(), task.tasks.display().to_string()));
+    // The run's data, read-only, as for experiments (it may lie under /tmp, which the
+    // sandbox replaces with a private tmpfs).
+    if let Some(data) = task
+        .workspace
+        .parent()
+        .map(|run| run.join("data"))
+        .filter(|d| d.is_dir())
+    {
+        job.read_only.push(data);
+    }
     Ok(job)
 }
 
