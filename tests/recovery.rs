@@ -360,6 +360,17 @@ fn with_a_plan_budget_attempts_execute_plan_nodes_and_refinement_expands_the_tre
     );
     let budget = loaded.budget.unwrap();
     assert!(budget.used_tokens > 0, "the ledger was charged");
+    let ledger = std::fs::read_to_string(dir.join("ledger.tsv")).unwrap();
+    assert!(
+        ledger
+            .lines()
+            .any(|l| l.ends_with(&format!("\t{}", executed[1].id))),
+        "rows of the executed node carry it: {ledger}"
+    );
+    assert!(
+        executed[1].packet.as_ref().unwrap().cost_tokens > 0,
+        "the node's packet has its cost"
+    );
     assert!(
         youra::plan::read_selection(&dir).0.is_some(),
         "the last selection is on disk for the TUI"

@@ -102,6 +102,7 @@ pub fn next(
                         )),
                 );
                 clear_forced(ctx.run, &mut budget)?;
+                ctx.roles.ledger().set_plan_node(Some(node.to_string()));
                 return Ok(Some(Step { node, plan }));
             }
             Action::Expand { node } | Action::Widen { node } => expand(ctx, &mut tree, id, &node)?,
@@ -230,6 +231,7 @@ pub fn record(
     .map_err(err("record"))?;
     tree.save(ctx.run, &recorded.changed).map_err(err("save"))?;
     save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
+    ctx.roles.ledger().set_plan_node(None);
     let pruned = if recorded.pruned {
         " (pruned: more than δ below its parent)"
     } else {

@@ -56,6 +56,9 @@ pub struct Ledger {
     path: PathBuf,
     prices: PriceTable,
     lock: Mutex<()>,
+    /// The plan node being executed: rows written meanwhile are charged to it (the plan
+    /// budget's `node_tokens`, a node's packet cost).
+    node: Mutex<Option<String>>,
 }
 
 fn field(s: &str) -> String {
@@ -68,7 +71,13 @@ impl Ledger {
             path,
             prices,
             lock: Mutex::new(()),
+            node: Mutex::new(None),
         }
+    }
+
+    /// Charge the rows that follow to `node` (`None`: to no node).
+    pub fn set_plan_node(&self, node: Option<String>) {
+        *self.node.lock().unwrap_or_else(|p| p.into_inner()) = node;
     }
 
     pub fn path(&self) -> &Path {
@@ -102,7 +111,13 @@ impl Ledger {
             field(&row.model),
             row.input_tokens,
             row.output_tokens,
-            field(row.plan_node.as_deref().unwrap_or("-"))
+            field(
+                row.plan_node
+                    .clone()
+                    .or_else(|| self.node.lock().unwrap_or_else(|p| p.into_inner()).clone())
+                    .as_deref()
+                    .unwrap_or("-")
+            )
         ));
         f.write_all(line.as_bytes()).map_err(io)
     }
