@@ -22,7 +22,7 @@ impl Screen {
 
     fn wait_for(&self, needle: &str) {
         let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(10) {
+        while start.elapsed() < Duration::from_secs(30) {
             if self.text().contains(needle) {
                 return;
             }
@@ -42,6 +42,10 @@ struct Session {
 }
 
 fn spawn_tui(run: &std::path::Path, home: &std::path::Path) -> Session {
+    spawn_tui_with(run, home, &[])
+}
+
+fn spawn_tui_with(run: &std::path::Path, home: &std::path::Path, extra: &[&str]) -> Session {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 30,
@@ -55,6 +59,7 @@ fn spawn_tui(run: &std::path::Path, home: &std::path::Path) -> Session {
         std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
     let mut cmd = CommandBuilder::new(&bin);
     cmd.args(["tui", run.to_str().unwrap()]);
+    cmd.args(extra);
     cmd.env("TERM", "xterm-256color");
     cmd.env("HOME", home);
     cmd.env("XDG_CONFIG_HOME", home.join("config"));
@@ -232,4 +237,28 @@ fn suspend_resume_and_terminate_keep_the_terminal_sane() {
         !screen.parser.lock().unwrap().screen().alternate_screen(),
         "restored on SIGTERM"
     );
+}
+
+#[test]
+fn tui_run_drives_the_engine_and_the_panes_follow_it() {
+    let (_g, run) =
+        common::script::replay_run(&common::demo::script(), "experiment_time_limit_s = 60\n");
+    common::script::with_data(&run);
+    let home = tempfile::tempdir().unwrap();
+    let mut s = spawn_tui_with(&run, home.path(), &["--run"]);
+    // The whole demo study runs on the engine thread while the UI draws it.
+    s.screen.wait_for("COMPLETED");
+    s.screen.wait_for("VALIDATED");
+    s.writer.write_all(b"q").unwrap();
+    s.writer.flush().unwrap();
+    let status = wait_exit(&mut s.child, "the TUI quits after the run");
+    assert!(status.success(), "{status:?}");
+    let snap = youra::vsa::store::Store::new(run.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    assert_eq!(
+        snap.vsa.workflow.status.as_ref().map(|x| x.as_str()),
+        Some("COMPLETED")
+    );
+    let _ = &s.bin;
 }
