@@ -142,9 +142,11 @@ pub fn ignore_hangup() {
 }
 
 /// Start the engine on its own thread for `youra tui --run`; the returned flag stops it.
+/// Start the engine on its own thread for `youra tui --run`; the flag stops it at its next
+/// boundary, and the receiver gets how it ended.
 pub fn engine_thread(
     dir: &Path,
-) -> color_eyre::Result<(Arc<AtomicBool>, std::thread::JoinHandle<String>)> {
+) -> color_eyre::Result<(Arc<AtomicBool>, std::sync::mpsc::Receiver<String>)> {
     let cancel = Arc::new(AtomicBool::new(false));
     let options = Options {
         exit_when_paused: false,
@@ -152,11 +154,15 @@ pub fn engine_thread(
     };
     let mut engine = Engine::open(dir, options)
         .wrap_err_with(|| format!("cannot start the engine on {}", dir.display()))?;
-    let handle = std::thread::spawn(move || match engine.run() {
-        Ok(end) => format!("{end:?}"),
-        Err(e) => format!("engine error: {e}"),
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let end = match engine.run() {
+            Ok(end) => format!("{end:?}"),
+            Err(e) => format!("engine error: {e}"),
+        };
+        let _ = tx.send(end);
     });
-    Ok((cancel, handle))
+    Ok((cancel, rx))
 }
 
 pub fn stop_engine(cancel: &AtomicBool) {
@@ -221,12 +227,15 @@ pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32>
 }
 
 pub fn tui_with_engine(dir: &Path, opts: &crate::tui::Options) -> color_eyre::Result<i32> {
-    let (cancel, handle) = engine_thread(dir)?;
+    let (cancel, ended) = engine_thread(dir)?;
     let ui = crate::tui::run(dir, opts);
     stop_engine(&cancel);
-    let end = handle
-        .join()
-        .unwrap_or_else(|_| "engine thread panicked".into());
+    // Quitting does not wait for a long step (an experiment) to end: the engine stops at its
+    // next boundary if that comes soon, otherwise the process ends and `youra run` resumes
+    // the run from its last completed step, as after any kill.
+    let end = ended
+        .recv_timeout(std::time::Duration::from_secs(2))
+        .unwrap_or_else(|_| format!("stopped mid-step; `youra run {}` resumes it", dir.display()));
     ui?;
     eprintln!("engine: {end}");
     Ok(0)
