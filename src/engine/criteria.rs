@@ -4,37 +4,9 @@
 
 use crate::yaml::{Node, parse};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Ge,
-    Gt,
-    Le,
-    Lt,
-    Eq,
-}
-
-impl Op {
-    pub fn parse(s: &str) -> Option<Op> {
-        Some(match s.trim() {
-            ">=" | "≥" | "ge" => Op::Ge,
-            ">" | "gt" => Op::Gt,
-            "<=" | "≤" | "le" => Op::Le,
-            "<" | "lt" => Op::Lt,
-            "==" | "=" | "eq" => Op::Eq,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Op::Ge => ">=",
-            Op::Gt => ">",
-            Op::Le => "<=",
-            Op::Lt => "<",
-            Op::Eq => "==",
-        }
-    }
-}
+/// The comparison vocabulary is the plan tree's (`>=`, `>`, `<=`, `<`, `==`, their Unicode
+/// and word forms): one parser for gates and rewards.
+pub use crate::plan::Op;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Criterion {
@@ -45,7 +17,7 @@ pub struct Criterion {
 
 impl std::fmt::Display for Criterion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {} {}", self.metric, self.op.as_str(), self.value)
+        write!(f, "{} {} {}", self.metric, self.op, self.value)
     }
 }
 
@@ -78,7 +50,10 @@ pub fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
             .get("metric")
             .and_then(Node::as_str)
             .filter(|m| !m.trim().is_empty());
-        let op = item.get("op").and_then(Node::as_str).and_then(Op::parse);
+        let op = item
+            .get("op")
+            .and_then(Node::as_str)
+            .and_then(|o| o.parse::<Op>().ok());
         let value = item
             .get("value")
             .and_then(Node::as_scalar)

@@ -57,7 +57,7 @@ pub fn evaluate(criteria: &[Criterion], measured: &BTreeMap<String, f64>) -> Gat
     let mut failed = Vec::new();
     let mut seen = BTreeMap::new();
     for c in criteria {
-        let required = format!("{} {}", c.op.as_str(), c.value);
+        let required = format!("{} {}", c.op, c.value);
         match measured.get(&c.metric) {
             None => failed.push(FailedCheck {
                 criterion: c.metric.clone(),

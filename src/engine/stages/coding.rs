@@ -84,7 +84,7 @@ impl StageRunner for CodingValidation {
                             .map(|c| {
                                 crate::plan::Criterion::new(
                                     &c.metric,
-                                    plan_op(c.op),
+                                    c.op,
                                     c.value,
                                     measured.get(&c.metric).copied(),
                                 )
@@ -142,18 +142,6 @@ pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String>
         .trim()
         .to_string();
     (!v.is_empty()).then_some(v)
-}
-
-fn plan_op(op: crate::engine::criteria::Op) -> crate::plan::Op {
-    use crate::engine::criteria::Op as E;
-    use crate::plan::Op as P;
-    match op {
-        E::Ge => P::Ge,
-        E::Gt => P::Gt,
-        E::Le => P::Le,
-        E::Lt => P::Lt,
-        E::Eq => P::Eq,
-    }
 }
 
 /// The plan budget is spent: the sub-hypotheses not yet settled are skipped, with the

@@ -362,7 +362,7 @@ fn markdown(
         out.push(format!(
             "| {} | {actual} | {} {} | {} |",
             c.metric,
-            c.op.as_str(),
+            c.op,
             c.value,
             if ok { "✅" } else { "❌" }
         ));
