@@ -4,104 +4,10 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-
-struct Screen {
-    parser: Arc<Mutex<vt100::Parser>>,
-    raw: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Screen {
-    fn text(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    fn wait_for(&self, needle: &str) {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(30) {
-            if self.text().contains(needle) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("`{needle}` never appeared; the screen:\n{}", self.text());
-    }
-}
-
-/// `youra tui <run>` in a 100×30 pseudo-terminal, its output parsed as a screen.
-struct Session {
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    screen: Screen,
-    bin: String,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
-
-fn spawn_tui_with(run: &std::path::Path, home: &std::path::Path, extra: &[&str]) -> Session {
-    let pty = native_pty_system()
-        .openpty(PtySize {
-            rows: 30,
-            cols: 100,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    // CI points this at the release build (YOURA_E2E_BIN); locally the test profile's binary.
-    let bin =
-        std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
-    let mut cmd = CommandBuilder::new(&bin);
-    cmd.args(["tui", run.to_str().unwrap()]);
-    cmd.args(extra);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("HOME", home);
-    cmd.env("XDG_CONFIG_HOME", home.join("config"));
-    let child = pty.slave.spawn_command(cmd).unwrap();
-    drop(pty.slave);
-    let mut reader = pty.master.try_clone_reader().unwrap();
-    let writer = pty.master.take_writer().unwrap();
-    let size = |n| std::num::NonZero::new(n).unwrap();
-    let screen = Screen {
-        parser: Arc::new(Mutex::new(vt100::Parser::new(size(30), size(100), 0))),
-        raw: Arc::new(Mutex::new(Vec::new())),
-    };
-    let (parser, raw) = (Arc::clone(&screen.parser), Arc::clone(&screen.raw));
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            parser.lock().unwrap().process(&buf[..n]);
-            raw.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
-    Session {
-        child,
-        writer,
-        screen,
-        bin,
-        _master: pty.master,
-    }
-}
-
-fn wait_exit_within(
-    child: &mut Box<dyn portable_pty::Child + Send + Sync>,
-    what: &str,
-    limit: Duration,
-) -> portable_pty::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        assert!(start.elapsed() < limit, "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use common::pty::*;
 
 #[test]
 fn tui_run_drives_the_engine_and_the_panes_follow_it() {

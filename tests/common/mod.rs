@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod mid_run;
+pub mod pty;
 pub mod script;
 
 use std::path::PathBuf;
