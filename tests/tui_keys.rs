@@ -142,14 +142,14 @@ fn editing_a_gate_type_produces_one_typed_mutation() {
         panic!("{effects:?}")
     };
     assert_eq!(
-        m.change,
+        m.edits[0].change,
         Change::Set {
             path: "sub_hypotheses.h-m2.gate.type".into(),
             value: "DETERMINES_SUCCESS".into()
         }
     );
     assert_eq!(
-        (m.actor.as_str(), m.reason.as_str(), m.force),
+        (m.actor.as_str(), m.edits[0].reason.as_str(), m.force),
         ("researcher", "carries the claim", false)
     );
     assert_eq!(m.base.as_ref().map(|b| b.revision), Some(7));

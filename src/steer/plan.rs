@@ -134,7 +134,7 @@ fn time(at: &DateTime<Utc>) -> NewNode {
 
 fn mutation(req: &Request, change: Change, target: Option<&str>) -> Mutation {
     let mut m = Mutation::new(change, EVENT, req.actor.trim(), req.reason.trim());
-    m.details = vec![
+    *m.details_mut() = vec![
         ("verb".into(), s(req.verb.name())),
         ("target".into(), opt(target)),
     ];
@@ -169,7 +169,7 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
         item: NewNode::Map(item),
     };
     let mut m = mutation(req, change, target.as_deref());
-    m.details.extend(
+    m.details_mut().extend(
         plan_file
             .as_deref()
             .map(|p| ("plan_file".to_string(), s(p))),
@@ -222,7 +222,7 @@ fn decision(
         value: NewNode::Map(value),
     };
     let mut m = mutation(req, change, esc.id.as_deref());
-    m.details
+    m.details_mut()
         .extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
     Ok(Plan {
         mutation: m,
@@ -272,7 +272,7 @@ fn breakpoint(req: &Request, snap: &Snapshot, stage: Stage) -> Result<Plan, Stee
     };
     let mut m = mutation(req, change, Some(stage.label()));
     if req.off {
-        m.details
+        m.details_mut()
             .push(("off".into(), NewNode::Scalar("true".into())));
     }
     Ok(Plan {

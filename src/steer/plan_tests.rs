@@ -42,14 +42,14 @@ fn get<'a>(node: &'a NewNode, key: &str) -> Option<&'a str> {
 }
 
 fn appended(p: &Plan) -> &NewNode {
-    match &p.mutation.change {
+    match &p.mutation.edits[0].change {
         Change::Append { list, item } if list == STEERING_LIST => item,
         other => panic!("expected a directive, got {other:?}"),
     }
 }
 
 fn detail<'a>(m: &'a Mutation, key: &str) -> Option<&'a str> {
-    m.details
+    m.edits[0].details
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| match v {
@@ -74,7 +74,7 @@ fn pause_appends_a_pending_directive() {
         assert_eq!(get(item, k), Some(v), "{k}");
     }
     let m = &p.mutation;
-    assert_eq!((m.event.as_str(), m.actor.as_str()), ("steer", "dana"));
+    assert_eq!((m.edits[0].event.as_str(), m.actor.as_str()), ("steer", "dana"));
     assert_eq!(detail(m, "verb"), Some("pause"));
     assert_eq!(detail(m, "target"), Some("null"));
     assert_eq!(
@@ -145,8 +145,8 @@ fn approve_and_reject_put_a_decision() {
     let snap = example();
     for (verb, verdict) in [(Verb::Approve, "approved"), (Verb::Reject, "rejected")] {
         let p = ok(&req(verb, None), &snap);
-        let Change::Put { path, value } = &p.mutation.change else {
-            panic!("{:?}", p.mutation.change)
+        let Change::Put { path, value } = &p.mutation.edits[0].change else {
+            panic!("{:?}", p.mutation.edits[0].change)
         };
         assert_eq!(path, DECISION_PATH);
         assert_eq!(get(value, "verdict"), Some(verdict));
@@ -162,7 +162,7 @@ fn approve_and_reject_put_a_decision() {
 fn override_names_another_action() {
     let snap = example();
     let p = ok(&req(Verb::Override, Some("design_refine")), &snap);
-    let Change::Put { value, .. } = &p.mutation.change else {
+    let Change::Put { value, .. } = &p.mutation.edits[0].change else {
         panic!()
     };
     assert_eq!(get(value, "verdict"), Some("overridden"));
@@ -199,7 +199,7 @@ fn breakpoints_add_once_and_remove_what_is_set() {
     let mut r = req(Verb::Breakpoint, Some("Coding & Validation"));
     let p = ok(&r, &snap);
     assert_eq!(
-        p.mutation.change,
+        p.mutation.edits[0].change,
         Change::Append {
             list: BREAKPOINTS_LIST.into(),
             item: NewNode::Scalar("Phase 4".into())
@@ -216,7 +216,7 @@ fn breakpoints_add_once_and_remove_what_is_set() {
     ));
     let p = ok(&r, &block);
     assert_eq!(
-        p.mutation.change,
+        p.mutation.edits[0].change,
         Change::Remove {
             item: "workflow.breakpoints[1]".into()
         }
@@ -230,7 +230,7 @@ fn breakpoints_add_once_and_remove_what_is_set() {
     r.off = true;
     let p = ok(&r, &flow);
     assert_eq!(
-        p.mutation.change,
+        p.mutation.edits[0].change,
         Change::Put {
             path: BREAKPOINTS_LIST.into(),
             value: NewNode::Seq(vec![NewNode::Scalar("Phase 6".into())])

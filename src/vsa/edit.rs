@@ -102,29 +102,56 @@ pub fn scalar(value: Option<&str>) -> NewNode {
 
 /// Append `entry` to the top-level `history:` list, creating the list when needed.
 pub fn plan_history_append(doc: &Document, entry: NewNode) -> Result<Vec<Splice>, EditError> {
+    plan_history_append_all(doc, vec![entry])
+}
+
+/// Append `entries`, in order, to the top-level `history:` list (one transaction's entries).
+pub fn plan_history_append_all(
+    doc: &Document,
+    entries: Vec<NewNode>,
+) -> Result<Vec<Splice>, EditError> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
     let root = root(doc)?;
     let shape = |e| EditError::Shape("history".into(), e);
     match root.entry("history") {
-        Some((key, list)) if list.as_seq().is_some() => {
-            append_to_seq(&doc.text, list, key.pos.col - 1, &entry).map_err(shape)
+        Some((key, list)) if list.as_seq().is_some_and(|s| !s.is_empty()) || (list.as_seq().is_some() && entries.len() == 1) => {
+            let mut out = Vec::new();
+            // Block lists take each item at the same point, in order (ties keep their
+            // order); a flow list is rewritten by the first append, so one at a time.
+            if list.is_flow(&doc.text) && entries.len() > 1 {
+                let flow = entries.iter().map(crate::yaml::splice::render_flow).collect::<Vec<_>>().join(", ");
+                let at = list.content_end(&doc.text).saturating_sub(1);
+                return Ok(vec![Splice { start: at, end: at, text: format!(", {flow}") }]);
+            }
+            for entry in &entries {
+                out.extend(append_to_seq(&doc.text, list, key.pos.col - 1, entry).map_err(shape)?);
+            }
+            Ok(out)
         }
-        Some((key, list)) if list.is_null() => {
-            let at = doc.text[list.end..]
+        Some((key, list)) if list.is_null() || list.as_seq().is_some() => {
+            // `history:` with nothing, or `history: []`: the items replace the value.
+            let end = list.content_end(&doc.text).max(list.start);
+            let at = doc.text[end..]
                 .find('\n')
-                .map_or(doc.text.len(), |i| list.end + i);
-            let item = crate::yaml::splice::render_seq_item(&entry, key.pos.col - 1);
+                .map_or(doc.text.len(), |i| end + i);
+            let items: String = entries
+                .iter()
+                .map(|e| format!("\n{}", crate::yaml::splice::render_seq_item(e, key.pos.col - 1)))
+                .collect();
             let mut splices = Vec::new();
-            if list.end > list.start {
+            if end > list.start {
                 splices.push(Splice {
-                    start: list.start,
-                    end: list.end,
+                    start: doc.text[..list.start].trim_end_matches(' ').len(),
+                    end,
                     text: String::new(),
                 });
             }
             splices.push(Splice {
                 start: at,
                 end: at,
-                text: format!("\n{item}"),
+                text: items,
             });
             Ok(splices)
         }
@@ -133,7 +160,7 @@ pub fn plan_history_append(doc: &Document, entry: NewNode) -> Result<Vec<Splice>
             other.kind_name(),
             "list",
         ))),
-        None => insert_entry(&doc.text, root, "history", &NewNode::Seq(vec![entry])).map_err(shape),
+        None => insert_entry(&doc.text, root, "history", &NewNode::Seq(entries)).map_err(shape),
     }
 }
 

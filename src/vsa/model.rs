@@ -116,6 +116,8 @@ pub struct HistoryEntry {
     pub path: Option<String>,
     pub old: Option<String>,
     pub new: Option<String>,
+    /// The revision youra's write of this entry made (youra's field).
+    pub revision: Option<u64>,
     pub forced: bool,
     pub line: usize,
 }

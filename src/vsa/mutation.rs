@@ -1,6 +1,10 @@
-//! What a writer asks the store for: one change, who makes it and why. A field edit, an
-//! item appended to a list (a steering directive, a breakpoint), an item removed, or a
-//! whole value put at a path (an escalation's decision). Each is one history entry.
+//! What a writer asks the store for: one transaction of edits, who makes it and why. Each
+//! edit is a field set, an item appended to a list (a steering directive, a breakpoint), an
+//! item removed, or a whole value put at a path (an escalation's decision). The store
+//! applies all the edits of a mutation under one lock as one write and one revision; each
+//! edit that changes something gets its own history entry, all with that revision. An
+//! engine transition that changes several fields (a gate judgement, a reroute, a directive
+//! with its applied mark) is one mutation, so a crash leaves either all of it or none.
 
 use super::edit::{EditError, FieldEdit, plan_set};
 use super::edit_list::{plan_append, plan_put, plan_remove};
@@ -20,43 +24,112 @@ pub enum Change {
     Put { path: String, value: NewNode },
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mutation {
-    pub change: Change,
-    /// The history entry's `event` (`field_edit`, `steer`, …).
-    pub event: String,
-    pub reason: String,
-    pub actor: String,
-    pub force: bool,
-    pub create: bool,
-    pub base: Option<Base>,
-    /// Extra fields for the history entry (a directive's verb and target, say).
-    pub details: Vec<(String, NewNode)>,
-}
-
-impl Mutation {
-    pub fn new(change: Change, event: &str, actor: &str, reason: &str) -> Mutation {
-        Mutation {
-            change,
-            event: event.to_string(),
-            reason: reason.to_string(),
-            actor: actor.to_string(),
-            force: false,
-            create: false,
-            base: None,
-            details: Vec::new(),
-        }
-    }
-
+impl Change {
     pub fn path(&self) -> &str {
-        match &self.change {
+        match self {
             Change::Set { path, .. } | Change::Put { path, .. } => path,
             Change::Append { list, .. } => list,
             Change::Remove { item } => item,
         }
     }
+
+    /// A scalar becomes a type-checked `Set`, anything else a `Put`.
+    pub fn at(path: impl Into<String>, value: NewNode) -> Change {
+        match value {
+            NewNode::Scalar(v) => Change::Set {
+                path: path.into(),
+                value: v,
+            },
+            v => Change::Put {
+                path: path.into(),
+                value: v,
+            },
+        }
+    }
 }
 
+/// One edit of a transaction, with the history entry's `event` and `reason`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edit {
+    pub change: Change,
+    /// The history entry's `event` (`field_edit`, `steer`, …).
+    pub event: String,
+    pub reason: String,
+    /// Extra fields for the history entry (a directive's verb and target, say).
+    pub details: Vec<(String, NewNode)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mutation {
+    pub edits: Vec<Edit>,
+    pub actor: String,
+    pub force: bool,
+    /// Add missing fields (and their parents) instead of refusing.
+    pub create: bool,
+    /// What the caller last saw of the first edit's field (stale-edit detection).
+    pub base: Option<Base>,
+}
+
+impl Mutation {
+    /// A mutation of one edit.
+    pub fn new(change: Change, event: &str, actor: &str, reason: &str) -> Mutation {
+        let mut m = Mutation::by(actor);
+        m.push(change, event, reason);
+        m
+    }
+
+    /// An empty transaction by `actor`; the engine's transactions create missing fields.
+    pub fn by(actor: &str) -> Mutation {
+        Mutation {
+            edits: Vec::new(),
+            actor: actor.to_string(),
+            force: false,
+            create: actor == "engine",
+            base: None,
+        }
+    }
+
+    /// Add one edit to the transaction.
+    pub fn push(&mut self, change: Change, event: &str, reason: &str) -> &mut Mutation {
+        self.edits.push(Edit {
+            change,
+            event: event.to_string(),
+            reason: reason.to_string(),
+            details: Vec::new(),
+        });
+        self
+    }
+
+    /// Add one edit, builder style.
+    pub fn with(mut self, change: Change, event: &str, reason: &str) -> Mutation {
+        self.push(change, event, reason);
+        self
+    }
+
+    /// Every edit of `other`, after this one's (its actor and flags are not taken).
+    pub fn extend(&mut self, other: Mutation) {
+        self.edits.extend(other.edits);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The first edit's change (single-edit callers).
+    pub fn change(&self) -> &Change {
+        &self.edits[0].change
+    }
+
+    /// The first edit's history details.
+    pub fn details_mut(&mut self) -> &mut Vec<(String, NewNode)> {
+        &mut self.edits[0].details
+    }
+
+    /// The first edit's path.
+    pub fn path(&self) -> &str {
+        self.edits.first().map_or("", |e| e.change.path())
+    }
+}
 /// How the store proves a change landed, on the read-back.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
@@ -78,14 +151,15 @@ pub struct Planned {
     pub check: Check,
 }
 
-pub fn plan(doc: &Document, m: &Mutation, ids: &[String]) -> Result<Planned, EditError> {
-    let path = VsaPath::parse(m.path())?;
+/// Plan one edit against `doc` (`create`: add missing fields and parents).
+pub fn plan(doc: &Document, e: &Edit, create: bool, ids: &[String]) -> Result<Planned, EditError> {
+    let path = VsaPath::parse(e.change.path())?;
     let summary = |n: &NewNode| Some(crate::yaml::splice::render_flow(n));
-    Ok(match &m.change {
+    Ok(match &e.change {
         Change::Set { value, .. } => {
             let FieldEdit {
                 old, new, splices, ..
-            } = plan_set(doc, &path, value, ids, m.create)?;
+            } = plan_set(doc, &path, value, ids, create)?;
             Planned {
                 check: Check::Value(path.clone(), new.clone()),
                 path,

@@ -42,6 +42,11 @@ impl Reader {
             path: text(item.get("path")),
             old: scalar_text(item.get("old")),
             new: scalar_text(item.get("new")),
+            revision: item
+                .get("revision")
+                .and_then(Node::as_scalar)
+                .and_then(|s| s.as_i64())
+                .and_then(|n| u64::try_from(n).ok()),
             forced: item
                 .get("forced")
                 .and_then(Node::as_scalar)

@@ -4,15 +4,16 @@
 //! is never overwritten.
 
 use std::fs::{self, File};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::edit::{EditError, plan_history_append, plan_revision};
-use super::history::{change_entry, editor_entry};
+use super::crash::{CrashAt, crash_point};
+use super::edit::{EditError, plan_history_append_all, plan_revision};
+use super::history::change_entry;
 use super::invariants::{Violation, introduced};
 use super::model::Vsa;
-use super::mutation::{Change, Check, Mutation, plan};
+use super::mutation::{Change, Check, Edit, Mutation, Planned, plan};
+use super::outside::{Outside, overlaps};
 use super::path::{Resolved, VsaPath, resolve};
 use super::read::{Warning, read};
 use super::skeleton::skeleton;
@@ -93,6 +94,64 @@ pub struct Applied {
     pub rebased: bool,
     /// The value already held what was asked: nothing written.
     pub unchanged: bool,
+    /// Fields a stale save reverted that youra could not bring back (see `outside.rs`).
+    pub conflicts: Vec<String>,
+}
+
+/// youra's copy of what it last wrote, beside the lock in `.youra/`.
+pub(super) const LAST_WRITTEN: &str = "last_written.yaml";
+/// How many earlier revisions are kept (`.youra/written/N.yaml`) as merge bases.
+const KEEP_WRITTEN: u64 = 16;
+
+/// The `revision:` of a VSA's text without parsing it (a top-level line).
+fn revision_line(text: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(text).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("revision:"))
+        .and_then(|v| v.split('#').next()?.trim().parse().ok())
+}
+
+/// Whether the edits' splices can go into the file in one pass: different fields, and no
+/// two edits touching the same bytes or inserting at the same point.
+fn disjoint(planned: &[(&Edit, Planned)]) -> bool {
+    for (i, (a, _)) in planned.iter().enumerate() {
+        if planned[i + 1..]
+            .iter()
+            .any(|(b, _)| overlaps(a.change.path(), b.change.path()))
+        {
+            return false;
+        }
+    }
+    let mut spans: Vec<(usize, usize, usize)> = planned
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, p))| p.splices.iter().map(move |s| (s.start, s.end, i)))
+        .collect();
+    spans.sort_unstable();
+    spans
+        .windows(2)
+        .all(|w| w[0].2 == w[1].2 || (w[1].0 >= w[0].1 && w[1].0 != w[0].0))
+}
+
+/// Whether the read-back shows the change.
+fn holds(after: &Snapshot, check: &Check) -> bool {
+    let Some(root) = after.doc.root.as_ref() else {
+        return false;
+    };
+    let found = |p: &VsaPath| match resolve(root, p) {
+        Ok(Resolved::Found(n)) => Some(n),
+        _ => None,
+    };
+    match check {
+        Check::Value(p, v) => {
+            found(p).is_some_and(|n| super::read_gate::scalar_text(Some(n)) == *v)
+        }
+        Check::ListLen(p, len) => found(p).map_or(*len == 0, |n| {
+            n.as_seq()
+                .map_or(n.is_null() && *len == 0, |s| s.len() == *len)
+        }),
+        Check::Exists(p) => found(p).is_some(),
+    }
 }
 
 pub struct Store {
@@ -128,6 +187,14 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    pub(super) fn side(&self) -> &Path {
+        &self.side
+    }
+
+    pub(super) fn parse_snapshot(&self, bytes: &[u8]) -> Result<Snapshot, StoreError> {
+        self.snapshot(bytes)
     }
 
     pub fn load(&self) -> Result<Arc<Snapshot>, StoreError> {
@@ -183,7 +250,8 @@ impl Store {
         self.mutate(&m)
     }
 
-    /// Apply one change under the lock: plan, record, read back, check invariants, write.
+    /// Apply a transaction under the lock: plan every edit, record each in the history,
+    /// read back, check invariants, write once with one new revision.
     pub fn mutate(&self, m: &Mutation) -> Result<Applied, StoreError> {
         self.mutate_with(|_| Ok::<_, StoreError>((m.clone(), ())))
             .map(|(applied, ())| applied)
@@ -192,7 +260,8 @@ impl Store {
     /// Decide the change from the file as it stands under the lock, then apply it as
     /// [`Store::mutate`] does; `decide` may return what it learnt alongside. For changes
     /// that depend on the current state (a directive's id, whether an escalation is still
-    /// undecided): deciding from an earlier read would race another writer.
+    /// undecided): deciding from an earlier read would race another writer. A stale save
+    /// found under the lock is merged first, so `decide` sees the reconciled file.
     pub fn mutate_with<T, E: From<StoreError>>(
         &self,
         decide: impl FnOnce(&Snapshot) -> Result<(Mutation, T), E>,
@@ -200,75 +269,203 @@ impl Store {
         let _lock = self.lock()?;
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
         let snap = self.cached(bytes.clone())?;
-        let (m, extra) = decide(&snap)?;
-        Ok((self.mutate_locked(&bytes, &snap, &m)?, extra))
+        let outside = self.outside(&bytes, &snap);
+        let work = outside.merged.clone().unwrap_or(snap);
+        let (m, extra) = decide(&work)?;
+        Ok((self.mutate_locked(&work, outside, &m)?, extra))
+    }
+
+    /// The file as the engine should decide from it: a stale save (an older copy written
+    /// back over youra's newer writes) is reconciled on the spot, with its history entry,
+    /// before anyone acts on the reverted values.
+    pub fn load_reconciled(&self) -> Result<Arc<Snapshot>, StoreError> {
+        let snap = self.load()?;
+        if self.last_revision().is_some_and(|last| last > snap.vsa.revision) {
+            self.mutate(&Mutation::by("engine"))?;
+            return self.load();
+        }
+        Ok(snap)
+    }
+
+    fn last_revision(&self) -> Option<u64> {
+        let text = fs::read(self.side.join(LAST_WRITTEN)).ok()?;
+        revision_line(&text)
     }
 
     fn mutate_locked(
         &self,
-        bytes: &[u8],
-        snap: &Snapshot,
+        work: &Snapshot,
+        outside: Outside,
         m: &Mutation,
     ) -> Result<Applied, StoreError> {
-        let edit_err = |source| StoreError::Edit {
-            path: self.path.clone(),
-            source,
-        };
-        let ids: Vec<String> = snap
+        let ids: Vec<String> = work
             .vsa
             .sub_hypotheses
             .iter()
             .map(|h| h.id.clone())
             .collect();
-        let planned = plan(&snap.doc, m, &ids).map_err(edit_err)?;
-        let rebased = self.check_base(snap, &planned.path, m)?;
         let mut applied = Applied {
-            revision: snap.vsa.revision,
-            old: planned.old.clone(),
-            new: planned.new.clone(),
+            revision: work.vsa.revision,
+            old: None,
+            new: None,
             forced: Vec::new(),
-            editor_changes: 0,
-            rebased,
+            editor_changes: outside.changes,
+            rebased: false,
             unchanged: false,
+            conflicts: outside.conflicts.clone(),
         };
-        if matches!(m.change, Change::Set { .. })
-            && planned.old == planned.new
-            && planned.old.is_some()
-        {
+        let mut planned = Vec::new();
+        for (i, edit) in m.edits.iter().enumerate() {
+            let p = plan(&work.doc, edit, m.create, &ids).map_err(|e| self.edit_err(e))?;
+            if i == 0 {
+                applied.rebased = self.check_base(work, &p.path, m)?;
+                applied.old.clone_from(&p.old);
+                applied.new.clone_from(&p.new);
+            }
+            let same = matches!(edit.change, Change::Set { .. }) && p.old == p.new && p.old.is_some();
+            if !same {
+                planned.push((edit, p));
+            }
+        }
+        if planned.is_empty() && outside.entry.is_none() {
             applied.unchanged = true;
             return Ok(applied);
         }
-        let editor = self.editor_changes(bytes, snap);
-        applied.editor_changes = editor.as_ref().map_or(0, |(n, _)| *n);
-        applied.revision = snap.vsa.revision + 1;
-        let splices_for = |forced: &[Violation]| -> Result<Vec<Splice>, StoreError> {
-            // History first: when the change adds a key at the end of the file, the same
-            // offset as the appended history item, the item must close the list before
-            // the new key opens (ties apply in the order given).
-            let mut splices = Vec::new();
-            if let Some((_, entry)) = &editor {
-                splices.extend(plan_history_append(&snap.doc, entry.clone()).map_err(edit_err)?);
+        applied.revision = work.vsa.revision.max(outside.floor) + 1;
+        let (text, after, partial, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
+        applied.forced = forced;
+        self.write(&text, applied.revision)?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        *cache = (!partial).then(|| (text.into_bytes(), Arc::new(after)));
+        Ok(applied)
+    }
+
+    fn edit_err(&self, source: EditError) -> StoreError {
+        StoreError::Edit {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The new text and its read-back, with the invariant violations `force` overrode.
+    /// All edits are spliced into the file in one pass when their splices are disjoint;
+    /// otherwise (a later edit inside an earlier one's value, two new keys under one new
+    /// parent) they are applied one after another on re-parsed text.
+    fn build(
+        &self,
+        work: &Snapshot,
+        m: &Mutation,
+        planned: &[(&Edit, Planned)],
+        outside: &Outside,
+        revision: u64,
+    ) -> Result<(String, Snapshot, bool, Vec<Violation>), StoreError> {
+        let one_pass = disjoint(planned);
+        let attempt = |forced: &[Violation]| -> Result<(String, Snapshot, bool), StoreError> {
+            if one_pass {
+                let splices = self.splices(&work.doc, m, planned, outside, revision, forced)?;
+                let (text, after, partial) = self.apply(&work.doc, &splices)?;
+                if planned.iter().all(|(_, p)| holds(&after, &p.check)) {
+                    return Ok((text, after, partial));
+                }
             }
-            let entry = change_entry(m, &planned, applied.revision, forced);
-            splices.extend(plan_history_append(&snap.doc, entry).map_err(edit_err)?);
-            splices.extend(planned.splices.iter().cloned());
-            splices.extend(plan_revision(&snap.doc, applied.revision).map_err(edit_err)?);
-            Ok(splices)
+            self.one_by_one(work, m, outside, revision, forced)
         };
-        let (mut text, mut after, mut partial) = self.apply(&snap.doc, &splices_for(&[])?)?;
-        let violations = introduced(&snap.vsa, &after.vsa);
+        let (mut text, mut after, mut partial) = attempt(&[])?;
+        let violations = introduced(&work.vsa, &after.vsa);
+        let mut forced = Vec::new();
         if !violations.is_empty() {
             if !m.force {
                 return Err(StoreError::Invariant { violations });
             }
-            (text, after, partial) = self.apply(&snap.doc, &splices_for(&violations)?)?;
-            applied.forced = violations;
+            (text, after, partial) = attempt(&violations)?;
+            forced = violations;
         }
-        self.verify(&after, &planned.check, applied.revision)?;
-        self.write(&text)?;
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        *cache = (!partial).then(|| (text.into_bytes(), Arc::new(after)));
-        Ok(applied)
+        if after.vsa.revision != revision {
+            return Err(StoreError::Verify(format!(
+                "revision reads {} instead of {revision}",
+                after.vsa.revision
+            )));
+        }
+        Ok((text, after, partial, forced))
+    }
+
+    /// History entries (the outside writer's first), the edits, and the revision, as splices
+    /// of `doc`. History comes first: when an edit adds a key at the end of the file, the
+    /// same offset as the appended history items, the items must close the list before the
+    /// new key opens (ties apply in the order given).
+    fn splices(
+        &self,
+        doc: &Document,
+        m: &Mutation,
+        planned: &[(&Edit, Planned)],
+        outside: &Outside,
+        revision: u64,
+        forced: &[Violation],
+    ) -> Result<Vec<Splice>, StoreError> {
+        let mut entries: Vec<_> = outside.entry.iter().cloned().collect();
+        for (i, (edit, p)) in planned.iter().enumerate() {
+            let forced = if i == 0 { forced } else { &[] };
+            entries.push(change_entry(m, edit, p, revision, forced));
+        }
+        let mut splices = plan_history_append_all(doc, entries).map_err(|e| self.edit_err(e))?;
+        for (_, p) in planned {
+            splices.extend(p.splices.iter().cloned());
+        }
+        splices.extend(plan_revision(doc, revision).map_err(|e| self.edit_err(e))?);
+        Ok(splices)
+    }
+
+    /// The slow, always-correct path: each edit planned on the text the previous one left.
+    fn one_by_one(
+        &self,
+        work: &Snapshot,
+        m: &Mutation,
+        outside: &Outside,
+        revision: u64,
+        forced: &[Violation],
+    ) -> Result<(String, Snapshot, bool), StoreError> {
+        let ids: Vec<String> = work.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect();
+        let mut doc = work.doc.clone();
+        let mut done: Vec<(&Edit, Planned)> = Vec::new();
+        for edit in &m.edits {
+            let p = plan(&doc, edit, m.create, &ids).map_err(|e| self.edit_err(e))?;
+            if matches!(edit.change, Change::Set { .. }) && p.old == p.new && p.old.is_some() {
+                continue;
+            }
+            let text = Splice::apply(&doc.text, &p.splices)
+                .map_err(|e| StoreError::Verify(e.to_string()))?;
+            doc = parse(text.as_bytes()).map_err(|e| StoreError::Verify(e.to_string()))?;
+            done.push((edit, p));
+        }
+        // Checks of edits that a later edit of the same transaction rewrote do not apply.
+        let last_checks: Vec<&Check> = done
+            .iter()
+            .enumerate()
+            .filter(|(i, (e, _))| {
+                !done[i + 1..]
+                    .iter()
+                    .any(|(later, _)| overlaps(e.change.path(), later.change.path()))
+            })
+            .map(|(_, (_, p))| &p.check)
+            .collect();
+        // The edits' splices are already in `doc`: append history and revision to it.
+        let history_only: Vec<(&Edit, Planned)> = done
+            .iter()
+            .map(|(e, p)| {
+                let mut p = p.clone();
+                p.splices.clear();
+                (*e, p)
+            })
+            .collect();
+        let splices = self.splices(&doc, m, &history_only, outside, revision, forced)?;
+        let text = Splice::apply(&doc.text, &splices).map_err(|e| StoreError::Verify(e.to_string()))?;
+        let after = self
+            .snapshot(text.as_bytes())
+            .map_err(|e| StoreError::Verify(e.to_string()))?;
+        if let Some(c) = last_checks.iter().find(|c| !holds(&after, c)) {
+            return Err(StoreError::Verify(format!("{c:?} does not hold after the edit")));
+        }
+        Ok((text, after, false))
     }
 
     /// A stale base is fine when the field itself still holds what the caller saw.
@@ -320,89 +517,25 @@ impl Store {
         Ok((new_text, snap, false))
     }
 
-    fn verify(&self, after: &Snapshot, check: &Check, revision: u64) -> Result<(), StoreError> {
-        if after.vsa.revision != revision {
-            return Err(StoreError::Verify(format!(
-                "revision reads {} instead of {revision}",
-                after.vsa.revision
-            )));
+    /// Replace the file durably, then keep what was written: the last copy detects hand
+    /// edits, the numbered copies are the base a stale save is merged from.
+    fn write(&self, text: &str, revision: u64) -> Result<(), StoreError> {
+        crash_point(CrashAt::Before(revision));
+        crate::fsutil::write_atomic(&self.path, text.as_bytes())
+            .map_err(io("replace", &self.path))?;
+        // The copies only serve edit detection: losing one in a crash costs one undetected
+        // edit, so they are renamed into place without an fsync.
+        let written = self.side.join("written");
+        let _ = fs::create_dir_all(&written);
+        let _ = crate::fsutil::replace_unsynced(&self.side.join(LAST_WRITTEN), text.as_bytes());
+        let _ = crate::fsutil::replace_unsynced(
+            &written.join(format!("{revision}.yaml")),
+            text.as_bytes(),
+        );
+        if let Some(old) = revision.checked_sub(KEEP_WRITTEN) {
+            let _ = fs::remove_file(written.join(format!("{old}.yaml")));
         }
-        let root = after
-            .doc
-            .root
-            .as_ref()
-            .ok_or_else(|| StoreError::Verify("empty result".into()))?;
-        let found = |p: &VsaPath| match resolve(root, p) {
-            Ok(Resolved::Found(n)) => Some(n),
-            _ => None,
-        };
-        let ok = match check {
-            Check::Value(p, v) => {
-                found(p).is_some_and(|n| super::read_gate::scalar_text(Some(n)) == *v)
-            }
-            Check::ListLen(p, len) => found(p).map_or(*len == 0, |n| {
-                n.as_seq()
-                    .map_or(n.is_null() && *len == 0, |s| s.len() == *len)
-            }),
-            Check::Exists(p) => found(p).is_some(),
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(StoreError::Verify(format!(
-                "{check:?} does not hold after the edit"
-            )))
-        }
-    }
-
-    /// A hand edit: the file differs from what youra last wrote, at the same revision.
-    fn editor_changes(
-        &self,
-        bytes: &[u8],
-        snap: &Snapshot,
-    ) -> Option<(usize, crate::yaml::NewNode)> {
-        let last = fs::read(self.side.join("last_written.yaml")).ok()?;
-        if last == bytes {
-            return None;
-        }
-        let before = self.snapshot(&last).ok()?;
-        if before.vsa.revision != snap.vsa.revision {
-            return None;
-        }
-        let changes = super::diff::changes(before.doc.root.as_ref(), snap.doc.root.as_ref());
-        if changes.is_empty() {
-            return None;
-        }
-        Some((changes.len(), editor_entry(snap.vsa.revision, &changes)))
-    }
-
-    fn write(&self, text: &str) -> Result<(), StoreError> {
-        let dir = self
-            .path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let name = self
-            .path
-            .file_name()
-            .map_or_else(|| "vsa".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
-        f.write_all(text.as_bytes()).map_err(io("write", &tmp))?;
-        f.sync_all().map_err(io("fsync", &tmp))?;
-        drop(f);
-        fs::rename(&tmp, &self.path).map_err(io("rename onto", &self.path))?;
-        if let Ok(d) = File::open(&dir) {
-            d.sync_all().map_err(io("fsync", &dir))?;
-        }
-        // The last-written copy only serves hand-edit detection; losing it in a crash
-        // costs one undetected edit, so it is renamed into place without an fsync.
-        let last = self.side.join("last_written.yaml");
-        let last_tmp = self
-            .side
-            .join(format!("last_written.{}.tmp", std::process::id()));
-        if fs::write(&last_tmp, text).is_ok() {
-            let _ = fs::rename(&last_tmp, &last);
-        }
+        crash_point(CrashAt::After(revision));
         Ok(())
     }
 }
