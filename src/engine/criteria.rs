@@ -106,3 +106,91 @@ mod tests {
         assert!(from_brief("# x").unwrap_err().contains("Gate Criteria"));
     }
 }
+
+/// The criteria a gate is judged by, read at judgement time: the VSA's
+/// `sub_hypotheses.<h>.gate.criteria` (Experiment Design writes them there; the researcher
+/// may edit them), else the brief's block (runs designed before youra kept them in the
+/// VSA). `edits` names every criterion that differs from the brief, with who changed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Criteria {
+    pub list: Vec<Criterion>,
+    pub edits: Vec<String>,
+}
+
+pub fn current(
+    snap: &crate::vsa::store::Snapshot,
+    id: &str,
+    brief: &str,
+) -> Result<Criteria, String> {
+    let from_brief = from_brief(brief);
+    let rules = snap
+        .vsa
+        .hypothesis(id)
+        .map(|h| h.gate.rules.clone())
+        .unwrap_or_default();
+    if rules.is_empty() {
+        return from_brief.map(|list| Criteria {
+            list,
+            edits: Vec::new(),
+        });
+    }
+    let original = from_brief.unwrap_or_default();
+    let mut edits = Vec::new();
+    for r in &rules {
+        let was = original.get(r.index);
+        if was.is_some_and(|w| w.metric == r.metric && w.op == r.op && w.value == r.value) {
+            continue;
+        }
+        let prefix = format!("sub_hypotheses.{id}.gate.criteria[{}]", r.index);
+        let by = snap
+            .vsa
+            .history
+            .iter()
+            .rev()
+            .find(|e| e.path.as_deref().is_some_and(|p| p.starts_with(&prefix)));
+        let who = by.map_or("an edit outside youra's history".to_string(), |e| {
+            format!(
+                "{} at {}",
+                e.actor.as_deref().unwrap_or("someone"),
+                e.timestamp
+                    .as_ref()
+                    .map_or("an unknown time".into(), |t| t.at.to_rfc3339())
+            )
+        });
+        edits.push(match was {
+            Some(w) if w.metric == r.metric && w.op == r.op => format!(
+                "{} threshold {} → {} by {who}",
+                r.metric, w.value, r.value
+            ),
+            Some(w) => format!("criterion {} was `{w}`, judged as `{}` (by {who})", r.index + 1, crate::vsa::model::GateCriterion::to_string(r)),
+            None => format!("criterion `{r}` added by {who}"),
+        });
+    }
+    Ok(Criteria {
+        list: rules
+            .into_iter()
+            .map(|r| Criterion {
+                metric: r.metric,
+                op: r.op,
+                value: r.value,
+            })
+            .collect(),
+        edits,
+    })
+}
+
+/// The criteria as `gate.criteria` holds them: a list of `{metric, op, value}`.
+pub fn vsa_node(list: &[Criterion]) -> crate::yaml::NewNode {
+    use crate::yaml::NewNode;
+    NewNode::Seq(
+        list.iter()
+            .map(|c| {
+                NewNode::Map(vec![
+                    ("metric".into(), NewNode::Scalar(crate::yaml::format_scalar(&c.metric, crate::yaml::Style::Plain))),
+                    ("op".into(), NewNode::Scalar(crate::yaml::format_scalar(&c.op.to_string(), crate::yaml::Style::SingleQuoted))),
+                    ("value".into(), NewNode::Scalar(c.value.to_string())),
+                ])
+            })
+            .collect(),
+    )
+}

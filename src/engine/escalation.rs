@@ -5,54 +5,39 @@
 
 use chrono::Utc;
 
-use super::Produced;
-use super::criteria::Criterion;
 use super::ctx::StageCtx;
 use super::error::StageError;
 use super::gates::GateOutcome;
-use super::recovery::propose;
+use super::recovery::{Failure, failed_text, propose};
 use super::reroute;
 use super::yamlout::{node, now, text};
-use crate::exec::JobOutcome;
 use crate::reflect::attribution::Category;
-use crate::reflect::memory_writer::{
-    FailureInput, GateCheck, RoutingNote, render_failure, write_record,
-};
+use crate::reflect::memory_writer::{FailureInput, GateCheck, RoutingNote, render_failure};
 use crate::reflect::routing::{RoutingAction, is_discarding, refinement_equivalent};
 use crate::rundir::events::Event;
 use crate::vsa::enums::ExecutionMode;
+use crate::vsa::model::{Transition, TransitionStep};
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::{Document, NewNode, Node};
 
-fn set(ctx: &StageCtx<'_>, path: &str, value: NewNode, reason: &str) -> Result<(), StageError> {
-    let change = match value {
-        NewNode::Scalar(v) => Change::Set {
-            path: path.into(),
-            value: v,
-        },
-        v => Change::Put {
-            path: path.into(),
-            value: v,
-        },
-    };
-    let mut m = Mutation::new(change, "escalation", "engine", reason);
-    m.create = true;
-    ctx.store.mutate(&m)?;
-    Ok(())
+fn put(path: &str, value: NewNode) -> Change {
+    Change::at(path, value)
 }
 
-/// A MUST_WORK gate failed on measured metrics: attribute, route, record, then either
-/// apply the action or (INTERACTIVE and discarding) raise an escalation. Always ends the
-/// step with `Rerouted`: the loop re-reads the VSA to see where the run now stands.
-pub fn recover(
-    ctx: &StageCtx<'_>,
-    id: &str,
-    criteria: &[Criterion],
-    gate: &GateOutcome,
-    outcome: &JobOutcome,
-) -> Result<Produced, StageError> {
-    let pivots = reroute::pivots(ctx)?;
-    let p = propose(ctx, id, criteria, gate, outcome, pivots, ctx.recovery)?;
+/// Finish (or begin) the journaled recovery `t` of a failed MUST_WORK gate. Attributing:
+/// attribute, route, write the failure record, then in one transaction the reflection
+/// block and the outcome: an escalation raised (INTERACTIVE, discarding), a stop (the rules
+/// say so), or the decision journaled; a decided transition is then applied. Returns what
+/// was done; the step always ends rerouted (the loop re-reads where the run stands).
+pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
+    if t.step == TransitionStep::Decided {
+        return reroute::apply(ctx, t);
+    }
+    let id = t.hypothesis.as_str();
+    let failure = Failure::load(ctx, id)?;
+    let snap = ctx.vsa()?;
+    let pivots = reroute::pivots(&snap);
+    let p = propose(ctx, &failure, pivots, ctx.recovery)?;
     let top = p
         .attributions
         .first()
@@ -66,60 +51,44 @@ pub fn recover(
         evidence: top.evidence.clone(),
         note: p.clamp_reason.clone(),
     };
-    failure_record(ctx, id, gate, &p.attributions, &note)?;
-    // The reflection block: what recovery concluded, beside the sub-hypothesis it concerns.
+    failure_record(ctx, t, &failure.gate, &p.attributions, &note)?;
     let stamp = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    set(
-        ctx,
-        &format!("sub_hypotheses.{id}.reflection"),
-        node(&p.escalation("reflection", &stamp)),
-        &format!("{id}: failure attributed, {} proposed", p.action.as_str()),
-    )?;
-    if let Some(stop) = p.stop {
-        return Err(StageError::MustStop(stop));
-    }
-    ctx.emit(
-        Event::new("routing")
-            .hypothesis(id)
-            .action(p.action.as_str())
-            .result("proposed")
-            .message(format!(
-                "h* [{}] s={:.2}: {}",
-                top.category.as_str(),
-                note.severity,
-                top.description
-            )),
+    let reason = format!("{id}: failure attributed, {} proposed", p.action.as_str());
+    // The reflection block: what recovery concluded, beside the sub-hypothesis it concerns.
+    let mut tx = Mutation::by("engine").with(
+        put(&format!("sub_hypotheses.{id}.reflection"), node(&p.escalation("reflection", &stamp))),
+        "escalation",
+        &reason,
     );
-    let snap = ctx.vsa()?;
+    let clear = put("workflow.pending_transition", NewNode::Scalar("null".into()));
+    if let Some(stop) = &p.stop {
+        let evidence = failed_text(&failure.gate);
+        let reason = format!("{id}: MUST_WORK gate {} ({evidence}); evidence in {id}/04_validation.md; recovery: {stop}", failure.gate.verdict.as_str());
+        tx.push(clear, "recovery_done", &reason);
+        tx.extend(super::run_stop_mutation(&reason));
+        ctx.store.mutate(&tx)?;
+        return Err(StageError::MustStop(reason));
+    }
     let interactive = snap.vsa.workflow.execution_mode != Some(ExecutionMode::Unattended);
     if interactive && is_discarding(p.action) {
         let esc_id = format!("esc-{}", snap.vsa.revision + 1);
-        let stamp = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let why = format!(
-            "{id}: {} proposed; waiting for the researcher",
-            p.action.as_str()
+        let why = format!("{id}: {} proposed; waiting for the researcher", p.action.as_str());
+        tx.push(put("workflow.pending_escalation", node(&p.escalation(&esc_id, &stamp))), "escalation", &why);
+        tx.push(
+            put(
+                "workflow.next_action",
+                text(&format!(
+                    "Approve, reject or override the proposed {} for {id} ({esc_id})",
+                    p.action.as_str()
+                )),
+            ),
+            "escalation",
+            &why,
         );
-        set(
-            ctx,
-            "workflow.pending_escalation",
-            node(&p.escalation(&esc_id, &stamp)),
-            &why,
-        )?;
-        set(
-            ctx,
-            "workflow.next_action",
-            text(&format!(
-                "Approve, reject or override the proposed {} for {id} ({esc_id})",
-                p.action.as_str()
-            )),
-            &why,
-        )?;
-        set(
-            ctx,
-            "workflow.status",
-            NewNode::Scalar("AWAITING_APPROVAL".into()),
-            &why,
-        )?;
+        tx.push(put("workflow.status", NewNode::Scalar("AWAITING_APPROVAL".into())), "escalation", &why);
+        tx.push(clear, "recovery_done", &why);
+        ctx.store.mutate(&tx)?;
+        emit_proposed(ctx, id, &p, &top, note.severity);
         ctx.emit(
             Event::new("escalation")
                 .hypothesis(id)
@@ -128,22 +97,68 @@ pub fn recover(
         );
         return Err(StageError::Rerouted(why));
     }
-    let done = reroute::apply(ctx, id, p.action, &top.fix, &note)?;
-    Err(StageError::Rerouted(done))
+    let decided = decide(ctx, t, p.action, &top.fix, &note);
+    tx.push(put("workflow.pending_transition", decided.node()), "recovery_decided", &reason);
+    ctx.store.mutate(&tx)?;
+    emit_proposed(ctx, id, &p, &top, note.severity);
+    reroute::apply(ctx, &decided)
+}
+
+fn emit_proposed(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    p: &super::recovery::Proposal,
+    top: &crate::reflect::attribution::Attribution,
+    severity: f64,
+) {
+    ctx.emit(
+        Event::new("routing")
+            .hypothesis(id)
+            .action(p.action.as_str())
+            .result("proposed")
+            .message(format!(
+                "h* [{}] s={:.2}: {}",
+                top.category.as_str(),
+                severity,
+                top.description
+            )),
+    );
+}
+
+/// The journal entry for a chosen action: everything applying it needs, so a resumed
+/// application asks nothing again (and a discarding one archives into the same folder).
+fn decide(
+    ctx: &StageCtx<'_>,
+    t: &Transition,
+    action: RoutingAction,
+    fix: &str,
+    note: &RoutingNote,
+) -> Transition {
+    Transition {
+        step: TransitionStep::Decided,
+        action: Some(action),
+        fix: fix.to_string(),
+        severity: note.severity,
+        category: note.category.as_str().to_string(),
+        trajectory: note.trajectory.clone(),
+        evidence: note.evidence.clone(),
+        note: note.note.clone(),
+        archive: is_discarding(action).then(|| crate::reflect::archive::fresh_name(ctx.run, Utc::now())),
+        ..t.clone()
+    }
 }
 
 fn failure_record(
     ctx: &StageCtx<'_>,
-    id: &str,
+    t: &Transition,
     gate: &GateOutcome,
     ranked: &[crate::reflect::attribution::Attribution],
     note: &RoutingNote,
 ) -> Result<(), StageError> {
+    let id = t.hypothesis.as_str();
     let memory = ctx.run.join("memory");
-    let _ = std::fs::create_dir_all(&memory);
-    let run = (1..)
-        .find(|n| !memory.join(format!("failure_{id}_run{n}.md")).exists())
-        .unwrap_or(1);
+    let key = t.round.to_string();
+    let run = crate::reflect::record_key::run_number(&memory, "failure", id, &key);
     let checks = gate
         .measured
         .iter()
@@ -183,7 +198,7 @@ fn failure_record(
     };
     let r = render_failure(&input)
         .map_err(|e| StageError::MustStop(format!("cannot render the failure record: {e}")))?;
-    write_record(&memory, &r)
+    crate::reflect::record_key::write_keyed(&memory, &r, &key)
         .map_err(|e| StageError::MustStop(format!("cannot write the failure record: {e}")))?;
     Ok(())
 }
@@ -258,11 +273,11 @@ pub fn decided(doc: &Document) -> Option<Decided> {
     })
 }
 
-/// Apply a decided escalation and close it: the action, a line in `workflow.escalation_log`,
-/// the pending escalation cleared and the run active again.
+/// Close a decided escalation and journal its action in one transaction (a line in
+/// `workflow.escalation_log`, the escalation cleared, the run active again), then apply it.
 pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
-    let done = reroute::apply(ctx, &d.hypothesis, d.action, &d.fix, &d.note)?;
-    let why = format!("{} {}: {}", d.id, d.verdict, done);
+    let snap = ctx.vsa()?;
+    let why = format!("{} {}: {}", d.id, d.verdict, d.action.as_str());
     let item = NewNode::Map(vec![
         ("id".into(), text(&d.id)),
         ("hypothesis".into(), text(&d.hypothesis)),
@@ -271,41 +286,28 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
         ("applied".into(), NewNode::Scalar(d.action.as_str().into())),
         ("at".into(), now()),
     ]);
-    let mut m = Mutation::new(
-        Change::Append {
-            list: "workflow.escalation_log".into(),
-            item,
-        },
-        "escalation",
-        "engine",
-        &why,
+    let round = super::progress::round(
+        &snap.doc,
+        &super::progress::Step::Hypothesis(crate::stage::Stage::CodingValidation, d.hypothesis.clone()),
     );
-    m.create = true;
-    ctx.store.mutate(&m)?;
-    let mut clear = Mutation::new(
-        Change::Put {
-            path: "workflow.pending_escalation".into(),
-            value: NewNode::Scalar("null".into()),
-        },
-        "escalation",
-        "engine",
-        &why,
-    );
-    clear.create = true;
-    ctx.store.mutate(&clear)?;
-    set(
-        ctx,
-        "workflow.next_action",
-        NewNode::Scalar("null".into()),
-        &why,
-    )?;
-    set(
-        ctx,
-        "workflow.status",
-        NewNode::Scalar("ACTIVE".into()),
-        &why,
-    )?;
-    Ok(why)
+    let begun = Transition::attributing(&d.hypothesis, round, 1, String::new());
+    let decided = decide(ctx, &begun, d.action, &d.fix, &d.note);
+    let tx = Mutation::by("engine")
+        .with(
+            Change::Append {
+                list: "workflow.escalation_log".into(),
+                item,
+            },
+            "escalation",
+            &why,
+        )
+        .with(put("workflow.pending_escalation", NewNode::Scalar("null".into())), "escalation", &why)
+        .with(put("workflow.next_action", NewNode::Scalar("null".into())), "escalation", &why)
+        .with(put("workflow.status", NewNode::Scalar("ACTIVE".into())), "escalation", &why)
+        .with(put("workflow.pending_transition", decided.node()), "recovery_decided", &why);
+    ctx.store.mutate(&tx)?;
+    let done = reroute::apply(ctx, &decided)?;
+    Ok(format!("{why}: {done}"))
 }
 
 /// The waiting policy: past `approval_timeout_s` (0 = never) the escalation is decided by

@@ -178,12 +178,21 @@ fn skip(d: &Directive, snap: &Snapshot) -> Plan {
 }
 
 /// The pending directives, with their index in the list.
+/// Pending directives in id order (`d-2` before `d-10`; items without an id last, in file
+/// order): the order the researcher gave them in.
 pub fn pending(snap: &Snapshot) -> Vec<(usize, Directive)> {
-    directives(&snap.doc)
+    let mut out: Vec<(usize, Directive)> = directives(&snap.doc)
         .into_iter()
         .enumerate()
         .filter(|(_, d)| d.state == DirectiveState::Pending)
-        .collect()
+        .collect();
+    let number = |d: &Directive| {
+        d.id.as_deref()
+            .and_then(|id| id.rsplit(['-', '_']).next()?.parse::<u64>().ok())
+            .unwrap_or(u64::MAX)
+    };
+    out.sort_by_key(|(i, d)| (number(d), *i));
+    out
 }
 
 /// The directive item rewritten with its state and note.
@@ -212,59 +221,38 @@ pub fn marked(d: &Directive, applied: bool, note: &str) -> NewNode {
     NewNode::Map(m)
 }
 
-/// The store mutations for one directive: its effects, then its mark (one history entry each).
-pub fn mutations(index: usize, d: &Directive, p: &Plan) -> Vec<Mutation> {
+/// One transaction for one directive: its effects, then its mark (one history entry each,
+/// one revision), so a crash never leaves an effect without its mark or the reverse.
+pub fn mutation(index: usize, d: &Directive, p: &Plan) -> Mutation {
     let reason = format!(
         "directive {} ({}): {}",
         d.id.as_deref().unwrap_or("?"),
         d.verb.as_deref().unwrap_or("?"),
         p.note
     );
-    let mut out: Vec<Mutation> = p
-        .effects
-        .iter()
-        .map(|(path, value)| {
-            let change = match value {
-                NewNode::Scalar(v) => Change::Set {
-                    path: path.clone(),
-                    value: v.clone(),
-                },
-                v => Change::Put {
-                    path: path.clone(),
-                    value: v.clone(),
-                },
-            };
-            let mut m = Mutation::new(change, "steer_applied", "engine", &reason);
-            m.create = true;
-            m
-        })
-        .collect();
+    let mut m = Mutation::by("engine");
+    for (path, value) in &p.effects {
+        m.push(Change::at(path.clone(), value.clone()), "steer_applied", &reason);
+    }
     if p.step {
-        let mut m = Mutation::new(
+        m.push(
             Change::Set {
                 path: "workflow.step_once".into(),
                 value: "true".into(),
             },
             "steer_applied",
-            "engine",
             &reason,
         );
-        m.create = true;
-        out.push(m);
     }
     let mark = Change::Put {
         path: format!("workflow.steering[{index}]"),
         value: marked(d, p.applied, &p.note),
     };
-    out.push(Mutation::new(
-        mark,
-        if p.applied {
-            "directive_applied"
-        } else {
-            "directive_rejected"
-        },
-        "engine",
-        &reason,
-    ));
-    out
+    let event = if p.applied {
+        "directive_applied"
+    } else {
+        "directive_rejected"
+    };
+    m.push(mark, event, &reason);
+    m
 }

@@ -24,6 +24,7 @@ mod recovery;
 mod reply;
 pub(crate) mod reroute;
 mod run;
+pub(crate) use run::stop_mutation as run_stop_mutation;
 mod stages;
 mod summary;
 mod yamlout;

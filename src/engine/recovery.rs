@@ -10,7 +10,6 @@ use super::ctx::{StageCtx, Vars};
 use super::error::StageError;
 use super::gates::GateOutcome;
 use super::reply::str_field;
-use crate::exec::JobOutcome;
 use crate::reflect::attribution::{Attribution, apply_critique, best, candidates_from_value};
 use crate::reflect::routing::{Decision, RoutingAction, Verdict, route};
 use crate::reflect::trajectory::{Trajectory, analyse};
@@ -35,13 +34,78 @@ pub struct Proposal {
     pub stop: Option<String>,
 }
 
-/// The values of the gate metric over the run, in the order logged.
-pub fn series(outcome: &JobOutcome, metric: &str) -> Vec<f64> {
-    outcome
-        .metrics
-        .iter()
-        .filter_map(|r| r.values.get(metric).copied())
-        .collect()
+/// What recovery works from, read from the run directory at the moment it runs (the same
+/// whether recovery follows the gate directly or resumes after a crash): the criteria and
+/// the gate's judgement from the VSA, the metric records and the log from `results/`.
+pub struct Failure {
+    pub hypothesis: String,
+    pub criteria: Vec<Criterion>,
+    pub gate: GateOutcome,
+    pub metrics: Vec<crate::exec::MetricRecord>,
+    pub log: std::path::PathBuf,
+}
+
+impl Failure {
+    pub fn load(ctx: &StageCtx<'_>, id: &str) -> Result<Failure, StageError> {
+        use super::gates::{FailedCheck, Verdict as GateVerdict};
+        use crate::vsa::enums::GateResult;
+        let snap = ctx.vsa()?;
+        let brief = ctx
+            .read(&format!("{id}/02c_experiment_brief.md"))
+            .unwrap_or_default();
+        let criteria = super::criteria::current(&snap, id, &brief)
+            .map(|c| c.list)
+            .unwrap_or_default();
+        let h = snap
+            .vsa
+            .hypothesis(id)
+            .ok_or_else(|| StageError::MustStop(format!("{id} is not in the VSA any more")))?;
+        let verdict = match h.gate.result {
+            Some(GateResult::Pass) => GateVerdict::Pass,
+            Some(GateResult::Partial) => GateVerdict::Partial,
+            _ => GateVerdict::Fail,
+        };
+        let failed_checks = h
+            .gate
+            .failed_checks
+            .iter()
+            .map(|c| FailedCheck {
+                criterion: c.criterion.clone().unwrap_or_default(),
+                required: c.required.clone().unwrap_or_default(),
+                actual: c.actual.clone().unwrap_or_default(),
+                reason: c.reason.clone().or_else(|| c.text.clone()).unwrap_or_default(),
+            })
+            .collect();
+        let measured = snap
+            .doc
+            .root
+            .as_ref()
+            .and_then(|r| r.get("sub_hypotheses")?.get(id)?.get("gate")?.get("measured")?.as_map())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_scalar()?.as_f64()?)))
+            .collect();
+        let results = ctx.run.join(id).join("results");
+        Ok(Failure {
+            hypothesis: id.to_string(),
+            criteria,
+            gate: GateOutcome {
+                verdict,
+                failed_checks,
+                measured,
+            },
+            metrics: crate::exec::read_metrics(&results.join("metrics.jsonl")).records,
+            log: results.join("run.log"),
+        })
+    }
+
+    /// The values of `metric` over the run, in the order logged.
+    pub fn series(&self, metric: &str) -> Vec<f64> {
+        self.metrics
+            .iter()
+            .filter_map(|r| r.values.get(metric).copied())
+            .collect()
+    }
 }
 
 pub fn failed_text(gate: &GateOutcome) -> String {
@@ -61,13 +125,11 @@ pub fn failed_text(gate: &GateOutcome) -> String {
 /// stays unusable or the pivot budget is spent.
 pub fn propose(
     ctx: &StageCtx<'_>,
-    id: &str,
-    criteria: &[Criterion],
-    gate: &GateOutcome,
-    outcome: &JobOutcome,
+    f: &Failure,
     pivots: u32,
     thresholds: &crate::reflect::routing::Thresholds,
 ) -> Result<Proposal, StageError> {
+    let (id, criteria, gate) = (f.hypothesis.as_str(), &f.criteria, &f.gate);
     let failed = gate
         .failed_checks
         .first()
@@ -77,7 +139,7 @@ pub fn propose(
         .iter()
         .find(|c| c.metric == failed)
         .is_none_or(|c| matches!(c.op, Op::Ge | Op::Gt | Op::Eq));
-    let (trajectory, features) = match analyse(&series(outcome, &failed), higher) {
+    let (trajectory, features) = match analyse(&f.series(&failed), higher) {
         Trajectory::Features(f) => (f.describe(), Some(f)),
         Trajectory::Insufficient { points } => (
             format!("insufficient ({points} point(s) of `{failed}` logged)"),
@@ -105,7 +167,7 @@ pub fn propose(
         ),
         (
             "log_tail",
-            crate::exec::tail_lines(&outcome.log_path, 15).join("\n"),
+            crate::exec::tail_lines(&f.log, 15).join("\n"),
         ),
     ]
     .into_iter()

@@ -9,102 +9,86 @@ use super::ctx::StageCtx;
 use super::error::StageError;
 use super::progress::{AFTER_LOOP, BEFORE_LOOP};
 use super::yamlout::{now, text};
-use crate::reflect::archive::{ArchiveKind, archive};
+use crate::reflect::archive::{ArchiveKind, archive_named};
+use crate::reflect::attribution::Category;
 use crate::reflect::memory_writer::{
-    PivotInput, RoutingNote, SupersededInput, render_pivot, render_superseded, write_record,
+    PivotInput, RoutingNote, SupersededInput, render_pivot, render_superseded,
 };
+use crate::reflect::record_key::write_keyed;
+use crate::vsa::model::Transition;
+use crate::vsa::store::Snapshot;
 use crate::reflect::routing::RoutingAction as A;
 use crate::rundir::events::Event;
 use crate::stage::Stage;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
 
-fn put(ctx: &StageCtx<'_>, path: String, value: NewNode, reason: &str) -> Result<(), StageError> {
-    let change = match value {
-        NewNode::Scalar(v) => Change::Set { path, value: v },
-        v => Change::Put { path, value: v },
-    };
-    let mut m = Mutation::new(change, "routing", "engine", reason);
-    m.create = true;
-    ctx.store.mutate(&m)?;
-    Ok(())
-}
-
 /// A step sent back to NOT_STARTED, its `round` one higher (see `progress::round`).
-fn reopened(ctx: &StageCtx<'_>, path: &str) -> Result<NewNode, StageError> {
-    Ok(super::progress::status_entry(
-        &ctx.vsa()?.doc,
-        path,
-        "NOT_STARTED",
-    ))
+fn reopened(snap: &Snapshot, path: &str) -> NewNode {
+    super::progress::status_entry(&snap.doc, path, "NOT_STARTED")
 }
 
-/// Apply `action` for the failed sub-hypothesis `h`; `fix` is h*'s proposed fix (the
-/// constraint the retry works under). Returns what was done, for the event and the log.
-pub fn apply(
-    ctx: &StageCtx<'_>,
-    h: &str,
-    action: A,
-    fix: &str,
-    note: &RoutingNote,
-) -> Result<String, StageError> {
+fn put(tx: &mut Mutation, why: &str, path: String, value: NewNode) {
+    tx.push(Change::at(path, value), "routing", why);
+}
+
+/// Apply the decided transition `t` for its failed sub-hypothesis: files first (a
+/// discarding action's archive and records, idempotent so a resumed try redoes them
+/// harmlessly), then every VSA change of the action and the journal's end in one
+/// transaction. Returns what was done, for the event and the log.
+pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
+    let h = t.hypothesis.as_str();
+    let action = t.action.unwrap_or(A::Proceed);
+    let fix = t.fix.as_str();
+    let note = RoutingNote {
+        action,
+        severity: t.severity,
+        category: Category::parse(&t.category).unwrap_or(Category::Method),
+        trajectory: t.trajectory.clone(),
+        evidence: t.evidence.clone(),
+        note: t.note.clone(),
+    };
+    let snap = ctx.vsa()?;
     let why = format!("{h}: {} ({})", action.as_str(), fix);
+    let mut tx = Mutation::by("engine");
     let done = match action {
         A::Proceed => {
-            put(
-                ctx,
-                format!("sub_hypotheses.{h}.recovery"),
+            put(&mut tx, &why, format!("sub_hypotheses.{h}.recovery"),
                 text("Proceed: the failure stands; the loop goes on"),
-                &why,
-            )?;
+            );
             format!("{h}: Proceed, the failure is recorded and the loop goes on")
         }
         A::LocalRefine | A::MethodRefine => {
-            put(
-                ctx,
-                format!("sub_hypotheses.{h}.refinement"),
-                text(fix),
-                &why,
-            )?;
+            put(&mut tx, &why, format!("sub_hypotheses.{h}.refinement"), text(fix));
             let path = format!("sub_hypotheses.{h}.validation");
-            put(ctx, path.clone(), reopened(ctx, &path)?, &why)?;
-            reopen(ctx, h, &why)?;
+            put(&mut tx, &why, path.clone(), reopened(&snap, &path));
+            reopen(&mut tx, &snap, h, &why);
             format!(
                 "{h}: {} — Coding & Validation again under the fix: {fix}",
                 action.as_str()
             )
         }
         A::DesignRefine => {
-            put(
-                ctx,
-                format!("sub_hypotheses.{h}.design_constraint"),
-                text(fix),
-                &why,
-            )?;
+            put(&mut tx, &why, format!("sub_hypotheses.{h}.design_constraint"), text(fix));
             for field in ["experiment_design", "implementation_planning", "validation"] {
                 let path = format!("sub_hypotheses.{h}.{field}");
-                put(ctx, path.clone(), reopened(ctx, &path)?, &why)?;
+                put(&mut tx, &why, path.clone(), reopened(&snap, &path));
             }
-            reopen(ctx, h, &why)?;
+            reopen(&mut tx, &snap, h, &why);
             format!("{h}: Design-Refine — Experiment Design again with the failure as a constraint")
         }
-        A::Pivot => restart(
-            ctx,
-            h,
-            ArchiveKind::Redesign,
-            Stage::HypothesisDebate,
-            note,
-            &why,
-        )?,
-        A::DesignPivot => restart(
-            ctx,
-            h,
-            ArchiveKind::Reset,
-            Stage::ProblemScoping,
-            note,
-            &why,
-        )?,
+        A::Pivot => restart(ctx, &snap, &mut tx, t, ArchiveKind::Redesign, Stage::HypothesisDebate, &note, &why)?,
+        A::DesignPivot => restart(ctx, &snap, &mut tx, t, ArchiveKind::Reset, Stage::ProblemScoping, &note, &why)?,
     };
+    tx.push(
+        Change::Put {
+            path: "workflow.pending_transition".into(),
+            value: NewNode::Scalar("null".into()),
+        },
+        "recovery_done",
+        &done,
+    );
+    ctx.store.mutate(&tx)?;
     ctx.emit(
         Event::new("routing")
             .hypothesis(h)
@@ -115,46 +99,34 @@ pub fn apply(
 }
 
 /// The sub-hypothesis is worked on again; dependants blocked by its failure wait again.
-fn reopen(ctx: &StageCtx<'_>, h: &str, why: &str) -> Result<(), StageError> {
-    put(
-        ctx,
-        format!("sub_hypotheses.{h}.status"),
-        NewNode::Scalar("READY".into()),
-        why,
-    )?;
-    let snap = ctx.vsa()?;
-    let blocked: Vec<String> = snap
-        .vsa
-        .sub_hypotheses
-        .iter()
-        .filter(|d| {
-            d.status == crate::vsa::enums::HypothesisStatus::Blocked
-                && d.prerequisites.iter().any(|p| p == h)
-        })
-        .map(|d| d.id.clone())
-        .collect();
-    for d in blocked {
-        put(
-            ctx,
-            format!("sub_hypotheses.{d}.status"),
-            NewNode::Scalar("NOT_STARTED".into()),
-            why,
-        )?;
+fn reopen(tx: &mut Mutation, snap: &Snapshot, h: &str, why: &str) {
+    let set = |path: String, v: &str| Change::Set {
+        path,
+        value: v.into(),
+    };
+    tx.push(set(format!("sub_hypotheses.{h}.status"), "READY"), "routing", why);
+    for d in snap.vsa.sub_hypotheses.iter().filter(|d| {
+        d.status == crate::vsa::enums::HypothesisStatus::Blocked
+            && d.prerequisites.iter().any(|p| p == h)
+    }) {
+        tx.push(set(format!("sub_hypotheses.{}.status", d.id), "NOT_STARTED"), "routing", why);
     }
-    Ok(())
 }
 
 /// Redesign or reset: archive the files YouRA moves, record the pivot, count it, and set
 /// the stages from `from` on back to NOT_STARTED.
+#[allow(clippy::too_many_arguments)]
 fn restart(
     ctx: &StageCtx<'_>,
-    h: &str,
+    snap: &Snapshot,
+    tx: &mut Mutation,
+    t: &Transition,
     kind: ArchiveKind,
     from: Stage,
     note: &RoutingNote,
     why: &str,
 ) -> Result<String, StageError> {
-    let snap = ctx.vsa()?;
+    let h = t.hypothesis.as_str();
     let statement = snap
         .vsa
         .hypothesis(h)
@@ -166,8 +138,12 @@ fn restart(
         .as_ref()
         .and_then(|m| m.statement.clone())
         .unwrap_or_default();
-    let pivots = pivots(ctx)? + 1;
-    let report = archive(ctx.run, kind, h, why, Utc::now()).map_err(|e| {
+    let pivots = pivots(snap) + 1;
+    let name = t
+        .archive
+        .clone()
+        .unwrap_or_else(|| crate::reflect::archive::fresh_name(ctx.run, Utc::now()));
+    let report = archive_named(ctx.run, kind, &name, h, why).map_err(|e| {
         StageError::MustStop(format!(
             "{h}: the archive before {} failed: {e}",
             from.name()
@@ -190,9 +166,9 @@ fn restart(
         ),
     };
     let memory = ctx.run.join("memory");
-    let _ = std::fs::create_dir_all(&memory);
+    let key = format!("{}-{}", t.round, pivots);
     if let Ok(r) = render_pivot(&pivot) {
-        write_record(&memory, &r)
+        write_keyed(&memory, &r, &key)
             .map_err(|e| StageError::MustStop(format!("cannot write the pivot record: {e}")))?;
     }
     let superseded = SupersededInput {
@@ -203,40 +179,39 @@ fn restart(
         lessons: pivot.lessons.clone(),
     };
     if let Ok(r) = render_superseded(&superseded) {
-        write_record(&memory, &r).map_err(|e| {
+        write_keyed(&memory, &r, &key).map_err(|e| {
             StageError::MustStop(format!("cannot write the superseded record: {e}"))
         })?;
     }
-    put(
-        ctx,
-        "recovery.pivots".into(),
-        NewNode::Scalar(pivots.to_string()),
+    tx.push(
+        Change::Set {
+            path: "recovery.pivots".into(),
+            value: pivots.to_string(),
+        },
+        "routing",
         why,
-    )?;
+    );
     let failed = NewNode::Map(vec![
         ("hypothesis".into(), text(h)),
         ("statement".into(), text(&statement)),
         ("main_hypothesis".into(), text(&main)),
         ("at".into(), now()),
     ]);
-    let mut m = Mutation::new(
+    tx.push(
         Change::Append {
             list: "recovery.failed_hypotheses".into(),
             item: failed,
         },
         "routing",
-        "engine",
         why,
     );
-    m.create = true;
-    ctx.store.mutate(&m)?;
     for s in BEFORE_LOOP
         .iter()
         .chain(AFTER_LOOP.iter())
         .filter(|s| **s >= from)
     {
         let path = format!("phases.{}", s.key());
-        put(ctx, path.clone(), reopened(ctx, &path)?, why)?;
+        tx.push(Change::at(path.clone(), reopened(snap, &path)), "routing", why);
     }
     Ok(format!(
         "{h}: {} — archived {} entries ({} files) to {}; back to {}",
@@ -249,14 +224,12 @@ fn restart(
 }
 
 /// Discarding actions taken so far in this run (`recovery.pivots`).
-pub fn pivots(ctx: &StageCtx<'_>) -> Result<u32, StageError> {
-    let snap = ctx.vsa()?;
-    Ok(snap
-        .doc
+pub fn pivots(snap: &Snapshot) -> u32 {
+    snap.doc
         .root
         .as_ref()
         .and_then(|r| r.get("recovery")?.get("pivots")?.as_scalar()?.as_i64())
-        .map_or(0, |n| n.max(0) as u32))
+        .map_or(0, |n| n.max(0) as u32)
 }
 
 /// Statements of hypotheses discarded earlier (the distinctness gate's reference).

@@ -34,7 +34,7 @@ impl Engine {
             if self.options.cancel.load(Ordering::Relaxed) {
                 return Ok(RunEnd::Cancelled);
             }
-            let snap = match self.store.load() {
+            let snap = match self.store.load_reconciled() {
                 Ok(s) => s,
                 Err(e) => {
                     self.log(&format!(
@@ -77,6 +77,17 @@ impl Engine {
                 Some(WorkflowStatus::Completed) => return Ok(RunEnd::Completed),
                 _ => {}
             }
+            // A transition begun before a crash (a failed gate's recovery) is finished
+            // before anything else, so no step can skip it.
+            if let Some(t) = snap.vsa.workflow.pending_transition.clone() {
+                match self.finish_transition(&t)? {
+                    StepEnd::Stop(reason) => {
+                        self.stop(&reason)?;
+                        return Ok(RunEnd::Stopped(reason));
+                    }
+                    StepEnd::Complete | StepEnd::Rerouted => continue,
+                }
+            }
             let step = progress::next(&snap.doc, &snap.vsa);
             let Some(stage) = step.stage() else {
                 self.set("workflow.status", "COMPLETED", "the lifecycle is complete")?;
@@ -92,17 +103,8 @@ impl Engine {
                 .as_ref()
                 .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
                 == Some(true);
-            match self.run_step(&step)? {
-                StepEnd::Complete => {
-                    if stepping {
-                        self.set("workflow.step_once", "false", "step: one stage done")?;
-                        self.set(
-                            "workflow.status",
-                            "PAUSED",
-                            &format!("step: paused after {}", step.describe()),
-                        )?;
-                    }
-                }
+            match self.run_step(&step, stepping)? {
+                StepEnd::Complete => {}
                 StepEnd::Stop(reason) => {
                     self.stop(&reason)?;
                     return Ok(RunEnd::Stopped(reason));
@@ -112,35 +114,50 @@ impl Engine {
         }
     }
 
-    /// Apply pending directives; `true` when any was taken (the caller re-reads).
-    fn take_directives(&mut self, snap: &crate::vsa::store::Snapshot) -> Result<bool, EngineError> {
-        let pending = intake::pending(snap);
-        for (index, d) in &pending {
-            let plan = match d.verb() {
-                Some(v) if v.is_plan() => {
-                    match super::plan_search::steer(
-                        &self.run,
-                        &self.config.plan,
-                        v.name(),
-                        d.target.as_deref(),
-                        d.plan_file.as_deref(),
-                    ) {
-                        Ok(note) => intake::Plan {
+    /// Apply pending directives one at a time, in id order, each decided under the store's
+    /// lock against the state the previous one left and written with its mark as one
+    /// transaction; `true` when any was taken (the caller re-reads).
+    fn take_directives(&mut self, _snap: &crate::vsa::store::Snapshot) -> Result<bool, EngineError> {
+        let mut taken = false;
+        loop {
+            let run = self.run.clone();
+            let plan_cfg = self.config.plan.clone();
+            let decided = self.store.mutate_with(|s| {
+                let Some((index, d)) = intake::pending(s).into_iter().next() else {
+                    return Ok::<_, crate::vsa::store::StoreError>((
+                        Mutation::by("engine"),
+                        None,
+                    ));
+                };
+                let plan = match d.verb() {
+                    Some(v) if v.is_plan() => {
+                        let res = super::plan_search::steer(
+                            &run,
+                            &plan_cfg,
+                            v.name(),
+                            d.target.as_deref(),
+                            d.plan_file.as_deref(),
+                        );
+                        let (applied, note) = match res {
+                            Ok(note) => (true, note),
+                            Err(why) => (false, why),
+                        };
+                        intake::Plan {
                             effects: Vec::new(),
-                            applied: true,
+                            applied,
                             note,
                             step: false,
-                        },
-                        Err(why) => intake::Plan {
-                            effects: Vec::new(),
-                            applied: false,
-                            note: why,
-                            step: false,
-                        },
+                        }
                     }
-                }
-                _ => intake::plan(d, snap),
+                    _ => intake::plan(&d, s),
+                };
+                let next = progress::next(&s.doc, &s.vsa).stage();
+                Ok((intake::mutation(index, &d, &plan), Some((d, plan, next))))
+            })?;
+            let Some((d, plan, next)) = decided.1 else {
+                return Ok(taken);
             };
+            taken = true;
             if plan.applied
                 && matches!(
                     d.verb(),
@@ -150,26 +167,7 @@ impl Engine {
                 // Resuming releases the breakpoint the run waits at: the stage it would
                 // start next (also after a restart, when nothing is remembered).
                 self.at_breakpoint = None;
-                self.released = progress::next(&snap.doc, &snap.vsa).stage();
-            }
-            for m in intake::mutations(*index, d, &plan) {
-                let still = |s: &crate::vsa::store::Snapshot| {
-                    intake::pending(s)
-                        .iter()
-                        .any(|(i, x)| i == index && x.id == d.id)
-                };
-                let res = self.store.mutate_with(|s| {
-                    if still(s) {
-                        Ok((m.clone(), true))
-                    } else {
-                        Err(Skip::Gone)
-                    }
-                });
-                match res {
-                    Ok(_) => {}
-                    Err(Skip::Gone) => break,
-                    Err(Skip::Store(e)) => return Err(e.into()),
-                }
+                self.released = next;
             }
             let verdict = if plan.applied { "applied" } else { "rejected" };
             self.emit(
@@ -184,7 +182,6 @@ impl Engine {
                 plan.note
             ));
         }
-        Ok(!pending.is_empty())
     }
 
     /// Apply a decided escalation, or decide an overdue one by the waiting policy; `true`
@@ -289,7 +286,35 @@ impl Engine {
         Ok(true)
     }
 
-    fn run_step(&mut self, step: &Step) -> Result<StepEnd, EngineError> {
+    /// Finish a journaled transition: the recovery of a failed gate, from where it stood.
+    fn finish_transition(
+        &mut self,
+        t: &crate::vsa::model::Transition,
+    ) -> Result<StepEnd, EngineError> {
+        self.log(&format!(
+            "finishing the recovery of {} begun before (step {:?})",
+            t.hypothesis, t.step
+        ));
+        let ctx = self.ctx(
+            Stage::CodingValidation,
+            Some(t.hypothesis.clone()),
+            t.round,
+            t.attempt,
+            None,
+        );
+        let res = super::escalation::finish(&ctx, t);
+        drop(ctx);
+        match res {
+            Ok(done) | Err(StageError::Rerouted(done)) => {
+                self.log(&done);
+                Ok(StepEnd::Rerouted)
+            }
+            Err(StageError::MustStop(reason)) => Ok(StepEnd::Stop(reason)),
+            Err(e) => Ok(StepEnd::Stop(format!("recovery of {}: {e}", t.hypothesis))),
+        }
+    }
+
+    fn run_step(&mut self, step: &Step, stepping: bool) -> Result<StepEnd, EngineError> {
         let Some(stage) = step.stage() else {
             return Ok(StepEnd::Complete);
         };
@@ -349,7 +374,7 @@ impl Engine {
             self.timings.push(elapsed);
             match decision {
                 Decision::PhaseComplete { reason } => {
-                    self.complete(step, round % 1000, &produced.artifact, &reason)?;
+                    self.complete(step, round % 1000, produced, &reason, stepping)?;
                     return Ok(StepEnd::Complete);
                 }
                 Decision::MustStop { reason } => {
@@ -402,14 +427,19 @@ impl Engine {
         }
     }
 
-    /// Record the step as done: YouRA's phase status, or the sub-hypothesis's loop field.
+    /// Record the step as done in one transaction: what the stage produced for the VSA
+    /// (a gate's judgement, a plan), YouRA's phase status or the sub-hypothesis's loop
+    /// field, and with `step` the pause after it.
     fn complete(
         &mut self,
         step: &Step,
         round: u32,
-        artifact: &str,
+        produced: super::Produced,
         reason: &str,
+        stepping: bool,
     ) -> Result<(), EngineError> {
+        let artifact = produced.artifact.clone();
+        let artifact = artifact.as_str();
         let Some(stage) = step.stage() else {
             return Ok(());
         };
@@ -432,7 +462,30 @@ impl Engine {
                 reason
             }
         );
-        self.mutate(Change::Put { path, value: entry }, "phase_complete", &why)?;
+        let mut tx = produced.commit.clone();
+        tx.push(Change::Put { path, value: entry }, "phase_complete", &why);
+        if stepping {
+            tx.push(
+                Change::Set {
+                    path: "workflow.step_once".into(),
+                    value: "false".into(),
+                },
+                "engine",
+                "step: one stage done",
+            );
+            tx.push(
+                Change::Set {
+                    path: "workflow.status".into(),
+                    value: "PAUSED".into(),
+                },
+                "engine",
+                &format!("step: paused after {}", step.describe()),
+            );
+        }
+        self.store.mutate(&tx)?;
+        for e in produced.events {
+            self.emit(e);
+        }
         self.emit(
             self.stage_event("stage_end", stage, step.hypothesis())
                 .result("PHASE_COMPLETE")
@@ -449,8 +502,8 @@ impl Engine {
                 .result("MUST_STOP")
                 .message(reason.to_string()),
         );
-        self.set("workflow.stop_reason", reason, "MUST_STOP")?;
-        self.set("workflow.status", "MUST_STOP", reason)
+        self.store.mutate(&stop_mutation(reason))?;
+        Ok(())
     }
 
     fn stage_event(&self, kind: &str, stage: Stage, h: Option<&str>) -> Event {
@@ -508,15 +561,25 @@ impl Engine {
     }
 }
 
-enum Skip {
-    Gone,
-    Store(crate::vsa::store::StoreError),
-}
-
-impl From<crate::vsa::store::StoreError> for Skip {
-    fn from(e: crate::vsa::store::StoreError) -> Self {
-        Skip::Store(e)
-    }
+/// Stopping is one transaction: the reason and the status together.
+pub(crate) fn stop_mutation(reason: &str) -> Mutation {
+    Mutation::by("engine")
+        .with(
+            Change::Set {
+                path: "workflow.stop_reason".into(),
+                value: reason.into(),
+            },
+            "engine",
+            "MUST_STOP",
+        )
+        .with(
+            Change::Set {
+                path: "workflow.status".into(),
+                value: "MUST_STOP".into(),
+            },
+            "engine",
+            reason,
+        )
 }
 
 impl From<StageError> for EngineError {

@@ -26,7 +26,7 @@ pub const SCALE_FLOOR: f64 = 1e-3;
 pub const EQ_TOLERANCE: f64 = 1e-6;
 
 /// How the measured value must relate to the required one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Op {
     Ge,
     Gt,

@@ -121,6 +121,44 @@ pub fn archive(
     archive_entries(run, kind, &names, triggered_by, reason, now)
 }
 
+/// A free archive folder name for `now` (`{stamp}_routing_recovery[_n]`), not created:
+/// a transition records it before moving anything, so a resumed move uses the same folder.
+pub fn fresh_name(run: &Path, now: DateTime<Utc>) -> String {
+    let stamp = now.format("%Y%m%dT%H%M%S").to_string();
+    (1..100)
+        .map(|n| match n {
+            1 => format!("{stamp}_routing_recovery"),
+            n => format!("{stamp}_routing_recovery_{n}"),
+        })
+        .find(|name| !run.join("_archive").join(name).exists())
+        .unwrap_or_else(|| format!("{stamp}_routing_recovery_99"))
+}
+
+/// [`archive`] into `_archive/<name>`, which may hold what an interrupted try already moved:
+/// the rest is moved, and the marker lists everything the folder holds.
+pub fn archive_named(
+    run: &Path,
+    kind: ArchiveKind,
+    name: &str,
+    triggered_by: &str,
+    reason: &str,
+) -> Result<ArchiveReport, ArchiveError> {
+    let dir = run.join("_archive").join(name);
+    fs::create_dir_all(&dir).map_err(prepare(&dir))?;
+    let mut names = entries_to_move(run, kind).map_err(prepare(run))?;
+    let earlier: Vec<String> = fs::read_dir(&dir)
+        .map_err(prepare(&dir))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n != "_ARCHIVED.md")
+        .collect();
+    names.retain(|n| !earlier.contains(n));
+    let stamp = name.split('_').next().unwrap_or(name).to_string();
+    let mut report = move_into(run, &dir, &stamp, kind, &names, triggered_by, reason, &earlier)?;
+    report.moved = [earlier, report.moved].concat();
+    report.moved.sort();
+    Ok(report)
+}
+
 /// [`archive`] for names already chosen (top-level entries of `run`).
 fn archive_entries(
     run: &Path,
@@ -132,9 +170,25 @@ fn archive_entries(
 ) -> Result<ArchiveReport, ArchiveError> {
     let stamp = now.format("%Y%m%dT%H%M%S").to_string();
     let dir = fresh_dir(&run.join("_archive"), &stamp).map_err(prepare(&run.join("_archive")))?;
+    move_into(run, &dir, &stamp, kind, names, triggered_by, reason, &[])
+}
+
+#[allow(clippy::too_many_arguments)]
+fn move_into(
+    run: &Path,
+    dir: &Path,
+    stamp: &str,
+    kind: ArchiveKind,
+    names: &[String],
+    triggered_by: &str,
+    reason: &str,
+    earlier: &[String],
+) -> Result<ArchiveReport, ArchiveError> {
+    let dir = dir.to_path_buf();
     let marker = |reason: &str, moved: &[String]| {
         let files = count_files(&dir, 0);
-        let text = marker_text(&stamp, kind, triggered_by, reason, files, moved);
+        let all = [earlier, moved].concat();
+        let text = marker_text(stamp, kind, triggered_by, reason, files, &all);
         crate::fsutil::write_atomic(&dir.join("_ARCHIVED.md"), text.as_bytes()).map(|()| files)
     };
     let mut moved = Vec::new();

@@ -23,5 +23,6 @@ pub mod bench;
 pub mod corpus;
 pub mod distinct;
 pub mod memory_writer;
+pub mod record_key;
 pub mod routing;
 pub mod trajectory;

@@ -72,9 +72,9 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     // Ours is kept unless one of theirs clashes with it (and says something else).
     for h in &mine {
         let clashing: Vec<&Hunk<'_>> = yours.iter().filter(|y| clash(h, y)).collect();
-        if clashing.is_empty() {
+        if clashing.is_empty() || (clashing.len() == 1 && clashing[0] == h) {
             chosen.push(h.clone());
-        } else if !(clashing.len() == 1 && clashing[0] == h) {
+        } else {
             let start = clashing.iter().map(|y| y.base.start).min().unwrap_or(h.base.start);
             let end = clashing.iter().map(|y| y.base.end).max().unwrap_or(h.base.end);
             conflicts.push(start.min(h.base.start)..end.max(h.base.end));

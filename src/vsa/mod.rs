@@ -18,6 +18,7 @@ pub mod edit_list;
 pub mod history;
 pub mod invariants;
 pub mod merge;
+pub mod transition;
 mod crash;
 mod outside;
 pub mod path;

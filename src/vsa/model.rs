@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+pub use super::transition::{Transition, TransitionStep};
+
 use super::enums::{
     ExecutionMode, GateResult, GateType, HypothesisStatus, HypothesisType, WorkflowStatus,
 };
@@ -55,6 +57,9 @@ pub struct Workflow {
     /// An escalation waits for the researcher's decision (youra's `pending_escalation`,
     /// present and not yet decided).
     pub pending_escalation: bool,
+    /// A transition the engine began and must finish before anything else
+    /// (`workflow.pending_transition`: a failed gate's recovery).
+    pub pending_transition: Option<Transition>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -79,6 +84,24 @@ pub struct Gate {
     pub failed_checks: Vec<FailedCheck>,
     /// Machine-readable criteria (metric → requirement) where the gate gives them.
     pub criteria: Vec<(String, String)>,
+    /// The criteria the engine judges by: `gate.criteria` items written as
+    /// `{metric, op, value}` (Experiment Design writes them; the researcher may edit them).
+    pub rules: Vec<GateCriterion>,
+}
+
+/// One machine-readable gate criterion, as `sub_hypotheses.<h>.gate.criteria[index]` holds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateCriterion {
+    pub index: usize,
+    pub metric: String,
+    pub op: crate::plan::Op,
+    pub value: f64,
+}
+
+impl std::fmt::Display for GateCriterion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", self.metric, self.op, self.value)
+    }
 }
 
 impl Gate {

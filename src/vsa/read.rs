@@ -199,6 +199,9 @@ impl Reader {
                 .iter()
                 .filter_map(|n| text(Some(n)))
                 .collect(),
+            pending_transition: w
+                .get("pending_transition")
+                .and_then(super::transition::Transition::read),
             pending_escalation: w
                 .get("pending_escalation")
                 .is_some_and(|n| !n.is_null() && n.get("decision").is_none_or(Node::is_null)),

@@ -98,6 +98,7 @@ impl Reader {
             satisfied: self.boolish(id, node.get("satisfied")),
             failed_checks: failed_checks(node.get("failed_checks")),
             criteria: node.get("criteria").map(criteria_of).unwrap_or_default(),
+            rules: node.get("criteria").map(rules_of).unwrap_or_default(),
             ..Gate::default()
         };
         if let Some(metric) = text(node.get("metric")) {
@@ -215,6 +216,24 @@ fn failed_checks(node: Option<&Node>) -> Vec<FailedCheck> {
 pub(super) fn scalar_text(node: Option<&Node>) -> Option<String> {
     let s = node?.as_scalar()?;
     (!s.is_null()).then(|| s.text.clone())
+}
+
+/// `criteria: [{metric, op, value}, …]`: the items the engine can judge by (others are
+/// kept as text in `criteria` only).
+fn rules_of(node: &Node) -> Vec<super::model::GateCriterion> {
+    node.as_seq()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter_map(|(index, i)| {
+            Some(super::model::GateCriterion {
+                index,
+                metric: text(i.get("metric"))?.trim().to_string(),
+                op: text(i.get("op"))?.parse().ok()?,
+                value: i.get("value")?.as_scalar()?.as_f64()?,
+            })
+        })
+        .collect()
 }
 
 fn criteria_of(node: &Node) -> Vec<(String, String)> {

@@ -43,7 +43,13 @@ impl StageRunner for CodingValidation {
         let brief = ctx
             .read(&format!("{id}/{}", super::design::ARTIFACT))
             .unwrap_or_default();
-        let criteria = criteria::from_brief(&brief).map_err(|e| StageError::MustStop(format!("{id}: the experiment brief's gate criteria cannot be read ({e}); fix {id}/02c_experiment_brief.md and retry")))?;
+        let criteria_now = || -> Result<criteria::Criteria, StageError> {
+            criteria::current(&*ctx.vsa()?, id, &brief).map_err(|e| StageError::MustStop(format!("{id}: the gate criteria cannot be read ({e}); set sub_hypotheses.{id}.gate.criteria or fix {id}/02c_experiment_brief.md, and retry")))
+        };
+        // What the code must measure: the criteria as they stand now. The gate itself is
+        // judged against them as they stand after the experiment (a researcher's edit
+        // during the run counts).
+        let criteria = criteria_now()?.list;
         let tasks = ctx
             .read(&format!("{id}/{}", super::implementation::TASKS))
             .unwrap_or_default();
@@ -77,6 +83,8 @@ impl StageRunner for CodingValidation {
                 failure.as_deref(),
             )? {
                 Attempt::Measured { outcome, measured } => {
+                    let judged = criteria_now()?;
+                    let criteria = judged.list.clone();
                     let gate = gates::evaluate(&criteria, &measured);
                     if let Some(step) = &step {
                         let scored: Vec<crate::plan::Criterion> = criteria
@@ -100,7 +108,7 @@ impl StageRunner for CodingValidation {
                         )?;
                     }
                     return super::validation::record(
-                        ctx, id, &criteria, &gate, &outcome, &history,
+                        ctx, id, &judged, &gate, &outcome, &history,
                     );
                 }
                 Attempt::Repair(why) => {

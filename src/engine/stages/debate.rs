@@ -283,17 +283,16 @@ impl HypothesisDebate {
             )
             .missing,
         );
+        let mut produced = Produced::new("03_refinement.yaml", Check { missing });
         if let Some(m) = refinement.get("main_hypothesis").filter(|m| m.is_object()) {
-            write_main_hypothesis(ctx, m)?;
+            produced.commit = main_hypothesis(ctx, m)?;
         }
-        Ok(Produced {
-            artifact: "03_refinement.yaml".into(),
-            check: Check { missing },
-        })
+        Ok(produced)
     }
 }
 
-fn write_main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<(), StageError> {
+/// The refined main hypothesis, to be written with the stage's completion.
+fn main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<Mutation, StageError> {
     let statement = str_field(m, "statement").unwrap_or("");
     let failed = crate::engine::reroute::failed_statements(ctx);
     let refs: Vec<&str> = failed.iter().map(String::as_str).collect();
@@ -317,13 +316,12 @@ fn write_main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<(), StageError
         path: "main_hypothesis".into(),
         value,
     };
-    ctx.store.mutate(&Mutation::new(
+    Ok(Mutation::new(
         change,
         "main_hypothesis",
         "engine",
         "Hypothesis Debate refined the main hypothesis",
-    ))?;
-    Ok(())
+    ))
 }
 
 #[cfg(test)]

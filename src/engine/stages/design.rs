@@ -77,18 +77,32 @@ impl StageRunner for ExperimentDesign {
         let rel = format!("{id}/{ARTIFACT}");
         ctx.write(&rel, &body)?;
         let mut check = sections(&body, &REQUIRED);
-        if let Err(e) = crate::engine::criteria::from_brief(&body) {
-            check = Check {
-                missing: [
-                    check.missing,
-                    vec![format!("machine-readable gate criteria ({e})")],
-                ]
-                .concat(),
-            };
+        let mut commit = crate::vsa::mutation::Mutation::by("engine");
+        match crate::engine::criteria::from_brief(&body) {
+            Ok(list) => {
+                // The VSA holds the criteria the gate is judged by, beside YouRA's
+                // `criterion` text: the researcher can see and edit them there.
+                commit.push(
+                    crate::vsa::mutation::Change::Put {
+                        path: format!("sub_hypotheses.{id}.gate.criteria"),
+                        value: crate::engine::criteria::vsa_node(&list),
+                    },
+                    "gate_criteria",
+                    &format!("Experiment Design: {} gate criteria for {id}", list.len()),
+                );
+            }
+            Err(e) => {
+                check = Check {
+                    missing: [
+                        check.missing,
+                        vec![format!("machine-readable gate criteria ({e})")],
+                    ]
+                    .concat(),
+                };
+            }
         }
-        Ok(Produced {
-            artifact: rel,
-            check,
-        })
+        let mut produced = Produced::new(rel, check);
+        produced.commit = commit;
+        Ok(produced)
     }
 }

@@ -106,9 +106,6 @@ impl StageRunner for ManuscriptDrafting {
             );
         }
         check.missing.retain(|m| !m.is_empty());
-        Ok(Produced {
-            artifact: PAPER.into(),
-            check,
-        })
+        Ok(Produced::new(PAPER, check))
     }
 }

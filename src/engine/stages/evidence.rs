@@ -115,17 +115,14 @@ impl StageRunner for EvidenceCheck {
             reply.content.trim()
         );
         ctx.write(ARTIFACT, &body)?;
-        Ok(Produced {
-            artifact: ARTIFACT.into(),
-            check: sections(
+        Ok(Produced::new(ARTIFACT, sections(
                 &body,
                 &[
                     "Prediction–Result Matrix",
                     "Mechanism Claims",
                     "Assumptions",
                 ],
-            ),
-        })
+            )))
     }
 }
 

@@ -96,12 +96,12 @@ impl StageRunner for ImplementationPlanning {
                 ctx.write(&format!("{id}/{file}"), &format!("{}\n", text))?;
             }
         }
-        Ok(Produced {
-            artifact: rel,
-            check: Check {
+        Ok(Produced::new(
+            rel,
+            Check {
                 missing: check.missing,
             },
-        })
+        ))
     }
 }
 

@@ -24,6 +24,24 @@ use crate::stage::Stage;
 pub struct Produced {
     pub artifact: String,
     pub check: Check,
+    /// What the step records in the VSA when the controller accepts it, written in the
+    /// same transaction as its completion (a gate's judgement, the plan's sub-hypotheses):
+    /// a step the controller sends back, or a crash before acceptance, records nothing.
+    pub commit: crate::vsa::mutation::Mutation,
+    /// Events emitted once the commit is written (never twice for one commit).
+    pub events: Vec<crate::rundir::events::Event>,
+}
+
+impl Produced {
+    /// An artifact with its output check and nothing more to record.
+    pub fn new(artifact: impl Into<String>, check: Check) -> Produced {
+        Produced {
+            artifact: artifact.into(),
+            check,
+            commit: crate::vsa::mutation::Mutation::by("engine"),
+            events: Vec::new(),
+        }
+    }
 }
 
 pub trait StageRunner {

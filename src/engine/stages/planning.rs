@@ -224,18 +224,16 @@ impl StageRunner for VerificationPlanning {
             value: vsa_node(&plan),
         };
         let reason = format!("Verification Planning: {} sub-hypotheses", plan.len());
-        ctx.store.mutate(&Mutation::new(
-            change,
-            "verification_plan",
-            "engine",
-            &reason,
-        ))?;
-        Ok(Produced {
-            artifact: ARTIFACT.into(),
-            check: Check {
+        // Written with the stage's completion: a plan the controller sends back is never
+        // half-recorded.
+        let mut produced = Produced::new(
+            ARTIFACT,
+            Check {
                 missing: Vec::new(),
             },
-        })
+        );
+        produced.commit = Mutation::new(change, "verification_plan", "engine", &reason);
+        Ok(produced)
     }
 }
 

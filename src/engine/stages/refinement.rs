@@ -38,9 +38,6 @@ impl StageRunner for ManuscriptRefinement {
                 majors.join("; ")
             )]
         };
-        Ok(Produced {
-            artifact: FINAL.into(),
-            check: Check { missing },
-        })
+        Ok(Produced::new(FINAL, Check { missing }))
     }
 }

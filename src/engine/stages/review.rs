@@ -166,10 +166,7 @@ impl StageRunner for FactReview {
                 open.len()
             )]
         };
-        Ok(Produced {
-            artifact: SUMMARY.into(),
-            check: Check { missing },
-        })
+        Ok(Produced::new(SUMMARY, Check { missing }))
     }
 }
 

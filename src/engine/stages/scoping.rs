@@ -32,9 +32,6 @@ impl StageRunner for ProblemScoping {
             reply.content.trim()
         );
         ctx.write(ARTIFACT, &body)?;
-        Ok(Produced {
-            artifact: ARTIFACT.into(),
-            check: sections(&body, &REQUIRED),
-        })
+        Ok(Produced::new(ARTIFACT, sections(&body, &REQUIRED)))
     }
 }

@@ -6,7 +6,7 @@
 
 use super::Produced;
 use crate::engine::check::Check;
-use crate::engine::criteria::Criterion;
+use crate::engine::criteria::Criteria;
 use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
 use crate::engine::gates::{GateOutcome, Verdict};
@@ -14,14 +14,19 @@ use crate::engine::yamlout::{now, text};
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
 use crate::vsa::enums::{GateType, HypothesisStatus};
+use crate::vsa::model::Transition;
 use crate::vsa::mutation::{Change, Mutation};
+use crate::vsa::store::Snapshot;
 use crate::yaml::NewNode;
 
 fn s(v: &str) -> NewNode {
     NewNode::Scalar(v.to_string())
 }
 
-fn gate_node(gate_type: &str, criteria: &[Criterion], gate: &GateOutcome) -> NewNode {
+/// The gate's judgement as field edits: the engine writes only the keys it owns, never the
+/// whole `gate` map, so the type, YouRA's `criterion` text, the criteria (and a
+/// researcher's edit of them) and any key the engine does not know stay as they are.
+fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str) {
     let checks = gate
         .failed_checks
         .iter()
@@ -39,123 +44,115 @@ fn gate_node(gate_type: &str, criteria: &[Criterion], gate: &GateOutcome) -> New
         .iter()
         .map(|(k, v)| (k.clone(), s(&v.to_string())))
         .collect();
-    NewNode::Map(vec![
-        ("type".into(), s(gate_type)),
-        (
-            "satisfied".into(),
-            s(if gate.verdict == Verdict::Pass {
-                "true"
-            } else {
-                "false"
-            }),
-        ),
-        ("result".into(), s(gate.verdict.as_str())),
-        ("failed_checks".into(), NewNode::Seq(checks)),
-        (
-            "criteria".into(),
-            NewNode::Seq(criteria.iter().map(|c| text(&c.to_string())).collect()),
-        ),
-        ("measured".into(), NewNode::Map(measured)),
-        ("evaluated_at".into(), now()),
-    ])
+    let base = format!("sub_hypotheses.{id}.gate");
+    let satisfied = if gate.verdict == Verdict::Pass { "true" } else { "false" };
+    let fields = [
+        ("satisfied", s(satisfied)),
+        ("result", s(gate.verdict.as_str())),
+        ("failed_checks", NewNode::Seq(checks)),
+        ("measured", NewNode::Map(measured)),
+        ("evaluated_at", now()),
+    ];
+    for (k, v) in fields {
+        tx.push(Change::at(format!("{base}.{k}"), v), "gate_evaluated", why);
+    }
 }
 
-fn mutate(ctx: &StageCtx<'_>, change: Change, event: &str, reason: &str) -> Result<(), StageError> {
-    let mut m = Mutation::new(change, event, "engine", reason);
-    m.create = true;
-    ctx.store.mutate(&m)?;
-    Ok(())
-}
-
-fn gate_type(ctx: &StageCtx<'_>, id: &str) -> Result<(bool, String), StageError> {
-    let snap = ctx.vsa()?;
+fn gate_type(snap: &Snapshot, id: &str) -> (bool, String) {
     let t = snap
         .vsa
         .hypothesis(id)
         .and_then(|h| h.gate.gate_type.clone());
     let must = !matches!(t, Some(GateType::ShouldWork));
-    Ok((
+    (
         must,
         t.map_or("MUST_WORK".into(), |t| t.as_str().to_string()),
-    ))
+    )
 }
 
+/// The round the record keys are made of (the whole round, redesigns included).
+fn record_key(ctx: &StageCtx<'_>) -> String {
+    ctx.round.to_string()
+}
+
+/// The gate judged: its fields, the status, statistics and dependants in one transaction.
+/// A MUST_WORK gate not met also opens the recovery journal in that transaction and goes
+/// straight into recovery; otherwise the transaction is returned to be written with the
+/// stage's completion (after the controller accepts the validation record).
 pub fn record(
     ctx: &StageCtx<'_>,
     id: &str,
-    criteria: &[Criterion],
+    criteria: &Criteria,
     gate: &GateOutcome,
     outcome: &JobOutcome,
     history: &[String],
 ) -> Result<Produced, StageError> {
-    let (must, gtype) = gate_type(ctx, id)?;
+    let snap = ctx.vsa()?;
+    let (must, gtype) = gate_type(&snap, id);
     let verdict = gate.verdict.as_str();
     let status = match gate.verdict {
-        Verdict::Pass => "VALIDATED",
-        Verdict::Partial => "PARTIAL",
-        Verdict::Fail => "FAILED",
+        Verdict::Pass => HypothesisStatus::Validated,
+        Verdict::Partial => HypothesisStatus::Partial,
+        Verdict::Fail => HypothesisStatus::Failed,
     };
     let why = format!("{id} gate {verdict} on measured metrics");
-    mutate(
-        ctx,
-        Change::Put {
-            path: format!("sub_hypotheses.{id}.gate"),
-            value: gate_node(&gtype, criteria, gate),
-        },
-        "gate_evaluated",
-        &why,
-    )?;
-    mutate(
-        ctx,
-        Change::Set {
-            path: format!("sub_hypotheses.{id}.status"),
-            value: status.into(),
-        },
-        "status",
-        &why,
-    )?;
     let report = markdown(id, &gtype, criteria, gate, outcome, history);
     let rel = format!("{id}/{}", super::coding::ARTIFACT);
     ctx.write(&rel, &report)?;
-    ctx.emit(
-        Event::new("gate").hypothesis(id).result(verdict).message(
-            gate.failed_checks
-                .iter()
-                .map(|c| c.reason.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-        ),
+    let mut message = gate
+        .failed_checks
+        .iter()
+        .map(|c| c.reason.clone())
+        .collect::<Vec<_>>();
+    message.extend(criteria.edits.iter().cloned());
+    let event = Event::new("gate")
+        .hypothesis(id)
+        .result(verdict)
+        .message(message.join("; "));
+    let mut tx = Mutation::by("engine");
+    gate_edits(&mut tx, id, gate, &why);
+    tx.push(
+        Change::Set {
+            path: format!("sub_hypotheses.{id}.status"),
+            value: status.as_str().into(),
+        },
+        "status",
+        &why,
     );
-    after_gate(ctx)?;
+    after_gate(&mut tx, &snap, id, status);
     if gate.verdict != Verdict::Pass && must {
-        // Recovery decides where the run goes; when it cannot, the run stops with the evidence.
-        return crate::engine::escalation::recover(ctx, id, criteria, gate, outcome).map_err(|e| match e {
-            StageError::MustStop(r) => {
-                let evidence = gate.failed_checks.iter().map(|c| c.reason.clone()).collect::<Vec<_>>().join("; ");
-                StageError::MustStop(format!("{id}: MUST_WORK gate {verdict} ({evidence}); evidence in {rel}; recovery: {r}"))
-            }
-            other => other,
-        });
+        // Recovery decides where the run goes: journaled with the gate, so a crash cannot
+        // leave a failed gate without its recovery.
+        let memory = ctx.run.join("memory");
+        let run = crate::reflect::record_key::run_number(&memory, "failure", id, &record_key(ctx));
+        let t = Transition::attributing(id, ctx.round, ctx.attempt, format!("failure_{id}_run{run}.md"));
+        tx.push(
+            Change::Put {
+                path: "workflow.pending_transition".into(),
+                value: t.node(),
+            },
+            "recovery_begun",
+            &format!("{id}: MUST_WORK gate {verdict}; recovery begins"),
+        );
+        ctx.store.mutate(&tx)?;
+        ctx.emit(event);
+        let done = crate::engine::escalation::finish(ctx, &t)?;
+        return Err(StageError::Rerouted(done));
     }
     if gate.verdict != Verdict::Pass {
-        limitation(
-            ctx,
-            id,
-            &format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on"),
-            Some(gate),
-        )?;
+        let note = format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on");
+        limitation(ctx, &mut tx, id, &note, Some(gate))?;
     }
-    Ok(Produced {
-        artifact: rel,
-        check: Check {
-            missing: Vec::new(),
-        },
-    })
+    let mut produced = Produced::new(rel, Check { missing: Vec::new() });
+    produced.commit = tx;
+    produced.events.push(event);
+    Ok(produced)
 }
 
 /// Every repair attempt failed before a gate could be judged.
 pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Produced, StageError> {
-    let (must, _) = gate_type(ctx, id)?;
+    let snap = ctx.vsa()?;
+    let (must, _) = gate_type(&snap, id);
     let list = history
         .iter()
         .map(|h| format!("- {h}"))
@@ -164,46 +161,44 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
     let rel = format!("{id}/{}", super::coding::ARTIFACT);
     ctx.write(&rel, &format!("# Validation: {id}\n\n**Result:** FAILED before a gate could be judged ({} attempts)\n\n## Attempts\n\n{list}\n", history.len()))?;
     let why = format!("{id}: no usable results after {} attempts", history.len());
-    mutate(
-        ctx,
+    let mut tx = Mutation::by("engine");
+    tx.push(
         Change::Set {
             path: format!("sub_hypotheses.{id}.status"),
             value: "FAILED".into(),
         },
         "status",
         &why,
-    )?;
-    after_gate(ctx)?;
+    );
+    after_gate(&mut tx, &snap, id, HypothesisStatus::Failed);
     if must {
-        return Err(StageError::MustStop(format!(
-            "{why} (MUST_WORK); see {rel}"
-        )));
+        // The failure and the stop in one write: a crash cannot leave a failed MUST_WORK
+        // hypothesis in a run that goes on.
+        let reason = format!("{why} (MUST_WORK); see {rel}");
+        tx.extend(crate::engine::run_stop_mutation(&reason));
+        ctx.store.mutate(&tx)?;
+        return Err(StageError::MustStop(reason));
     }
-    limitation(ctx, id, &why, None)?;
-    Ok(Produced {
-        artifact: rel,
-        check: Check {
-            missing: Vec::new(),
-        },
-    })
+    limitation(ctx, &mut tx, id, &why, None)?;
+    let mut produced = Produced::new(rel, Check { missing: Vec::new() });
+    produced.commit = tx;
+    Ok(produced)
 }
 
-/// A SHOULD_WORK failure: the VSA says so, and a `limitation_<h>_run<n>.md` record in
-/// YouRA's format keeps the gap and what it teaches (YouRA Algorithm 1).
+/// A SHOULD_WORK failure: a `limitation_<h>_run<n>.md` record in YouRA's format (written
+/// now, keyed by the round so a resumed step rewrites the same file) and the VSA field,
+/// added to the step's transaction (YouRA Algorithm 1).
 fn limitation(
     ctx: &StageCtx<'_>,
+    tx: &mut Mutation,
     id: &str,
     note: &str,
     gate: Option<&GateOutcome>,
 ) -> Result<(), StageError> {
-    use crate::reflect::memory_writer::{
-        GateCheck, LimitationInput, render_limitation, write_record,
-    };
+    use crate::reflect::memory_writer::{GateCheck, LimitationInput, render_limitation};
     let memory = ctx.run.join("memory");
-    let _ = std::fs::create_dir_all(&memory);
-    let run = (1..)
-        .find(|n| !memory.join(format!("limitation_{id}_run{n}.md")).exists())
-        .unwrap_or(1);
+    let key = record_key(ctx);
+    let run = crate::reflect::record_key::run_number(&memory, "limitation", id, &key);
     let checks = gate.map(|g| {
         g.measured
             .iter()
@@ -234,26 +229,35 @@ fn limitation(
     };
     let rendered = render_limitation(&input)
         .map_err(|e| StageError::MustStop(format!("cannot render the limitation record: {e}")))?;
-    write_record(&memory, &rendered)
+    crate::reflect::record_key::write_keyed(&memory, &rendered, &key)
         .map_err(|e| StageError::MustStop(format!("cannot write the limitation record: {e}")))?;
-    mutate(
-        ctx,
+    tx.push(
         Change::Set {
             path: format!("sub_hypotheses.{id}.limitation"),
             value: note.to_string(),
         },
         "limitation_recorded",
         note,
-    )
+    );
+    Ok(())
 }
 
-/// Statistics recomputed, dependants whose prerequisites are all validated set READY, and
-/// those waiting on a failed prerequisite set BLOCKED.
-fn after_gate(ctx: &StageCtx<'_>) -> Result<(), StageError> {
-    let snap = ctx.vsa()?;
+/// Statistics recomputed and dependants settled as they stand once `id` has `status`:
+/// those whose prerequisites are all validated become READY, those waiting on a failed
+/// prerequisite BLOCKED. Added to the gate's transaction.
+pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: HypothesisStatus) {
+    let status_of = |h: &crate::vsa::SubHypothesis| {
+        if h.id == id { status.clone() } else { h.status.clone() }
+    };
     let hs = &snap.vsa.sub_hypotheses;
     let count = |f: &dyn Fn(&HypothesisStatus) -> bool| {
-        hs.iter().filter(|h| f(&h.status)).count().to_string()
+        hs.iter().filter(|h| f(&status_of(h))).count().to_string()
+    };
+    let met = |h: &crate::vsa::SubHypothesis| {
+        if h.id == id { status.is_validated() } else { h.gate.is_met() }
+    };
+    let unmet = |h: &crate::vsa::SubHypothesis| {
+        if h.id == id { !status.is_validated() } else { h.gate.satisfied == Some(false) }
     };
     let stats = NewNode::Map(vec![
         ("total_sub_hypotheses".into(), s(&hs.len().to_string())),
@@ -277,40 +281,36 @@ fn after_gate(ctx: &StageCtx<'_>) -> Result<(), StageError> {
         ),
         (
             "gates_passed".into(),
-            s(&hs.iter().filter(|h| h.gate.is_met()).count().to_string()),
+            s(&hs.iter().filter(|h| met(h)).count().to_string()),
         ),
         (
             "gates_failed".into(),
-            s(&hs
-                .iter()
-                .filter(|h| h.gate.satisfied == Some(false))
-                .count()
-                .to_string()),
+            s(&hs.iter().filter(|h| unmet(h)).count().to_string()),
         ),
     ]);
-    mutate(
-        ctx,
+    tx.push(
         Change::Put {
             path: "statistics".into(),
             value: stats,
         },
         "statistics",
         "recomputed after a gate",
-    )?;
+    );
     for h in hs
         .iter()
-        .filter(|h| h.status == HypothesisStatus::NotStarted)
+        .filter(|h| h.id != id && h.status == HypothesisStatus::NotStarted)
     {
-        let pre: Vec<_> = h
+        let pre: Vec<HypothesisStatus> = h
             .prerequisites
             .iter()
             .filter_map(|p| snap.vsa.hypothesis(p))
+            .map(status_of)
             .collect();
-        let next = if pre.iter().all(|p| p.status.is_validated()) {
+        let next = if pre.iter().all(HypothesisStatus::is_validated) {
             "READY"
         } else if pre.iter().any(|p| {
             matches!(
-                p.status,
+                p,
                 HypothesisStatus::Failed
                     | HypothesisStatus::Partial
                     | HypothesisStatus::Blocked
@@ -321,23 +321,21 @@ fn after_gate(ctx: &StageCtx<'_>) -> Result<(), StageError> {
         } else {
             continue;
         };
-        mutate(
-            ctx,
+        tx.push(
             Change::Set {
                 path: format!("sub_hypotheses.{}.status", h.id),
                 value: next.into(),
             },
             "status",
             &format!("prerequisites of {} settled", h.id),
-        )?;
+        );
     }
-    Ok(())
 }
 
 fn markdown(
     id: &str,
     gtype: &str,
-    criteria: &[Criterion],
+    criteria: &Criteria,
     gate: &GateOutcome,
     outcome: &JobOutcome,
     history: &[String],
@@ -353,7 +351,7 @@ fn markdown(
         ),
     ];
     out.push("## Results\n\n| Check | Actual | Threshold | Passed |\n|-------|--------|-----------|--------|".into());
-    for c in criteria {
+    for c in &criteria.list {
         let actual = gate
             .measured
             .get(&c.metric)
@@ -365,6 +363,17 @@ fn markdown(
             c.op,
             c.value,
             if ok { "✅" } else { "❌" }
+        ));
+    }
+    if !criteria.edits.is_empty() {
+        out.push(format!(
+            "\n## Criteria edits\n\nJudged by the criteria in the VSA at judgement time, which differ from the brief's:\n\n{}",
+            criteria
+                .edits
+                .iter()
+                .map(|e| format!("- {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
         ));
     }
     if !history.is_empty() {
