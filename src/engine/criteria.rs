@@ -158,11 +158,14 @@ pub fn current(
             )
         });
         edits.push(match was {
-            Some(w) if w.metric == r.metric && w.op == r.op => format!(
-                "{} threshold {} → {} by {who}",
-                r.metric, w.value, r.value
+            Some(w) if w.metric == r.metric && w.op == r.op => {
+                format!("{} threshold {} → {} by {who}", r.metric, w.value, r.value)
+            }
+            Some(w) => format!(
+                "criterion {} was `{w}`, judged as `{}` (by {who})",
+                r.index + 1,
+                crate::vsa::model::GateCriterion::to_string(r)
             ),
-            Some(w) => format!("criterion {} was `{w}`, judged as `{}` (by {who})", r.index + 1, crate::vsa::model::GateCriterion::to_string(r)),
             None => format!("criterion `{r}` added by {who}"),
         });
     }
@@ -186,8 +189,20 @@ pub fn vsa_node(list: &[Criterion]) -> crate::yaml::NewNode {
         list.iter()
             .map(|c| {
                 NewNode::Map(vec![
-                    ("metric".into(), NewNode::Scalar(crate::yaml::format_scalar(&c.metric, crate::yaml::Style::Plain))),
-                    ("op".into(), NewNode::Scalar(crate::yaml::format_scalar(&c.op.to_string(), crate::yaml::Style::SingleQuoted))),
+                    (
+                        "metric".into(),
+                        NewNode::Scalar(crate::yaml::format_scalar(
+                            &c.metric,
+                            crate::yaml::Style::Plain,
+                        )),
+                    ),
+                    (
+                        "op".into(),
+                        NewNode::Scalar(crate::yaml::format_scalar(
+                            &c.op.to_string(),
+                            crate::yaml::Style::SingleQuoted,
+                        )),
+                    ),
                     ("value".into(), NewNode::Scalar(c.value.to_string())),
                 ])
             })

@@ -56,14 +56,23 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
     let reason = format!("{id}: failure attributed, {} proposed", p.action.as_str());
     // The reflection block: what recovery concluded, beside the sub-hypothesis it concerns.
     let mut tx = Mutation::by("engine").with(
-        put(&format!("sub_hypotheses.{id}.reflection"), node(&p.escalation("reflection", &stamp))),
+        put(
+            &format!("sub_hypotheses.{id}.reflection"),
+            node(&p.escalation("reflection", &stamp)),
+        ),
         "escalation",
         &reason,
     );
-    let clear = put("workflow.pending_transition", NewNode::Scalar("null".into()));
+    let clear = put(
+        "workflow.pending_transition",
+        NewNode::Scalar("null".into()),
+    );
     if let Some(stop) = &p.stop {
         let evidence = failed_text(&failure.gate);
-        let reason = format!("{id}: MUST_WORK gate {} ({evidence}); evidence in {id}/04_validation.md; recovery: {stop}", failure.gate.verdict.as_str());
+        let reason = format!(
+            "{id}: MUST_WORK gate {} ({evidence}); evidence in {id}/04_validation.md; recovery: {stop}",
+            failure.gate.verdict.as_str()
+        );
         tx.push(clear, "recovery_done", &reason);
         tx.extend(super::run_stop_mutation(&reason));
         ctx.store.mutate(&tx)?;
@@ -72,8 +81,18 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
     let interactive = snap.vsa.workflow.execution_mode != Some(ExecutionMode::Unattended);
     if interactive && is_discarding(p.action) {
         let esc_id = format!("esc-{}", snap.vsa.revision + 1);
-        let why = format!("{id}: {} proposed; waiting for the researcher", p.action.as_str());
-        tx.push(put("workflow.pending_escalation", node(&p.escalation(&esc_id, &stamp))), "escalation", &why);
+        let why = format!(
+            "{id}: {} proposed; waiting for the researcher",
+            p.action.as_str()
+        );
+        tx.push(
+            put(
+                "workflow.pending_escalation",
+                node(&p.escalation(&esc_id, &stamp)),
+            ),
+            "escalation",
+            &why,
+        );
         tx.push(
             put(
                 "workflow.next_action",
@@ -85,7 +104,14 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
             "escalation",
             &why,
         );
-        tx.push(put("workflow.status", NewNode::Scalar("AWAITING_APPROVAL".into())), "escalation", &why);
+        tx.push(
+            put(
+                "workflow.status",
+                NewNode::Scalar("AWAITING_APPROVAL".into()),
+            ),
+            "escalation",
+            &why,
+        );
         tx.push(clear, "recovery_done", &why);
         ctx.store.mutate(&tx)?;
         emit_proposed(ctx, id, &p, &top, note.severity);
@@ -98,7 +124,11 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
         return Err(StageError::Rerouted(why));
     }
     let decided = decide(ctx, t, p.action, &top.fix, &note);
-    tx.push(put("workflow.pending_transition", decided.node()), "recovery_decided", &reason);
+    tx.push(
+        put("workflow.pending_transition", decided.node()),
+        "recovery_decided",
+        &reason,
+    );
     ctx.store.mutate(&tx)?;
     emit_proposed(ctx, id, &p, &top, note.severity);
     reroute::apply(ctx, &decided)
@@ -143,7 +173,8 @@ fn decide(
         trajectory: note.trajectory.clone(),
         evidence: note.evidence.clone(),
         note: note.note.clone(),
-        archive: is_discarding(action).then(|| crate::reflect::archive::fresh_name(ctx.run, Utc::now())),
+        archive: is_discarding(action)
+            .then(|| crate::reflect::archive::fresh_name(ctx.run, Utc::now())),
         ..t.clone()
     }
 }
@@ -288,7 +319,10 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
     ]);
     let round = super::progress::round(
         &snap.doc,
-        &super::progress::Step::Hypothesis(crate::stage::Stage::CodingValidation, d.hypothesis.clone()),
+        &super::progress::Step::Hypothesis(
+            crate::stage::Stage::CodingValidation,
+            d.hypothesis.clone(),
+        ),
     );
     let begun = Transition::attributing(&d.hypothesis, round, 1, String::new());
     let decided = decide(ctx, &begun, d.action, &d.fix, &d.note);
@@ -301,10 +335,29 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
             "escalation",
             &why,
         )
-        .with(put("workflow.pending_escalation", NewNode::Scalar("null".into())), "escalation", &why)
-        .with(put("workflow.next_action", NewNode::Scalar("null".into())), "escalation", &why)
-        .with(put("workflow.status", NewNode::Scalar("ACTIVE".into())), "escalation", &why)
-        .with(put("workflow.pending_transition", decided.node()), "recovery_decided", &why);
+        .with(
+            put(
+                "workflow.pending_escalation",
+                NewNode::Scalar("null".into()),
+            ),
+            "escalation",
+            &why,
+        )
+        .with(
+            put("workflow.next_action", NewNode::Scalar("null".into())),
+            "escalation",
+            &why,
+        )
+        .with(
+            put("workflow.status", NewNode::Scalar("ACTIVE".into())),
+            "escalation",
+            &why,
+        )
+        .with(
+            put("workflow.pending_transition", decided.node()),
+            "recovery_decided",
+            &why,
+        );
     ctx.store.mutate(&tx)?;
     let done = reroute::apply(ctx, &decided)?;
     Ok(format!("{why}: {done}"))

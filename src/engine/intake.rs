@@ -232,7 +232,11 @@ pub fn mutation(index: usize, d: &Directive, p: &Plan) -> Mutation {
     );
     let mut m = Mutation::by("engine");
     for (path, value) in &p.effects {
-        m.push(Change::at(path.clone(), value.clone()), "steer_applied", &reason);
+        m.push(
+            Change::at(path.clone(), value.clone()),
+            "steer_applied",
+            &reason,
+        );
     }
     if p.step {
         m.push(

@@ -73,14 +73,24 @@ impl Failure {
                 criterion: c.criterion.clone().unwrap_or_default(),
                 required: c.required.clone().unwrap_or_default(),
                 actual: c.actual.clone().unwrap_or_default(),
-                reason: c.reason.clone().or_else(|| c.text.clone()).unwrap_or_default(),
+                reason: c
+                    .reason
+                    .clone()
+                    .or_else(|| c.text.clone())
+                    .unwrap_or_default(),
             })
             .collect();
         let measured = snap
             .doc
             .root
             .as_ref()
-            .and_then(|r| r.get("sub_hypotheses")?.get(id)?.get("gate")?.get("measured")?.as_map())
+            .and_then(|r| {
+                r.get("sub_hypotheses")?
+                    .get(id)?
+                    .get("gate")?
+                    .get("measured")?
+                    .as_map()
+            })
             .unwrap_or_default()
             .iter()
             .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_scalar()?.as_f64()?)))
@@ -165,10 +175,7 @@ pub fn propose(
             ctx.read(&format!("{id}/02c_experiment_brief.md"))
                 .unwrap_or_default(),
         ),
-        (
-            "log_tail",
-            crate::exec::tail_lines(&f.log, 15).join("\n"),
-        ),
+        ("log_tail", crate::exec::tail_lines(&f.log, 15).join("\n")),
     ]
     .into_iter()
     .collect();

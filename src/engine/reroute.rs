@@ -15,12 +15,12 @@ use crate::reflect::memory_writer::{
     PivotInput, RoutingNote, SupersededInput, render_pivot, render_superseded,
 };
 use crate::reflect::record_key::write_keyed;
-use crate::vsa::model::Transition;
-use crate::vsa::store::Snapshot;
 use crate::reflect::routing::RoutingAction as A;
 use crate::rundir::events::Event;
 use crate::stage::Stage;
+use crate::vsa::model::Transition;
 use crate::vsa::mutation::{Change, Mutation};
+use crate::vsa::store::Snapshot;
 use crate::yaml::NewNode;
 
 /// A step sent back to NOT_STARTED, its `round` one higher (see `progress::round`).
@@ -53,13 +53,21 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
     let mut tx = Mutation::by("engine");
     let done = match action {
         A::Proceed => {
-            put(&mut tx, &why, format!("sub_hypotheses.{h}.recovery"),
+            put(
+                &mut tx,
+                &why,
+                format!("sub_hypotheses.{h}.recovery"),
                 text("Proceed: the failure stands; the loop goes on"),
             );
             format!("{h}: Proceed, the failure is recorded and the loop goes on")
         }
         A::LocalRefine | A::MethodRefine => {
-            put(&mut tx, &why, format!("sub_hypotheses.{h}.refinement"), text(fix));
+            put(
+                &mut tx,
+                &why,
+                format!("sub_hypotheses.{h}.refinement"),
+                text(fix),
+            );
             let path = format!("sub_hypotheses.{h}.validation");
             put(&mut tx, &why, path.clone(), reopened(&snap, &path));
             reopen(&mut tx, &snap, h, &why);
@@ -69,7 +77,12 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
             )
         }
         A::DesignRefine => {
-            put(&mut tx, &why, format!("sub_hypotheses.{h}.design_constraint"), text(fix));
+            put(
+                &mut tx,
+                &why,
+                format!("sub_hypotheses.{h}.design_constraint"),
+                text(fix),
+            );
             for field in ["experiment_design", "implementation_planning", "validation"] {
                 let path = format!("sub_hypotheses.{h}.{field}");
                 put(&mut tx, &why, path.clone(), reopened(&snap, &path));
@@ -77,8 +90,26 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
             reopen(&mut tx, &snap, h, &why);
             format!("{h}: Design-Refine — Experiment Design again with the failure as a constraint")
         }
-        A::Pivot => restart(ctx, &snap, &mut tx, t, ArchiveKind::Redesign, Stage::HypothesisDebate, &note, &why)?,
-        A::DesignPivot => restart(ctx, &snap, &mut tx, t, ArchiveKind::Reset, Stage::ProblemScoping, &note, &why)?,
+        A::Pivot => restart(
+            ctx,
+            &snap,
+            &mut tx,
+            t,
+            ArchiveKind::Redesign,
+            Stage::HypothesisDebate,
+            &note,
+            &why,
+        )?,
+        A::DesignPivot => restart(
+            ctx,
+            &snap,
+            &mut tx,
+            t,
+            ArchiveKind::Reset,
+            Stage::ProblemScoping,
+            &note,
+            &why,
+        )?,
     };
     tx.push(
         Change::Put {
@@ -104,12 +135,20 @@ fn reopen(tx: &mut Mutation, snap: &Snapshot, h: &str, why: &str) {
         path,
         value: v.into(),
     };
-    tx.push(set(format!("sub_hypotheses.{h}.status"), "READY"), "routing", why);
+    tx.push(
+        set(format!("sub_hypotheses.{h}.status"), "READY"),
+        "routing",
+        why,
+    );
     for d in snap.vsa.sub_hypotheses.iter().filter(|d| {
         d.status == crate::vsa::enums::HypothesisStatus::Blocked
             && d.prerequisites.iter().any(|p| p == h)
     }) {
-        tx.push(set(format!("sub_hypotheses.{}.status", d.id), "NOT_STARTED"), "routing", why);
+        tx.push(
+            set(format!("sub_hypotheses.{}.status", d.id), "NOT_STARTED"),
+            "routing",
+            why,
+        );
     }
 }
 
@@ -211,7 +250,11 @@ fn restart(
         .filter(|s| **s >= from)
     {
         let path = format!("phases.{}", s.key());
-        tx.push(Change::at(path.clone(), reopened(snap, &path)), "routing", why);
+        tx.push(
+            Change::at(path.clone(), reopened(snap, &path)),
+            "routing",
+            why,
+        );
     }
     Ok(format!(
         "{h}: {} — archived {} entries ({} files) to {}; back to {}",

@@ -117,17 +117,17 @@ impl Engine {
     /// Apply pending directives one at a time, in id order, each decided under the store's
     /// lock against the state the previous one left and written with its mark as one
     /// transaction; `true` when any was taken (the caller re-reads).
-    fn take_directives(&mut self, _snap: &crate::vsa::store::Snapshot) -> Result<bool, EngineError> {
+    fn take_directives(
+        &mut self,
+        _snap: &crate::vsa::store::Snapshot,
+    ) -> Result<bool, EngineError> {
         let mut taken = false;
         loop {
             let run = self.run.clone();
             let plan_cfg = self.config.plan.clone();
             let decided = self.store.mutate_with(|s| {
                 let Some((index, d)) = intake::pending(s).into_iter().next() else {
-                    return Ok::<_, crate::vsa::store::StoreError>((
-                        Mutation::by("engine"),
-                        None,
-                    ));
+                    return Ok::<_, crate::vsa::store::StoreError>((Mutation::by("engine"), None));
                 };
                 let plan = match d.verb() {
                     Some(v) if v.is_plan() => {

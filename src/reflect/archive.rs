@@ -153,7 +153,16 @@ pub fn archive_named(
         .collect();
     names.retain(|n| !earlier.contains(n));
     let stamp = name.split('_').next().unwrap_or(name).to_string();
-    let mut report = move_into(run, &dir, &stamp, kind, &names, triggered_by, reason, &earlier)?;
+    let mut report = move_into(
+        run,
+        &dir,
+        &stamp,
+        kind,
+        &names,
+        triggered_by,
+        reason,
+        &earlier,
+    )?;
     report.moved = [earlier, report.moved].concat();
     report.moved.sort();
     Ok(report)

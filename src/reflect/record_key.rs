@@ -25,7 +25,11 @@ pub fn run_number(memory: &Path, prefix: &str, id: &str, key: &str) -> u32 {
 }
 
 /// Write `record` with its key, replacing an earlier try's file of the same name.
-pub fn write_keyed(memory: &Path, record: &Rendered, key: &str) -> Result<PathBuf, MemoryWriteError> {
+pub fn write_keyed(
+    memory: &Path,
+    record: &Rendered,
+    key: &str,
+) -> Result<PathBuf, MemoryWriteError> {
     let path = memory.join(&record.file_name);
     let io = |source| MemoryWriteError::Io {
         path: path.clone(),
@@ -51,8 +55,16 @@ mod tests {
             text: "# x\n".into(),
         };
         write_keyed(m, &r, "0").unwrap();
-        assert_eq!(run_number(m, "failure", "h-e1", "0"), 1, "a resumed try reuses it");
-        assert_eq!(run_number(m, "failure", "h-e1", "1"), 2, "a new round takes the next");
+        assert_eq!(
+            run_number(m, "failure", "h-e1", "0"),
+            1,
+            "a resumed try reuses it"
+        );
+        assert_eq!(
+            run_number(m, "failure", "h-e1", "1"),
+            2,
+            "a new round takes the next"
+        );
         write_keyed(m, &r, "0").unwrap();
         assert_eq!(std::fs::read_dir(m).unwrap().count(), 1);
     }

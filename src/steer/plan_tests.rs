@@ -49,7 +49,8 @@ fn appended(p: &Plan) -> &NewNode {
 }
 
 fn detail<'a>(m: &'a Mutation, key: &str) -> Option<&'a str> {
-    m.edits[0].details
+    m.edits[0]
+        .details
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| match v {
@@ -74,7 +75,10 @@ fn pause_appends_a_pending_directive() {
         assert_eq!(get(item, k), Some(v), "{k}");
     }
     let m = &p.mutation;
-    assert_eq!((m.edits[0].event.as_str(), m.actor.as_str()), ("steer", "dana"));
+    assert_eq!(
+        (m.edits[0].event.as_str(), m.actor.as_str()),
+        ("steer", "dana")
+    );
     assert_eq!(detail(m, "verb"), Some("pause"));
     assert_eq!(detail(m, "target"), Some("null"));
     assert_eq!(

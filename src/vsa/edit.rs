@@ -116,14 +116,25 @@ pub fn plan_history_append_all(
     let root = root(doc)?;
     let shape = |e| EditError::Shape("history".into(), e);
     match root.entry("history") {
-        Some((key, list)) if list.as_seq().is_some_and(|s| !s.is_empty()) || (list.as_seq().is_some() && entries.len() == 1) => {
+        Some((key, list))
+            if list.as_seq().is_some_and(|s| !s.is_empty())
+                || (list.as_seq().is_some() && entries.len() == 1) =>
+        {
             let mut out = Vec::new();
             // Block lists take each item at the same point, in order (ties keep their
             // order); a flow list is rewritten by the first append, so one at a time.
             if list.is_flow(&doc.text) && entries.len() > 1 {
-                let flow = entries.iter().map(crate::yaml::splice::render_flow).collect::<Vec<_>>().join(", ");
+                let flow = entries
+                    .iter()
+                    .map(crate::yaml::splice::render_flow)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 let at = list.content_end(&doc.text).saturating_sub(1);
-                return Ok(vec![Splice { start: at, end: at, text: format!(", {flow}") }]);
+                return Ok(vec![Splice {
+                    start: at,
+                    end: at,
+                    text: format!(", {flow}"),
+                }]);
             }
             for entry in &entries {
                 out.extend(append_to_seq(&doc.text, list, key.pos.col - 1, entry).map_err(shape)?);
@@ -138,7 +149,12 @@ pub fn plan_history_append_all(
                 .map_or(doc.text.len(), |i| end + i);
             let items: String = entries
                 .iter()
-                .map(|e| format!("\n{}", crate::yaml::splice::render_seq_item(e, key.pos.col - 1)))
+                .map(|e| {
+                    format!(
+                        "\n{}",
+                        crate::yaml::splice::render_seq_item(e, key.pos.col - 1)
+                    )
+                })
                 .collect();
             let mut splices = Vec::new();
             if end > list.start {

@@ -53,8 +53,7 @@ fn hunks<'a>(base: &[&'a str], other: &[&'a str]) -> Vec<Hunk<'a>> {
 /// Whether two hunks touch the same base lines (two insertions at one point count).
 fn clash(a: &Hunk<'_>, b: &Hunk<'_>) -> bool {
     let overlap = a.base.start < b.base.end && b.base.start < a.base.end;
-    let same_point = a.base.start == b.base.start
-        && (a.base.is_empty() || b.base.is_empty());
+    let same_point = a.base.start == b.base.start && (a.base.is_empty() || b.base.is_empty());
     let inside = |ins: &Hunk<'_>, r: &Hunk<'_>| {
         ins.base.is_empty() && r.base.start < ins.base.start && ins.base.start < r.base.end
     };
@@ -75,8 +74,16 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
         if clashing.is_empty() || (clashing.len() == 1 && clashing[0] == h) {
             chosen.push(h.clone());
         } else {
-            let start = clashing.iter().map(|y| y.base.start).min().unwrap_or(h.base.start);
-            let end = clashing.iter().map(|y| y.base.end).max().unwrap_or(h.base.end);
+            let start = clashing
+                .iter()
+                .map(|y| y.base.start)
+                .min()
+                .unwrap_or(h.base.start);
+            let end = clashing
+                .iter()
+                .map(|y| y.base.end)
+                .max()
+                .unwrap_or(h.base.end);
             conflicts.push(start.min(h.base.start)..end.max(h.base.end));
         }
     }

@@ -12,18 +12,18 @@ pub mod timestamp;
 
 pub use model::{FailedCheck, Gate, HistoryEntry, SubHypothesis, Vsa};
 pub use read::{Warning, read};
+mod crash;
 pub mod diff;
 pub mod edit;
 pub mod edit_list;
 pub mod history;
 pub mod invariants;
 pub mod merge;
-pub mod transition;
-mod crash;
 mod outside;
 pub mod path;
 pub mod schema;
 pub mod store;
+pub mod transition;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
 mod skeleton;

@@ -33,17 +33,11 @@ impl Change {
         }
     }
 
-    /// A scalar becomes a type-checked `Set`, anything else a `Put`.
+    /// Put an already rendered value (scalars arrive rendered, as `yamlout` makes them).
     pub fn at(path: impl Into<String>, value: NewNode) -> Change {
-        match value {
-            NewNode::Scalar(v) => Change::Set {
-                path: path.into(),
-                value: v,
-            },
-            v => Change::Put {
-                path: path.into(),
-                value: v,
-            },
+        Change::Put {
+            path: path.into(),
+            value,
         }
     }
 }

@@ -280,7 +280,10 @@ impl Store {
     /// before anyone acts on the reverted values.
     pub fn load_reconciled(&self) -> Result<Arc<Snapshot>, StoreError> {
         let snap = self.load()?;
-        if self.last_revision().is_some_and(|last| last > snap.vsa.revision) {
+        if self
+            .last_revision()
+            .is_some_and(|last| last > snap.vsa.revision)
+        {
             self.mutate(&Mutation::by("engine"))?;
             return self.load();
         }
@@ -322,7 +325,8 @@ impl Store {
                 applied.old.clone_from(&p.old);
                 applied.new.clone_from(&p.new);
             }
-            let same = matches!(edit.change, Change::Set { .. }) && p.old == p.new && p.old.is_some();
+            let same =
+                matches!(edit.change, Change::Set { .. }) && p.old == p.new && p.old.is_some();
             if !same {
                 planned.push((edit, p));
             }
@@ -332,7 +336,8 @@ impl Store {
             return Ok(applied);
         }
         applied.revision = work.vsa.revision.max(outside.floor) + 1;
-        let (text, after, partial, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
+        let (text, after, partial, forced) =
+            self.build(work, m, &planned, &outside, applied.revision)?;
         applied.forced = forced;
         self.write(&text, applied.revision)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -424,7 +429,12 @@ impl Store {
         revision: u64,
         forced: &[Violation],
     ) -> Result<(String, Snapshot, bool), StoreError> {
-        let ids: Vec<String> = work.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect();
+        let ids: Vec<String> = work
+            .vsa
+            .sub_hypotheses
+            .iter()
+            .map(|h| h.id.clone())
+            .collect();
         let mut doc = work.doc.clone();
         let mut done: Vec<(&Edit, Planned)> = Vec::new();
         for edit in &m.edits {
@@ -458,12 +468,15 @@ impl Store {
             })
             .collect();
         let splices = self.splices(&doc, m, &history_only, outside, revision, forced)?;
-        let text = Splice::apply(&doc.text, &splices).map_err(|e| StoreError::Verify(e.to_string()))?;
+        let text =
+            Splice::apply(&doc.text, &splices).map_err(|e| StoreError::Verify(e.to_string()))?;
         let after = self
             .snapshot(text.as_bytes())
             .map_err(|e| StoreError::Verify(e.to_string()))?;
         if let Some(c) = last_checks.iter().find(|c| !holds(&after, c)) {
-            return Err(StoreError::Verify(format!("{c:?} does not hold after the edit")));
+            return Err(StoreError::Verify(format!(
+                "{c:?} does not hold after the edit"
+            )));
         }
         Ok((text, after, false))
     }

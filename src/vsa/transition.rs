@@ -118,7 +118,10 @@ impl Transition {
             m.extend([
                 ("action".to_string(), NewNode::Scalar(a.as_str().into())),
                 ("fix".into(), quoted(&self.fix)),
-                ("severity".into(), NewNode::Scalar(format!("{:.4}", self.severity))),
+                (
+                    "severity".into(),
+                    NewNode::Scalar(format!("{:.4}", self.severity)),
+                ),
                 ("category".into(), quoted(&self.category)),
                 ("evidence".into(), quoted(&self.evidence)),
             ]);

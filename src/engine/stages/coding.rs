@@ -107,9 +107,7 @@ impl StageRunner for CodingValidation {
                             logs,
                         )?;
                     }
-                    return super::validation::record(
-                        ctx, id, &judged, &gate, &outcome, &history,
-                    );
+                    return super::validation::record(ctx, id, &judged, &gate, &outcome, &history);
                 }
                 Attempt::Repair(why) => {
                     ctx.emit(

@@ -115,14 +115,17 @@ impl StageRunner for EvidenceCheck {
             reply.content.trim()
         );
         ctx.write(ARTIFACT, &body)?;
-        Ok(Produced::new(ARTIFACT, sections(
+        Ok(Produced::new(
+            ARTIFACT,
+            sections(
                 &body,
                 &[
                     "Prediction–Result Matrix",
                     "Mechanism Claims",
                     "Assumptions",
                 ],
-            )))
+            ),
+        ))
     }
 }
 

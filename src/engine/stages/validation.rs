@@ -45,7 +45,11 @@ fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str) {
         .map(|(k, v)| (k.clone(), s(&v.to_string())))
         .collect();
     let base = format!("sub_hypotheses.{id}.gate");
-    let satisfied = if gate.verdict == Verdict::Pass { "true" } else { "false" };
+    let satisfied = if gate.verdict == Verdict::Pass {
+        "true"
+    } else {
+        "false"
+    };
     let fields = [
         ("satisfied", s(satisfied)),
         ("result", s(gate.verdict.as_str())),
@@ -125,7 +129,12 @@ pub fn record(
         // leave a failed gate without its recovery.
         let memory = ctx.run.join("memory");
         let run = crate::reflect::record_key::run_number(&memory, "failure", id, &record_key(ctx));
-        let t = Transition::attributing(id, ctx.round, ctx.attempt, format!("failure_{id}_run{run}.md"));
+        let t = Transition::attributing(
+            id,
+            ctx.round,
+            ctx.attempt,
+            format!("failure_{id}_run{run}.md"),
+        );
         tx.push(
             Change::Put {
                 path: "workflow.pending_transition".into(),
@@ -140,10 +149,16 @@ pub fn record(
         return Err(StageError::Rerouted(done));
     }
     if gate.verdict != Verdict::Pass {
-        let note = format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on");
+        let note =
+            format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on");
         limitation(ctx, &mut tx, id, &note, Some(gate))?;
     }
-    let mut produced = Produced::new(rel, Check { missing: Vec::new() });
+    let mut produced = Produced::new(
+        rel,
+        Check {
+            missing: Vec::new(),
+        },
+    );
     produced.commit = tx;
     produced.events.push(event);
     Ok(produced)
@@ -180,7 +195,12 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
         return Err(StageError::MustStop(reason));
     }
     limitation(ctx, &mut tx, id, &why, None)?;
-    let mut produced = Produced::new(rel, Check { missing: Vec::new() });
+    let mut produced = Produced::new(
+        rel,
+        Check {
+            missing: Vec::new(),
+        },
+    );
     produced.commit = tx;
     Ok(produced)
 }
@@ -247,17 +267,29 @@ fn limitation(
 /// prerequisite BLOCKED. Added to the gate's transaction.
 pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: HypothesisStatus) {
     let status_of = |h: &crate::vsa::SubHypothesis| {
-        if h.id == id { status.clone() } else { h.status.clone() }
+        if h.id == id {
+            status.clone()
+        } else {
+            h.status.clone()
+        }
     };
     let hs = &snap.vsa.sub_hypotheses;
     let count = |f: &dyn Fn(&HypothesisStatus) -> bool| {
         hs.iter().filter(|h| f(&status_of(h))).count().to_string()
     };
     let met = |h: &crate::vsa::SubHypothesis| {
-        if h.id == id { status.is_validated() } else { h.gate.is_met() }
+        if h.id == id {
+            status.is_validated()
+        } else {
+            h.gate.is_met()
+        }
     };
     let unmet = |h: &crate::vsa::SubHypothesis| {
-        if h.id == id { !status.is_validated() } else { h.gate.satisfied == Some(false) }
+        if h.id == id {
+            !status.is_validated()
+        } else {
+            h.gate.satisfied == Some(false)
+        }
     };
     let stats = NewNode::Map(vec![
         ("total_sub_hypotheses".into(), s(&hs.len().to_string())),
