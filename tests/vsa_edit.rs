@@ -383,7 +383,10 @@ fn lists_and_keys_are_created_where_missing() {
             .as_deref(),
         Some("PAUSED")
     );
-    assert_eq!((snap.vsa.history.len(), snap.vsa.revision), (1, 1));
+    // A file at a lower revision than youra last wrote replaced it: recorded as a stale
+    // save (kept as written: youra has no copy of its base), and the revision goes on.
+    assert_eq!((snap.vsa.history.len(), snap.vsa.revision), (2, 2));
+    assert_eq!(snap.vsa.history[0].event.as_deref(), Some("stale_save"));
 }
 
 #[test]
