@@ -4,9 +4,10 @@ mod common;
 
 use common::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use youra::steer::Verb;
 use youra::tui::app::{App, AppEvent, Effect, PaneId, update};
 use youra::tui::dialogs::Overlay;
-use youra::tui::keymap::{Command, Key, Keymap};
+use youra::tui::keymap::{Command, Key, Keymap, Mode};
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
 use youra::vsa::Store;
@@ -33,6 +34,14 @@ fn press(app: &mut App, code: KeyCode, mods: KeyModifiers) -> Vec<Effect> {
     update(app, AppEvent::Key(KeyEvent::new(code, mods)))
 }
 
+/// The one steering request `effects` carries: verb, target, reason, `--off`.
+fn steered(effects: &[Effect]) -> (Verb, Option<String>, String, bool) {
+    let [Effect::Steer { request: r, .. }] = effects else {
+        panic!("one steering request: {effects:?}")
+    };
+    (r.verb, r.target.clone(), r.reason.clone(), r.off)
+}
+
 fn type_str(app: &mut App, s: &str) {
     for c in s.chars() {
         press(app, KeyCode::Char(c), KeyModifiers::NONE);
@@ -45,29 +54,29 @@ fn every_default_binding_resolves_to_its_command() {
     let all = km.all();
     assert!(all.len() >= 60, "{} bindings", all.len());
     for (mode, key, cmd) in &all {
-        assert_eq!(km.resolve(mode, *key), Some(*cmd), "{mode} {key}");
+        assert_eq!(km.resolve(*mode, *key), Some(*cmd), "{mode} {key}");
     }
     // Pane tables fall back to global; dialogs and the viewer do not.
     assert_eq!(
-        km.resolve("gates", Key::parse("q").unwrap()),
+        km.resolve(Mode::Gates, Key::parse("q").unwrap()),
         Some(Command::Quit)
     );
-    assert_eq!(km.resolve("dialog", Key::parse("q").unwrap()), None);
+    assert_eq!(km.resolve(Mode::Dialog, Key::parse("q").unwrap()), None);
     assert_eq!(
-        km.resolve("reflection", Key::parse("a").unwrap()),
+        km.resolve(Mode::Reflection, Key::parse("a").unwrap()),
         Some(Command::Approve)
     );
-    assert_eq!(km.resolve("gates", Key::parse("a").unwrap()), None);
+    assert_eq!(km.resolve(Mode::Gates, Key::parse("a").unwrap()), None);
 }
 
 #[test]
 fn user_overrides_rebind_and_unbind() {
     let km = Keymap::load(&["[global]\n\"x\" = \"quit\"\n\"q\" = \"none\"\n"]).unwrap();
     assert_eq!(
-        km.resolve("gates", Key::parse("x").unwrap()),
+        km.resolve(Mode::Gates, Key::parse("x").unwrap()),
         Some(Command::Quit)
     );
-    assert_eq!(km.resolve("gates", Key::parse("q").unwrap()), None);
+    assert_eq!(km.resolve(Mode::Gates, Key::parse("q").unwrap()), None);
     assert!(
         Keymap::load(&["[global]\n\"x\" = \"fly\"\n"])
             .unwrap_err()
@@ -78,6 +87,10 @@ fn user_overrides_rebind_and_unbind() {
             .unwrap_err()
             .contains("unknown key")
     );
+    // A misspelt table is an error naming it, not a table that silently binds nothing.
+    let err = Keymap::load(&["[gate]\n\"x\" = \"quit\"\n"]).unwrap_err();
+    assert!(err.contains("unknown table [gate]"), "{err}");
+    assert!(err.contains("[gates]"), "{err}");
 }
 
 #[test]
@@ -118,6 +131,30 @@ fn type_and_effects(app: &mut App, s: &str) -> Vec<Effect> {
     s.chars()
         .flat_map(|c| press(app, KeyCode::Char(c), KeyModifiers::NONE))
         .collect()
+}
+
+#[test]
+fn e_on_a_gate_criterion_edits_its_threshold() {
+    let mut a = app();
+    type_str(&mut a, "2j]");
+    assert_eq!(a.criterion, Some(0), "h-m1 has one criterion");
+    type_str(&mut a, "e");
+    let Some(Overlay::Edit(d)) = &a.overlay else {
+        panic!("edit dialog")
+    };
+    assert_eq!(d.text(0), "sub_hypotheses.h-m1.gate.criteria[0].value");
+    assert_eq!(d.text(1), "-0.8", "prefilled with the current threshold");
+    press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
+    // `]` past the last criterion comes back to the sub-hypothesis: `e` edits its statement.
+    type_str(&mut a, "]e");
+    let Some(Overlay::Edit(d)) = &a.overlay else {
+        panic!("edit dialog")
+    };
+    assert_eq!(d.text(0), "sub_hypotheses.h-m1.statement");
+    press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
+    // Moving to another sub-hypothesis forgets the criterion.
+    type_str(&mut a, "[j");
+    assert_eq!(a.criterion, None);
 }
 
 #[test]
@@ -181,12 +218,13 @@ fn steering_keys_ask_for_a_reason_then_steer() {
     type_str(&mut a, "plateau is real");
     let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
-        effects,
-        vec![Effect::Steer {
-            verb: "override".into(),
-            target: Some("Local-Refine".into()),
-            reason: "plateau is real".into()
-        }]
+        steered(&effects),
+        (
+            Verb::Override,
+            Some("Local-Refine".into()),
+            "plateau is real".into(),
+            false
+        )
     );
     for (keys, verb) in [
         ("3a", "approve"),
@@ -204,22 +242,20 @@ fn steering_keys_ask_for_a_reason_then_steer() {
         type_str(&mut a, keys);
         type_str(&mut a, "why");
         let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
-        let [Effect::Steer { verb: v, .. }] = effects.as_slice() else {
-            panic!("{keys}: {effects:?}")
-        };
-        assert_eq!(v, verb);
+        assert_eq!(steered(&effects).0.name(), verb, "{keys}");
     }
     let mut a = app();
     type_str(&mut a, "1jjjjjjb");
     type_str(&mut a, "stop here");
     let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
-        effects,
-        vec![Effect::Steer {
-            verb: "breakpoint".into(),
-            target: Some("Phase 4".into()),
-            reason: "stop here".into()
-        }]
+        steered(&effects),
+        (
+            Verb::Breakpoint,
+            Some("Phase 4".into()),
+            "stop here".into(),
+            false
+        )
     );
 }
 
@@ -233,12 +269,13 @@ fn the_command_line_completes_and_steers() {
     type_str(&mut a, "mechanism refuted");
     let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
-        effects,
-        vec![Effect::Steer {
-            verb: "redesign".into(),
-            target: Some("h-m1".into()),
-            reason: "mechanism refuted".into()
-        }]
+        steered(&effects),
+        (
+            Verb::Redesign,
+            Some("h-m1".into()),
+            "mechanism refuted".into(),
+            false
+        )
     );
 }
 
@@ -325,22 +362,22 @@ fn every_binding_does_what_its_command_says() {
     let km = Keymap::load(&[]).unwrap();
     let mid = common::mid_run::mid_run();
     for (mode, key, cmd) in km.all() {
-        let mut a = if mode == "paper" {
+        let mut a = if mode == Mode::Paper {
             app_at(mid.path())
         } else {
             app()
         };
         let pane = PaneId::ALL.iter().copied().find(|p| p.mode() == mode);
         match mode {
-            "paper" => open_paper(&mut a),
-            "escalation" => type_str(&mut a, "E"),
-            "help" => type_str(&mut a, "?"),
-            "dialog" => type_str(&mut a, "2t"),
-            "viewer" => {
+            Mode::Paper => open_paper(&mut a),
+            Mode::Escalation => type_str(&mut a, "E"),
+            Mode::Help => type_str(&mut a, "?"),
+            Mode::Dialog => type_str(&mut a, "2t"),
+            Mode::Viewer => {
                 type_str(&mut a, "3");
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
             }
-            "picker" => {
+            Mode::Picker => {
                 type_str(&mut a, "2");
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
             }
@@ -413,6 +450,8 @@ fn every_binding_does_what_its_command_says() {
             | C::ForceNode => {
                 assert!(matches!(a.overlay, Some(Overlay::Reason(_))), "{what}")
             }
+            C::NextCriterion => assert_eq!(a.criterion, Some(0), "{what}"),
+            C::PrevCriterion => assert_eq!(a.criterion, Some(0), "{what}: one criterion"),
             C::FilterKind => assert!(a.filters.kind.is_some(), "{what}"),
             C::FilterHypothesis => assert!(a.filters.hypothesis.is_some(), "{what}"),
             C::FilterActor => assert!(a.filters.actor.is_some(), "{what}"),
@@ -536,21 +575,17 @@ fn the_escalation_card_decides_through_the_steering_dialogs() {
     let mut a = app();
     type_str(&mut a, "E");
     assert!(matches!(a.overlay, Some(Overlay::Escalation)));
-    assert_eq!(a.mode(), "escalation");
+    assert_eq!(a.mode(), Mode::Escalation);
     type_str(&mut a, "a");
     let Some(Overlay::Reason(d)) = &a.overlay else {
         panic!("the approve dialog")
     };
-    assert_eq!(d.verb, "approve");
+    assert_eq!(d.verb, Some(Verb::Approve));
     type_str(&mut a, "plateau confirmed");
     let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
-        effects,
-        vec![Effect::Steer {
-            verb: "approve".into(),
-            target: None,
-            reason: "plateau confirmed".into()
-        }]
+        steered(&effects),
+        (Verb::Approve, None, "plateau confirmed".into(), false)
     );
     let mut a = app();
     type_str(&mut a, "El");

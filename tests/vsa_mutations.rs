@@ -104,7 +104,7 @@ fn put_replaces_or_inserts_a_whole_value() {
         }))
         .unwrap();
     let snap = store.load().unwrap();
-    assert!(!snap.vsa.workflow.pending_escalation);
+    assert!(!snap.vsa.workflow.awaits_decision());
     // A block list whose dashes sit at its key's column becomes a flow value after the colon.
     store
         .mutate(&m(Change::Append {

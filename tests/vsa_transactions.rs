@@ -168,4 +168,19 @@ fn a_stale_save_over_youra_s_field_is_a_reported_conflict() {
             || text.contains("youra: 'youra''s'"),
         "youra's lost value is in the history"
     );
+    // The TUI's banner reads this entry: a conflict is never only in the history.
+    let c = snap.vsa.recent_conflict().expect("the conflict is shown");
+    assert!(
+        c.reason.as_deref().unwrap().contains("1 conflict(s)"),
+        "{c:?}"
+    );
+    // A stale save that conflicts with nothing raises no banner.
+    let (_dir, vsa) = temp_copy(&example_run().join("verification_state.yaml"));
+    let store = Store::new(&vsa);
+    researcher(&store, "workflow.next_action", "first");
+    let stale = std::fs::read_to_string(&vsa).unwrap();
+    researcher(&store, "workflow.current_phase", "Phase 4");
+    std::fs::write(&vsa, stale).unwrap();
+    researcher(&store, "workflow.next_action", "second");
+    assert!(store.load().unwrap().vsa.recent_conflict().is_none());
 }

@@ -105,11 +105,11 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
 fn waiting(vsa: &Vsa) -> Vec<String> {
     use crate::vsa::enums::WorkflowStatus as W;
     let mut out = Vec::new();
-    if vsa.workflow.pending_escalation {
+    if vsa.workflow.awaits_decision() {
         out.push("an escalation waits for approval (workflow.pending_escalation)".into());
     }
     match vsa.workflow.status {
-        Some(W::AwaitingApproval) if !vsa.workflow.pending_escalation => {
+        Some(W::AwaitingApproval) if !vsa.workflow.awaits_decision() => {
             out.push("the workflow awaits approval".into())
         }
         Some(W::Paused) => out.push("the run is paused".into()),

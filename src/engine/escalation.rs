@@ -15,10 +15,11 @@ use crate::reflect::attribution::Category;
 use crate::reflect::memory_writer::{FailureInput, GateCheck, RoutingNote, render_failure};
 use crate::reflect::routing::{RoutingAction, is_discarding, refinement_equivalent};
 use crate::rundir::events::Event;
-use crate::vsa::enums::ExecutionMode;
+use crate::vsa::enums::{ExecutionMode, WorkflowStatus};
+use crate::vsa::escalation::{Escalation, Verdict};
 use crate::vsa::model::{Transition, TransitionStep};
 use crate::vsa::mutation::{Change, Mutation};
-use crate::yaml::{Document, NewNode, Node};
+use crate::yaml::NewNode;
 
 fn put(path: &str, value: NewNode) -> Change {
     Change::at(path, value)
@@ -107,7 +108,7 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
         tx.push(
             put(
                 "workflow.status",
-                NewNode::Scalar("AWAITING_APPROVAL".into()),
+                NewNode::Scalar(WorkflowStatus::AwaitingApproval.as_str().into()),
             ),
             "escalation",
             &why,
@@ -245,62 +246,51 @@ pub struct Decided {
     pub fix: String,
 }
 
-fn at<'a>(doc: &'a Document, path: &[&str]) -> Option<&'a Node> {
-    path.iter().try_fold(doc.root.as_ref()?, |n, k| n.get(k))
-}
-
 /// Read a decided escalation: approved applies the proposal, rejected its refinement
-/// equivalent (the hypothesis is kept), overridden the researcher's action.
-pub fn decided(doc: &Document) -> Option<Decided> {
-    let esc = at(doc, &["workflow", "pending_escalation"]).filter(|n| !n.is_null())?;
-    let d = esc.get("decision").filter(|n| !n.is_null())?;
-    let s = |n: &Node, k: &str| n.get(k).and_then(Node::as_str).map(str::to_string);
-    let proposed: RoutingAction = s(esc, "proposed_action")?.parse().ok()?;
-    let verdict = s(d, "verdict")
-        .or_else(|| d.as_str().map(str::to_string))?
-        .to_ascii_lowercase();
-    let action = match verdict.as_str() {
-        "approved" | "approve" => proposed,
-        "rejected" | "reject" => refinement_equivalent(proposed),
-        _ => s(d, "action")
+/// equivalent (the hypothesis is kept), overridden the researcher's action. A verdict that
+/// is none of the three is read as an override: its action if it names one, else the proposal.
+pub fn decided(esc: &Escalation) -> Option<Decided> {
+    let d = esc.decision.as_ref()?;
+    let proposed: RoutingAction = esc.proposed_action.as_deref()?.parse().ok()?;
+    let verdict = d.verdict_text.clone()?.to_ascii_lowercase();
+    let action = match d.verdict() {
+        Some(Verdict::Approved) => proposed,
+        Some(Verdict::Rejected) => refinement_equivalent(proposed),
+        _ => d
+            .action
+            .as_deref()
             .and_then(|a| a.parse().ok())
             .unwrap_or(proposed),
     };
-    let top = esc
-        .get("attributions")
-        .and_then(Node::as_seq)
-        .and_then(|a| a.first());
-    let field = |k: &str| top.and_then(|t| s(t, k)).unwrap_or_default();
-    let severity = top
-        .and_then(|t| t.get("severity")?.as_scalar()?.as_f64())
-        .unwrap_or(0.0);
-    let trajectory = esc.get("trajectory").map(|t| {
+    // The same h* the card shows first: the model ranks them once.
+    let top = esc.attributions.first();
+    let trajectory = (!esc.trajectory.is_empty()).then(|| {
         ["decay", "slope", "volatility", "signature"]
             .iter()
-            .filter_map(|k| Some(format!("{k}={}", t.get(k)?.as_scalar()?.text)))
+            .filter_map(|k| Some(format!("{k}={}", esc.feature(k)?)))
             .collect::<Vec<_>>()
             .join(" ")
     });
+    let by = d.by.clone().unwrap_or_else(|| "?".into());
     let note = RoutingNote {
         action,
-        severity,
-        category: Category::parse(&field("category")).unwrap_or(Category::Method),
+        severity: top.and_then(|t| t.severity).unwrap_or(0.0),
+        category: top.and_then(|t| t.category()).unwrap_or(Category::Method),
         trajectory,
-        evidence: field("evidence"),
+        evidence: top.map(|t| t.evidence.clone()).unwrap_or_default(),
         note: Some(format!(
-            "{verdict} by {}: {}",
-            s(d, "by").unwrap_or_else(|| "?".into()),
-            s(d, "reason").unwrap_or_default()
+            "{verdict} by {by}: {}",
+            d.reason.clone().unwrap_or_default()
         )),
     };
     Some(Decided {
-        id: s(esc, "id").unwrap_or_else(|| "esc".into()),
-        hypothesis: s(esc, "hypothesis")?,
+        id: esc.id.clone().unwrap_or_else(|| "esc".into()),
+        hypothesis: esc.hypothesis.clone()?,
         action,
         verdict,
-        by: s(d, "by").unwrap_or_else(|| "?".into()),
+        by,
         note,
-        fix: field("fix"),
+        fix: top.map(|t| t.fix.clone()).unwrap_or_default(),
     })
 }
 
@@ -349,7 +339,10 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
             &why,
         )
         .with(
-            put("workflow.status", NewNode::Scalar("ACTIVE".into())),
+            put(
+                "workflow.status",
+                NewNode::Scalar(WorkflowStatus::Active.as_str().into()),
+            ),
             "escalation",
             &why,
         )
@@ -412,7 +405,16 @@ mod tests {
     #[test]
     fn decisions_map_to_actions() {
         let doc = |d: &str| {
-            crate::yaml::parse(format!("workflow:\n  pending_escalation:\n    id: esc-3\n    hypothesis: h-e1\n    proposed_action: Pivot\n    attributions:\n    - {{category: Design, severity: 0.8, evidence: decay=0.9, fix: narrow it}}\n    decision: {d}\n").as_bytes()).unwrap()
+            let doc = crate::yaml::parse(format!("workflow:\n  pending_escalation:\n    id: esc-3\n    hypothesis: h-e1\n    proposed_action: Pivot\n    attributions:\n    - {{category: Method, severity: 0.5, fix: tune it}}\n    - {{category: Design, severity: 0.8, evidence: decay=0.9, fix: narrow it}}\n    decision: {d}\n").as_bytes()).unwrap();
+            let node = doc
+                .root
+                .as_ref()
+                .unwrap()
+                .get("workflow")
+                .unwrap()
+                .get("pending_escalation")
+                .unwrap();
+            Escalation::read(node).unwrap()
         };
         assert_eq!(
             decided(&doc("{verdict: approved, by: ana}"))

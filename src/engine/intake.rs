@@ -9,7 +9,7 @@
 use crate::stage::Stage;
 use crate::steer::Verb;
 use crate::steer::{Directive, DirectiveState, directives};
-use crate::vsa::enums::WorkflowStatus;
+use crate::vsa::enums::{HypothesisStatus, PhaseStatus, WorkflowStatus};
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::store::Snapshot;
 use crate::yaml::{NewNode, Style, format_scalar};
@@ -31,18 +31,18 @@ fn scalar(s: &str) -> NewNode {
     NewNode::Scalar(s.to_string())
 }
 
-fn status(s: &str) -> (String, NewNode) {
-    ("workflow.status".into(), scalar(s))
+fn status(s: WorkflowStatus) -> (String, NewNode) {
+    ("workflow.status".into(), scalar(s.as_str()))
 }
 
-fn entry(snap: &Snapshot, path: &str, s: &str) -> (String, NewNode) {
+fn entry(snap: &Snapshot, path: &str, s: PhaseStatus) -> (String, NewNode) {
     (
         path.to_string(),
         super::progress::status_entry(&snap.doc, path, s),
     )
 }
 
-fn phase(snap: &Snapshot, stage: Stage, s: &str) -> (String, NewNode) {
+fn phase(snap: &Snapshot, stage: Stage, s: PhaseStatus) -> (String, NewNode) {
     entry(snap, &format!("phases.{}", stage.key()), s)
 }
 
@@ -78,15 +78,15 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
         Verb::Pause if paused => reject("the run is already paused"),
         Verb::Pause => apply(
             "paused at the next stage boundary".into(),
-            vec![status("PAUSED")],
+            vec![status(WorkflowStatus::Paused)],
         ),
         Verb::Resume if !paused => reject("the run is not paused"),
-        Verb::Resume => apply("resumed".into(), vec![status("ACTIVE")]),
+        Verb::Resume => apply("resumed".into(), vec![status(WorkflowStatus::Active)]),
         Verb::Step => Plan {
             step: true,
             ..apply(
                 "running one stage, then pausing".into(),
-                vec![status("ACTIVE")],
+                vec![status(WorkflowStatus::Active)],
             )
         },
         Verb::Retry => retry(d, snap),
@@ -126,9 +126,9 @@ fn restart_from(snap: &Snapshot, stage: Stage, note: &str) -> Plan {
         .collect();
     let mut effects: Vec<_> = all
         .into_iter()
-        .map(|s| phase(snap, s, "NOT_STARTED"))
+        .map(|s| phase(snap, s, PhaseStatus::NotStarted))
         .collect();
-    effects.push(status("ACTIVE"));
+    effects.push(status(WorkflowStatus::Active));
     apply(note.into(), effects)
 }
 
@@ -146,10 +146,13 @@ fn retry(d: &Directive, snap: &Snapshot) -> Plan {
             entry(
                 snap,
                 &format!("sub_hypotheses.{h}.{}", loop_field(Stage::CodingValidation)),
-                "NOT_STARTED",
+                PhaseStatus::NotStarted,
             ),
-            (format!("sub_hypotheses.{h}.status"), scalar("READY")),
-            status("ACTIVE"),
+            (
+                format!("sub_hypotheses.{h}.status"),
+                scalar(HypothesisStatus::Ready.as_str()),
+            ),
+            status(WorkflowStatus::Active),
         ],
     )
 }
@@ -159,13 +162,16 @@ fn skip(d: &Directive, snap: &Snapshot) -> Plan {
     if snap.vsa.hypothesis(target).is_some() {
         return apply(
             format!("{target} skipped"),
-            vec![(format!("sub_hypotheses.{target}.status"), scalar("SKIPPED"))],
+            vec![(
+                format!("sub_hypotheses.{target}.status"),
+                scalar(HypothesisStatus::Skipped.as_str()),
+            )],
         );
     }
     match Stage::parse(target) {
         Some(s) if BEFORE_LOOP.contains(&s) || AFTER_LOOP.contains(&s) => apply(
             format!("{} skipped", s.name()),
-            vec![phase(snap, s, "SKIPPED")],
+            vec![phase(snap, s, PhaseStatus::Skipped)],
         ),
         Some(s) => reject(&format!(
             "{} runs per sub-hypothesis: skip the sub-hypothesis instead",

@@ -4,6 +4,7 @@
 //! for the hypothesis loop. Pure functions of the parsed file.
 
 use crate::stage::Stage;
+use crate::vsa::enums::PhaseStatus;
 use crate::vsa::model::Vsa;
 use crate::yaml::{Document, Node};
 
@@ -66,10 +67,7 @@ pub fn loop_field(stage: Stage) -> &'static str {
 }
 
 fn done(status: Option<&str>) -> bool {
-    matches!(
-        status.map(str::to_ascii_uppercase).as_deref(),
-        Some("COMPLETED" | "SKIPPED" | "DONE")
-    )
+    status.is_some_and(|s| PhaseStatus::read(s).is_done())
 }
 
 fn at<'a>(doc: &'a Document, path: &[&str]) -> Option<&'a Node> {
@@ -100,21 +98,21 @@ fn round_at(doc: &Document, path: &[&str]) -> u32 {
 /// A step's status entry at `path` (`phases.<key>` or `sub_hypotheses.<h>.<field>`):
 /// going back to NOT_STARTED counts one more `round`, so the re-run's recorded exchanges are
 /// not confused with the earlier pass's (see [`round`]).
-pub fn status_entry(doc: &Document, path: &str, status: &str) -> crate::yaml::NewNode {
+pub fn status_entry(doc: &Document, path: &str, status: PhaseStatus) -> crate::yaml::NewNode {
     use crate::yaml::NewNode;
     let keys: Vec<&str> = path.split('.').collect();
     let round = at(doc, &keys)
         .and_then(|n| n.get("round")?.as_scalar()?.as_i64())
         .unwrap_or(0)
         .max(0);
-    let round = if status == "NOT_STARTED" {
+    let round = if status == PhaseStatus::NotStarted {
         round + 1
     } else {
         round
     };
     let at_now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     NewNode::Map(vec![
-        ("status".into(), NewNode::Scalar(status.into())),
+        ("status".into(), NewNode::Scalar(status.as_str().into())),
         ("round".into(), NewNode::Scalar(round.to_string())),
         (
             "at".into(),

@@ -206,12 +206,10 @@ pub fn propose(
         .ask_json("judge", "system/executor", "verdict_clamp", &vars)
         .ok()
         .and_then(|v| parse_verdict(&v));
-    let mut ranked = critique.attributions.clone();
-    ranked.sort_by(|a, b| {
-        b.severity
-            .unwrap_or(0.0)
-            .total_cmp(&a.severity.unwrap_or(0.0))
-    });
+    let ranked: Vec<Attribution> = crate::reflect::attribution::ranked(&critique.attributions)
+        .into_iter()
+        .cloned()
+        .collect();
     let (action, proposed, clamp_reason, stop) = match route(
         &gate_type,
         top.category,

@@ -3,6 +3,7 @@
 //! (back to Problem Scoping), with the archive snapshot and the memory records YouRA keeps.
 //! Every change is a store mutation with its reason; files move only through `reflect::archive`.
 
+use crate::vsa::enums::{HypothesisStatus, PhaseStatus};
 use chrono::Utc;
 
 use super::ctx::StageCtx;
@@ -25,7 +26,7 @@ use crate::yaml::NewNode;
 
 /// A step sent back to NOT_STARTED, its `round` one higher (see `progress::round`).
 fn reopened(snap: &Snapshot, path: &str) -> NewNode {
-    super::progress::status_entry(&snap.doc, path, "NOT_STARTED")
+    super::progress::status_entry(&snap.doc, path, PhaseStatus::NotStarted)
 }
 
 fn put(tx: &mut Mutation, why: &str, path: String, value: NewNode) {
@@ -131,21 +132,28 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
 
 /// The sub-hypothesis is worked on again; dependants blocked by its failure wait again.
 fn reopen(tx: &mut Mutation, snap: &Snapshot, h: &str, why: &str) {
-    let set = |path: String, v: &str| Change::Set {
+    let set = |path: String, v: HypothesisStatus| Change::Set {
         path,
-        value: v.into(),
+        value: v.as_str().into(),
     };
     tx.push(
-        set(format!("sub_hypotheses.{h}.status"), "READY"),
+        set(
+            format!("sub_hypotheses.{h}.status"),
+            HypothesisStatus::Ready,
+        ),
         "routing",
         why,
     );
-    for d in snap.vsa.sub_hypotheses.iter().filter(|d| {
-        d.status == crate::vsa::enums::HypothesisStatus::Blocked
-            && d.prerequisites.iter().any(|p| p == h)
-    }) {
+    for d in
+        snap.vsa.sub_hypotheses.iter().filter(|d| {
+            d.status == HypothesisStatus::Blocked && d.prerequisites.iter().any(|p| p == h)
+        })
+    {
         tx.push(
-            set(format!("sub_hypotheses.{}.status", d.id), "NOT_STARTED"),
+            set(
+                format!("sub_hypotheses.{}.status", d.id),
+                HypothesisStatus::NotStarted,
+            ),
             "routing",
             why,
         );
@@ -171,12 +179,7 @@ fn restart(
         .hypothesis(h)
         .and_then(|x| x.statement.clone())
         .unwrap_or_default();
-    let main = snap
-        .vsa
-        .main_hypothesis
-        .as_ref()
-        .and_then(|m| m.statement.clone())
-        .unwrap_or_default();
+    let main = snap.vsa.main_statement();
     let pivots = pivots(snap) + 1;
     let name = t
         .archive

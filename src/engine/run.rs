@@ -13,7 +13,7 @@ use super::yamlout::{now, text};
 use super::{Engine, RunEnd};
 use crate::rundir::events::Event;
 use crate::stage::Stage;
-use crate::vsa::enums::WorkflowStatus;
+use crate::vsa::enums::{PhaseStatus, WorkflowStatus};
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
 
@@ -90,7 +90,11 @@ impl Engine {
             }
             let step = progress::next(&snap.doc, &snap.vsa);
             let Some(stage) = step.stage() else {
-                self.set("workflow.status", "COMPLETED", "the lifecycle is complete")?;
+                self.set(
+                    "workflow.status",
+                    WorkflowStatus::Completed.as_str(),
+                    "the lifecycle is complete",
+                )?;
                 self.emit(Event::new("completed").message("all stages complete"));
                 return Ok(RunEnd::Completed);
             };
@@ -190,7 +194,13 @@ impl Engine {
         &mut self,
         snap: &crate::vsa::store::Snapshot,
     ) -> Result<bool, EngineError> {
-        if let Some(d) = super::escalation::decided(&snap.doc) {
+        if let Some(d) = snap
+            .vsa
+            .workflow
+            .escalation
+            .as_ref()
+            .and_then(super::escalation::decided)
+        {
             let ctx = self.ctx(
                 Stage::CodingValidation,
                 Some(d.hypothesis.clone()),
@@ -210,14 +220,12 @@ impl Engine {
             self.log(&done);
             return Ok(true);
         }
-        let raised =
-            crate::steer::pending_escalation(&snap.doc).and(snap.doc.root.as_ref().and_then(|r| {
-                r.get("workflow")?
-                    .get("pending_escalation")?
-                    .get("raised_at")?
-                    .as_str()
-                    .map(str::to_string)
-            }));
+        let raised = snap
+            .vsa
+            .workflow
+            .escalation
+            .as_ref()
+            .and_then(|e| e.raised_at.clone());
         let e = &self.config.engine;
         let Some(verdict) = super::escalation::overdue(
             raised.as_deref(),
@@ -275,7 +283,7 @@ impl Engine {
         self.at_breakpoint = Some(stage);
         self.set(
             "workflow.status",
-            "PAUSED",
+            WorkflowStatus::Paused.as_str(),
             &format!("breakpoint before {} ({})", stage.name(), stage.label()),
         )?;
         self.emit(
@@ -444,7 +452,10 @@ impl Engine {
             return Ok(());
         };
         let entry = NewNode::Map(vec![
-            ("status".into(), NewNode::Scalar("COMPLETED".into())),
+            (
+                "status".into(),
+                NewNode::Scalar(PhaseStatus::Completed.as_str().into()),
+            ),
             ("completed_at".into(), now()),
             ("file".into(), text(artifact)),
             ("round".into(), NewNode::Scalar(round.to_string())),
@@ -476,7 +487,7 @@ impl Engine {
             tx.push(
                 Change::Set {
                     path: "workflow.status".into(),
-                    value: "PAUSED".into(),
+                    value: WorkflowStatus::Paused.as_str().into(),
                 },
                 "engine",
                 &format!("step: paused after {}", step.describe()),

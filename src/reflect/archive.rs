@@ -195,7 +195,7 @@ fn move_into(
 ) -> Result<ArchiveReport, ArchiveError> {
     let dir = dir.to_path_buf();
     let marker = |reason: &str, moved: &[String]| {
-        let files = count_files(&dir, 0);
+        let files = crate::rundir::archive::count_files(&dir, 0);
         let all = [earlier, moved].concat();
         let text = marker_text(stamp, kind, triggered_by, reason, files, &all);
         crate::fsutil::write_atomic(&dir.join("_ARCHIVED.md"), text.as_bytes()).map(|()| files)
@@ -297,25 +297,6 @@ pub fn marker_text(
         }
     }
     t
-}
-
-/// Files under `dir` other than its `_ARCHIVED.md`, not following links (as the reader counts).
-fn count_files(dir: &Path, depth: usize) -> u32 {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut n = 0u32;
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() && depth < 16 {
-            n = n.saturating_add(count_files(&entry.path(), depth + 1));
-        } else if !(depth == 0 && entry.file_name() == "_ARCHIVED.md") {
-            n = n.saturating_add(1);
-        }
-    }
-    n
 }
 
 #[cfg(test)]

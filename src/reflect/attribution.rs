@@ -270,21 +270,29 @@ fn recategorise(
 /// is the localized trial-and-error SAGE sets out to avoid; "earlier" keeps the choice
 /// deterministic and honours the generator's own ordering.
 pub fn best(candidates: &[Attribution]) -> Option<&Attribution> {
-    let rank = |a: &Attribution| (a.category == Category::Design) as u8;
-    let mut best: Option<&Attribution> = None;
-    for c in candidates.iter().filter(|c| c.severity.is_some()) {
-        let better = match best {
-            None => true,
-            Some(b) => {
-                let (s, bs) = (c.severity.unwrap_or(0.0), b.severity.unwrap_or(0.0));
-                s > bs || (s == bs && rank(c) > rank(b))
-            }
-        };
-        if better {
-            best = Some(c);
-        }
-    }
-    best
+    ranked(candidates)
+        .into_iter()
+        .next()
+        .filter(|c| c.severity.is_some())
+}
+
+/// The candidates in [`best`]'s order (h* first; unscored ones last, in their order).
+pub fn ranked(candidates: &[Attribution]) -> Vec<&Attribution> {
+    let mut out: Vec<&Attribution> = candidates.iter().collect();
+    rank(&mut out, |a| (a.severity, a.category == Category::Design));
+    out
+}
+
+/// Sort `items` into h*'s order by `(severity, is_design)`: higher severity first, Design
+/// before Method on a tie, then the original order (a stable sort); unscored items last.
+/// The one ranking rule: the engine's choice, the escalation it writes and the card that
+/// shows it all use it.
+pub fn rank<T>(items: &mut [T], key: impl Fn(&T) -> (Option<f64>, bool)) {
+    items.sort_by(|a, b| {
+        let ((sa, da), (sb, db)) = (key(a), key(b));
+        let s = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+        s(sb).total_cmp(&s(sa)).then(db.cmp(&da))
+    });
 }
 
 #[cfg(test)]

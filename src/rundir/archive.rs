@@ -116,8 +116,9 @@ fn infer_route(text: &str) -> Option<String> {
     }
 }
 
-/// Files under `dir` other than the top-level `_ARCHIVED.md`, not following links.
-fn count_files(dir: &Path, depth: usize) -> u32 {
+/// Files under `dir` other than the top-level `_ARCHIVED.md`, not following links (the
+/// reader's count and the archiver's, so a written marker always matches what is read).
+pub(crate) fn count_files(dir: &Path, depth: usize) -> u32 {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };

@@ -12,16 +12,15 @@
 mod directive;
 mod edit;
 mod error;
-mod escalation;
 mod plan;
 mod routing;
 mod target;
 mod verb;
 
+pub use crate::vsa::escalation::{Decision, Escalation, Verdict};
 pub use directive::{Directive, DirectiveState, directives};
 pub use edit::{EDITS_DIR, MAX_PLAN_BYTES, edit_file, read_plan_file, split_plan_file};
 pub use error::SteerError;
-pub use escalation::{Decision, Escalation, Verdict, pending_escalation};
 pub use plan::{
     BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request, STEERING_LIST,
     check_request, plan,

@@ -6,13 +6,13 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::directive::directives;
 use super::error::SteerError;
-use super::escalation::{Escalation, Verdict, pending_escalation};
 use super::routing::RoutingAction;
 use super::target::{Arg, hypothesis, shape, skip_target};
 use super::verb::{Verb, availability};
 use crate::rundir::Layout;
 use crate::stage::Stage;
 use crate::vsa::Snapshot;
+use crate::vsa::escalation::{Escalation, Verdict};
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::{NewNode, Node, Style, format_scalar};
 
@@ -203,7 +203,12 @@ fn decision(
     snap: &Snapshot,
     action: Option<RoutingAction>,
 ) -> Result<Plan, SteerError> {
-    let esc = pending_escalation(&snap.doc).ok_or(SteerError::NoEscalation)?;
+    let esc = snap
+        .vsa
+        .workflow
+        .escalation
+        .clone()
+        .ok_or(SteerError::NoEscalation)?;
     undecided(&esc, action)?;
     let verdict = match (req.verb, action) {
         (_, Some(_)) => Verdict::Overridden,
@@ -240,7 +245,7 @@ fn undecided(esc: &Escalation, action: Option<RoutingAction>) -> Result<(), Stee
     if let Some(d) = &esc.decision {
         return Err(SteerError::AlreadyDecided {
             id: id(),
-            verdict: d.verdict.clone().unwrap_or_else(|| "decided".into()),
+            verdict: d.verdict_text.clone().unwrap_or_else(|| "decided".into()),
             by: d.by.clone().unwrap_or_else(|| "someone".into()),
         });
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::dialogs::{Overlay, edit::EditDialog};
-use super::keymap::{Key, Keymap};
+use super::keymap::{Key, Keymap, Mode};
 use super::run_view::{EventRow, Metrics, RunRead};
 use super::theme::Theme;
 use crate::rundir::archive::ArchiveMarker;
@@ -37,14 +37,14 @@ impl PaneId {
     ];
 
     /// The keymap table of this pane.
-    pub fn mode(self) -> &'static str {
+    pub fn mode(self) -> Mode {
         match self {
-            PaneId::Lifecycle => "lifecycle",
-            PaneId::Gates => "gates",
-            PaneId::Reflection => "reflection",
-            PaneId::Events => "events",
-            PaneId::Experiments => "experiments",
-            PaneId::Plan => "plan",
+            PaneId::Lifecycle => Mode::Lifecycle,
+            PaneId::Gates => Mode::Gates,
+            PaneId::Reflection => Mode::Reflection,
+            PaneId::Events => Mode::Events,
+            PaneId::Experiments => Mode::Experiments,
+            PaneId::Plan => Mode::Plan,
         }
     }
 
@@ -98,11 +98,11 @@ pub enum Effect {
     /// Read the run's paper and check its numbers (the sanitizer, off the UI thread).
     OpenPaper,
     Mutate(Mutation),
-    /// A steering verb (see `steer`), with its target and the researcher's reason.
+    /// A steering request (see `steer`), typed from the key press to the store; `edit`'s
+    /// plan file (the `:` line's `--plan-file`) is read when the effect runs, not here.
     Steer {
-        verb: String,
-        target: Option<String>,
-        reason: String,
+        request: crate::steer::Request,
+        plan_file: Option<String>,
     },
     Quit,
 }
@@ -147,6 +147,9 @@ pub struct App {
     pub loaded: bool,
     pub quit: bool,
     pub filters: super::filters::Filters,
+    /// The Gates pane's selected criterion of the selected sub-hypothesis (`]` / `[`);
+    /// `None`: the sub-hypothesis itself, so `e` edits its statement.
+    pub criterion: Option<usize>,
 }
 
 impl App {
@@ -165,6 +168,7 @@ impl App {
             loaded: false,
             quit: false,
             filters: Default::default(),
+            criterion: None,
         }
     }
 
@@ -177,14 +181,14 @@ impl App {
     }
 
     /// The keymap mode that keys resolve in now.
-    pub fn mode(&self) -> &'static str {
+    pub fn mode(&self) -> Mode {
         match &self.overlay {
-            Some(Overlay::Help) => "help",
-            Some(Overlay::Viewer(_)) => "viewer",
-            Some(Overlay::Picker(_)) => "picker",
-            Some(Overlay::Paper(_)) => "paper",
-            Some(Overlay::Escalation) => "escalation",
-            Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => "dialog",
+            Some(Overlay::Help) => Mode::Help,
+            Some(Overlay::Viewer(_)) => Mode::Viewer,
+            Some(Overlay::Picker(_)) => Mode::Picker,
+            Some(Overlay::Paper(_)) => Mode::Paper,
+            Some(Overlay::Escalation) => Mode::Escalation,
+            Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => Mode::Dialog,
             None => self.focus.mode(),
         }
     }
@@ -311,6 +315,9 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
 
 /// Move the focused pane's selection by `delta` rows (clamped).
 pub fn move_selection(app: &mut App, delta: isize) {
+    if app.focus == PaneId::Gates {
+        app.criterion = None;
+    }
     let n = app.rows(app.focus);
     let s = &mut app.selected[app.focus.index()];
     *s = (*s as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;

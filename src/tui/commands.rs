@@ -53,6 +53,8 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::EditField => edit_field(app),
         Command::EditGateType => edit_hypothesis(app, "gate.type", GateType::NAMES),
         Command::EditStatus => edit_hypothesis(app, "status", HypothesisStatus::NAMES),
+        Command::NextCriterion => step_criterion(app, true),
+        Command::PrevCriterion => step_criterion(app, false),
         Command::OpenRecord => open_record(app),
         Command::OpenArtifacts => open_artifacts(app),
         Command::FilterKind => {
@@ -82,7 +84,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 .data
                 .vsa
                 .as_ref()
-                .and_then(|s| panes::escalation::card(&s.doc))
+                .and_then(|s| panes::escalation::card(&s.vsa))
                 .is_some()
             {
                 app.overlay = Some(Overlay::Escalation);
@@ -141,11 +143,54 @@ fn open_path(app: &mut App, path: String, choices: &[&str]) {
     );
 }
 
+/// The gate criteria of the selected sub-hypothesis, as the VSA holds them.
+fn selected_criteria(app: &App) -> usize {
+    let Some(snap) = app.data.vsa.as_ref() else {
+        return 0;
+    };
+    selected_hypothesis(app)
+        .and_then(|id| snap.vsa.hypothesis(&id).map(|h| h.gate.rules.len()))
+        .unwrap_or(0)
+}
+
+/// Cycle through none → criterion 1 … n → none.
+fn step_criterion(app: &mut App, forward: bool) {
+    let n = selected_criteria(app);
+    if n == 0 {
+        app.criterion = None;
+        app.toast = Some((
+            "this gate has no machine-readable criteria (gate.criteria)".into(),
+            true,
+        ));
+        return;
+    }
+    app.criterion = match (app.criterion, forward) {
+        (None, true) => Some(0),
+        (None, false) => Some(n - 1),
+        (Some(i), true) if i + 1 < n => Some(i + 1),
+        (Some(i), false) if i > 0 => Some(i - 1),
+        _ => None,
+    };
+}
+
 fn edit_field(app: &mut App) {
     match app.focus {
-        PaneId::Gates => match selected_hypothesis(app) {
-            Some(id) => open_path(app, format!("sub_hypotheses.{id}.statement"), &[]),
-            None => app.toast = Some(("no sub-hypothesis selected".into(), true)),
+        PaneId::Gates => match (selected_hypothesis(app), app.criterion) {
+            (Some(id), Some(i)) if i < selected_criteria(app) => {
+                let index = app
+                    .data
+                    .vsa
+                    .as_ref()
+                    .and_then(|s| s.vsa.hypothesis(&id)?.gate.rules.get(i).map(|r| r.index))
+                    .unwrap_or(i);
+                open_path(
+                    app,
+                    format!("sub_hypotheses.{id}.gate.criteria[{index}].value"),
+                    &[],
+                )
+            }
+            (Some(id), _) => open_path(app, format!("sub_hypotheses.{id}.statement"), &[]),
+            (None, _) => app.toast = Some(("no sub-hypothesis selected".into(), true)),
         },
         _ => open_path(app, "workflow.next_action".into(), &[]),
     }
@@ -222,7 +267,7 @@ pub fn open_escalation_logs(app: &mut App) {
         .data
         .vsa
         .as_ref()
-        .and_then(|s| panes::escalation::card(&s.doc));
+        .and_then(|s| panes::escalation::card(&s.vsa));
     if let Some(c) = card {
         results_and_logs(app, c.hypothesis);
     }
@@ -243,95 +288,116 @@ fn steer(app: &mut App, cmd: Command) {
     }
     let stage = Stage::ALL.get(app.selected(PaneId::Lifecycle)).copied();
     let hyp = selected_hypothesis(app);
-    let (verb, target, about, choices): (&str, Option<String>, String, Vec<String>) = match cmd {
-        Command::Pause => (
-            "pause",
-            None,
-            "pause the engine before its next step".into(),
-            vec![],
-        ),
-        Command::Resume => ("resume", None, "let the engine run on".into(), vec![]),
-        Command::Step => (
-            "step",
-            None,
-            "run exactly one stage, then pause".into(),
-            vec![],
-        ),
-        Command::ToggleBreakpoint => {
-            let label = stage.map(Stage::label).unwrap_or("Phase 4");
-            let on = app
-                .data
-                .vsa
-                .as_ref()
-                .is_some_and(|s| s.vsa.workflow.breakpoints.iter().any(|b| b == label));
-            let verb = if on { "breakpoint-off" } else { "breakpoint" };
-            (
-                verb,
-                Some(label.to_string()),
+    let (verb, off, target, about, choices): (Verb, bool, Option<String>, String, Vec<String>) =
+        match cmd {
+            Command::Pause => (
+                Verb::Pause,
+                false,
+                None,
+                "pause the engine before its next step".into(),
+                vec![],
+            ),
+            Command::Resume => (
+                Verb::Resume,
+                false,
+                None,
+                "let the engine run on".into(),
+                vec![],
+            ),
+            Command::Step => (
+                Verb::Step,
+                false,
+                None,
+                "run exactly one stage, then pause".into(),
+                vec![],
+            ),
+            Command::ToggleBreakpoint => {
+                let label = stage.map(Stage::label).unwrap_or("Phase 4");
+                let on = app
+                    .data
+                    .vsa
+                    .as_ref()
+                    .is_some_and(|s| s.vsa.workflow.breakpoints.iter().any(|b| b == label));
+                (
+                    Verb::Breakpoint,
+                    on,
+                    Some(label.to_string()),
+                    format!(
+                        "{} a breakpoint before {label}",
+                        if on { "remove" } else { "set" }
+                    ),
+                    vec![],
+                )
+            }
+            Command::Redesign => (
+                Verb::Redesign,
+                false,
+                hyp.clone(),
                 format!(
-                    "{} a breakpoint before {label}",
-                    if on { "remove" } else { "set" }
+                    "discard {} and return to Hypothesis Debate (archived first)",
+                    hyp.as_deref().unwrap_or("?")
                 ),
                 vec![],
-            )
-        }
-        Command::Redesign => (
-            "redesign",
-            hyp.clone(),
-            format!(
-                "discard {} and return to Hypothesis Debate (archived first)",
-                hyp.as_deref().unwrap_or("?")
             ),
-            vec![],
-        ),
-        Command::Reset => (
-            "reset",
-            hyp.clone(),
-            "discard the research direction and return to Problem Scoping (archived first)".into(),
-            vec![],
-        ),
-        Command::Approve => (
-            "approve",
-            None,
-            "approve the proposed action".into(),
-            vec![],
-        ),
-        Command::Reject => (
-            "reject",
-            None,
-            "reject the proposed action: the engine keeps refining".into(),
-            vec![],
-        ),
-        Command::Override => (
-            "override",
-            None,
-            "replace the proposed action with:".into(),
-            actions(),
-        ),
-        Command::Pin | Command::Veto | Command::ForceNode => {
-            let node = app
-                .data
-                .plan
-                .as_ref()
-                .and_then(|p| p.rows.get(app.selected(PaneId::Plan)))
-                .map(|r| r.id.clone());
-            let Some(node) = node else {
-                app.toast = Some(("no plan node selected (plan/tree.json)".into(), true));
-                return;
-            };
-            let (verb, about) = match cmd {
-                Command::Pin => (
-                    "pin",
-                    format!("pin {node}: selection takes it (or the way to it) first"),
-                ),
-                Command::Veto => ("veto", format!("veto {node}: selection never enters it")),
-                _ => ("force", format!("force {node}: the engine runs it next")),
-            };
-            (verb, Some(node), about, vec![])
-        }
-        _ => return,
-    };
-    app.overlay = Some(Overlay::Reason(Box::new(ReasonDialog::new(
-        verb, target, about, choices,
-    ))));
+            Command::Reset => (
+                Verb::Reset,
+                false,
+                hyp.clone(),
+                "discard the research direction and return to Problem Scoping (archived first)"
+                    .into(),
+                vec![],
+            ),
+            Command::Approve => (
+                Verb::Approve,
+                false,
+                None,
+                "approve the proposed action".into(),
+                vec![],
+            ),
+            Command::Reject => (
+                Verb::Reject,
+                false,
+                None,
+                "reject the proposed action: the engine keeps refining".into(),
+                vec![],
+            ),
+            Command::Override => (
+                Verb::Override,
+                false,
+                None,
+                "replace the proposed action with:".into(),
+                actions(),
+            ),
+            Command::Pin | Command::Veto | Command::ForceNode => {
+                let node = app
+                    .data
+                    .plan
+                    .as_ref()
+                    .and_then(|p| p.rows.get(app.selected(PaneId::Plan)))
+                    .map(|r| r.id.clone());
+                let Some(node) = node else {
+                    app.toast = Some(("no plan node selected (plan/tree.json)".into(), true));
+                    return;
+                };
+                let (verb, about) = match cmd {
+                    Command::Pin => (
+                        Verb::Pin,
+                        format!("pin {node}: selection takes it (or the way to it) first"),
+                    ),
+                    Command::Veto => (
+                        Verb::Veto,
+                        format!("veto {node}: selection never enters it"),
+                    ),
+                    _ => (
+                        Verb::Force,
+                        format!("force {node}: the engine runs it next"),
+                    ),
+                };
+                (verb, false, Some(node), about, vec![])
+            }
+            _ => return,
+        };
+    let mut dialog = ReasonDialog::new(Some(verb), target, about, choices);
+    dialog.off = off;
+    app.overlay = Some(Overlay::Reason(Box::new(dialog)));
 }

@@ -8,13 +8,14 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::app::{App, PaneId};
 use super::dialogs::Overlay;
-use super::keymap::Command;
+use super::keymap::{Command, Mode};
 use super::panes;
 use super::theme::Role;
 
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
-    let banner_h = u16::from(app.banner.is_some());
+    let conflict = app.data.vsa.as_ref().and_then(|s| s.vsa.recent_conflict());
+    let banner_h = u16::from(app.banner.is_some() || conflict.is_some());
     let servers_h = u16::from(!app.data.servers.is_empty());
     let [status, servers, banner, body, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -31,6 +32,18 @@ pub fn draw(app: &App, frame: &mut Frame) {
             Paragraph::new(Line::styled(
                 format!(" VSA unreadable, showing the last good state: {b}"),
                 app.theme.style(Role::Error),
+            )),
+            banner,
+        );
+    } else if let Some(c) = conflict {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(
+                    " ⚠ outside write at revision {}: {} (kept the outside value; `youra vsa history` lists the fields)",
+                    c.revision.unwrap_or(0),
+                    c.reason.as_deref().unwrap_or("conflicts")
+                ),
+                app.theme.style(Role::Attention),
             )),
             banner,
         );
@@ -154,16 +167,16 @@ fn servers_line(app: &App) -> Line<'static> {
 pub fn waiting(app: &App) -> Option<String> {
     let v = &app.data.vsa.as_ref()?.vsa;
     use crate::vsa::enums::WorkflowStatus as W;
-    if v.workflow.pending_escalation {
+    if v.workflow.awaits_decision() {
         let k = app
             .keymap
-            .key_for("reflection", Command::Approve)
+            .key_for(Mode::Reflection, Command::Approve)
             .map(|k| k.to_string())
             .unwrap_or_default();
         return Some(format!("⚑ escalation waits: 3 {k}"));
     }
     match v.workflow.status {
-        Some(W::Paused) => Some("PAUSED".into()),
+        Some(W::Paused) => Some(W::Paused.as_str().into()),
         Some(W::Stopped) => Some(format!(
             "MUST_STOP: {}",
             v.workflow.stop_reason.as_deref().unwrap_or("see history")

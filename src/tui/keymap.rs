@@ -64,6 +64,8 @@ commands! {
     EditField = "edit_field": "edit a VSA field",
     EditGateType = "edit_gate_type": "edit the gate type",
     EditStatus = "edit_status": "edit the status",
+    NextCriterion = "next_criterion": "select the next gate criterion",
+    PrevCriterion = "prev_criterion": "select the previous gate criterion",
     OpenArtifacts = "open_artifacts": "open its artifacts",
     Redesign = "redesign": "request a redesign",
     Reset = "reset": "request a reset",
@@ -179,10 +181,68 @@ impl fmt::Display for Key {
     }
 }
 
+macro_rules! modes {
+    ($($variant:ident = $name:literal, pane: $pane:literal),+ $(,)?) => {
+        /// A keymap table: where keys resolve (a pane, or an overlay above the panes).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Mode { $($variant),+ }
+
+        impl Mode {
+            pub const ALL: &'static [Mode] = &[$(Mode::$variant),+];
+
+            /// The table's name in a keymap file (`[gates]`).
+            pub fn name(self) -> &'static str {
+                match self { $(Mode::$variant => $name),+ }
+            }
+
+            /// Pane tables fall back to `[global]`; overlays (dialogs, the viewer) do not,
+            /// so a letter typed into a text field never quits.
+            pub fn is_pane(self) -> bool {
+                match self { $(Mode::$variant => $pane),+ }
+            }
+        }
+
+        impl FromStr for Mode {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($name => Ok(Mode::$variant),)+
+                    _ => Err(format!(
+                        "unknown table [{s}]; the tables are: {}",
+                        [$($name),+].map(|n| format!("[{n}]")).join(", ")
+                    )),
+                }
+            }
+        }
+
+        impl fmt::Display for Mode {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+modes! {
+    Global = "global", pane: true,
+    Lifecycle = "lifecycle", pane: true,
+    Gates = "gates", pane: true,
+    Reflection = "reflection", pane: true,
+    Events = "events", pane: true,
+    Experiments = "experiments", pane: true,
+    Plan = "plan", pane: true,
+    Viewer = "viewer", pane: false,
+    Paper = "paper", pane: false,
+    Escalation = "escalation", pane: false,
+    Help = "help", pane: false,
+    Dialog = "dialog", pane: false,
+    Picker = "picker", pane: false,
+}
+
 /// The loaded keymap: per mode, key → command, in file order for help listings.
 #[derive(Debug, Clone, Default)]
 pub struct Keymap {
-    modes: HashMap<String, Vec<(Key, Command)>>,
+    modes: HashMap<Mode, Vec<(Key, Command)>>,
 }
 
 impl Keymap {
@@ -199,11 +259,12 @@ impl Keymap {
 
     pub fn merge(&mut self, text: &str) -> Result<(), String> {
         let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
-        for (mode, keys) in table {
+        for (name, keys) in table {
+            let mode: Mode = name.parse()?;
             let keys = keys
                 .as_table()
                 .ok_or_else(|| format!("[{mode}] must be a table of \"key\" = \"command\""))?;
-            let entries = self.modes.entry(mode.clone()).or_default();
+            let entries = self.modes.entry(mode).or_default();
             for (k, v) in keys {
                 let key = Key::parse(k).map_err(|e| format!("[{mode}] {e}"))?;
                 let name = v
@@ -222,57 +283,56 @@ impl Keymap {
     }
 
     /// The command `key` means in `mode`; pane modes fall back to `global`.
-    pub fn resolve(&self, mode: &str, key: Key) -> Option<Command> {
-        let find = |m: &str| {
+    pub fn resolve(&self, mode: Mode, key: Key) -> Option<Command> {
+        let find = |m: Mode| {
             self.modes
-                .get(m)?
+                .get(&m)?
                 .iter()
                 .find(|(k, _)| *k == key)
                 .map(|(_, c)| *c)
         };
-        find(mode).or_else(|| if is_pane(mode) { find("global") } else { None })
+        find(mode).or_else(|| {
+            if mode.is_pane() {
+                find(Mode::Global)
+            } else {
+                None
+            }
+        })
     }
 
     /// Bindings of `mode` (then global for panes), one per command, for help and footer.
-    pub fn bindings(&self, mode: &str) -> Vec<(Key, Command)> {
+    pub fn bindings(&self, mode: Mode) -> Vec<(Key, Command)> {
         let mut out: Vec<(Key, Command)> = Vec::new();
-        let mut push = |m: &str| {
-            for (k, c) in self.modes.get(m).into_iter().flatten() {
+        let mut push = |m: Mode| {
+            for (k, c) in self.modes.get(&m).into_iter().flatten() {
                 if !out.iter().any(|(_, oc)| oc == c) && self.resolve(mode, *k) == Some(*c) {
                     out.push((*k, *c));
                 }
             }
         };
         push(mode);
-        if is_pane(mode) {
-            push("global");
+        if mode.is_pane() {
+            push(Mode::Global);
         }
         out
     }
 
     /// Every (mode, key, command) as loaded, for tests and documentation.
-    pub fn all(&self) -> Vec<(&str, Key, Command)> {
-        let mut out: Vec<(&str, Key, Command)> = self
+    pub fn all(&self) -> Vec<(Mode, Key, Command)> {
+        let mut out: Vec<(Mode, Key, Command)> = self
             .modes
             .iter()
-            .flat_map(|(m, v)| v.iter().map(move |(k, c)| (m.as_str(), *k, *c)))
+            .flat_map(|(m, v)| v.iter().map(move |(k, c)| (*m, *k, *c)))
             .collect();
-        out.sort_by_key(|(m, _, c)| (m.to_string(), c.name()));
+        out.sort_by_key(|(m, _, c)| (m.name(), c.name()));
         out
     }
 
     /// The first key bound to `cmd` in `mode`, to name it in hints.
-    pub fn key_for(&self, mode: &str, cmd: Command) -> Option<Key> {
+    pub fn key_for(&self, mode: Mode, cmd: Command) -> Option<Key> {
         self.bindings(mode)
             .into_iter()
             .find(|(_, c)| *c == cmd)
             .map(|(k, _)| k)
     }
-}
-
-fn is_pane(mode: &str) -> bool {
-    !matches!(
-        mode,
-        "viewer" | "help" | "dialog" | "picker" | "paper" | "escalation"
-    )
 }

@@ -6,6 +6,7 @@
 //! few lines of reading are repeated here.)
 
 use crate::stage::Stage;
+use crate::vsa::enums::PhaseStatus;
 use crate::yaml::{Document, Node};
 
 /// The loop stages and the per-hypothesis field each records its status in, with the short
@@ -30,14 +31,19 @@ pub struct Progress {
 
 /// A recorded status that means the stage is behind the run.
 pub fn is_done(status: &str) -> bool {
-    matches!(
-        status.to_ascii_uppercase().as_str(),
-        "COMPLETED" | "DONE" | "SKIPPED"
-    )
+    PhaseStatus::read(status).is_done()
 }
 
 pub fn is_skipped(status: &str) -> bool {
-    status.eq_ignore_ascii_case("SKIPPED")
+    PhaseStatus::read(status) == PhaseStatus::Skipped
+}
+
+pub fn is_running(status: &str) -> bool {
+    PhaseStatus::read(status) == PhaseStatus::InProgress
+}
+
+pub fn is_failed(status: &str) -> bool {
+    PhaseStatus::read(status) == PhaseStatus::Failed
 }
 
 fn status_at(node: Option<&Node>) -> Option<String> {

@@ -233,19 +233,11 @@ fn handle(
                     let _ = tx.send(AppEvent::Written(r));
                 });
             }
-            Effect::Steer {
-                verb,
-                target,
-                reason,
-            } => {
+            Effect::Steer { request, plan_file } => {
                 let (store, tx, layout) = (Arc::clone(ctx.store), ctx.tx.clone(), ctx.run.layout);
                 std::thread::spawn(move || {
                     let _ = tx.send(AppEvent::Written(super::steering::apply(
-                        &store,
-                        layout,
-                        &verb,
-                        target.as_deref(),
-                        &reason,
+                        &store, layout, request, plan_file,
                     )));
                 });
             }

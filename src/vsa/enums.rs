@@ -85,6 +85,25 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// A stage's status (`phases.<key>.status`) or a sub-hypothesis' loop step's
+    /// (`sub_hypotheses.<h>.validation.status`).
+    PhaseStatus {
+        NotStarted = "NOT_STARTED" | "TODO" | "PENDING",
+        InProgress = "IN_PROGRESS" | "RUNNING" | "STARTED",
+        Completed = "COMPLETED" | "DONE" | "COMPLETE",
+        Failed = "FAILED" | "FAIL",
+        Skipped = "SKIPPED" | "SKIP",
+    }
+}
+
+impl PhaseStatus {
+    /// The step is behind the run: completed or skipped.
+    pub fn is_done(&self) -> bool {
+        matches!(self, PhaseStatus::Completed | PhaseStatus::Skipped)
+    }
+}
+
+vocabulary! {
     /// What a gate decides: MUST_WORK blocks the main hypothesis, SHOULD_WORK does not.
     GateType {
         MustWork = "MUST_WORK" | "MUST_PASS" | "MUST",

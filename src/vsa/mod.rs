@@ -3,6 +3,7 @@
 //! serialises writers.
 
 pub mod enums;
+pub mod escalation;
 pub mod model;
 pub mod mutation;
 mod read;

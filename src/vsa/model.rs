@@ -54,12 +54,50 @@ pub struct Workflow {
     pub execution_mode: Option<ExecutionMode>,
     pub stop_reason: Option<String>,
     pub breakpoints: Vec<String>,
-    /// An escalation waits for the researcher's decision (youra's `pending_escalation`,
-    /// present and not yet decided).
-    pub pending_escalation: bool,
+    /// youra's `pending_escalation`: raised, and decided or not (see [`Workflow::awaits_decision`]).
+    pub escalation: Option<super::escalation::Escalation>,
     /// A transition the engine began and must finish before anything else
     /// (`workflow.pending_transition`: a failed gate's recovery).
     pub pending_transition: Option<Transition>,
+}
+
+/// How many revisions a stale save's conflict stays on the TUI's banner.
+pub const CONFLICT_SHOWN_FOR: u64 = 20;
+
+impl Vsa {
+    /// The newest `stale_save` history entry that reports conflicts (fields youra had set and
+    /// an outside write reverted), while it is among the last [`CONFLICT_SHOWN_FOR`] revisions.
+    pub fn recent_conflict(&self) -> Option<&HistoryEntry> {
+        self.history
+            .iter()
+            .rev()
+            .take(200)
+            .find(|e| {
+                e.event.as_deref() == Some("stale_save")
+                    && e.reason
+                        .as_deref()
+                        .is_some_and(|r| !r.ends_with("; 0 conflict(s)"))
+            })
+            .filter(|e| {
+                e.revision
+                    .is_some_and(|r| r + CONFLICT_SHOWN_FOR > self.revision)
+            })
+    }
+
+    /// The main hypothesis' statement, empty when none is stated yet.
+    pub fn main_statement(&self) -> String {
+        self.main_hypothesis
+            .as_ref()
+            .and_then(|m| m.statement.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl Workflow {
+    /// An escalation waits for the researcher's decision (present, not yet decided).
+    pub fn awaits_decision(&self) -> bool {
+        self.escalation.as_ref().is_some_and(|e| e.waits())
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,6 +125,8 @@ pub struct Gate {
     /// The criteria the engine judges by: `gate.criteria` items written as
     /// `{metric, op, value}` (Experiment Design writes them; the researcher may edit them).
     pub rules: Vec<GateCriterion>,
+    /// `gate.measured`: metric → the value the last judgement measured, as written.
+    pub measured: Vec<(String, String)>,
 }
 
 /// One machine-readable gate criterion, as `sub_hypotheses.<h>.gate.criteria[index]` holds it.

@@ -202,9 +202,9 @@ impl Reader {
             pending_transition: w
                 .get("pending_transition")
                 .and_then(super::transition::Transition::read),
-            pending_escalation: w
+            escalation: w
                 .get("pending_escalation")
-                .is_some_and(|n| !n.is_null() && n.get("decision").is_none_or(Node::is_null)),
+                .and_then(super::escalation::Escalation::read),
         }
     }
 

@@ -15,6 +15,7 @@ const GATE_KEYS: &[&str] = &[
     "status",
     "threshold",
     "metric",
+    "measured",
 ];
 
 impl Reader {
@@ -99,6 +100,7 @@ impl Reader {
             failed_checks: failed_checks(node.get("failed_checks")),
             criteria: node.get("criteria").map(criteria_of).unwrap_or_default(),
             rules: node.get("criteria").map(rules_of).unwrap_or_default(),
+            measured: measured_of(node.get("measured")),
             ..Gate::default()
         };
         if let Some(metric) = text(node.get("metric")) {
@@ -168,6 +170,16 @@ impl Reader {
             ),
         );
         b
+    }
+}
+
+fn measured_of(node: Option<&Node>) -> Vec<(String, String)> {
+    match node.map(|n| &n.kind) {
+        Some(NodeKind::Map(entries)) => entries
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_scalar()?.text.clone())))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

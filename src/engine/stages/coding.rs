@@ -164,7 +164,7 @@ fn budget_spent(ctx: &StageCtx<'_>, id: &str) -> Result<Produced, StageError> {
         let mut m = crate::vsa::mutation::Mutation::new(
             crate::vsa::mutation::Change::Set {
                 path: format!("sub_hypotheses.{}.status", h.id),
-                value: "SKIPPED".into(),
+                value: S::Skipped.as_str().into(),
             },
             "plan_budget",
             "engine",

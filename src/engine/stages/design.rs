@@ -34,12 +34,7 @@ impl StageRunner for ExperimentDesign {
                     .map(str::to_string)
             })
             .unwrap_or_else(|| "(none stated)".into());
-        let main = snap
-            .vsa
-            .main_hypothesis
-            .as_ref()
-            .and_then(|m| m.statement.clone())
-            .unwrap_or_default();
+        let main = snap.vsa.main_statement();
         let vars: Vars = [
             ("hypothesis", id.to_string()),
             (

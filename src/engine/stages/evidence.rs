@@ -7,7 +7,7 @@ use crate::engine::check::sections;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::report::registry_yaml::{REGISTRY_FILE, to_yaml};
-use crate::vsa::enums::HypothesisStatus as S;
+use crate::vsa::enums::{GateResult, HypothesisStatus as S};
 use crate::vsa::model::Vsa;
 
 pub const ARTIFACT: &str = "045_validated_hypothesis.md";
@@ -26,11 +26,11 @@ pub struct Row {
 /// Supported (gate PASS), partially supported (PARTIAL), refuted (FAIL on measured
 /// metrics), inconclusive (no gate result: not run, skipped, blocked, or failed before
 /// anything was measured).
-pub fn verdict(status: &S, result: Option<&str>) -> &'static str {
+pub fn verdict(status: &S, result: Option<&GateResult>) -> &'static str {
     match (status, result) {
-        (_, Some("PASS")) => "supported",
-        (_, Some("PARTIAL")) => "partially_supported",
-        (S::Failed, Some("FAIL")) => "refuted",
+        (_, Some(GateResult::Pass)) => "supported",
+        (_, Some(GateResult::Partial)) => "partially_supported",
+        (S::Failed, Some(GateResult::Fail)) => "refuted",
         _ => "inconclusive",
     }
 }
@@ -66,7 +66,7 @@ pub fn matrix(vsa: &Vsa) -> Vec<Row> {
                     (Some(r), false) => format!("{r} ({measured})"),
                     (None, _) => "not evaluated".into(),
                 },
-                verdict: verdict(&h.status, result.as_deref()),
+                verdict: verdict(&h.status, h.gate.result.as_ref()),
             }
         })
         .collect()
@@ -100,12 +100,7 @@ impl StageRunner for EvidenceCheck {
         })?;
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         ctx.write(REGISTRY_FILE, &to_yaml(&registry, &now))?;
-        let main = snap
-            .vsa
-            .main_hypothesis
-            .as_ref()
-            .and_then(|m| m.statement.clone())
-            .unwrap_or_default();
+        let main = snap.vsa.main_statement();
         let vars: Vars = [("main_hypothesis", main), ("matrix", table.clone())]
             .into_iter()
             .collect();
@@ -135,11 +130,17 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_gate() {
-        assert_eq!(verdict(&S::Validated, Some("PASS")), "supported");
-        assert_eq!(verdict(&S::Partial, Some("PARTIAL")), "partially_supported");
-        assert_eq!(verdict(&S::Failed, Some("FAIL")), "refuted");
+        assert_eq!(verdict(&S::Validated, Some(&GateResult::Pass)), "supported");
+        assert_eq!(
+            verdict(&S::Partial, Some(&GateResult::Partial)),
+            "partially_supported"
+        );
+        assert_eq!(verdict(&S::Failed, Some(&GateResult::Fail)), "refuted");
         assert_eq!(verdict(&S::Failed, None), "inconclusive");
         assert_eq!(verdict(&S::Skipped, None), "inconclusive");
-        assert_eq!(verdict(&S::Blocked, Some("FAIL")), "inconclusive");
+        assert_eq!(
+            verdict(&S::Blocked, Some(&GateResult::Fail)),
+            "inconclusive"
+        );
     }
 }

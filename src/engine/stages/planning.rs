@@ -2,6 +2,7 @@
 //! SHOULD_WORK gates. The plan is checked by rule before it reaches the VSA; the store's
 //! invariants (must-work gate, prerequisites first, no cycle) check it again on write.
 
+use crate::vsa::enums::{HypothesisStatus, PhaseStatus};
 use serde_json::Value;
 
 use super::{Produced, StageRunner};
@@ -114,8 +115,8 @@ pub fn validate(v: &Value) -> Result<Vec<Planned>, Vec<String>> {
     }
 }
 
-fn status(name: &str) -> NewNode {
-    NewNode::Map(vec![("status".into(), NewNode::Scalar(name.into()))])
+fn status(s: PhaseStatus) -> NewNode {
+    NewNode::Map(vec![("status".into(), NewNode::Scalar(s.as_str().into()))])
 }
 
 /// The `sub_hypotheses` map in YouRA's shape (the fixtures' v3.5 runs).
@@ -124,9 +125,9 @@ pub fn vsa_node(plan: &[Planned]) -> NewNode {
         plan.iter()
             .map(|p| {
                 let ready = if p.prerequisites.is_empty() {
-                    "READY"
+                    HypothesisStatus::Ready
                 } else {
-                    "NOT_STARTED"
+                    HypothesisStatus::NotStarted
                 };
                 let gate = NewNode::Map(vec![
                     ("type".into(), NewNode::Scalar(p.gate.clone())),
@@ -143,12 +144,15 @@ pub fn vsa_node(plan: &[Planned]) -> NewNode {
                 let body = NewNode::Map(vec![
                     ("type".into(), NewNode::Scalar(p.kind.clone())),
                     ("statement".into(), text(&p.statement)),
-                    ("status".into(), NewNode::Scalar(ready.into())),
+                    ("status".into(), NewNode::Scalar(ready.as_str().into())),
                     ("gate".into(), gate),
                     ("prerequisites".into(), prereq),
-                    ("experiment_design".into(), status("NOT_STARTED")),
-                    ("implementation_planning".into(), status("NOT_STARTED")),
-                    ("validation".into(), status("NOT_STARTED")),
+                    ("experiment_design".into(), status(PhaseStatus::NotStarted)),
+                    (
+                        "implementation_planning".into(),
+                        status(PhaseStatus::NotStarted),
+                    ),
+                    ("validation".into(), status(PhaseStatus::NotStarted)),
                     ("version".into(), NewNode::Scalar("1".into())),
                 ]);
                 (p.id.clone(), body)
@@ -189,11 +193,8 @@ fn markdown(plan: &[Planned], rationale: &str) -> String {
 impl StageRunner for VerificationPlanning {
     fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
         let snap = ctx.vsa()?;
-        let main = snap
-            .vsa
-            .main_hypothesis
-            .as_ref()
-            .and_then(|m| m.statement.clone())
+        let main = Some(snap.vsa.main_statement())
+            .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "(not stated)".into());
         let vars: Vars = [
             ("main_hypothesis", main),

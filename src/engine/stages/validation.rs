@@ -180,7 +180,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
     tx.push(
         Change::Set {
             path: format!("sub_hypotheses.{id}.status"),
-            value: "FAILED".into(),
+            value: HypothesisStatus::Failed.as_str().into(),
         },
         "status",
         &why,
@@ -339,7 +339,7 @@ pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: Hypothes
             .map(status_of)
             .collect();
         let next = if pre.iter().all(HypothesisStatus::is_validated) {
-            "READY"
+            HypothesisStatus::Ready
         } else if pre.iter().any(|p| {
             matches!(
                 p,
@@ -349,14 +349,14 @@ pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: Hypothes
                     | HypothesisStatus::Skipped
             )
         }) {
-            "BLOCKED"
+            HypothesisStatus::Blocked
         } else {
             continue;
         };
         tx.push(
             Change::Set {
                 path: format!("sub_hypotheses.{}.status", h.id),
-                value: next.into(),
+                value: next.as_str().into(),
             },
             "status",
             &format!("prerequisites of {} settled", h.id),

@@ -43,8 +43,10 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
         Overlay::Edit(d) => d.on_key(key, cmd),
         Overlay::Reason(d) | Overlay::CommandLine(d) => d.on_key(key, cmd),
         Overlay::Viewer(v) => v.on_key(
-            app.keymap
-                .resolve("viewer", super::keymap::Key::from_event(&key)),
+            app.keymap.resolve(
+                super::keymap::Mode::Viewer,
+                super::keymap::Key::from_event(&key),
+            ),
             key,
         ),
         Overlay::Picker(p) => p.on_key(cmd),

@@ -6,12 +6,18 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui_textarea::TextArea;
 
 use super::Outcome;
+use crate::steer::{Request, Verb, split_plan_file};
 use crate::tui::app::Effect;
 use crate::tui::keymap::Command;
 
 pub struct ReasonDialog {
-    pub verb: String,
+    /// None on the `:` line until a verb is typed.
+    pub verb: Option<Verb>,
+    /// `breakpoint … --off`: remove instead of add.
+    pub off: bool,
     pub target: Option<String>,
+    /// `edit <node> --plan-file <path>` on the `:` line: read when the effect runs.
+    pub plan_file: Option<String>,
     /// What the verb does, and what it discards.
     pub about: String,
     pub choices: Vec<String>,
@@ -25,14 +31,16 @@ pub struct ReasonDialog {
 
 impl ReasonDialog {
     pub fn new(
-        verb: &str,
+        verb: Option<Verb>,
         target: Option<String>,
         about: String,
         choices: Vec<String>,
     ) -> ReasonDialog {
         ReasonDialog {
-            verb: verb.to_string(),
+            verb,
+            off: false,
             target,
+            plan_file: None,
             about,
             choices,
             choice: 0,
@@ -45,7 +53,7 @@ impl ReasonDialog {
 
     pub fn command_line(verbs: Vec<&'static str>) -> ReasonDialog {
         let mut d = ReasonDialog::new(
-            "",
+            None,
             None,
             "steer the run: type a verb and its target, Tab completes".into(),
             Vec::new(),
@@ -103,16 +111,32 @@ impl ReasonDialog {
     fn parse_command(&mut self) -> Outcome {
         let t = self.text();
         let mut words = t.split_whitespace();
-        let Some(verb) = words.next() else {
+        let Some(word) = words.next() else {
             return Outcome::Close;
         };
-        if !self.verbs.contains(&verb) {
-            self.error = Some(format!("unknown verb `{verb}`: {}", self.verbs.join(", ")));
-            return Outcome::Stay;
+        let verb = match word.parse::<Verb>() {
+            Ok(v) if self.verbs.contains(&v.name()) => v,
+            _ => {
+                self.error = Some(format!("unknown verb `{word}`: {}", self.verbs.join(", ")));
+                return Outcome::Stay;
+            }
+        };
+        let mut target: Vec<&str> = words.collect();
+        self.off = verb == Verb::Breakpoint && target.last() == Some(&"--off");
+        if self.off {
+            target.pop();
         }
-        let target: Vec<&str> = words.collect();
-        self.verb = verb.to_string();
-        self.target = (!target.is_empty()).then(|| target.join(" "));
+        let (target, plan_file) = match target.join(" ") {
+            t if t.is_empty() => (None, None),
+            t if verb == Verb::Edit => {
+                let (node, file) = split_plan_file(&t);
+                (Some(node), file)
+            }
+            t => (Some(t), None),
+        };
+        self.verb = Some(verb);
+        self.target = target;
+        self.plan_file = plan_file;
         self.about = format!(
             "{verb}{}",
             self.target
@@ -136,11 +160,15 @@ impl ReasonDialog {
             Some(c) => Some(c.clone()),
             None => self.target.clone(),
         };
+        let Some(verb) = self.verb else {
+            return Outcome::Close;
+        };
         self.error = Some("writing…".into());
+        let mut request = Request::new(verb, target.as_deref(), &reason);
+        request.off = self.off;
         Outcome::Run(Effect::Steer {
-            verb: self.verb.clone(),
-            target,
-            reason,
+            request,
+            plan_file: self.plan_file.clone(),
         })
     }
 }

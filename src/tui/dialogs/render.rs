@@ -102,7 +102,10 @@ pub fn reason(app: &App, d: &ReasonDialog, frame: &mut Frame, area: Rect) {
     let title = if d.command_line {
         ":".to_string()
     } else {
-        format!("{} (enter confirms, esc cancels)", d.verb)
+        format!(
+            "{} (enter confirms, esc cancels)",
+            d.verb.map(|v| v.name()).unwrap_or(":")
+        )
     };
     let block = frame_block(app, &title);
     let inner = block.inner(area);

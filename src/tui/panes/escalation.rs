@@ -9,9 +9,10 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table};
 
 use crate::tui::app::App;
-use crate::tui::keymap::Command;
+use crate::tui::keymap::{Command, Mode};
 use crate::tui::theme::Role;
-use crate::yaml::{Document, Node};
+use crate::vsa::escalation::Escalation;
+use crate::vsa::model::Vsa;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Attribution {
@@ -38,68 +39,53 @@ pub struct Card {
     pub decision: Option<(String, String, String)>,
 }
 
-fn text(n: Option<&Node>) -> String {
-    n.and_then(|n| n.as_scalar())
-        .filter(|s| !s.is_null())
-        .map_or_else(|| "-".to_string(), |s| s.text.clone())
-}
-
-/// The pending escalation, if one waits (or was just decided and still sits in the file).
-pub fn card(doc: &Document) -> Option<Card> {
-    let esc = doc
-        .root
-        .as_ref()?
-        .get("workflow")?
-        .get("pending_escalation")
-        .filter(|n| !n.is_null() && n.as_scalar().is_none())?;
-    let f = |k: &str| text(esc.get(k));
-    let mut trajectory: Vec<(String, String)> = match esc.get("trajectory").map(|t| &t.kind) {
-        Some(crate::yaml::NodeKind::Map(entries)) => entries
-            .iter()
-            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), text(Some(v)))))
-            .collect(),
-        _ => Vec::new(),
-    };
+/// The card of the pending escalation, if one waits (or was just decided and still sits in
+/// the file): a view of the VSA's typed [`Escalation`], which ranks the attributions as the
+/// engine chose h*; missing fields read `-`.
+pub fn card(vsa: &Vsa) -> Option<Card> {
+    let e: &Escalation = vsa.workflow.escalation.as_ref()?;
+    let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_string());
+    let mut trajectory = e.trajectory.clone();
     // The signature names the failure's shape; the features are its evidence.
     trajectory.sort_by_key(|(k, _)| k != "signature");
-    let mut attributions: Vec<Attribution> = esc
-        .get("attributions")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
+    let attributions = e
+        .attributions
         .iter()
-        .map(|a| Attribution {
-            category: text(a.get("category")),
-            severity: text(a.get("severity")),
-            description: text(a.get("description")),
-            evidence: text(a.get("evidence")),
-            fix: text(a.get("fix")),
+        .map(|a| {
+            let or_dash = |s: &str| {
+                if s.is_empty() {
+                    "-".into()
+                } else {
+                    s.to_string()
+                }
+            };
+            Attribution {
+                category: or_dash(&a.category),
+                severity: a.severity.map_or_else(|| "-".into(), |s| s.to_string()),
+                description: or_dash(&a.description),
+                evidence: or_dash(&a.evidence),
+                fix: or_dash(&a.fix),
+            }
         })
         .collect();
-    // h* = argmax severity: the card ranks, whatever order the file lists them in.
-    let sev = |a: &Attribution| a.severity.parse::<f64>().unwrap_or(f64::NEG_INFINITY);
-    attributions.sort_by(|a, b| sev(b).total_cmp(&sev(a)));
-    let decision = esc.get("decision").filter(|d| !d.is_null()).map(|d| {
-        (
-            text(d.get("verdict")),
-            text(d.get("by")),
-            text(d.get("reason")),
-        )
-    });
     Some(Card {
-        id: f("id"),
-        raised_at: f("raised_at"),
-        hypothesis: f("hypothesis"),
-        proposed_action: f("proposed_action"),
-        clamp_verdict: f("clamp_verdict"),
-        clamp_kappa: esc.get("clamp_kappa").map(|n| text(Some(n))),
+        id: o(&e.id),
+        raised_at: o(&e.raised_at),
+        hypothesis: o(&e.hypothesis),
+        proposed_action: o(&e.proposed_action),
+        clamp_verdict: o(&e.clamp_verdict),
+        clamp_kappa: e.clamp_kappa.clone(),
         trajectory,
         attributions,
-        decision,
+        decision: e
+            .decision
+            .as_ref()
+            .map(|d| (o(&d.verdict_text), o(&d.by), o(&d.reason))),
     })
 }
 
 /// "a approve · r reject · o override" from the keymap of `mode`.
-pub fn decide_keys(app: &App, mode: &str) -> String {
+pub fn decide_keys(app: &App, mode: Mode) -> String {
     let key = |c| {
         app.keymap
             .key_for(mode, c)
@@ -235,7 +221,7 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     frame.render_widget(Clear, area);
-    let Some(c) = app.data.vsa.as_ref().and_then(|s| card(&s.doc)) else {
+    let Some(c) = app.data.vsa.as_ref().and_then(|s| card(&s.vsa)) else {
         let p = Paragraph::new(Line::styled(
             "no escalation waits (workflow.pending_escalation is empty)",
             t.style(Role::Muted),
@@ -270,11 +256,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         None => {
             let log = app
                 .keymap
-                .key_for("escalation", Command::OpenLog)
+                .key_for(Mode::Escalation, Command::OpenLog)
                 .map(|k| format!(" · {k} results and logs of {}", c.hypothesis))
                 .unwrap_or_default();
             Line::styled(
-                format!("{}{log}", decide_keys(app, "escalation")),
+                format!("{}{log}", decide_keys(app, Mode::Escalation)),
                 t.style(Role::Key),
             )
         }
@@ -287,25 +273,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn attributions_are_ranked_by_severity() {
+    fn attributions_are_ranked_as_the_engine_ranks_them() {
         let doc = crate::yaml::parse(
             b"workflow:\n  pending_escalation:\n    id: e1\n    hypothesis: h-m1\n    \
               proposed_action: Pivot\n    trajectory: {decay: 0.1, signature: saturation}\n    \
               attributions:\n    - {category: Method, severity: 0.3, description: a}\n    \
-              - {category: Design, severity: 0.8, description: b}\n",
+              - {category: Design, severity: 0.8, description: b}\n    \
+              - {category: Method, severity: 0.8, description: c}\n",
         )
         .unwrap();
-        let c = card(&doc).expect("a card");
+        let vsa = |d: &crate::yaml::Document| crate::vsa::read(d).0;
+        let c = card(&vsa(&doc)).expect("a card");
         let ranked: Vec<&str> = c
             .attributions
             .iter()
             .map(|a| a.description.as_str())
             .collect();
-        assert_eq!(ranked, ["b", "a"]);
+        // A tie goes to Design, as h* does (reflect::attribution::rank).
+        assert_eq!(ranked, ["b", "c", "a"]);
         assert_eq!(c.trajectory[0], ("signature".into(), "saturation".into()));
         assert_eq!((c.clamp_verdict.as_str(), c.decision), ("-", None));
         let none = crate::yaml::parse(b"workflow:\n  pending_escalation: null\n").unwrap();
-        assert_eq!(card(&none), None);
+        assert_eq!(card(&vsa(&none)), None);
         assert_eq!(wrap("one two three", 7), ["one two", "three"]);
     }
 }

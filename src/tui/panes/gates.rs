@@ -156,6 +156,47 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// One line per machine-readable criterion: `metric op required · measured v ✓/✗`; the
+/// selected one (`]` / `[`, then `e` edits its value) is marked.
+fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    h.gate
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let measured = h
+                .gate
+                .measured
+                .iter()
+                .find(|(m, _)| *m == c.metric)
+                .map(|(_, v)| v.clone());
+            let met = measured
+                .as_deref()
+                .and_then(|v| v.parse::<f64>().ok())
+                .map(|v| crate::plan::met(c.op, c.value, v));
+            let (mark, role) = match met {
+                Some(true) => ("✓", Role::GatePassed),
+                Some(false) => ("✗", Role::GateFailed),
+                None => ("·", Role::GatePending),
+            };
+            let selected = app.criterion == Some(i);
+            let text = format!(
+                "{} {} {} {} · measured {} {mark}",
+                if selected { "▸" } else { " " },
+                c.metric,
+                c.op,
+                c.value,
+                measured.as_deref().unwrap_or("-"),
+            );
+            let mut style = t.style(role);
+            if selected && app.focus == PaneId::Gates {
+                style = style.patch(t.style(Role::Selected));
+            }
+            Line::styled(clip(&text, width), style)
+        })
+        .collect()
+}
+
 fn short(kind: &str) -> String {
     kind.chars().take(4).collect()
 }
@@ -169,6 +210,7 @@ fn detail(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'st
         ),
         t.style(Role::Text),
     )];
+    lines.extend(criteria_lines(app, h, t, width));
     for c in &h.gate.failed_checks {
         let text = c.text.clone().unwrap_or_else(|| {
             let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());

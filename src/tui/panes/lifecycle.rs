@@ -104,8 +104,8 @@ pub fn loop_lines(p: &Progress, width: usize) -> Vec<String> {
                     let sym = match s.as_deref() {
                         Some(x) if progress::is_skipped(x) => "↷",
                         Some(x) if progress::is_done(x) => "✓",
-                        Some(x) if x.eq_ignore_ascii_case("IN_PROGRESS") => "▶",
-                        Some(x) if x.eq_ignore_ascii_case("FAILED") => "✗",
+                        Some(x) if progress::is_running(x) => "▶",
+                        Some(x) if progress::is_failed(x) => "✗",
                         _ => "·",
                     };
                     format!("{short} {sym}")

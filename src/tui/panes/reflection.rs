@@ -10,14 +10,14 @@ use super::{block, clip, escalation, scroll_for};
 use crate::rundir::memory::MemoryRecord;
 use crate::tui::app::{App, PaneId};
 use crate::tui::filters::group;
-use crate::tui::keymap::Command;
+use crate::tui::keymap::{Command, Mode};
 use crate::tui::theme::Role;
 
 /// The escalation card, compact for the pane: what waits and the keys that decide it first,
 /// then the route, the trajectory and the top attributions (the full card is an overlay).
 pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(c) = app.data.vsa.as_ref().and_then(|s| escalation::card(&s.doc)) else {
+    let Some(c) = app.data.vsa.as_ref().and_then(|s| escalation::card(&s.vsa)) else {
         return Vec::new();
     };
     let mut lines = vec![Line::styled(
@@ -39,12 +39,15 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         None => {
             let card_key = app
                 .keymap
-                .key_for("reflection", Command::OpenEscalation)
+                .key_for(Mode::Reflection, Command::OpenEscalation)
                 .map(|k| format!(" · {k} card"))
                 .unwrap_or_default();
             Line::styled(
                 clip(
-                    &format!("{}{card_key}", escalation::decide_keys(app, "reflection")),
+                    &format!(
+                        "{}{card_key}",
+                        escalation::decide_keys(app, Mode::Reflection)
+                    ),
                     width,
                 ),
                 t.style(Role::Key),

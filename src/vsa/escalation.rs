@@ -1,0 +1,247 @@
+//! `workflow.pending_escalation`, typed: what the engine raised (the route it proposes, the
+//! clamp's verdict, the trajectory, the ranked attributions) and what the researcher
+//! decided. Parsed once, in [`super::read`]; the engine, the steering verbs, `youra status`
+//! and the TUI's card all read this, so they cannot disagree on which cause ranks first.
+
+use serde::Serialize;
+
+use crate::reflect::attribution::{Category, rank};
+use crate::yaml::{Node, NodeKind};
+
+/// The researcher's answer to an escalation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Approved,
+    Rejected,
+    Overridden,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approved => "approved",
+            Verdict::Rejected => "rejected",
+            Verdict::Overridden => "overridden",
+        }
+    }
+
+    /// As written by youra (`approved`) or by hand (`approve`, `Approved`).
+    pub fn parse(raw: &str) -> Option<Verdict> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "approved" | "approve" => Some(Verdict::Approved),
+            "rejected" | "reject" => Some(Verdict::Rejected),
+            "overridden" | "override" => Some(Verdict::Overridden),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Escalation {
+    pub id: Option<String>,
+    pub raised_at: Option<String>,
+    pub hypothesis: Option<String>,
+    /// As written (`Pivot`); parse with [`crate::steer::RoutingAction`].
+    pub proposed_action: Option<String>,
+    /// What π routed before the clamp changed it, when it did.
+    pub routed_action: Option<String>,
+    pub clamp_verdict: Option<String>,
+    /// κ as written, so the card shows what the file says.
+    pub clamp_kappa: Option<String>,
+    pub clamp_reason: Option<String>,
+    pub failed_checks: Vec<String>,
+    /// `(feature, value)` in the file's order (`metric`, `decay`, … `signature`).
+    pub trajectory: Vec<(String, String)>,
+    /// Ranked as h* is chosen ([`rank`]): severity first, ties to Design, then file order.
+    pub attributions: Vec<Attribution>,
+    /// `None` until someone decides.
+    pub decision: Option<Decision>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Attribution {
+    /// As written; [`Attribution::category`] parses it.
+    pub category: String,
+    pub severity: Option<f64>,
+    pub description: String,
+    pub evidence: String,
+    pub fix: String,
+}
+
+impl Attribution {
+    pub fn category(&self) -> Option<Category> {
+        Category::parse(&self.category)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Decision {
+    /// As written; [`Decision::verdict`] parses it.
+    pub verdict_text: Option<String>,
+    pub action: Option<String>,
+    pub by: Option<String>,
+    pub at: Option<String>,
+    pub reason: Option<String>,
+}
+
+impl Decision {
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.verdict_text.as_deref().and_then(Verdict::parse)
+    }
+}
+
+impl Escalation {
+    /// Waiting for the researcher: raised and not yet decided.
+    pub fn waits(&self) -> bool {
+        self.decision.is_none()
+    }
+
+    /// The trajectory feature `key` as written.
+    pub fn feature(&self, key: &str) -> Option<&str> {
+        self.trajectory
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The block under `workflow.pending_escalation`, or `None` when it is absent, null or a
+    /// bare scalar. A decision written as a bare scalar (`decision: approved`) is a verdict.
+    pub fn read(node: &Node) -> Option<Escalation> {
+        if node.is_null() || node.as_scalar().is_some() {
+            return None;
+        }
+        let s = |n: &Node, k: &str| {
+            n.get(k)
+                .and_then(Node::as_scalar)
+                .filter(|s| !s.is_null())
+                .map(|s| s.text.clone())
+        };
+        let text = |n: &Node, k: &str| s(n, k).unwrap_or_default();
+        let trajectory = match node.get("trajectory").map(|t| &t.kind) {
+            Some(NodeKind::Map(entries)) => entries
+                .iter()
+                .filter_map(|(k, v)| {
+                    let value = v.as_scalar().filter(|s| !s.is_null())?.text.clone();
+                    Some((k.as_str()?.to_string(), value))
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut attributions: Vec<Attribution> = node
+            .get("attributions")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|a| Attribution {
+                category: text(a, "category"),
+                severity: a.get("severity").and_then(|n| n.as_scalar()?.as_f64()),
+                description: text(a, "description"),
+                evidence: text(a, "evidence"),
+                fix: text(a, "fix"),
+            })
+            .collect();
+        rank(&mut attributions, |a| {
+            (a.severity, a.category() == Some(Category::Design))
+        });
+        let decision = node
+            .get("decision")
+            .filter(|d| !d.is_null())
+            .map(|d| match d.as_scalar() {
+                Some(v) => Decision {
+                    verdict_text: Some(v.text.clone()),
+                    ..Decision::default()
+                },
+                None => Decision {
+                    verdict_text: s(d, "verdict"),
+                    action: s(d, "action"),
+                    by: s(d, "by"),
+                    at: s(d, "at"),
+                    reason: s(d, "reason"),
+                },
+            });
+        let failed_checks = node
+            .get("failed_checks")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|n| Some(n.as_scalar()?.text.clone()))
+            .collect();
+        Some(Escalation {
+            id: s(node, "id"),
+            raised_at: s(node, "raised_at"),
+            hypothesis: s(node, "hypothesis"),
+            proposed_action: s(node, "proposed_action"),
+            routed_action: s(node, "routed_action"),
+            clamp_verdict: s(node, "clamp_verdict"),
+            clamp_kappa: s(node, "clamp_kappa"),
+            clamp_reason: s(node, "clamp_reason"),
+            failed_checks,
+            trajectory,
+            attributions,
+            decision,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(yaml: &str) -> Option<Escalation> {
+        let doc = crate::yaml::parse(yaml.as_bytes()).unwrap();
+        Escalation::read(
+            doc.root
+                .as_ref()?
+                .get("workflow")?
+                .get("pending_escalation")?,
+        )
+    }
+
+    #[test]
+    fn attributions_rank_by_severity_then_design_then_file_order() {
+        let e = read(
+            "workflow:\n  pending_escalation:\n    id: e1\n    attributions:\n\
+             \x20   - {category: Method, severity: 0.6, description: a}\n\
+             \x20   - {category: Method, severity: 0.8, description: b}\n\
+             \x20   - {category: Design, severity: 0.8, description: c}\n\
+             \x20   - {category: Design, description: unscored}\n\
+             \x20   - {category: Method, severity: 0.8, description: d}\n",
+        )
+        .unwrap();
+        let order: Vec<&str> = e
+            .attributions
+            .iter()
+            .map(|a| a.description.as_str())
+            .collect();
+        assert_eq!(order, ["c", "b", "d", "a", "unscored"]);
+        assert!(e.waits());
+    }
+
+    #[test]
+    fn decisions_read_as_maps_or_bare_verdicts() {
+        let cases = [
+            ("decision: approved", Some(Verdict::Approved)),
+            ("decision: Reject", Some(Verdict::Rejected)),
+            (
+                "decision: {verdict: overridden, action: Pivot, by: ana}",
+                Some(Verdict::Overridden),
+            ),
+            ("decision: {verdict: maybe}", None),
+        ];
+        for (line, want) in cases {
+            let e = read(&format!(
+                "workflow:\n  pending_escalation:\n    id: e1\n    {line}\n"
+            ))
+            .unwrap();
+            assert_eq!(e.decision.as_ref().unwrap().verdict(), want, "{line}");
+            assert!(!e.waits());
+        }
+        assert_eq!(
+            read("workflow:\n  pending_escalation: null\n"),
+            None,
+            "null: nothing waits"
+        );
+        assert_eq!(read("workflow:\n  pending_escalation: none\n"), None);
+    }
+}
