@@ -1,8 +1,12 @@
 //! Engine transitions read the VSA as it is when they decide: directives queued together
 //! are decided one after another, and a researcher's threshold edit decides the next gate.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
+
+use common::revisions::{Field, one_revision};
 
 use youra::vsa::Store;
 
@@ -61,6 +65,25 @@ fn pause_then_resume_queued_together_leaves_the_run_resumed() {
         })
         .collect();
     assert_eq!(states, ["applied", "applied"], "both applied, in order");
+    // Each directive and its mark are one write.
+    let paused = one_revision(
+        &dir,
+        0,
+        "pause applied",
+        &[
+            Field("workflow.status", "PAUSED"),
+            Field("workflow.steering[0]", "state: applied"),
+        ],
+    );
+    one_revision(
+        &dir,
+        paused,
+        "resume applied",
+        &[
+            Field("workflow.status", "ACTIVE"),
+            Field("workflow.steering[1]", "state: applied"),
+        ],
+    );
     assert_eq!(
         snap.vsa.workflow.status.as_ref().unwrap().as_str(),
         "COMPLETED"

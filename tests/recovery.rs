@@ -7,6 +7,7 @@ mod common;
 
 use std::path::Path;
 
+use common::revisions::{Field, one_revision};
 use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
 use youra::engine::{Engine, Options, RunEnd};
 use youra::rundir::Layout;
@@ -131,6 +132,28 @@ fn method_refine_then_pass() {
     assert!(ev.iter().any(|e| e.kind == "routing"
         && e.action.as_deref() == Some("Method-Refine")
         && e.result.is_none()));
+    // The decision (reflection + journal at `decided`), then the reroute that applies it
+    // (the sub-hypothesis reopened with its fix, dependants waiting again, journal closed).
+    let decided = one_revision(
+        &dir,
+        0,
+        "the recovery decision",
+        &[
+            Field("sub_hypotheses.h-e1.reflection", "Method-Refine"),
+            Field("workflow.pending_transition", "step: decided"),
+        ],
+    );
+    one_revision(
+        &dir,
+        decided,
+        "the reroute (Method-Refine)",
+        &[
+            Field("sub_hypotheses.h-e1.status", "READY"),
+            Field("sub_hypotheses.h-e1.refinement", "standardize"),
+            Field("sub_hypotheses.h-m1.status", "NOT_STARTED"),
+            Field("workflow.pending_transition", "null"),
+        ],
+    );
 }
 
 #[test]
@@ -248,11 +271,64 @@ fn an_escalation_waits_then_approve_applies_the_pivot() {
         dir.join("h-e1").exists(),
         "nothing discarded before the decision"
     );
+    // Each transition was one write: the gate judgement with its journal entry, then the
+    // attribution's outcome (the reflection block and the escalation raised).
+    let gate = one_revision(
+        &dir,
+        0,
+        "the gate judgement",
+        &[
+            Field("sub_hypotheses.h-e1.gate.result", "FAIL"),
+            Field("sub_hypotheses.h-e1.gate.satisfied", "false"),
+            Field("sub_hypotheses.h-e1.gate.failed_checks", "accuracy"),
+            Field("sub_hypotheses.h-e1.status", "FAILED"),
+            Field("workflow.pending_transition", "attributing"),
+        ],
+    );
+    let raised = one_revision(
+        &dir,
+        gate,
+        "raising the escalation",
+        &[
+            Field("sub_hypotheses.h-e1.reflection", "Pivot"),
+            Field("workflow.pending_escalation", "Pivot"),
+            Field("workflow.status", "AWAITING_APPROVAL"),
+        ],
+    );
     steer(&dir, Verb::Approve, None);
     let reason = stopped(run(&dir, true));
     assert!(
         reason.contains("stage=hypothesis_debate round=1"),
         "{reason}"
+    );
+    let answered = one_revision(
+        &dir,
+        raised,
+        "answering the escalation",
+        &[
+            Field("workflow.escalation_log", "approved"),
+            Field("workflow.pending_escalation", "null"),
+            Field("workflow.status", "ACTIVE"),
+            Field("workflow.pending_transition", "decided"),
+        ],
+    );
+    let rerouted = one_revision(
+        &dir,
+        answered,
+        "the reroute (Pivot)",
+        &[
+            Field("workflow.pending_transition", "null"),
+            Field("phases.hypothesis_debate", "NOT_STARTED"),
+        ],
+    );
+    one_revision(
+        &dir,
+        rerouted,
+        "the stop",
+        &[
+            Field("workflow.stop_reason", "hypothesis_debate"),
+            Field("workflow.status", "STOPPED"),
+        ],
     );
     assert_eq!(youra::rundir::archive::load_archives(&dir).len(), 1);
     assert_eq!(

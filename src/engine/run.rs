@@ -586,7 +586,8 @@ pub(crate) fn stop_mutation(reason: &str) -> Mutation {
         .with(
             Change::Set {
                 path: "workflow.status".into(),
-                value: "MUST_STOP".into(),
+                // YouRA's MUST_STOP is an alias the store writes as the canonical STOPPED.
+                value: WorkflowStatus::Stopped.as_str().into(),
             },
             "engine",
             reason,

@@ -10,7 +10,7 @@ use super::edit::{EditError, FieldEdit, plan_set};
 use super::edit_list::{plan_append, plan_put, plan_remove};
 use super::path::{Resolved, VsaPath, resolve};
 use super::store::Base;
-use crate::yaml::{Document, NewNode, Splice};
+use crate::yaml::{Document, NewNode, Node, NodeKind, Splice, Style, format_scalar};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
@@ -145,6 +145,34 @@ pub struct Planned {
     pub check: Check,
 }
 
+/// A parsed node as a [`NewNode`]: scalars as written (quotes kept; a multi-line block
+/// scalar double-quoted onto one line), collections rebuilt, so it renders in flow form.
+fn as_new(node: &Node, text: &str) -> NewNode {
+    match &node.kind {
+        NodeKind::Scalar(sc) => {
+            let src = text
+                .get(node.start..node.content_end(text))
+                .unwrap_or(&sc.text)
+                .trim();
+            if src.contains('\n') || src.starts_with(['|', '>']) {
+                NewNode::Scalar(format_scalar(&sc.text, Style::DoubleQuoted))
+            } else {
+                NewNode::Scalar(src.to_string())
+            }
+        }
+        NodeKind::Seq(items) => NewNode::Seq(items.iter().map(|n| as_new(n, text)).collect()),
+        NodeKind::Map(entries) => NewNode::Map(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    let key = k.as_str().map_or_else(|| "?".to_string(), str::to_string);
+                    (key, as_new(v, text))
+                })
+                .collect(),
+        ),
+    }
+}
+
 /// Plan one edit against `doc` (`create`: add missing fields and parents).
 pub fn plan(doc: &Document, e: &Edit, create: bool, ids: &[String]) -> Result<Planned, EditError> {
     let path = VsaPath::parse(e.change.path())?;
@@ -197,11 +225,19 @@ pub fn plan(doc: &Document, e: &Edit, create: bool, ids: &[String]) -> Result<Pl
         }
         Change::Put { value, .. } => {
             let splices = plan_put(doc, &path, value)?;
+            // What the put replaces, in flow form, so history shows both sides of a map
+            // (a step's status entry, the recovery journal) and not `null -> {…}`.
+            let old = doc.root.as_ref().and_then(|r| match resolve(r, &path) {
+                Ok(Resolved::Found(n)) if !n.is_null() => {
+                    Some(crate::yaml::splice::render_flow(&as_new(n, &doc.text)))
+                }
+                _ => None,
+            });
             Planned {
                 check: Check::Exists(path.clone()),
                 path,
                 splices,
-                old: None,
+                old,
                 new: summary(value),
             }
         }

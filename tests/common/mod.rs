@@ -4,6 +4,7 @@
 pub mod demo;
 pub mod mid_run;
 pub mod pty;
+pub mod revisions;
 pub mod script;
 
 use std::path::PathBuf;
