@@ -165,3 +165,50 @@ fn help_names_every_command() {
     let (out, _) = text(&youra(&["vsa", "set", "--help"]));
     assert!(out.contains("--reason") && out.contains("--force") && out.contains("--create"));
 }
+
+#[test]
+fn vsa_get_history_and_steer_speak_json() {
+    let (_d, run) = temp_run(&example_run());
+    let dir = run.to_str().unwrap();
+    let o = youra(&["vsa", "get", dir, "sub_hypotheses.h-m1.gate", "--json"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["path"], "sub_hypotheses.h-m1.gate");
+    assert_eq!(v["revision"], 7);
+    assert!(v["line"].as_u64().unwrap() > 1);
+    assert_eq!(
+        v["value"]["satisfied"], false,
+        "typed, not the text `false`"
+    );
+    assert_eq!(v["value"]["criteria"][0]["value"], -0.8);
+    assert_eq!(
+        v["value"]["failed_checks"][0]["required"], "<= -0.8",
+        "a quoted scalar stays a string"
+    );
+    let o = youra(&["steer", dir, "pause", "--reason", "look", "--json"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["revision"], 8);
+    assert_eq!(v["outcome"]["kind"], "directive");
+    assert_eq!(v["outcome"]["verb"], "pause");
+    assert_eq!(v["outcome"]["state"], "pending");
+    assert!(v["outcome"]["id"].as_str().unwrap().starts_with("d-"));
+    let o = youra(&["vsa", "history", dir, "--limit", "3", "--json"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let lines: Vec<serde_json::Value> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["event"], "steer", "newest first");
+    assert_eq!(lines[0]["revision"], 8);
+    assert_eq!(lines[0]["actor"], "researcher");
+    assert_eq!(lines[0]["reason"], "look");
+    let o = youra(&["vsa", "get", dir, "no.such.field", "--json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a missing field is still an error"
+    );
+}

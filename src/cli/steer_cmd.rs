@@ -35,6 +35,38 @@ pub struct SteerArgs {
     /// plan/edits/ for the engine.
     #[arg(long, value_name = "PATH")]
     pub plan_file: Option<PathBuf>,
+    /// Print what was written as one JSON object (see docs/ARCHITECTURE.md, "JSON output").
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `youra steer --json`: what the request wrote.
+fn outcome_json(done: &crate::steer::Steered) -> serde_json::Value {
+    use crate::steer::Outcome;
+    use serde_json::json;
+    let what = match &done.outcome {
+        Outcome::Directive { id, verb, target } => json!({
+            "kind": "directive", "id": id, "verb": verb.name(), "target": target,
+            "state": "pending",
+        }),
+        Outcome::Decision {
+            escalation,
+            verdict,
+            action,
+        } => json!({
+            "kind": "decision", "escalation": escalation, "verdict": verdict.as_str(),
+            "action": action.map(|a| a.as_str()),
+        }),
+        Outcome::Breakpoint { stage, on } => json!({
+            "kind": "breakpoint", "stage": stage.label(), "on": on,
+        }),
+    };
+    json!({
+        "revision": done.applied.revision,
+        "outcome": what,
+        "editor_changes": done.applied.editor_changes,
+        "summary": done.summary(),
+    })
 }
 
 /// The verb list shown under `youra steer --help`.
@@ -85,6 +117,10 @@ pub fn run(args: SteerArgs) -> Result<i32> {
     }
     let store = Store::new(&run.vsa);
     match apply(&store, &req, run.layout) {
+        Ok(done) if args.json => {
+            println!("{}", outcome_json(&done));
+            Ok(0)
+        }
         Ok(done) => {
             println!("{}", done.summary());
             if done.applied.editor_changes > 0 {

@@ -18,6 +18,9 @@ pub enum VsaCommand {
         dir: PathBuf,
         /// Dotted path; `[N]` indexes a list (`history[-1]`), quotes protect keys with dots.
         path: String,
+        /// One JSON object: `{path, revision, line, value}` (the value typed as YAML reads it).
+        #[arg(long)]
+        json: bool,
     },
     /// Change one field. Only that value's bytes change in the file; a history entry with
     /// your reason is appended and the revision bumped. The value is checked against the
@@ -51,6 +54,9 @@ pub enum VsaCommand {
         /// How many entries to show.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// One JSON object a line (newest first), the typed history entry.
+        #[arg(long)]
+        json: bool,
     },
     /// Check that a VSA reads: exit 0 (with warnings for what was normalised) or 1 with
     /// file:line:column for each problem.
@@ -62,7 +68,7 @@ pub enum VsaCommand {
 
 pub fn run(cmd: VsaCommand) -> Result<i32> {
     match cmd {
-        VsaCommand::Get { dir, path } => get(&dir, &path),
+        VsaCommand::Get { dir, path, json } => get(&dir, &path, json),
         VsaCommand::Set {
             dir,
             path,
@@ -89,7 +95,7 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
             };
             set(&dir, &req)
         }
-        VsaCommand::History { dir, limit } => history(&dir, limit),
+        VsaCommand::History { dir, limit, json } => history(&dir, limit, json),
         VsaCommand::Validate { target } => validate(&target),
     }
 }
@@ -120,7 +126,7 @@ pub(super) fn report(e: &StoreError) -> i32 {
     fail(e, hint)
 }
 
-fn get(dir: &Path, raw: &str) -> Result<i32> {
+fn get(dir: &Path, raw: &str, json: bool) -> Result<i32> {
     let store = match store_for(dir) {
         Ok(s) => s,
         Err(code) => return Ok(code),
@@ -137,6 +143,16 @@ fn get(dir: &Path, raw: &str) -> Result<i32> {
         return Ok(fail("the file is empty", ""));
     };
     match resolve(root, &path) {
+        Ok(Resolved::Found(node)) if json => {
+            let out = serde_json::json!({
+                "path": path.to_string(),
+                "revision": snap.vsa.revision,
+                "line": node.pos.line,
+                "value": crate::yaml::json::to_json(node),
+            });
+            println!("{out}");
+            Ok(0)
+        }
         Ok(Resolved::Found(node)) => {
             let text = snap
                 .doc
@@ -201,7 +217,7 @@ fn set(dir: &Path, req: &SetRequest<'_>) -> Result<i32> {
     }
 }
 
-fn history(dir: &Path, limit: usize) -> Result<i32> {
+fn history(dir: &Path, limit: usize, json: bool) -> Result<i32> {
     let store = match store_for(dir) {
         Ok(s) => s,
         Err(code) => return Ok(code),
@@ -211,6 +227,10 @@ fn history(dir: &Path, limit: usize) -> Result<i32> {
         Err(e) => return Ok(report(&e)),
     };
     for e in snap.vsa.history.iter().rev().take(limit) {
+        if json {
+            println!("{}", serde_json::to_string(e)?);
+            continue;
+        }
         let when = e.timestamp.map_or_else(
             || "-".to_string(),
             |t| t.at.format("%Y-%m-%d %H:%M:%S").to_string(),

@@ -8,6 +8,7 @@
 
 mod build;
 mod error;
+pub mod json;
 mod scalar;
 pub mod splice;
 mod value;
