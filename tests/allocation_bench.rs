@@ -64,3 +64,32 @@ fn zero_tasks_is_refused_with_a_hint() {
         "{err}"
     );
 }
+
+#[test]
+fn json_carries_the_table_as_data() {
+    let o = youra(&[
+        "bench",
+        "allocation",
+        "--tasks",
+        "3",
+        "--seed",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["bench"].as_str(), v["tasks"].as_u64()),
+        (Some("allocation"), Some(3))
+    );
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8, "every searcher");
+    assert_eq!(rows[0]["name"], "adaptive");
+    for r in rows {
+        assert!(r["mean"].is_number() && r["ci95"].is_number() && r["attempts"].is_number());
+    }
+    // The text table shows the same numbers.
+    let table = bench("3", "2");
+    let mean = rows[0]["mean"].as_f64().unwrap();
+    assert!(table.contains(&format!("{mean:.3}")), "{table}");
+}

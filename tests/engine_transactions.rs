@@ -165,3 +165,41 @@ fn a_threshold_edit_decides_the_next_gate_and_is_named() {
         "{record}"
     );
 }
+
+#[test]
+fn run_json_streams_events_as_json_lines_and_ends_with_the_outcome() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    early_demo(&dir);
+    let out = youra(&["run", "--json"], &dir, &[]);
+    assert_eq!(out.status.code(), Some(0), "the demo completes");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert!(lines.len() > 10, "{} events", lines.len());
+    for l in &lines {
+        assert!(l["kind"].is_string() && l["time"].is_string(), "{l}");
+    }
+    assert!(lines.iter().any(|l| l["kind"] == "gate"));
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (&last["kind"], &last["result"]),
+        (&"run_end".into(), &"completed".into())
+    );
+    // The same shape as the run's own events.jsonl.
+    let logged = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let first_logged: serde_json::Value =
+        serde_json::from_str(logged.lines().last().unwrap()).unwrap();
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert!(
+        keys(&first_logged)
+            .iter()
+            .all(|k| lines.iter().any(|l| l.as_object().unwrap().contains_key(k)))
+    );
+}

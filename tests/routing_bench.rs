@@ -116,3 +116,25 @@ fn zero_cases_is_refused_with_a_hint() {
         "{err}"
     );
 }
+
+#[test]
+fn json_carries_the_table_as_data() {
+    let o = youra(&[
+        "bench", "routing", "--cases", "200", "--seed", "3", "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["bench"].as_str(), v["cases"].as_u64()),
+        (Some("routing"), Some(200))
+    );
+    assert_eq!(v["levels"][0], "repair");
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.len() >= 3);
+    for r in rows {
+        let acc = r["accuracy"].as_f64().unwrap();
+        let hits = r["hits"].as_f64().unwrap();
+        assert!((acc - hits / 200.0).abs() < 1e-9, "{r}");
+        assert_eq!(r["recall"].as_array().unwrap().len(), 5);
+    }
+}

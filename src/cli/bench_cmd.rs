@@ -28,6 +28,9 @@ pub enum BenchCommand {
         /// Also print how long the benchmark took (on stderr, so stdout stays reproducible).
         #[arg(long)]
         time: bool,
+        /// The table as one JSON object (`bench`, the parameters, `rows`).
+        #[arg(long)]
+        json: bool,
     },
     /// Recovery's routing on a seeded synthetic corpus of failed experiments with known
     /// causes: the deterministic part (no-metric rule + π given the true category), the full
@@ -43,12 +46,20 @@ pub enum BenchCommand {
         /// Also print how long the benchmark took (on stderr, so stdout stays reproducible).
         #[arg(long)]
         time: bool,
+        /// The table as one JSON object (`bench`, the parameters, `rows`).
+        #[arg(long)]
+        json: bool,
     },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
-        BenchCommand::Allocation { tasks, seed, time } => {
+        BenchCommand::Allocation {
+            tasks,
+            seed,
+            time,
+            json,
+        } => {
             if tasks == 0 {
                 fail(
                     "--tasks 0: there is nothing to compare",
@@ -58,13 +69,25 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             }
             let start = Instant::now();
             let rows = bench::run(tasks, seed);
-            print!("{}", bench::render(&rows, tasks, seed));
+            if json {
+                let out = serde_json::json!({
+                    "bench": "allocation", "tasks": tasks, "seed": seed, "rows": rows,
+                });
+                println!("{out}");
+            } else {
+                print!("{}", bench::render(&rows, tasks, seed));
+            }
             if time {
                 eprintln!("took {:.2} s", start.elapsed().as_secs_f64());
             }
             Ok(0)
         }
-        BenchCommand::Routing { cases, seed, time } => {
+        BenchCommand::Routing {
+            cases,
+            seed,
+            time,
+            json,
+        } => {
             if cases == 0 {
                 fail(
                     "--cases 0: there is nothing to route",
@@ -73,10 +96,29 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
                 return Ok(2);
             }
             let start = Instant::now();
-            print!(
-                "{}",
-                routing_bench::render(&routing_bench::run(cases, seed))
-            );
+            let report = routing_bench::run(cases, seed);
+            if json {
+                let rows: Vec<serde_json::Value> = report
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let mut v = serde_json::to_value(r).unwrap_or_default();
+                        v["accuracy"] = r.accuracy().into();
+                        v
+                    })
+                    .collect();
+                let mut out = serde_json::to_value(&report)?;
+                out["bench"] = "routing".into();
+                out["rows"] = rows.into();
+                out["levels"] = routing_bench::TARGETS
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .into();
+                println!("{out}");
+            } else {
+                print!("{}", routing_bench::render(&report));
+            }
             if time {
                 eprintln!("took {:.2} s", start.elapsed().as_secs_f64());
             }

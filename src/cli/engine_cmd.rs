@@ -43,8 +43,9 @@ const DEFAULT_LLM_TOML: &str = "# Models per role. Any OpenAI-compatible endpoin
 # [llm.roles.controller]\n# model = \"gpt-4o\"\n";
 
 /// Run the engine in the foreground until the run completes, stops or (optionally) pauses,
-/// printing its events. Exit 0 on completion, 1 when it stopped, 3 when it paused.
-pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool) -> color_eyre::Result<i32> {
+/// printing its events (`json`: as JSON lines of `events.jsonl`'s shape, closed by a
+/// `run_end` event). Exit 0 on completion, 1 when it stopped, 3 when it paused.
+pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color_eyre::Result<i32> {
     if detach {
         return detach_run(dir);
     }
@@ -58,12 +59,29 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool) -> color_eyre::Resul
     engine.events().listen(tx);
     let printer = std::thread::spawn(move || {
         for e in rx {
-            println!("{}", describe(&e));
+            if json {
+                println!("{}", serde_json::to_string(&e).unwrap_or_default());
+            } else {
+                println!("{}", describe(&e));
+            }
         }
     });
     let end = engine.run().wrap_err("the engine failed")?;
     drop(engine);
     let _ = printer.join();
+    if json {
+        let (result, message, code) = match &end {
+            RunEnd::Completed | RunEnd::Cancelled => ("completed", None, 0),
+            RunEnd::Stopped(r) => ("stopped", Some(r.clone()), 1),
+            RunEnd::Paused => ("paused", None, 3),
+        };
+        let mut e = Event::new("run_end").result(result);
+        if let Some(m) = message {
+            e = e.message(m);
+        }
+        println!("{}", serde_json::to_string(&e)?);
+        return Ok(code);
+    }
     Ok(report(&end))
 }
 
@@ -221,7 +239,7 @@ pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32>
         dir.display()
     );
     if headless {
-        return run_cmd(&dir, false, false);
+        return run_cmd(&dir, false, false, false);
     }
     tui_with_engine(&dir, &crate::tui::Options::default())
 }

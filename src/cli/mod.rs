@@ -109,6 +109,9 @@ pub enum Command {
         /// Return when the run pauses instead of waiting for `resume`.
         #[arg(long)]
         until_pause: bool,
+        /// Events as JSON lines (the shape of `events.jsonl`), the last a `run_end` event.
+        #[arg(long, conflicts_with = "detach")]
+        json: bool,
     },
     /// The offline demo: a fresh run from a recorded transcript (replayed model replies),
     /// shown in the TUI, or headless.
@@ -161,9 +164,10 @@ pub fn run() -> color_eyre::Result<i32> {
             dir,
             detach,
             until_pause,
+            json,
         } => {
             engine_cmd::ignore_hangup();
-            engine_cmd::run_cmd(&dir, detach, until_pause)
+            engine_cmd::run_cmd(&dir, detach, until_pause, json)
         }
         Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir, headless),
     }

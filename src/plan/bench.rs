@@ -60,7 +60,7 @@ pub fn searchers() -> Vec<Searcher> {
 }
 
 /// One row of the table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Row {
     pub name: String,
     /// Mean normalised best true reward, and the half-width of its 95% interval.

@@ -266,7 +266,7 @@ fn judge(cause: Cause, rng: &mut XorShift64) -> (Verdict, f64) {
 }
 
 /// One row of the table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Row {
     pub name: String,
     pub hits: usize,
@@ -282,7 +282,7 @@ impl Row {
 }
 
 /// What the benchmark measured.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
     pub cases: usize,
     pub seed: u64,
