@@ -428,6 +428,7 @@ fn gpu_jobs_queue_for_a_free_gpu() {
         memory_used_mib: Some(0),
         memory_total_mib: Some(81559),
         utilization_pct: Some(0),
+        mig: None,
     };
     let pool = GpuPool::new(vec![fake(0)]);
     let b = Arc::new(LocalBackend::with_gpus(Arc::clone(&pool)));

@@ -1,5 +1,10 @@
-//! GPUs: what `nvidia-smi` reports (a pure parser) and a pool that hands free GPUs to jobs
+//! GPUs: what `nvidia-smi` reports (pure parsers) and a pool that hands free GPUs to jobs
 //! through `CUDA_VISIBLE_DEVICES`, queueing jobs while none is free.
+//!
+//! MIG: `--query-gpu` lists a MIG-partitioned GPU once, by its parent UUID, and a job given
+//! that UUID sees no device at all. `nvidia-smi -L` lists the slices (`MIG 1g.10gb Device
+//! 0: (UUID: MIG-…)`) under their GPU; a GPU with slices is replaced by its slices, each
+//! handed out by its `MIG-` UUID (what CUDA accepts in `CUDA_VISIBLE_DEVICES`).
 
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -18,6 +23,8 @@ pub struct GpuInfo {
     pub memory_used_mib: Option<u64>,
     pub memory_total_mib: Option<u64>,
     pub utilization_pct: Option<u32>,
+    /// A MIG slice of GPU `index`: its profile and device number (`1g.10gb`, 0).
+    pub mig: Option<(String, u32)>,
 }
 
 impl GpuInfo {
@@ -31,6 +38,22 @@ impl GpuInfo {
             _ => true,
         };
         mem_ok && self.utilization_pct.is_none_or(|u| u <= 10)
+    }
+
+    /// One line for people: `GPU0 3% 1200/81559 MiB`, `GPU0 MIG 1g.5gb dev 0`.
+    pub fn label(&self) -> String {
+        let n = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+        match &self.mig {
+            Some((profile, dev)) => format!("GPU{} MIG {profile} dev {dev}", self.index),
+            None => format!(
+                "GPU{} {}% {}/{} MiB",
+                self.index,
+                self.utilization_pct
+                    .map_or("?".to_string(), |u| u.to_string()),
+                n(self.memory_used_mib),
+                n(self.memory_total_mib)
+            ),
+        }
     }
 
     /// The name given in `CUDA_VISIBLE_DEVICES`: the UUID when known (unambiguous whatever
@@ -62,6 +85,7 @@ pub fn parse_nvidia_smi(text: &str) -> (Vec<GpuInfo>, Vec<String>) {
                 memory_used_mib: cols[2].parse().ok(),
                 memory_total_mib: cols[3].parse().ok(),
                 utilization_pct: cols[4].parse().ok(),
+                mig: None,
             }),
             _ => warnings.push(format!(
                 "nvidia-smi line {}: cannot read {line:?}; skipped",
@@ -72,19 +96,100 @@ pub fn parse_nvidia_smi(text: &str) -> (Vec<GpuInfo>, Vec<String>) {
     (gpus, warnings)
 }
 
-/// Asks `nvidia-smi`; no binary, a failure or no GPU all mean CPU only (an empty list).
-pub fn query_gpus() -> Vec<GpuInfo> {
-    let output = Command::new("nvidia-smi")
-        .args(NVIDIA_SMI_ARGS)
+/// One MIG slice as `nvidia-smi -L` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigSlice {
+    /// The index of the GPU it belongs to.
+    pub gpu: u32,
+    pub profile: String,
+    pub device: u32,
+    pub uuid: String,
+}
+
+/// The MIG slices in `nvidia-smi -L` output, under the `GPU N:` line they follow.
+/// Lines of other shapes are skipped: the listing is for people and varies by driver.
+pub fn parse_nvidia_smi_l(text: &str) -> Vec<MigSlice> {
+    let mut out = Vec::new();
+    let mut gpu: Option<u32> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("GPU ") {
+            gpu = rest.split(':').next().and_then(|n| n.trim().parse().ok());
+            continue;
+        }
+        let (Some(g), Some(rest)) = (gpu, t.strip_prefix("MIG ")) else {
+            continue;
+        };
+        let uuid = rest
+            .split("UUID:")
+            .nth(1)
+            .map(|u| u.trim().trim_end_matches(')').trim().to_string())
+            .filter(|u| u.starts_with("MIG-"));
+        let mut words = rest.split_whitespace();
+        let profile = words.next().map(str::to_string);
+        let device = rest
+            .split("Device")
+            .nth(1)
+            .and_then(|d| d.split(':').next())
+            .and_then(|d| d.trim().parse().ok());
+        if let (Some(uuid), Some(profile), Some(device)) = (uuid, profile, device) {
+            out.push(MigSlice {
+                gpu: g,
+                profile,
+                device,
+                uuid,
+            });
+        }
+    }
+    out
+}
+
+/// The GPUs to hand out: each GPU with MIG slices replaced by its slices (usage per slice
+/// is not reported, so a slice counts as free unless its parent GPU is busy computing).
+pub fn with_mig(gpus: Vec<GpuInfo>, slices: &[MigSlice]) -> Vec<GpuInfo> {
+    let mut out = Vec::new();
+    for g in gpus {
+        let mine: Vec<&MigSlice> = slices.iter().filter(|s| s.gpu == g.index).collect();
+        if mine.is_empty() {
+            out.push(g);
+            continue;
+        }
+        for s in mine {
+            out.push(GpuInfo {
+                index: g.index,
+                uuid: s.uuid.clone(),
+                memory_used_mib: None,
+                memory_total_mib: None,
+                utilization_pct: g.utilization_pct,
+                mig: Some((s.profile.clone(), s.device)),
+            });
+        }
+    }
+    out
+}
+
+fn nvidia_smi(args: &[&str]) -> Option<String> {
+    let out = Command::new("nvidia-smi")
+        .args(args)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
-        .output();
-    match output {
-        Ok(out) if out.status.success() => {
-            parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout)).0
-        }
-        _ => Vec::new(),
-    }
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Asks `nvidia-smi`; no binary, a failure or no GPU all mean CPU only (an empty list).
+pub fn query_gpus() -> Vec<GpuInfo> {
+    let Some(text) = nvidia_smi(NVIDIA_SMI_ARGS) else {
+        return Vec::new();
+    };
+    let gpus = parse_nvidia_smi(&text).0;
+    let slices = nvidia_smi(&["-L"])
+        .map(|l| parse_nvidia_smi_l(&l))
+        .unwrap_or_default();
+    with_mig(gpus, &slices)
 }
 
 /// Why GPUs could not be given.
@@ -243,6 +348,54 @@ mod tests {
             .map(|g| g.index)
             .collect();
         assert_eq!(free, vec![0, 2]);
+    }
+
+    /// `nvidia-smi -L` on an A100 with two MIG slices and a second GPU without MIG, as
+    /// drivers 470–550 print it.
+    const LIST: &str = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aaaa)\n  \
+        MIG 1g.5gb      Device  0: (UUID: MIG-1111-aaaa)\n  \
+        MIG 3g.20gb     Device  1: (UUID: MIG-2222-aaaa)\n\
+        GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-bbbb)\n";
+
+    #[test]
+    fn mig_slices_replace_their_gpu_and_are_handed_out_by_uuid() {
+        let slices = parse_nvidia_smi_l(LIST);
+        assert_eq!(
+            slices,
+            vec![
+                MigSlice {
+                    gpu: 0,
+                    profile: "1g.5gb".into(),
+                    device: 0,
+                    uuid: "MIG-1111-aaaa".into()
+                },
+                MigSlice {
+                    gpu: 0,
+                    profile: "3g.20gb".into(),
+                    device: 1,
+                    uuid: "MIG-2222-aaaa".into()
+                },
+            ]
+        );
+        let (gpus, _) =
+            parse_nvidia_smi("0, GPU-aaaa, [N/A], 40960, 0\n1, GPU-bbbb, 3, 40960, 0\n");
+        let all = with_mig(gpus, &slices);
+        let names: Vec<String> = all.iter().map(GpuInfo::visible_name).collect();
+        assert_eq!(names, ["MIG-1111-aaaa", "MIG-2222-aaaa", "GPU-bbbb"]);
+        assert_eq!(all[1].mig, Some(("3g.20gb".into(), 1)));
+        assert_eq!(all[1].label(), "GPU0 MIG 3g.20gb dev 1");
+        assert_eq!(all[2].label(), "GPU1 0% 3/40960 MiB");
+        let pool = GpuPool::new(all);
+        assert_eq!(pool.usable(), 3);
+        let a = pool.acquire(1).unwrap();
+        let b = pool.acquire(1).unwrap();
+        assert_eq!(
+            (a.cuda_visible_devices(), b.cuda_visible_devices()),
+            ("MIG-1111-aaaa".to_string(), "MIG-2222-aaaa".to_string())
+        );
+        // Without MIG (or with an unreadable listing) the GPUs stay as they are.
+        assert!(parse_nvidia_smi_l("No devices found.\n").is_empty());
+        assert!(parse_nvidia_smi_l("GPU 0: A100 (UUID: GPU-aaaa)\n  MIG garbage\n").is_empty());
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub use agent_check::Violation;
 pub use confine::{PathError, confine, write_confined};
 pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
 pub use gpu::{
-    GpuError, GpuInfo, GpuLease, GpuPool, NVIDIA_SMI_ARGS, parse_nvidia_smi, query_gpus,
+    GpuError, GpuInfo, GpuLease, GpuPool, MigSlice, NVIDIA_SMI_ARGS, parse_nvidia_smi,
+    parse_nvidia_smi_l, query_gpus, with_mig,
 };
 pub use job::{
     ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, SandboxMode,

@@ -120,28 +120,17 @@ pub fn tail_lines(path: &Path) -> Vec<String> {
     lines.split_off(skip)
 }
 
-/// One line per GPU from `nvidia-smi`, or nothing when it is absent or fails.
+/// One line per GPU (or MIG slice) the executor would hand out, from the same query
+/// (`exec::gpu::query_gpus`); nothing when `nvidia-smi` is absent or fails.
 pub fn gpus() -> Vec<String> {
     let found = std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("nvidia-smi").is_file()));
     if !found {
         return Vec::new();
     }
-    let out = std::process::Command::new("nvidia-smi")
-        .args([
-            "--query-gpu=index,name,utilization.gpu,memory.used,memory.total",
-            "--format=csv,noheader,nounits",
-        ])
-        .output();
-    let Some(out) = out.ok().filter(|o| o.status.success()) else {
-        return Vec::new();
-    };
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            (f.len() == 5).then(|| format!("GPU{} {} {}% {}/{} MiB", f[0], f[1], f[2], f[3], f[4]))
-        })
+    crate::exec::query_gpus()
+        .iter()
+        .map(crate::exec::GpuInfo::label)
         .collect()
 }
 
