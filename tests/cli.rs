@@ -212,3 +212,70 @@ fn vsa_get_history_and_steer_speak_json() {
         "a missing field is still an error"
     );
 }
+
+/// `youra args…` killed after `secs`: a hostile file must fail fast, not hang the test.
+fn youra_within(args: &[&str], secs: u64) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed().as_secs() >= secs {
+            let _ = child.kill();
+            panic!("youra {args:?} ran past {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn an_alias_bomb_is_refused_at_its_line_and_the_file_is_untouched() {
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let mut yaml = std::fs::read_to_string(&vsa).unwrap();
+    let lines_before = yaml.lines().count();
+    // Nine levels of ten aliases each: 10^9 nodes if expanded, in about 400 bytes.
+    yaml.push_str("bomb:\n  l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let p = i - 1;
+        yaml.push_str(&format!(
+            "  l{i}: &l{i} [*l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}]\n"
+        ));
+    }
+    std::fs::write(&vsa, &yaml).unwrap();
+    let dir = run.to_str().unwrap();
+    for args in [
+        vec!["vsa", "validate", dir],
+        vec!["status", dir],
+        vec![
+            "vsa",
+            "set",
+            dir,
+            "workflow.next_action",
+            "x",
+            "--reason",
+            "r",
+        ],
+    ] {
+        let o = youra_within(&args, 20);
+        let (out, err) = text(&o);
+        let err = format!("{out}{err}");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("alias"), "{args:?}: {err}");
+        assert!(
+            // l4 (the line after `bomb:`, l0 … l3) is the first to pass the limit.
+            err.contains(&format!("{}:", lines_before + 6))
+                || err.contains(&format!("line {}", lines_before + 6)),
+            "{args:?} names the line of the alias that crosses the limit: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&vsa).unwrap(),
+        yaml,
+        "nothing written"
+    );
+}

@@ -509,3 +509,43 @@ fn path_escapes_are_refused() {
         Some(b"print(1)\n".to_vec())
     );
 }
+
+#[test]
+fn a_log_replaced_by_a_symlink_is_never_written_through() {
+    require_bwrap();
+    let ws = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let vsa = outside.path().join("verification_state.yaml");
+    std::fs::write(&vsa, "revision: 9\n").unwrap();
+    // The experiment swaps its own log for a link to a file youra may write.
+    let cmd = format!("ln -sf {} ../results/run.log; echo done", vsa.display());
+    let j = job(ws.path(), SandboxMode::Required, &["sh", "-c", &cmd]);
+    let b = backend();
+    let _ = run(&b, &j);
+    let log = ws.path().join("results/run.log");
+    assert!(
+        std::fs::symlink_metadata(&log)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the experiment planted its link"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&vsa).unwrap(),
+        "revision: 9\n",
+        "the completion line did not follow the link"
+    );
+    // The next job's log is not truncated through it either: the job does not start.
+    let j2 = job(
+        ws.path(),
+        SandboxMode::Required,
+        &["sh", "-c", "echo second"],
+    );
+    match b.start(&j2) {
+        Ok(r) => {
+            let _ = r.wait();
+        }
+        Err(e) => assert!(e.to_string().contains("symlink"), "{e}"),
+    }
+    assert_eq!(std::fs::read_to_string(&vsa).unwrap(), "revision: 9\n");
+}

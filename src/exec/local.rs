@@ -2,7 +2,7 @@
 //! environment, results folder, the command) and hands it to a supervisor thread
 //! (`supervise.rs`) that owns the process until its outcome is collected.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, OnceLock};
@@ -189,8 +189,9 @@ fn open_log(path: &Path) -> Result<File, ExecError> {
         path: path.to_path_buf(),
         source,
     };
-    File::create(path).map_err(err)?;
-    OpenOptions::new().append(true).open(path).map_err(err)
+    // Truncate (a new job's log) without following a link, then append from there on.
+    super::log::open_log_file(path, true).map_err(err)?;
+    super::log::open_log_file(path, false).map_err(err)
 }
 
 fn clone_log(log: &File, path: &Path) -> Result<File, ExecError> {

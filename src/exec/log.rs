@@ -43,11 +43,44 @@ fn last_lines(text: &str, n: usize) -> Vec<String> {
     lines[lines.len().saturating_sub(n)..].to_vec()
 }
 
+/// Open the log for youra's own writes without following a link: experiment code can
+/// replace `results/run.log` (or `results/`) with a symlink to any file youra may write,
+/// the run's VSA included. The final component is opened with `O_NOFOLLOW` (a link fails
+/// with ELOOP) and a linked parent folder is refused; `truncate` starts a new log.
+pub fn open_log_file(path: &Path, truncate: bool) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && std::fs::symlink_metadata(parent)?.file_type().is_symlink()
+    {
+        return Err(io::Error::other(format!(
+            "{} is a symlink: youra does not write logs through links the experiment may have planted",
+            parent.display()
+        )));
+    }
+    let mut o = OpenOptions::new();
+    o.create(true).custom_flags(libc::O_NOFOLLOW);
+    if truncate {
+        o.write(true).truncate(true);
+    } else {
+        o.append(true);
+    }
+    o.open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            io::Error::other(format!(
+                "{} is a symlink: youra does not write logs through links the experiment may have planted",
+                path.display()
+            ))
+        } else {
+            e
+        }
+    })
+}
+
 /// Appends `line` to the log, on a line of its own even if the job left its last line
-/// unterminated.
+/// unterminated. Never through a link (see [`open_log_file`]).
 pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
+    let mut file = open_log_file(path, false)?;
     let ends_open = last_byte(path)?.is_some_and(|b| b != b'\n');
-    let mut file = OpenOptions::new().append(true).create(true).open(path)?;
     let sep = if ends_open { "\n" } else { "" };
     file.write_all(format!("{sep}{line}\n").as_bytes())
 }
@@ -70,6 +103,28 @@ fn last_byte(path: &Path) -> io::Result<Option<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn logs_are_never_written_through_a_link() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let target = dir.path().join("verification_state.yaml");
+        std::fs::write(&target, "revision: 3\n")?;
+        let results = dir.path().join("ws/results");
+        std::fs::create_dir_all(&results)?;
+        let log = results.join("run.log");
+        std::os::unix::fs::symlink(&target, &log)?;
+        let e = append_line(&log, "EXPERIMENT COMPLETE (exit=0)").unwrap_err();
+        assert!(e.to_string().contains("is a symlink"), "{e}");
+        assert!(open_log_file(&log, true).is_err(), "truncating refuses too");
+        assert_eq!(std::fs::read_to_string(&target)?, "revision: 3\n");
+        // A linked results folder is refused as well.
+        std::fs::remove_file(&log)?;
+        std::fs::remove_dir(&results)?;
+        std::os::unix::fs::symlink(dir.path(), &results)?;
+        assert!(append_line(&results.join("verification_state.yaml"), "x").is_err());
+        assert_eq!(std::fs::read_to_string(&target)?, "revision: 3\n");
+        Ok(())
+    }
 
     #[test]
     fn tail_and_completion_line() -> io::Result<()> {

@@ -120,10 +120,31 @@ enum Frame {
     },
 }
 
+/// How many nodes aliases may add in all. Each alias copies its anchor's whole subtree, so
+/// nested anchors grow exponentially (380 bytes reached 12 GB); real VSAs use a handful of
+/// aliases, if any.
+pub const MAX_ALIAS_NODES: usize = 100_000;
+
+fn subtree_size(node: &Node) -> usize {
+    match &node.kind {
+        NodeKind::Scalar(_) => 1,
+        NodeKind::Seq(items) => 1 + items.iter().map(subtree_size).sum::<usize>(),
+        NodeKind::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(k, v)| subtree_size(k) + subtree_size(v))
+                .sum::<usize>()
+        }
+    }
+}
+
 struct Builder<'a> {
     offsets: Offsets<'a>,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    /// Anchored nodes with their subtree sizes.
+    anchors: HashMap<usize, (Node, usize)>,
+    /// Nodes added by aliases so far (see [`MAX_ALIAS_NODES`]).
+    alias_nodes: usize,
     root: Option<Node>,
     duplicates: Vec<DuplicateKey>,
 }
@@ -134,6 +155,7 @@ impl<'a> Builder<'a> {
             offsets: Offsets::new(text),
             stack: Vec::new(),
             anchors: HashMap::new(),
+            alias_nodes: 0,
             root: None,
             duplicates: Vec::new(),
         }
@@ -168,7 +190,21 @@ impl<'a> Builder<'a> {
             }
             Event::Alias(id) => {
                 let node = match self.anchors.get(&id) {
-                    Some(n) => n.clone(),
+                    Some((n, size)) => {
+                        self.alias_nodes = self.alias_nodes.saturating_add(*size);
+                        if self.alias_nodes > MAX_ALIAS_NODES {
+                            return Err(YamlError {
+                                line: start.line(),
+                                col: start.col() + 1,
+                                message: format!(
+                                    "this alias takes the aliases' expansion past {MAX_ALIAS_NODES} nodes \
+                                     (nested anchors and aliases multiply: an alias bomb?); \
+                                     youra refuses to expand it: write the values out instead of aliasing them"
+                                ),
+                            });
+                        }
+                        n.clone()
+                    }
                     None => self.node(
                         NodeKind::Scalar(Scalar {
                             text: String::new(),
@@ -235,7 +271,8 @@ impl<'a> Builder<'a> {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor != 0 {
-            self.anchors.insert(anchor, node.clone());
+            self.anchors
+                .insert(anchor, (node.clone(), subtree_size(node)));
         }
     }
 
