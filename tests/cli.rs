@@ -279,3 +279,59 @@ fn an_alias_bomb_is_refused_at_its_line_and_the_file_is_untouched() {
         "nothing written"
     );
 }
+
+#[test]
+fn a_relative_run_folder_runs_its_sandboxed_experiments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["demo", "--headless", "--dir", "rel"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("run complete"), "{out}");
+    // `youra run rel` on the finished run resumes from a relative path as well.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", "rel"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+}
+
+#[test]
+fn ordinary_errors_are_messages_and_a_closed_pipe_is_a_quiet_exit() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["tui", "/nonexistent-youra-run"])
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(err.contains("no verification_state.yaml found"), "{err}");
+    assert!(
+        !err.contains("BACKTRACE"),
+        "no backtrace for a missing folder: {err}"
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "no ANSI escapes when stderr is a file: {err:?}"
+    );
+    // `youra status … | head -1`: the reader closes the pipe before youra writes.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["status", example_run().to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let (_, err) = text(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        matches!(o.status.code(), Some(0 | 141)),
+        "{:?}: {err}",
+        o.status
+    );
+}

@@ -110,9 +110,16 @@ fn start_tools(
     Ok(Some(registry))
 }
 
+/// `run` made absolute against the current directory (links are kept as given).
+fn absolute(run: &Path) -> Result<std::path::PathBuf, EngineError> {
+    std::path::absolute(run)
+        .map_err(|e| EngineError::Io(format!("cannot resolve {}: {e}", run.display())))
+}
+
 impl Engine {
     /// Open the run with the providers its configuration names.
     pub fn open(run: &Path, options: Options) -> Result<Engine, EngineError> {
+        let run = &absolute(run)?;
         let config = crate::config::load(run)?;
         let roles = Roles::build(run, &config.llm.settings())?;
         Engine::with_roles(run, config, roles, options)
@@ -125,6 +132,10 @@ impl Engine {
         roles: Roles,
         options: Options,
     ) -> Result<Engine, EngineError> {
+        // Every path the engine hands on (the sandbox's binds, the executor's workspace,
+        // transcripts) is under the run: a relative one would be resolved against another
+        // working directory (bwrap's `--chdir`) and fail as "Can't find source path".
+        let run = &absolute(run)?;
         let lock = EngineLock::acquire(run)?;
         let tools = start_tools(run, &config)?;
         let store = Store::new(run.join("verification_state.yaml"));
