@@ -339,9 +339,10 @@ impl Store {
         let (text, after, partial, forced) =
             self.build(work, m, &planned, &outside, applied.revision)?;
         applied.forced = forced;
-        self.write(&text, applied.revision)?;
+        let on_disk = self.write(&text, applied.revision)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        *cache = (!partial).then(|| (text.into_bytes(), Arc::new(after)));
+        // Keyed by the bytes as written (BOM, CRLF): the next read compares the file's bytes.
+        *cache = (!partial).then(|| (on_disk, Arc::new(after)));
         Ok(applied)
     }
 
@@ -532,23 +533,74 @@ impl Store {
 
     /// Replace the file durably, then keep what was written: the last copy detects hand
     /// edits, the numbered copies are the base a stale save is merged from.
-    fn write(&self, text: &str, revision: u64) -> Result<(), StoreError> {
+    /// The file keeps its conventions: a byte-order mark and CRLF line ends, when it had
+    /// them, also on the lines youra adds; a symlinked VSA stays a link (its target is
+    /// replaced). Returns the bytes written.
+    fn write(&self, text: &str, revision: u64) -> Result<Vec<u8>, StoreError> {
         crash_point(CrashAt::Before(revision));
-        crate::fsutil::write_atomic(&self.path, text.as_bytes())
-            .map_err(io("replace", &self.path))?;
+        let current = fs::read(&self.path).unwrap_or_default();
+        let bytes = conventions_of(&current).apply(text);
+        let target = match fs::symlink_metadata(&self.path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                fs::canonicalize(&self.path).map_err(io("resolve the link", &self.path))?
+            }
+            _ => self.path.clone(),
+        };
+        crate::fsutil::write_atomic(&target, &bytes).map_err(io("replace", &target))?;
+        let text = &bytes;
         // The copies only serve edit detection: losing one in a crash costs one undetected
         // edit, so they are renamed into place without an fsync.
         let written = self.side.join("written");
         let _ = fs::create_dir_all(&written);
-        let _ = crate::fsutil::replace_unsynced(&self.side.join(LAST_WRITTEN), text.as_bytes());
-        let _ = crate::fsutil::replace_unsynced(
-            &written.join(format!("{revision}.yaml")),
-            text.as_bytes(),
-        );
+        let _ = crate::fsutil::replace_unsynced(&self.side.join(LAST_WRITTEN), text);
+        let _ = crate::fsutil::replace_unsynced(&written.join(format!("{revision}.yaml")), text);
         if let Some(old) = revision.checked_sub(KEEP_WRITTEN) {
             let _ = fs::remove_file(written.join(format!("{old}.yaml")));
         }
         crash_point(CrashAt::After(revision));
-        Ok(())
+        Ok(bytes)
+    }
+}
+
+/// How a file writes its text: a UTF-8 byte-order mark, CRLF line ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Conventions {
+    pub bom: bool,
+    pub crlf: bool,
+}
+
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// The conventions of `bytes`: CRLF when most of its line ends are (a file an editor on
+/// Windows saved; a stray CRLF line in an LF file does not convert the file).
+pub fn conventions_of(bytes: &[u8]) -> Conventions {
+    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    Conventions {
+        bom: bytes.starts_with(BOM),
+        crlf: crlf > 0 && crlf * 2 > lf,
+    }
+}
+
+impl Conventions {
+    /// `text` (as the store builds it: no BOM, new lines LF) in these conventions.
+    pub fn apply(self, text: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len() + text.len() / 16 + 3);
+        if self.bom {
+            out.extend_from_slice(BOM);
+        }
+        if !self.crlf {
+            out.extend_from_slice(text.as_bytes());
+            return out;
+        }
+        let mut prev = 0u8;
+        for &b in text.as_bytes() {
+            if b == b'\n' && prev != b'\r' {
+                out.push(b'\r');
+            }
+            out.push(b);
+            prev = b;
+        }
+        out
     }
 }

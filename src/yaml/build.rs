@@ -59,7 +59,35 @@ fn scan_error(text: &str, e: &ScanError) -> YamlError {
     let mut message = e.info().to_string();
     let line_text = text.lines().nth(line - 1).unwrap_or("");
     let mut col = m.col() + 1;
-    if line_text.trim_start_matches(' ').starts_with('\t') || e.info().contains("tab") {
+    // A control character the scanner refused: name it, since "unprintable" alone does not
+    // say which byte, and a NUL usually means a truncated or binary write.
+    if let Some(c) = line_text
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\t' | '\r' | '\n'))
+        && e.info().contains("unprintable")
+    {
+        if let Some(at) = line_text.chars().position(|x| x == c) {
+            col = at + 1;
+        }
+        let what = if c == '\0' {
+            "a NUL byte (0x00): the file was cut short or written as binary; restore the last good copy (youra keeps recent ones under .youra/written/)".to_string()
+        } else {
+            format!(
+                "the control character U+{:04X}, which YAML does not allow in a file: remove it",
+                c as u32
+            )
+        };
+        return YamlError {
+            line,
+            col,
+            message: format!("found {what}"),
+        };
+    }
+    let word_tab = e
+        .info()
+        .split(|c: char| !c.is_alphabetic())
+        .any(|w| w == "tab" || w == "tabs");
+    if line_text.trim_start_matches(' ').starts_with('\t') || word_tab {
         message.push_str(" (YAML cannot indent with tabs: use spaces)");
         if let Some(tab) = line_text.chars().position(|c| c == '\t') {
             col = tab + 1;

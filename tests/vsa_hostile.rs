@@ -1,0 +1,88 @@
+//! Files as editors and other tools leave them: a byte-order mark, CRLF line ends, a
+//! symlinked VSA, a NUL byte. youra keeps the file's conventions and says what is wrong.
+
+mod common;
+
+use common::*;
+use youra::vsa::SetRequest;
+use youra::vsa::store::Store;
+
+fn set(store: &Store, path: &str, value: &str) -> youra::vsa::Applied {
+    store
+        .set(&SetRequest {
+            path,
+            value,
+            reason: "test",
+            actor: "researcher",
+            force: false,
+            create: false,
+            base: None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_bom_and_crlf_line_ends_survive_every_write() {
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let text = std::fs::read_to_string(&vsa).unwrap().replace('\n', "\r\n");
+    std::fs::write(&vsa, format!("\u{feff}{text}")).unwrap();
+    let store = Store::new(&vsa);
+    set(&store, "workflow.next_action", "first");
+    let a = set(&store, "workflow.next_action", "second");
+    assert_eq!(
+        a.editor_changes, 0,
+        "youra's own CRLF write is not a hand edit"
+    );
+    let bytes = std::fs::read(&vsa).unwrap();
+    assert!(bytes.starts_with("\u{feff}".as_bytes()), "the BOM is kept");
+    let lone_lf = bytes
+        .windows(2)
+        .filter(|w| w[1] == b'\n' && w[0] != b'\r')
+        .count();
+    assert_eq!(lone_lf, 0, "appended history lines are CRLF too");
+    let snap = store.load().unwrap();
+    assert_eq!(snap.vsa.workflow.next_action.as_deref(), Some("second"));
+    assert_eq!(snap.vsa.revision, 9);
+}
+
+#[test]
+fn a_symlinked_vsa_stays_a_link() {
+    let (_d, run) = temp_run(&example_run());
+    let real = run.join("kept/verification_state.yaml");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::rename(run.join("verification_state.yaml"), &real).unwrap();
+    std::os::unix::fs::symlink(
+        "kept/verification_state.yaml",
+        run.join("verification_state.yaml"),
+    )
+    .unwrap();
+    let store = Store::new(run.join("verification_state.yaml"));
+    set(&store, "workflow.next_action", "through the link");
+    let meta = std::fs::symlink_metadata(run.join("verification_state.yaml")).unwrap();
+    assert!(
+        meta.file_type().is_symlink(),
+        "not replaced by a regular file"
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("through the link")
+    );
+}
+
+#[test]
+fn a_nul_byte_is_named_as_such() {
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let mut bytes = std::fs::read(&vsa).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.insert(at, 0);
+    std::fs::write(&vsa, &bytes).unwrap();
+    let o = youra(&["vsa", "validate", run.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    let all = format!("{out}{err}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(all.contains(":2:1:") && all.contains("NUL byte"), "{all}");
+    assert!(!all.contains("tabs"), "not a tab problem: {all}");
+}
