@@ -86,3 +86,65 @@ fn a_nul_byte_is_named_as_such() {
     assert!(all.contains(":2:1:") && all.contains("NUL byte"), "{all}");
     assert!(!all.contains("tabs"), "not a tab problem: {all}");
 }
+
+#[test]
+fn orphan_temp_files_of_killed_writers_are_removed_under_the_lock() {
+    let (_d, run) = temp_run(&example_run());
+    let orphan = run.join(".verification_state.yaml.99999.0.tmp");
+    std::fs::write(&orphan, "half a file").unwrap();
+    let other = run.join(".tree.json.99999.0.tmp");
+    std::fs::write(&other, "not ours").unwrap();
+    let store = Store::new(run.join("verification_state.yaml"));
+    set(&store, "workflow.next_action", "x");
+    assert!(!orphan.exists(), "the VSA's orphan is gone");
+    assert!(
+        other.exists(),
+        "another file's temp is not the store's to remove"
+    );
+}
+
+#[test]
+fn a_lock_held_by_a_stopped_process_is_named_not_waited_for() {
+    let (_d, run) = temp_run(&example_run());
+    let store = Store::new(run.join("verification_state.yaml"));
+    set(&store, "workflow.next_action", "x");
+    let lock = run.join(".youra/vsa.lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "30"])
+        .spawn()
+        .expect("flock (util-linux) runs");
+    // Wait until it holds the lock, then stop it as ^Z would.
+    let t = std::time::Instant::now();
+    while std::fs::File::open(&lock).unwrap().try_lock().is_ok() {
+        assert!(t.elapsed().as_secs() < 10, "flock never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
+    unsafe { libc::kill(holder.id() as i32, libc::SIGSTOP) };
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args([
+            "vsa",
+            "set",
+            run.to_str().unwrap(),
+            "workflow.next_action",
+            "y",
+        ])
+        .args(["--reason", "r"])
+        .env("YOURA_LOCK_TIMEOUT_S", "0.5")
+        .output()
+        .unwrap();
+    unsafe { libc::kill(holder.id() as i32, libc::SIGKILL) };
+    let _ = holder.wait();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("pid {} (stopped)", holder.id())) && err.contains("kill -CONT"),
+        "{err}"
+    );
+    assert_eq!(
+        store.load().unwrap().vsa.workflow.next_action.as_deref(),
+        Some("x"),
+        "nothing written"
+    );
+}

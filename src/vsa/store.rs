@@ -54,6 +54,15 @@ pub enum StoreError {
         yours: Option<String>,
         theirs: Option<String>,
     },
+    #[error(
+        "the VSA's lock ({}) has been held for {waited_s} s by {holder}; nothing was written. If that process is stopped, resume it (`kill -CONT <pid>`) or end it, then try again",
+        path.display()
+    )]
+    LockTimeout {
+        path: PathBuf,
+        waited_s: u64,
+        holder: String,
+    },
     #[error("internal error: the edited file would not read back ({0}); nothing was written")]
     Verify(String),
 }
@@ -224,17 +233,66 @@ impl Store {
         Ok(Snapshot { doc, vsa, warnings })
     }
 
+    /// The write lock. A holder that never lets go (a writer stopped with ^Z, a hung
+    /// process) is named after `YOURA_LOCK_TIMEOUT_S` (default 30 s) instead of waited for
+    /// in silence; holders write their pid into the lock file for that message.
     fn lock(&self) -> Result<File, StoreError> {
+        use std::io::Write;
         fs::create_dir_all(&self.side).map_err(io("create", &self.side))?;
         let lock_path = self.side.join("vsa.lock");
-        let file = File::options()
+        let mut file = File::options()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&lock_path)
             .map_err(io("open", &lock_path))?;
-        file.lock().map_err(io("lock", &lock_path))?;
+        let limit = std::env::var("YOURA_LOCK_TIMEOUT_S")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(30.0)
+            .max(0.0);
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(fs::TryLockError::WouldBlock) => {
+                    if started.elapsed().as_secs_f64() >= limit {
+                        return Err(StoreError::LockTimeout {
+                            waited_s: started.elapsed().as_secs(),
+                            holder: lock_holder(&lock_path),
+                            path: lock_path,
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(io("lock", &lock_path)(e)),
+            }
+        }
+        let _ = file.set_len(0);
+        let _ = writeln!(file, "{}", std::process::id());
+        self.remove_orphans();
         Ok(file)
+    }
+
+    /// Temp files of writers killed between writing and renaming (`.<name>.<pid>.<n>.tmp`,
+    /// see `fsutil`). Only the lock holder writes the VSA, so under the lock every such
+    /// file is an orphan.
+    fn remove_orphans(&self) {
+        let Some(name) = self.path.file_name().and_then(|n| n.to_str()) else {
+            return;
+        };
+        let prefix = format!(".{name}.");
+        let Ok(entries) = fs::read_dir(crate::fsutil::parent(&self.path)) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let Some(f) = file.to_str() else { continue };
+            if f.starts_with(&prefix) && f.ends_with(".tmp") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
     }
 
     /// Set one field, with a history entry and a revision bump, under the lock.
@@ -559,6 +617,25 @@ impl Store {
         }
         crash_point(CrashAt::After(revision));
         Ok(bytes)
+    }
+}
+
+/// Who holds the lock, from the pid its holder wrote, with the process' state when known.
+fn lock_holder(lock_path: &Path) -> String {
+    let Some(pid) = fs::read_to_string(lock_path)
+        .ok()
+        .and_then(|t| t.trim().parse::<u32>().ok())
+    else {
+        return "another process".into();
+    };
+    let state = fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().chars().next()))
+        .flatten();
+    match state {
+        Some('T' | 't') => format!("pid {pid} (stopped)"),
+        Some(_) => format!("pid {pid} (running)"),
+        None => format!("pid {pid}"),
     }
 }
 
