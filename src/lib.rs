@@ -16,6 +16,7 @@ pub mod exec;
 pub mod fsutil;
 pub mod llm;
 pub mod plan;
+pub mod redact;
 pub mod reflect;
 pub mod report;
 pub mod rundir;

@@ -371,6 +371,7 @@ fn the_api_key_never_reaches_a_transcript_the_ledger_or_the_log() {
     let server = Server::start(vec![
         Reply::json(200, OK_BODY),
         Reply::json(401, r#"{"error":{"message":"invalid key"}}"#),
+        Reply::json(401, r#"{"error":"bad credentials: {{authorization}}"}"#),
     ]);
     let mut cfg = config(&server.url, false);
     cfg.api_key_env = Some(KEY_VAR.into());
@@ -385,6 +386,17 @@ fn the_api_key_never_reaches_a_transcript_the_ledger_or_the_log() {
     let _ = executor
         .complete(&key(), &hello())
         .expect_err("401 recorded as an error");
+    // An endpoint that echoes the Authorization header: the error names what happened, not
+    // the key, so it cannot reach a stop reason, the history or the log.
+    let echoed = executor
+        .complete(&key(), &hello())
+        .expect_err("401 echoing the header");
+    let shown = echoed.to_string();
+    assert!(
+        shown.contains("bad credentials: Bearer [redacted]"),
+        "{shown}"
+    );
+    assert!(!shown.contains(FAKE_KEY), "{shown}");
     assert_eq!(
         server.requests()[0].header("authorization"),
         Some(format!("Bearer {FAKE_KEY}").as_str()),

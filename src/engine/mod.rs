@@ -214,7 +214,7 @@ impl Engine {
             .append(true)
             .open(self.run.join("youra.log"))
         {
-            let _ = writeln!(f, "{t} {line}");
+            let _ = writeln!(f, "{t} {}", crate::redact::redact(line, &[]));
         }
     }
 }

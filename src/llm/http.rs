@@ -106,7 +106,11 @@ fn status_error(url: &str, config: &HttpConfig, mut response: Response) -> LlmEr
     // The body explains a 4xx ("model not found"); reading it is best effort, bounded.
     let mut text = Vec::new();
     let _ = (&mut response).take(16 * 1024).read_to_end(&mut text);
-    let mut body = excerpt(&String::from_utf8_lossy(&text));
+    // A server may echo the Authorization header back (some proxies do on 401): the key
+    // must not travel on into the stop reason, the history, the log or a transcript.
+    let key: Vec<String> = config.api_key().ok().flatten().into_iter().collect();
+    let mut body =
+        crate::redact::redact(&excerpt(&String::from_utf8_lossy(&text)), &key).into_owned();
     if status == 401 || status == 403 {
         body.push_str(&config.missing_key_hint());
     }

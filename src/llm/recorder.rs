@@ -73,8 +73,12 @@ impl Recorder {
             LlmError::Io(format!("cannot record to {}: {e}", self.dir.display()))
         };
         std::fs::create_dir_all(&self.dir).map_err(io)?;
-        let json = serde_json::to_vec_pretty(exchange).map_err(|e| LlmError::Io(e.to_string()))?;
-        crate::fsutil::replace_unsynced(&self.dir.join(exchange.file_name(seq)), &json).map_err(io)
+        let json =
+            serde_json::to_string_pretty(exchange).map_err(|e| LlmError::Io(e.to_string()))?;
+        // A reply or an error may quote a key; masking keeps the JSON valid (no quotes).
+        let json = crate::redact::redact(&json, &[]);
+        crate::fsutil::replace_unsynced(&self.dir.join(exchange.file_name(seq)), json.as_bytes())
+            .map_err(io)
     }
 }
 

@@ -80,7 +80,11 @@ impl EventLog {
     }
 
     /// Append one event; a failure to log is reported, never fatal to the run.
-    pub fn emit(&self, event: Event) -> std::io::Result<()> {
+    pub fn emit(&self, mut event: Event) -> std::io::Result<()> {
+        // Messages quote model errors and experiment output: no key-shaped string leaves.
+        if let Some(m) = &event.message {
+            event.message = Some(crate::redact::redact(m, &[]).into_owned());
+        }
         let line = serde_json::to_string(&event).map_err(std::io::Error::other)? + "\n";
         {
             let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());

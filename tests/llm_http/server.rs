@@ -110,12 +110,17 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Recorded>>, script: &Mutex<VecDeque
     let Some(request) = read_request(&mut reader) else {
         return;
     };
+    let auth = request.header("authorization").unwrap_or("").to_string();
     seen.lock().expect("lock").push(request);
-    let reply = script
+    let mut reply = script
         .lock()
         .expect("lock")
         .pop_front()
         .unwrap_or_else(|| Reply::json(500, "{\"error\":\"script exhausted\"}"));
+    // `{{authorization}}` in a body echoes the request's header, as careless proxies do.
+    if let Body::Whole(text) = &mut reply.body {
+        *text = text.replace("{{authorization}}", &auth);
+    }
     thread::sleep(reply.delay);
     let _ = write_reply(stream, reply);
 }
