@@ -148,3 +148,39 @@ fn a_lock_held_by_a_stopped_process_is_named_not_waited_for() {
         "nothing written"
     );
 }
+
+#[test]
+fn a_ten_level_alias_bomb_and_deep_nesting_fail_fast_in_bounded_memory() {
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let clean = std::fs::read_to_string(&vsa).unwrap();
+    let mut bomb = format!("{clean}bomb:\n  l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        let refs = vec![format!("*l{p}"); 10].join(", ");
+        bomb.push_str(&format!("  l{i}: &l{i} [{refs}]\n"));
+    }
+    let deep = format!("{clean}deep: {}{}\n", "[".repeat(300), "]".repeat(300));
+    for (what, yaml) in [("10-level alias bomb", bomb), ("300 nested lists", deep)] {
+        std::fs::write(&vsa, &yaml).unwrap();
+        // Under a 512 MB address-space limit: an expanding parser would be killed or abort.
+        let script = format!(
+            "ulimit -v 524288; exec {} vsa validate {}",
+            env!("CARGO_BIN_EXE_youra"),
+            run.display()
+        );
+        let t = std::time::Instant::now();
+        let o = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{what}: {:?}", t.elapsed());
+        assert_eq!(o.status.code(), Some(1), "{what}: {out}{err}");
+        assert!(
+            out.contains("verification_state.yaml:")
+                && (out.contains("alias") || out.contains("nest")),
+            "{what}: {out}{err}"
+        );
+    }
+}

@@ -83,6 +83,13 @@ fn scan_error(text: &str, e: &ScanError) -> YamlError {
             message: format!("found {what}"),
         };
     }
+    if e.info().contains("recursion limit") {
+        return YamlError {
+            line,
+            col,
+            message: "collections nest too deep here (the parser's limit is 256 levels; a VSA needs a dozen): remove the nesting".into(),
+        };
+    }
     let word_tab = e
         .info()
         .split(|c: char| !c.is_alphabetic())
@@ -152,6 +159,8 @@ enum Frame {
 /// nested anchors grow exponentially (380 bytes reached 12 GB); real VSAs use a handful of
 /// aliases, if any.
 pub const MAX_ALIAS_NODES: usize = 100_000;
+/// How deep collections may nest. Readers of the tree recurse; a VSA nests a dozen levels.
+pub const MAX_DEPTH: usize = 200;
 
 fn subtree_size(node: &Node) -> usize {
     match &node.kind {
@@ -243,6 +252,16 @@ impl<'a> Builder<'a> {
                     ),
                 };
                 self.push_value(node);
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) if self.stack.len() >= MAX_DEPTH => {
+                return Err(YamlError {
+                    line: start.line(),
+                    col: start.col() + 1,
+                    message: format!(
+                        "collections nest deeper than {MAX_DEPTH} levels here; a VSA needs a dozen: \
+                         this file was not written by YouRA or youra (remove the nesting)"
+                    ),
+                });
             }
             Event::SequenceStart(anchor, _) => {
                 let node = self.node(NodeKind::Seq(Vec::new()), start, end);
