@@ -335,3 +335,38 @@ fn ordinary_errors_are_messages_and_a_closed_pipe_is_a_quiet_exit() {
         o.status
     );
 }
+
+#[test]
+fn completions_and_the_man_page_are_generated_from_the_commands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = youra(&["completions", shell]);
+        assert!(o.status.success(), "{shell}");
+        let script = String::from_utf8(o.stdout).unwrap();
+        for sub in ["status", "steer", "demo", "vsa"] {
+            assert!(script.contains(sub), "{shell} completes `{sub}`");
+        }
+        if shell == "bash" {
+            let dir = tempfile::tempdir().unwrap();
+            let f = dir.path().join("youra.bash");
+            std::fs::write(&f, &script).unwrap();
+            let check = std::process::Command::new("bash")
+                .arg("-n")
+                .arg(&f)
+                .output()
+                .unwrap();
+            assert!(check.status.success(), "{}", text(&check).1);
+        }
+    }
+    let o = youra(&["man"]);
+    assert!(o.status.success());
+    let page = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH youra 1"),
+        "{page}"
+    );
+    assert!(
+        page.contains(".SH SUBCOMMANDS") && page.contains("steer"),
+        "{page}"
+    );
+    assert_eq!(youra(&["completions", "tcsh"]).status.code(), Some(2));
+}

@@ -113,6 +113,14 @@ pub enum Command {
         #[arg(long, conflicts_with = "detach")]
         json: bool,
     },
+    /// Print a shell completion script, e.g.
+    /// `youra completions bash > ~/.local/share/bash-completion/completions/youra`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `youra man | man -l -`.
+    Man,
     /// The offline demo: a fresh run from a recorded transcript (replayed model replies),
     /// shown in the TUI, or headless.
     Demo {
@@ -170,6 +178,16 @@ pub fn run() -> color_eyre::Result<i32> {
             engine_cmd::run_cmd(&dir, detach, until_pause, json)
         }
         Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir, headless),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "youra", &mut std::io::stdout());
+            Ok(0)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            Ok(0)
+        }
     }
 }
 
