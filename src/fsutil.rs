@@ -51,6 +51,27 @@ fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// Open `path` for reading without following a link at its last component: for files an
+/// experiment wrote, which it could have replaced by a link to anything youra may read (a
+/// run's `youra.toml`, a key file). A link fails with an error saying so.
+pub fn open_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::other(format!(
+                    "{} is a symlink: not read (experiment outputs are read only as plain files)",
+                    path.display()
+                ))
+            } else {
+                e
+            }
+        })
+}
+
 /// The folder holding `path` (`.` for a bare name).
 pub fn parent(path: &Path) -> &Path {
     match path.parent() {

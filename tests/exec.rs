@@ -549,3 +549,37 @@ fn a_log_replaced_by_a_symlink_is_never_written_through() {
     }
     assert_eq!(std::fs::read_to_string(&vsa).unwrap(), "revision: 9\n");
 }
+
+#[test]
+fn metrics_and_results_planted_as_links_are_not_read_through() {
+    require_bwrap();
+    let ws = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("youra.toml");
+    std::fs::write(
+        &secret,
+        "{\"step\": 1, \"accuracy\": 0.99, \"token\": \"s3cr3t-value\"}\n",
+    )
+    .unwrap();
+    let cmd = format!(
+        "ln -sf {s} ../results/metrics.jsonl; ln -sf {s} ../results/experiment_results.json; echo ok",
+        s = secret.display()
+    );
+    let j = job(ws.path(), SandboxMode::Required, &["sh", "-c", &cmd]);
+    let outcome = run(&backend(), &j);
+    for name in ["metrics.jsonl", "experiment_results.json"] {
+        let p = ws.path().join("results").join(name);
+        assert!(
+            std::fs::symlink_metadata(&p)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{name} was planted"
+        );
+    }
+    assert!(outcome.metrics.is_empty(), "{:?}", outcome.metrics);
+    assert_eq!(outcome.results, None);
+    let warned = outcome.warnings.join("\n");
+    assert!(warned.contains("is a symlink"), "{warned}");
+    assert!(!format!("{outcome:?}").contains("s3cr3t-value"));
+}

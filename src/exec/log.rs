@@ -16,7 +16,9 @@ pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
 }
 
 fn read_tail(path: &Path) -> io::Result<String> {
-    let mut file = File::open(path)?;
+    // The tail goes into a repair prompt: a log the experiment replaced by a link to a
+    // file outside its sandbox must not be read through it.
+    let mut file = crate::fsutil::open_nofollow(path)?;
     let len = file.metadata()?.len();
     let start = len.saturating_sub(TAIL_WINDOW);
     file.seek(SeekFrom::Start(start))?;
@@ -86,7 +88,7 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
 }
 
 fn last_byte(path: &Path) -> io::Result<Option<u8>> {
-    let mut file = match File::open(path) {
+    let mut file = match crate::fsutil::open_nofollow(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),

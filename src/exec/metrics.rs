@@ -3,7 +3,6 @@
 //! Both are data from generated code, so every defect is a warning, never an error.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -95,7 +94,7 @@ impl MetricsReader {
 
     fn read(&mut self, finished: bool) -> io::Result<MetricsBatch> {
         let mut batch = MetricsBatch::default();
-        let mut file = match File::open(&self.path) {
+        let mut file = match crate::fsutil::open_nofollow(&self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(batch),
             Err(e) => return Err(e),
@@ -164,7 +163,11 @@ pub fn read_metrics(path: &Path) -> MetricsBatch {
 /// `experiment_results.json`: `Ok(None)` when absent, `Err(warning)` when unreadable or not
 /// JSON (the caller reports it; the job itself may still have succeeded).
 pub fn read_results(path: &Path) -> Result<Option<Value>, String> {
-    let text = match std::fs::read_to_string(path) {
+    let read = crate::fsutil::open_nofollow(path).and_then(|mut f| {
+        let mut text = String::new();
+        io::Read::read_to_string(&mut f, &mut text).map(|_| text)
+    });
+    let text = match read {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
