@@ -186,7 +186,7 @@ mod tests {
     fn follows_a_growing_file_and_skips_bad_lines() -> io::Result<()> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("metrics.jsonl");
-        let mut f = File::create(&path)?;
+        let mut f = std::fs::File::create(&path)?;
         write!(
             f,
             "{{\"step\":3,\"epoch\":1,\"split\":\"val\",\"accuracy\":0.81,\"loss\":0.4}}\nnot json\n{{\"step\":4,"
