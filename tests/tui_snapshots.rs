@@ -239,3 +239,47 @@ fn metric_chart_grows_with_metrics_jsonl() {
     );
     both("live_chart_after", &app);
 }
+
+#[test]
+fn a_stale_save_conflict_shows_on_the_banner() {
+    use youra::vsa::SetRequest;
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let store = Store::new(&vsa);
+    let set = |path: &str, value: &str| {
+        store
+            .set(&SetRequest {
+                path,
+                value,
+                reason: "t",
+                actor: "researcher",
+                force: false,
+                create: false,
+                base: None,
+            })
+            .unwrap()
+    };
+    set("workflow.next_action", "first");
+    let stale = std::fs::read_to_string(&vsa).unwrap();
+    set("workflow.next_action", "youra's");
+    // An editor saves its old buffer, with its own change to the same field.
+    std::fs::write(
+        &vsa,
+        stale.replace("next_action: \"first\"", "next_action: mine"),
+    )
+    .unwrap();
+    set("workflow.current_phase", "Phase 4");
+    let screen = screen(&app_for(&run), 160, 48);
+    let banner = screen.lines().nth(1).unwrap_or("");
+    assert!(
+        banner.contains("an outside write at revision 9 reverted 1 field(s) youra had set"),
+        "{screen}"
+    );
+    assert!(
+        !screen
+            .lines()
+            .nth(2)
+            .unwrap_or("")
+            .contains("outside write")
+    );
+}

@@ -36,12 +36,18 @@ pub fn draw(app: &App, frame: &mut Frame) {
             banner,
         );
     } else if let Some(c) = conflict {
+        // "…; 2 conflict(s)": the count is the reason's last clause (vsa::history::stale_entry).
+        let n = c
+            .reason
+            .as_deref()
+            .and_then(|r| r.rsplit("; ").next())
+            .and_then(|t| t.split_whitespace().next())
+            .unwrap_or("some");
         frame.render_widget(
             Paragraph::new(Line::styled(
                 format!(
-                    " ⚠ outside write at revision {}: {} (kept the outside value; `youra vsa history` lists the fields)",
+                    " ⚠ an outside write at revision {} reverted {n} field(s) youra had set; the outside value was kept (youra vsa history)",
                     c.revision.unwrap_or(0),
-                    c.reason.as_deref().unwrap_or("conflicts")
                 ),
                 app.theme.style(Role::Attention),
             )),
