@@ -298,6 +298,16 @@ fn a_relative_run_folder_runs_its_sandboxed_experiments() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    // `status rel` names the run by its absolute path: made absolute at the CLI boundary.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["status", "rel"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let abs = tmp.path().join("rel");
+    assert!(out.contains(&abs.display().to_string()), "{out}");
 }
 
 #[test]

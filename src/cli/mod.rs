@@ -137,10 +137,13 @@ pub enum Command {
 pub fn run() -> color_eyre::Result<i32> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Status { dir, json } => status::run(&dir, json),
+        Command::Status { dir, json } => status::run(&abs(dir), json),
         Command::Vsa(cmd) => vsa_cmd::run(cmd),
         Command::Memory(cmd) => memory_cmd::run(cmd),
-        Command::Steer(args) => steer_cmd::run(args),
+        Command::Steer(mut args) => {
+            args.dir = abs(args.dir);
+            steer_cmd::run(args)
+        }
         Command::Report(cmd) => report_cmd::run(cmd),
         Command::Tools(cmd) => tools_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
@@ -151,6 +154,7 @@ pub fn run() -> color_eyre::Result<i32> {
             mouse,
             run,
         } => {
+            let dir = abs(dir);
             let opts = crate::tui::Options {
                 keymap,
                 theme,
@@ -167,7 +171,7 @@ pub fn run() -> color_eyre::Result<i32> {
             topic,
             mode,
             name,
-        } => engine_cmd::init_cmd(&dir, &topic, &mode, name),
+        } => engine_cmd::init_cmd(&abs(dir), &topic, &mode, name),
         Command::Run {
             dir,
             detach,
@@ -175,9 +179,9 @@ pub fn run() -> color_eyre::Result<i32> {
             json,
         } => {
             engine_cmd::ignore_hangup();
-            engine_cmd::run_cmd(&dir, detach, until_pause, json)
+            engine_cmd::run_cmd(&abs(dir), detach, until_pause, json)
         }
-        Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir, headless),
+        Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir.map(abs), headless),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "youra", &mut std::io::stdout());
@@ -189,6 +193,12 @@ pub fn run() -> color_eyre::Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// A run folder from the command line, made absolute once here: everything derived from it
+/// (sandbox binds, a detached engine's working directory, printed paths) then agrees.
+fn abs(dir: PathBuf) -> PathBuf {
+    std::path::absolute(&dir).unwrap_or(dir)
 }
 
 /// Print an error the way every command does: what went wrong, then what to do.
