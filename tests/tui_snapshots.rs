@@ -242,23 +242,10 @@ fn metric_chart_grows_with_metrics_jsonl() {
 
 #[test]
 fn a_stale_save_conflict_shows_on_the_banner() {
-    use youra::vsa::SetRequest;
     let (_d, run) = temp_run(&example_run());
     let vsa = run.join("verification_state.yaml");
     let store = Store::new(&vsa);
-    let set = |path: &str, value: &str| {
-        store
-            .set(&SetRequest {
-                path,
-                value,
-                reason: "t",
-                actor: "researcher",
-                force: false,
-                create: false,
-                base: None,
-            })
-            .unwrap()
-    };
+    let set = |path: &str, value: &str| set_field(&store, path, value);
     set("workflow.next_action", "first");
     let stale = std::fs::read_to_string(&vsa).unwrap();
     set("workflow.next_action", "youra's");

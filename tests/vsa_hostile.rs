@@ -4,22 +4,7 @@
 mod common;
 
 use common::*;
-use youra::vsa::SetRequest;
 use youra::vsa::store::Store;
-
-fn set(store: &Store, path: &str, value: &str) -> youra::vsa::Applied {
-    store
-        .set(&SetRequest {
-            path,
-            value,
-            reason: "test",
-            actor: "researcher",
-            force: false,
-            create: false,
-            base: None,
-        })
-        .unwrap()
-}
 
 #[test]
 fn a_bom_and_crlf_line_ends_survive_every_write() {
@@ -28,8 +13,8 @@ fn a_bom_and_crlf_line_ends_survive_every_write() {
     let text = std::fs::read_to_string(&vsa).unwrap().replace('\n', "\r\n");
     std::fs::write(&vsa, format!("\u{feff}{text}")).unwrap();
     let store = Store::new(&vsa);
-    set(&store, "workflow.next_action", "first");
-    let a = set(&store, "workflow.next_action", "second");
+    set_field(&store, "workflow.next_action", "first");
+    let a = set_field(&store, "workflow.next_action", "second");
     assert_eq!(
         a.editor_changes, 0,
         "youra's own CRLF write is not a hand edit"
@@ -58,7 +43,7 @@ fn a_symlinked_vsa_stays_a_link() {
     )
     .unwrap();
     let store = Store::new(run.join("verification_state.yaml"));
-    set(&store, "workflow.next_action", "through the link");
+    set_field(&store, "workflow.next_action", "through the link");
     let meta = std::fs::symlink_metadata(run.join("verification_state.yaml")).unwrap();
     assert!(
         meta.file_type().is_symlink(),
@@ -95,7 +80,7 @@ fn orphan_temp_files_of_killed_writers_are_removed_under_the_lock() {
     let other = run.join(".tree.json.99999.0.tmp");
     std::fs::write(&other, "not ours").unwrap();
     let store = Store::new(run.join("verification_state.yaml"));
-    set(&store, "workflow.next_action", "x");
+    set_field(&store, "workflow.next_action", "x");
     assert!(!orphan.exists(), "the VSA's orphan is gone");
     assert!(
         other.exists(),
@@ -107,7 +92,7 @@ fn orphan_temp_files_of_killed_writers_are_removed_under_the_lock() {
 fn a_lock_held_by_a_stopped_process_is_named_not_waited_for() {
     let (_d, run) = temp_run(&example_run());
     let store = Store::new(run.join("verification_state.yaml"));
-    set(&store, "workflow.next_action", "x");
+    set_field(&store, "workflow.next_action", "x");
     let lock = run.join(".youra/vsa.lock");
     let mut holder = std::process::Command::new("flock")
         .arg(&lock)

@@ -82,3 +82,18 @@ pub fn text(o: &std::process::Output) -> (String, String) {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// Set one VSA field as the researcher would (`youra vsa set` without flags).
+pub fn set_field(store: &youra::vsa::Store, path: &str, value: &str) -> youra::vsa::Applied {
+    store
+        .set(&youra::vsa::SetRequest {
+            path,
+            value,
+            reason: "test",
+            actor: "researcher",
+            force: false,
+            create: false,
+            base: None,
+        })
+        .unwrap()
+}
