@@ -8,18 +8,6 @@ use similar::{DiffTag, TextDiff};
 use youra::vsa::invariants::Invariant;
 use youra::vsa::{Base, SetRequest, Store, StoreError};
 
-fn req<'a>(path: &'a str, value: &'a str) -> SetRequest<'a> {
-    SetRequest {
-        path,
-        value,
-        reason: "test",
-        actor: "researcher",
-        force: false,
-        create: false,
-        base: None,
-    }
-}
-
 /// (tag, old line range, new lines) for every change between two texts.
 fn changes(old: &str, new: &str) -> Vec<(DiffTag, std::ops::Range<usize>, Vec<String>)> {
     let diff = TextDiff::from_lines(old, new);

@@ -83,17 +83,20 @@ pub fn text(o: &std::process::Output) -> (String, String) {
     )
 }
 
+/// The request `youra vsa set <path> <value> --reason test` makes (no flags).
+pub fn req<'a>(path: &'a str, value: &'a str) -> youra::vsa::SetRequest<'a> {
+    youra::vsa::SetRequest {
+        path,
+        value,
+        reason: "test",
+        actor: "researcher",
+        force: false,
+        create: false,
+        base: None,
+    }
+}
+
 /// Set one VSA field as the researcher would (`youra vsa set` without flags).
 pub fn set_field(store: &youra::vsa::Store, path: &str, value: &str) -> youra::vsa::Applied {
-    store
-        .set(&youra::vsa::SetRequest {
-            path,
-            value,
-            reason: "test",
-            actor: "researcher",
-            force: false,
-            create: false,
-            base: None,
-        })
-        .unwrap()
+    store.set(&req(path, value)).unwrap()
 }
