@@ -39,6 +39,8 @@ pub struct LlmSection {
     pub default: RoleConfig,
     pub roles: std::collections::BTreeMap<String, RoleConfig>,
     pub prices: crate::llm::ledger::PriceTable,
+    /// Output caps by `role` or `role.stage` (`llm::caps`).
+    pub caps: std::collections::BTreeMap<String, u32>,
 }
 
 impl LlmSection {
@@ -46,7 +48,8 @@ impl LlmSection {
         LlmSettings {
             default: self.default.clone(),
             roles: self.roles.clone(),
-            prices: self.prices.clone(),
+            prices: crate::llm::ledger::PriceTable::with_list_prices(&self.prices),
+            caps: self.caps.clone(),
         }
     }
 }

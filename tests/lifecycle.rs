@@ -285,7 +285,9 @@ fn a_request_with_no_recording_stops_the_run_naming_the_key() {
 fn a_plan_that_breaks_the_rules_is_sent_back_then_accepted() {
     let mut s = Script::default();
     s.scoping().literature().debate(6, true);
-    s.reply("executor", "verification_planning", None, 1, r#"{"sub_hypotheses":[{"id":"h-e1","type":"EXISTENCE","statement":"s","gate":{"type":"SHOULD_WORK"},"prerequisites":[]}]}"#);
+    // Well-formed (the schema takes it) but against the rules: the first sub-hypothesis
+    // must be MUST_WORK, and a prerequisite must come earlier.
+    s.reply("executor", "verification_planning", None, 1, r#"{"sub_hypotheses":[{"id":"h-e1","type":"EXISTENCE","statement":"s","gate":{"type":"SHOULD_WORK","criterion":"c"},"prerequisites":[]},{"id":"h-m1","type":"MECHANISM","statement":"s","gate":{"type":"MUST_WORK","criterion":"c"},"prerequisites":["h-z9"]},{"id":"h-c1","type":"CONDITION","statement":"s","gate":{"type":"SHOULD_WORK","criterion":"c"},"prerequisites":[]}]}"#);
     s.reply(
         "executor",
         "verification_planning",
@@ -301,4 +303,61 @@ fn a_plan_that_breaks_the_rules_is_sent_back_then_accepted() {
     };
     assert!(reason.contains("Coding & Validation"), "{reason}");
     assert_eq!(vsa(&dir).vsa.sub_hypotheses.len(), 3);
+}
+
+#[test]
+fn a_reply_outside_its_schema_is_asked_once_more_naming_the_violation() {
+    let mut s = Script::default();
+    s.reply("executor", "problem_scoping", None, 1, SCOPING)
+        .reply(
+            "controller",
+            "problem_scoping",
+            None,
+            1,
+            r#"{"decision": "SHOCKED", "reason": "?"}"#,
+        )
+        .ok("problem_scoping", None, 1);
+    let (_g, dir) = replay_run(&s, "");
+    let RunEnd::Stopped(reason) = run(&dir) else {
+        panic!("expected the stop at the missing literature recording")
+    };
+    assert!(reason.contains("stage=literature_grounding"), "{reason}");
+    assert_eq!(phase(&dir, "problem_scoping").as_deref(), Some("COMPLETED"));
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    assert!(
+        events.contains("breaks the `controller_decision` schema")
+            && events.contains("\\\"SHOCKED\\\" is not one of"),
+        "{events}"
+    );
+    // The re-ask carried the violation back to the model.
+    let asked: Vec<serde_json::Value> = std::fs::read_dir(dir.join("transcripts"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .filter(|x: &serde_json::Value| x["key"]["role"] == "controller")
+        .collect();
+    assert_eq!(asked.len(), 2);
+    let last = asked
+        .iter()
+        .map(|x| x["request"]["messages"].as_array().unwrap().len())
+        .max();
+    assert_eq!(last, Some(4), "system, user, the bad reply, the correction");
+}
+
+#[test]
+fn a_reply_that_breaks_its_schema_twice_stops_the_run_naming_it() {
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true);
+    let bad = r#"{"sub_hypotheses": [{"id": "h-e1", "type": "GUESS", "statement": "s", "gate": {"type": "MUST_WORK", "criterion": "c"}, "prerequisites": []}]}"#;
+    s.reply("executor", "verification_planning", None, 1, bad)
+        .reply("executor", "verification_planning", None, 1, bad);
+    let (_g, dir) = replay_run(&s, "");
+    let RunEnd::Stopped(reason) = run(&dir) else {
+        panic!("expected a stop")
+    };
+    assert!(
+        reason.contains("breaks the `verification_plan` schema after one re-ask")
+            && reason.contains("youra doctor"),
+        "{reason}"
+    );
+    assert!(reason.contains("Verification Planning"), "{reason}");
 }

@@ -4,6 +4,7 @@
 mod llm_http {
     pub mod anthropic;
     pub mod server;
+    pub mod structured;
 }
 
 use std::time::{Duration, Instant};

@@ -15,6 +15,7 @@ fn row(node: Option<&str>, input: u64, output: u64) -> LedgerRow {
         input_tokens: input,
         output_tokens: output,
         plan_node: node.map(str::to_string),
+        ..LedgerRow::default()
     }
 }
 

@@ -37,10 +37,15 @@ pub fn init_cmd(
     Ok(0)
 }
 
-const DEFAULT_LLM_TOML: &str = "# Models per role. Any OpenAI-compatible endpoint works (OpenAI, OpenRouter, vLLM,\n\
-# Ollama at http://localhost:11434/v1, llama.cpp's server); keys come only from the environment.\n\
-[llm.default]\nprovider = \"openai\"\nbase_url = \"https://api.openai.com/v1\"\nmodel = \"gpt-4o-mini\"\napi_key_env = \"OPENAI_API_KEY\"\n\n\
-# [llm.roles.controller]\n# model = \"gpt-4o\"\n";
+const DEFAULT_LLM_TOML: &str = "# Models per role. `provider` is openai, anthropic, openrouter, or a local server:\n\
+# ollama (http://localhost:11434/v1), vllm (:8000/v1), llamacpp (:8080/v1); set base_url to move it.\n\
+# Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY).\n\
+# `youra doctor <run>` checks every role's endpoint and picks how replies are constrained.\n\
+[llm.default]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n\n\
+# [llm.roles.controller]\n# model = \"gpt-4o\"\n\n\
+# Output caps (tokens) by role or role.stage; prices in US$ per million tokens.\n\
+# [llm.caps]\n# \"executor.manuscript_drafting\" = 8000\n\
+# [llm.prices]\n# \"gpt-4o-mini\" = { input = 0.15, output = 0.6 }\n";
 
 /// Run the engine in the foreground until the run completes, stops or (optionally) pauses,
 /// printing its events (`json`: as JSON lines of `events.jsonl`'s shape, closed by a

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 mod bench_cmd;
-pub mod engine_cmd;
+mod doctor_cmd;
+mod engine_cmd;
 mod memory_cmd;
 mod report_cmd;
 mod status;
@@ -113,6 +114,16 @@ pub enum Command {
         #[arg(long, conflicts_with = "detach")]
         json: bool,
     },
+    /// Check every role's model endpoint: reachable, model listed, which structured-reply
+    /// dialect constrains its replies (remembered for `structured = "auto"`), streaming, tool
+    /// calls, reasoning output, latency and speed. Exit 0 when every role can work, 1 when
+    /// one cannot (the problems say what to change).
+    Doctor {
+        dir: PathBuf,
+        /// Print the report as one JSON object (with `"ok"`).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a shell completion script, e.g.
     /// `youra completions bash > ~/.local/share/bash-completion/completions/youra`.
     Completions {
@@ -181,6 +192,7 @@ pub fn run() -> color_eyre::Result<i32> {
             engine_cmd::ignore_hangup();
             engine_cmd::run_cmd(&abs(dir), detach, until_pause, json)
         }
+        Command::Doctor { dir, json } => doctor_cmd::run(&abs(dir), json),
         Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir.map(abs), headless),
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -7,12 +7,28 @@ use std::time::Duration;
 use super::ctx::{StageCtx, Vars};
 use super::error::StageError;
 use super::reply::{json_object, str_field};
+use crate::llm::ReplySchema;
+use crate::llm::schema as js;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     PhaseComplete { reason: String },
     Resume { prompt: String },
     MustStop { reason: String },
+}
+
+/// The controller's reply: a decision word, a reason, and for RESUME the prompt.
+pub fn schema() -> ReplySchema {
+    ReplySchema::new(
+        "controller_decision",
+        js::object_with(
+            &[(
+                "decision",
+                js::one_of(&["PHASE_COMPLETE", "RESUME", "MUST_STOP"]),
+            )],
+            &[("reason", js::string()), ("resume_prompt", js::string())],
+        ),
+    )
 }
 
 /// Read the controller's reply. An unknown decision or a RESUME without a prompt is an
@@ -79,7 +95,13 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
                 ctx.settings.controller_retry_wait_s.max(0.0),
             ));
         }
-        match ctx.ask_json("controller", "system/controller", "controller", &vars) {
+        match ctx.ask_json(
+            "controller",
+            "system/controller",
+            "controller",
+            &vars,
+            &schema(),
+        ) {
             Ok(v) => match parse_decision(&v.to_string()) {
                 Ok(d) => return d,
                 Err(e) => failures.push(format!("unreadable decision: {e}")),
@@ -133,5 +155,28 @@ mod tests {
         );
         assert!(parse_decision(r#"{"decision":"RESUME"}"#).is_err());
         assert!(parse_decision(r#"{"reason":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn the_schema_takes_the_good_replies_and_refuses_the_bad() {
+        let s = schema();
+        assert!(crate::llm::schema::unsupported_keywords(&s.schema).is_empty());
+        for good in [
+            r#"{"decision":"PHASE_COMPLETE","reason":"ok"}"#,
+            r#"{"decision":"resume","resume_prompt":"add gaps"}"#,
+            r#"{"decision":"Must stop","reason":"no data"}"#,
+        ] {
+            let mut v: serde_json::Value = serde_json::from_str(good).unwrap();
+            s.check(&mut v).unwrap_or_else(|e| panic!("{good}: {e}"));
+            assert!(parse_decision(&v.to_string()).is_ok(), "{good}");
+        }
+        for bad in [
+            r#"{"decision":"SHOCKED","reason":"x"}"#,
+            r#"{"reason":"x"}"#,
+            r#"{"decision":7,"reason":"x"}"#,
+        ] {
+            let mut v: serde_json::Value = serde_json::from_str(bad).unwrap();
+            assert!(s.check(&mut v).is_err(), "{bad}");
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::error::StageError;
 use super::prompts::Prompts;
 use crate::config::EngineSettings;
-use crate::llm::{CallKey, ChatRequest, ChatResponse, Message, Roles};
+use crate::llm::{CallKey, ChatRequest, ChatResponse, Message, ReplySchema, Roles};
 use crate::rundir::events::{Event, EventLog};
 use crate::stage::Stage;
 use crate::vsa::store::{Snapshot, Store};
@@ -104,28 +104,88 @@ impl StageCtx<'_> {
                     .map(|(reply, _)| reply);
             }
         }
-        let provider = self.roles.get(role)?;
-        let key = self.key(role);
         let mut req = ChatRequest::new(messages);
         req.json = json;
-        let reply = provider
-            .complete(&key, &req)
-            .map_err(|source| StageError::Llm {
-                key: key.to_string(),
-                source,
-            })?;
-        let _ = self.events.emit(
-            Event::new("llm_call")
-                .stage(self.stage.name())
-                .message(format!(
-                    "{role}: {} in / {} out tokens",
-                    reply.usage.input_tokens, reply.usage.output_tokens
-                )),
-        );
+        self.exchange(role, req, false)
+    }
+
+    /// A turn of conversation (a debate persona's): as [`StageCtx::ask_messages`], but a
+    /// reply still cut at the cap after its continuation is kept, marked as cut, with a
+    /// warning; a turn is prose that the next speaker reads, not an artifact with parts.
+    pub fn ask_turn(&self, role: &str, messages: Vec<Message>) -> Result<String, StageError> {
+        if self
+            .tools
+            .is_some_and(|r| !r.for_stage(role, self.stage.key()).is_empty())
+        {
+            return Ok(self.ask_messages(role, messages, false)?.content);
+        }
+        let reply = self.exchange(role, ChatRequest::new(messages), true)?;
         if reply.finish_reason.as_deref() == Some("length") {
-            return Err(StageError::Truncated {
-                key: key.to_string(),
-            });
+            let cap = self.roles.cap(role, self.stage.key());
+            self.emit(Event::new("warning").message(format!(
+                "{role}'s turn was cut at its cap of {cap} tokens (continued once); kept as cut"
+            )));
+            return Ok(format!(
+                "{}\n\n[cut at the cap of {cap} tokens]",
+                reply.content.trim()
+            ));
+        }
+        Ok(reply.content)
+    }
+
+    /// One capped exchange. The request carries the role's output cap for this stage; a
+    /// reply cut at the cap is continued once ("continue where you stopped", the two parts
+    /// joined), and a second cut is a `Truncated` error naming the cap.
+    fn exchange(
+        &self,
+        role: &str,
+        mut req: ChatRequest,
+        keep_cut: bool,
+    ) -> Result<ChatResponse, StageError> {
+        let provider = self.roles.get(role)?;
+        let key = self.key(role);
+        let cap = self.roles.cap(role, self.stage.key());
+        req.max_tokens = Some(req.max_tokens.map_or(cap, |n| n.min(cap)));
+        let call = |req: &ChatRequest| -> Result<ChatResponse, StageError> {
+            let reply = provider
+                .complete(&key, req)
+                .map_err(|source| StageError::Llm {
+                    key: key.to_string(),
+                    source,
+                })?;
+            let thought = if reply.usage.reasoning_tokens > 0 {
+                format!(" ({} thinking)", reply.usage.reasoning_tokens)
+            } else {
+                String::new()
+            };
+            self.emit(Event::new("llm_call").message(format!(
+                "{role}: {} in / {} out tokens{thought}",
+                reply.usage.input_tokens, reply.usage.output_tokens
+            )));
+            for warning in self.roles.ledger().take_warnings() {
+                self.emit(Event::new("warning").message(warning));
+            }
+            Ok(reply)
+        };
+        let mut reply = call(&req)?;
+        if reply.finish_reason.as_deref() == Some("length") {
+            let mut more = req.clone();
+            more.messages
+                .push(Message::assistant(reply.content.clone()));
+            more.messages.push(Message::user(
+                "You were cut off. Continue exactly where you stopped: no repetition, no preamble.",
+            ));
+            let rest = call(&more)?;
+            reply.content.push_str(&rest.content);
+            reply.usage.input_tokens += rest.usage.input_tokens;
+            reply.usage.output_tokens += rest.usage.output_tokens;
+            reply.finish_reason = rest.finish_reason;
+            if reply.finish_reason.as_deref() == Some("length") && !keep_cut {
+                return Err(StageError::Truncated {
+                    key: key.to_string(),
+                    cap,
+                });
+            }
         }
         Ok(reply)
     }
@@ -142,7 +202,9 @@ impl StageCtx<'_> {
     ) -> Result<(ChatResponse, Vec<crate::llm::ToolTrace>), StageError> {
         let provider = self.roles.get(role)?;
         let key = self.key(role);
-        let request = ChatRequest::new(messages);
+        let cap = self.roles.cap(role, self.stage.key());
+        let mut request = ChatRequest::new(messages);
+        request.max_tokens = Some(cap);
         let (reply, traces) = crate::llm::run_tools(&*provider, &key, request, tools, max_rounds)
             .map_err(|source| StageError::Llm {
             key: key.to_string(),
@@ -158,29 +220,134 @@ impl StageCtx<'_> {
         if reply.finish_reason.as_deref() == Some("length") {
             return Err(StageError::Truncated {
                 key: key.to_string(),
+                cap,
             });
         }
         Ok((reply, traces))
     }
 
-    /// Ask for a JSON object and parse it; a reply that is not one is a stage error that
-    /// says where it broke (the engine turns it into a resume prompt).
+    /// A Markdown artifact with required sections. Where the role's endpoint constrains
+    /// decoding, the model fills a JSON object with one field per section and the Markdown
+    /// is rendered from it (`## Section`, then the body), so no section can be left out;
+    /// elsewhere it writes Markdown and the stage's section check catches an omission.
+    pub fn ask_sections(
+        &self,
+        role: &str,
+        system: &str,
+        template: &str,
+        vars: &Vars,
+        required: &[&str],
+    ) -> Result<String, StageError> {
+        if !self.roles.dialect(role).constrains() {
+            return Ok(self.ask(role, system, template, vars)?.content);
+        }
+        let system = self.prompts.render(system, vars)?;
+        let user = self.prompts.render(template, vars)?;
+        let fields: Vec<(String, &str)> = required.iter().map(|s| (section_key(s), *s)).collect();
+        let props: Vec<(&str, serde_json::Value)> = fields
+            .iter()
+            .map(|(k, _)| (k.as_str(), crate::llm::schema::text()))
+            .collect();
+        let schema = ReplySchema::new(
+            &format!("{}_sections", self.stage.key()),
+            crate::llm::schema::object(&props),
+        );
+        let listed: Vec<String> = fields
+            .iter()
+            .map(|(k, s)| format!("\"{k}\" (the section \"{s}\")"))
+            .collect();
+        let ask = format!(
+            "{user}\n\nAnswer as one JSON object with these fields, each holding that section's Markdown body without its heading: {}.",
+            listed.join(", ")
+        );
+        let v = self.ask_structured(
+            role,
+            vec![Message::system(system), Message::user(ask)],
+            &schema,
+        )?;
+        Ok(fields
+            .iter()
+            .map(|(k, s)| {
+                let body = v.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+                format!("## {s}\n\n{}\n", body.trim())
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    /// Ask for a JSON object of `schema`'s shape and parse it (see [`StageCtx::ask_structured`]).
     pub fn ask_json(
         &self,
         role: &str,
         system: &str,
         template: &str,
         vars: &Vars,
+        schema: &ReplySchema,
     ) -> Result<serde_json::Value, StageError> {
         let system = self.prompts.render(system, vars)?;
         let user = self.prompts.render(template, vars)?;
-        let reply = self.ask_messages(
+        self.ask_structured(
             role,
             vec![Message::system(system), Message::user(user)],
-            true,
-        )?;
-        super::reply::json_object(&reply.content)
-            .map_err(|detail| StageError::Output(format!("{template}: {detail}")))
+            schema,
+        )
+        .map_err(|e| match e {
+            StageError::Output(detail) => StageError::Output(format!("{template}: {detail}")),
+            other => other,
+        })
+    }
+
+    /// Ask for a JSON object of `schema`'s shape. The schema travels in the endpoint's
+    /// dialect (so a constraining server cannot answer outside it) and is checked again on
+    /// arrival: a reply that is no JSON object is an `Output` error (worth a resume); one
+    /// that breaks the schema is asked again once, naming the violation, then a `Schema`
+    /// error, which stops the run: the endpoint ignores the schema, and `youra doctor`
+    /// says which dialect it takes.
+    pub fn ask_structured(
+        &self,
+        role: &str,
+        mut messages: Vec<Message>,
+        schema: &ReplySchema,
+    ) -> Result<serde_json::Value, StageError> {
+        let mut req = ChatRequest::new(messages.clone());
+        req.json = true;
+        req.schema = Some(schema.clone());
+        // A stage with tools for this role keeps its tool loop (no constrained decoding
+        // there: the model must be free to call a tool); the reply is still checked.
+        let offered = self
+            .tools
+            .map(|r| (r.for_stage(role, self.stage.key()), r.max_rounds()))
+            .filter(|(o, _)| !o.is_empty());
+        let reply = match &offered {
+            Some((tools, rounds)) => {
+                self.ask_with_tools(role, messages.clone(), tools, *rounds)?
+                    .0
+            }
+            None => self.exchange(role, req.clone(), false)?,
+        };
+        let violation = match checked(&reply.content, schema)? {
+            Ok(v) => return Ok(v),
+            Err(violation) => violation,
+        };
+        self.emit(Event::new("warning").message(format!(
+            "{role}'s reply breaks the `{}` schema ({violation}); asking once more",
+            schema.name
+        )));
+        messages.push(Message::assistant(reply.content));
+        messages.push(Message::user(format!(
+            "Your reply does not have the required JSON shape: {violation}. Answer again with only the corrected JSON object."
+        )));
+        req.messages = messages;
+        let again = self.exchange(role, req, false)?;
+        match checked(&again.content, schema)? {
+            Ok(v) => Ok(v),
+            Err(violation) => Err(StageError::Schema {
+                key: self.key(role).to_string(),
+                schema: schema.name.clone(),
+                dialect: self.roles.dialect(role).as_str(),
+                violation,
+            }),
+        }
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -204,5 +371,41 @@ impl StageCtx<'_> {
 
     pub fn emit(&self, event: Event) {
         let _ = self.events.emit(event.stage(self.stage.name()));
+    }
+}
+
+/// The reply's JSON object checked against its schema: `Err` when there is no JSON object
+/// at all (a resumable `Output` error), `Ok(Err(violation))` when it breaks the schema.
+fn checked(
+    text: &str,
+    schema: &ReplySchema,
+) -> Result<Result<serde_json::Value, String>, StageError> {
+    let mut v = super::reply::json_object(text).map_err(StageError::Output)?;
+    Ok(schema.check(&mut v).map(|()| v).map_err(|e| e.to_string()))
+}
+
+/// A section name as a JSON key: `Success Criteria` → `success_criteria`.
+fn section_key(section: &str) -> String {
+    let mut key = String::new();
+    for c in section.chars() {
+        if c.is_alphanumeric() {
+            key.extend(c.to_lowercase());
+        } else if !key.ends_with('_') && !key.is_empty() {
+            key.push('_');
+        }
+    }
+    key.trim_end_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn section_names_become_keys() {
+        assert_eq!(super::section_key("Success Criteria"), "success_criteria");
+        assert_eq!(
+            super::section_key("Prediction–Result Matrix"),
+            "prediction_result_matrix"
+        );
+        assert_eq!(super::section_key("Gaps"), "gaps");
     }
 }

@@ -12,8 +12,21 @@ pub enum StageError {
     /// The model's output was unusable; worth a resume prompt that says why.
     #[error("unusable output: {0}")]
     Output(String),
-    #[error("the reply to {key} was cut off at the token limit")]
-    Truncated { key: String },
+    #[error(
+        "the reply to {key} was cut off at its cap of {cap} tokens, continued once and cut off again; raise the cap under [llm.caps] in youra.toml (`\"<role>.<stage>\" = N`)"
+    )]
+    Truncated { key: String, cap: u32 },
+    /// A structured reply broke its schema twice: the endpoint does not constrain decoding
+    /// in the configured dialect. Not resumable: asking again gets the same.
+    #[error(
+        "the reply to {key} breaks the `{schema}` schema after one re-ask ({violation}); the endpoint ignores the schema in the `{dialect}` dialect: run `youra doctor <run>` or set `structured` for this role in youra.toml"
+    )]
+    Schema {
+        key: String,
+        schema: String,
+        dialect: &'static str,
+        violation: String,
+    },
     #[error("LLM call {key} failed: {source}")]
     Llm { key: String, source: LlmError },
     #[error(transparent)]

@@ -24,6 +24,8 @@ mod recovery;
 mod reply;
 pub(crate) mod reroute;
 mod run;
+#[cfg(test)]
+mod schema_tests;
 pub(crate) use run::stop_mutation as run_stop_mutation;
 mod stages;
 mod summary;

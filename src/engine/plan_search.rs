@@ -177,17 +177,17 @@ fn expand(
     let prompt =
         crate::plan::expansion_prompt(&plan, &outcome, &failure, crate::plan::MAX_CHILDREN);
     let system = ctx.prompts.render("system/executor", &Default::default())?;
-    let reply = ctx.ask_messages(
+    let reply = ctx.ask_structured(
         "reflector",
         vec![
             crate::llm::Message::system(system),
             crate::llm::Message::user(prompt),
         ],
-        true,
+        &crate::plan::expansion_schema(crate::plan::MAX_CHILDREN),
     )?;
     let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
     let expansion = parse_expansion(
-        &reply.content,
+        &reply.to_string(),
         &plan,
         &refs,
         crate::plan::MAX_CHILDREN,

@@ -184,6 +184,7 @@ pub fn propose(
         "system/executor",
         "attribution_generate",
         &vars,
+        &crate::reflect::attribution::generator_schema(),
     )?;
     let candidates = candidates_from_value(&generated).map_err(|e| {
         StageError::MustStop(format!(
@@ -191,7 +192,13 @@ pub fn propose(
         ))
     })?;
     vars.insert("candidates", numbered(&candidates));
-    let scored = ctx.ask_json("critic", "system/executor", "attribution_critique", &vars)?;
+    let scored = ctx.ask_json(
+        "critic",
+        "system/executor",
+        "attribution_critique",
+        &vars,
+        &crate::reflect::attribution::critic_schema(),
+    )?;
     let critique = apply_critique(&candidates, &scored.to_string()).map_err(|e| {
         StageError::MustStop(format!("{id}: the critic's scores are unusable: {e}"))
     })?;
@@ -203,7 +210,13 @@ pub fn propose(
     vars.insert("severity", format!("{severity:.2}"));
     vars.insert("cause", top.description.clone());
     let judge = ctx
-        .ask_json("judge", "system/executor", "verdict_clamp", &vars)
+        .ask_json(
+            "judge",
+            "system/executor",
+            "verdict_clamp",
+            &vars,
+            &verdict_schema(),
+        )
         .ok()
         .and_then(|v| parse_verdict(&v));
     let ranked: Vec<Attribution> = crate::reflect::attribution::ranked(&critique.attributions)
@@ -265,6 +278,21 @@ fn numbered(c: &[Attribution]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The clamp judge's reply: valid or not, and its confidence κ in [0, 1].
+pub fn verdict_schema() -> crate::llm::ReplySchema {
+    use crate::llm::schema as js;
+    crate::llm::ReplySchema::new(
+        "clamp_verdict",
+        js::object_with(
+            &[
+                ("verdict", js::one_of(&["valid", "not_valid"])),
+                ("kappa", js::number(0.0, 1.0)),
+            ],
+            &[("reason", js::string())],
+        ),
+    )
 }
 
 /// The judge's reply; an unreadable one means no clamp (the action stands as π gave it).

@@ -146,7 +146,7 @@ pub fn run_agent(
             model: model_name(cfg),
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
-            plan_node: None,
+            ..LedgerRow::default()
         })?;
     }
     let after = agent_check::snapshot(task.workspace).map_err(check_err)?;

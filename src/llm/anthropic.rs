@@ -29,6 +29,7 @@ pub struct Anthropic {
     config: HttpConfig,
     url: String,
     client: Client,
+    local: bool,
 }
 
 impl Anthropic {
@@ -44,7 +45,14 @@ impl Anthropic {
             config,
             url,
             client,
+            local: false,
         })
+    }
+
+    /// Mark the endpoint as on this machine or cluster: its calls cost no dollars.
+    pub fn local(mut self, local: bool) -> Self {
+        self.local = local;
+        self
     }
 
     fn once(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -59,14 +67,21 @@ impl Anthropic {
             headers: http::headers(&self.config, &own)?,
             stream: self.config.stream,
         };
+        let started = std::time::Instant::now();
         let response = http::post(&self.client, &self.config, post)?;
-        if self.config.stream {
-            let read = std::io::BufReader::new(response);
-            read_stream(&self.url, self.config.idle_timeout, read)
+        let reply = if self.config.stream {
+            let timed = http::Deadline::new(response, started, self.config.call_timeout);
+            let read = std::io::BufReader::new(timed);
+            read_stream(&self.url, self.config.idle_timeout, read)?
         } else {
             let bytes = http::read_body(&self.url, &self.config, response)?;
-            parse_message(&self.url, &bytes)
-        }
+            parse_message(&self.url, &bytes)?
+        };
+        Ok(super::openai::answer_of(
+            reply,
+            request,
+            self.config.dialect(),
+        ))
     }
 }
 
@@ -77,6 +92,9 @@ impl Provider for Anthropic {
     fn model(&self) -> &str {
         &self.config.model
     }
+    fn free(&self) -> bool {
+        self.local
+    }
     fn complete(&self, _key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let policy = self.config.retry_policy();
         let mut jitter = retry::clock_jitter();
@@ -86,7 +104,8 @@ impl Provider for Anthropic {
     }
 }
 
-/// The JSON body. `request.json` has no switch here: the prompt asks for JSON.
+/// The JSON body. A reply schema travels as one forced tool (the `tool` dialect, the only
+/// way the Messages API constrains a reply); otherwise the prompt asks for JSON.
 pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
     let system: Vec<&str> = request
         .messages
@@ -116,6 +135,16 @@ pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
             .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
             .collect();
         body["tools"] = Value::Array(tools);
+    }
+    if let (true, Some(s), super::Structured::Tool) =
+        (request.json, &request.schema, config.dialect())
+    {
+        body["tools"] = json!([{
+            "name": s.name,
+            "description": "Give your answer as this tool's input.",
+            "input_schema": s.schema,
+        }]);
+        body["tool_choice"] = json!({"type": "tool", "name": s.name});
     }
     if config.stream {
         body["stream"] = json!(true);
@@ -185,6 +214,10 @@ enum Block {
     Text {
         text: String,
     },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+    },
     ToolUse {
         id: String,
         name: String,
@@ -207,10 +240,12 @@ pub(super) struct WireUsage {
 fn parse_message(url: &str, bytes: &[u8]) -> Result<ChatResponse, LlmError> {
     let reply: Reply = http::parse_json(url, bytes)?;
     let mut content = String::new();
+    let mut reasoning = String::new();
     let mut tool_calls = Vec::new();
     for block in reply.content {
         match block {
             Block::Text { text } => content.push_str(&text),
+            Block::Thinking { thinking } => reasoning.push_str(&thinking),
             Block::ToolUse { id, name, input } => tool_calls.push(ToolCall {
                 id,
                 name,
@@ -223,6 +258,7 @@ fn parse_message(url: &str, bytes: &[u8]) -> Result<ChatResponse, LlmError> {
         input_tokens: u.input_tokens,
         output_tokens: u.output_tokens,
         estimated: false,
+        reasoning_tokens: 0,
     });
     Ok(ChatResponse {
         content,
@@ -230,6 +266,7 @@ fn parse_message(url: &str, bytes: &[u8]) -> Result<ChatResponse, LlmError> {
         usage: usage.unwrap_or_default(),
         model: reply.model,
         finish_reason: reply.stop_reason.map(|r| finish_reason(&r)),
+        reasoning,
     })
 }
 

@@ -18,6 +18,7 @@ use super::{ChatResponse, LlmError, ToolCall, Usage};
 #[derive(Default)]
 struct Assembly {
     content: String,
+    reasoning: String,
     tools: BTreeMap<u64, (String, String, String)>, // index → (id, name, input JSON so far)
     usage: Usage,
     model: String,
@@ -85,7 +86,8 @@ impl Assembly {
                     tool.2.push_str(piece("partial_json"));
                 }
             }
-            _ => {} // thinking_delta, signature_delta: not passed on
+            Some("thinking_delta") => self.reasoning.push_str(piece("thinking")),
+            _ => {} // signature_delta: not passed on
         }
     }
 
@@ -105,6 +107,7 @@ impl Assembly {
             usage: self.usage,
             model: self.model,
             finish_reason: self.stop_reason,
+            reasoning: self.reasoning,
         })
     }
 }

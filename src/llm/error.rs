@@ -35,6 +35,10 @@ pub enum LlmError {
         "the model still asked for tools after {rounds} rounds (last: {last}); raise `max_rounds` under [tools] in youra.toml or offer the stage fewer tools"
     )]
     ToolRounds { rounds: u32, last: String },
+    #[error(
+        "{url} was still answering after {limit:?}, the per-call limit; the reply was dropped (raise `call_timeout_s` for this role in youra.toml, or lower its max_tokens)"
+    )]
+    CallLimit { url: String, limit: Duration },
     #[error("{0}")]
     Io(String),
 }

@@ -7,7 +7,7 @@
 //! non-streaming call sets `request_timeout` on its request.
 
 use std::io::{self, Read};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::blocking::{Client, Response};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -55,7 +55,7 @@ pub fn post(client: &Client, config: &HttpConfig, post: Post<'_>) -> Result<Resp
     if post.stream {
         request = request.header("accept", "text/event-stream");
     } else {
-        request = request.timeout(config.request_timeout);
+        request = request.timeout(config.request_timeout.min(config.call_timeout));
     }
     let wait = if post.stream {
         config.idle_timeout
@@ -134,8 +134,53 @@ fn send_error(url: &str, after: Duration, e: &reqwest::Error) -> LlmError {
     }
 }
 
+/// A body reader that fails once the whole call has run past its limit, however steadily
+/// the server sends: the idle timeout alone lets a degenerate reply stream for hours.
+pub struct Deadline<R> {
+    inner: R,
+    until: Instant,
+    limit: Duration,
+}
+
+impl<R> Deadline<R> {
+    pub fn new(inner: R, started: Instant, limit: Duration) -> Self {
+        Self {
+            inner,
+            until: started + limit,
+            limit,
+        }
+    }
+}
+
+/// The error a [`Deadline`] reader fails with; [`body_error`] turns it into `CallLimit`.
+#[derive(Debug)]
+struct PastLimit(Duration);
+
+impl std::fmt::Display for PastLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "past the per-call limit of {:?}", self.0)
+    }
+}
+
+impl std::error::Error for PastLimit {}
+
+impl<R: Read> Read for Deadline<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if Instant::now() >= self.until {
+            return Err(io::Error::other(PastLimit(self.limit)));
+        }
+        self.inner.read(buf)
+    }
+}
+
 /// A failed read of a body we had started to receive: a timeout, or a cut (retryable).
 pub fn body_error(url: &str, after: Duration, e: &io::Error) -> LlmError {
+    if let Some(PastLimit(limit)) = e.get_ref().and_then(|i| i.downcast_ref::<PastLimit>()) {
+        return LlmError::CallLimit {
+            url: url.to_string(),
+            limit: *limit,
+        };
+    }
     let timed_out = e.kind() == io::ErrorKind::TimedOut
         || e.get_ref()
             .and_then(|inner| inner.downcast_ref::<reqwest::Error>())

@@ -46,8 +46,16 @@ pub struct HttpConfig {
     pub backoff_max: Duration,
     pub stream: bool,
     /// Send `response_format: json_object` when the request asks for JSON (OpenAI-compatible
-    /// endpoints only); turn off for a server that rejects the field.
+    /// endpoints only); turn off for a server that rejects the field (the same as
+    /// `structured = "none"`).
     pub json_mode: bool,
+    /// How a reply's JSON Schema is sent (`super::structured`); `auto` is resolved when the
+    /// provider is built (`youra doctor`'s choice, else the provider kind's).
+    pub structured: super::Structured,
+    /// The longest one call may take, streaming or not, however steadily the server talks:
+    /// a degenerate reply that never ends is cut off here.
+    #[serde(deserialize_with = "seconds")]
+    pub call_timeout: Duration,
     /// Sent with every request (OpenRouter's `HTTP-Referer`, a proxy's routing header).
     pub extra_headers: BTreeMap<String, String>,
 }
@@ -69,12 +77,23 @@ impl Default for HttpConfig {
             backoff_max: Duration::from_secs(30),
             stream: true,
             json_mode: true,
+            structured: super::Structured::Auto,
+            call_timeout: Duration::from_secs(300),
             extra_headers: BTreeMap::new(),
         }
     }
 }
 
 impl HttpConfig {
+    /// The dialect requests are sent in: `none` when JSON mode is off.
+    pub fn dialect(&self) -> super::Structured {
+        if self.json_mode {
+            self.structured
+        } else {
+            super::Structured::None
+        }
+    }
+
     pub fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy {
             max_retries: self.max_retries,
@@ -143,6 +162,8 @@ impl fmt::Debug for HttpConfig {
             .field("backoff_max", &self.backoff_max)
             .field("stream", &self.stream)
             .field("json_mode", &self.json_mode)
+            .field("structured", &self.structured)
+            .field("call_timeout", &self.call_timeout)
             .field(
                 "extra_headers",
                 &self.extra_headers.keys().collect::<Vec<_>>(),

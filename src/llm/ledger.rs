@@ -11,7 +11,11 @@ use serde::Deserialize;
 use super::LlmError;
 
 pub const HEADER: &str =
-    "time\trole\tstage\tmodel\tinput_tokens\toutput_tokens\tcost_usd\tplan_node";
+    "time\trole\tstage\tmodel\tinput_tokens\toutput_tokens\tcost_usd\tplan_node\treasoning_tokens";
+
+/// The cost column of a row whose model has no price: its tokens count, its dollars are
+/// unknown (never a silent `$0`).
+pub const UNKNOWN_COST: &str = "unknown";
 
 /// US dollars per million tokens, by model name.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -24,16 +28,48 @@ pub struct Price {
 #[serde(transparent)]
 pub struct PriceTable(pub BTreeMap<String, Price>);
 
+/// List prices (US$ per million tokens, input/output) of widely used hosted models, as
+/// their providers published them in 2025; `[llm.prices]` in youra.toml overrides any of
+/// them and adds others. A model in neither costs "unknown", never $0.
+const LIST_PRICES: [(&str, f64, f64); 8] = [
+    ("gpt-4o", 2.5, 10.0),
+    ("gpt-4o-mini", 0.15, 0.6),
+    ("gpt-4.1", 2.0, 8.0),
+    ("gpt-4.1-mini", 0.4, 1.6),
+    ("o4-mini", 1.1, 4.4),
+    ("claude-sonnet-4-20250514", 3.0, 15.0),
+    ("claude-opus-4-20250514", 15.0, 75.0),
+    ("claude-3-5-haiku-20241022", 0.8, 4.0),
+];
+
 impl PriceTable {
-    /// Cost of one call; a model missing from the table costs 0 (its tokens still count).
-    pub fn cost(&self, model: &str, input: u64, output: u64) -> f64 {
-        self.0.get(model).map_or(0.0, |p| {
-            (input as f64 * p.input + output as f64 * p.output) / 1e6
-        })
+    /// The list prices, then `overrides` (youra.toml's `[llm.prices]`) on top.
+    pub fn with_list_prices(overrides: &PriceTable) -> PriceTable {
+        let mut table: BTreeMap<String, Price> = LIST_PRICES
+            .iter()
+            .map(|(m, input, output)| {
+                (
+                    m.to_string(),
+                    Price {
+                        input: *input,
+                        output: *output,
+                    },
+                )
+            })
+            .collect();
+        table.extend(overrides.0.iter().map(|(k, v)| (k.clone(), *v)));
+        PriceTable(table)
+    }
+
+    /// Cost of one call; `None` for a model missing from the table (its tokens still count).
+    pub fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
+        self.0
+            .get(model)
+            .map(|p| (input as f64 * p.input + output as f64 * p.output) / 1e6)
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LedgerRow {
     pub time: String,
     pub role: String,
@@ -42,6 +78,11 @@ pub struct LedgerRow {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub plan_node: Option<String>,
+    /// Of `output_tokens`, those a reasoning model spent thinking.
+    pub reasoning_tokens: u64,
+    /// Costs nothing unless the price table says otherwise: a local server (Ollama, vLLM,
+    /// llama.cpp), a replayed reply, a tool result.
+    pub free: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -49,7 +90,22 @@ pub struct Totals {
     pub calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// The dollars of the priced rows.
     pub cost_usd: f64,
+    /// Rows whose model has no price: `cost_usd` leaves them out.
+    pub unpriced_calls: u64,
+    pub reasoning_tokens: u64,
+}
+
+impl Totals {
+    /// `$0.0123`, or `$0.0123 + unknown` when some calls were unpriced.
+    pub fn cost_text(&self) -> String {
+        match (self.unpriced_calls, self.cost_usd > 0.0) {
+            (0, _) => format!("${:.4}", self.cost_usd),
+            (_, true) => format!("${:.4} + unknown", self.cost_usd),
+            (_, false) => "cost unknown".to_string(),
+        }
+    }
 }
 
 pub struct Ledger {
@@ -59,6 +115,8 @@ pub struct Ledger {
     /// The plan node being executed: rows written meanwhile are charged to it (the plan
     /// budget's `node_tokens`, a node's packet cost).
     node: Mutex<Option<String>>,
+    /// Unpriced models already warned about, and the warnings not yet taken.
+    warned: Mutex<(std::collections::BTreeSet<String>, Vec<String>)>,
 }
 
 fn field(s: &str) -> String {
@@ -72,7 +130,14 @@ impl Ledger {
             prices,
             lock: Mutex::new(()),
             node: Mutex::new(None),
+            warned: Mutex::new(Default::default()),
         }
+    }
+
+    /// Warnings since the last call (an unpriced model, once per model per run process):
+    /// the engine turns them into `warning` events.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.warned.lock().unwrap_or_else(|p| p.into_inner()).1)
     }
 
     /// Charge the rows that follow to `node` (`None`: to no node).
@@ -95,16 +160,30 @@ impl Ledger {
             .append(true)
             .open(&self.path)
             .map_err(io)?;
-        let cost = self
+        let cost = match self
             .prices
-            .cost(&row.model, row.input_tokens, row.output_tokens);
+            .cost(&row.model, row.input_tokens, row.output_tokens)
+        {
+            Some(c) => format!("{c:.6}"),
+            None if row.free => format!("{:.6}", 0.0),
+            None => {
+                let mut w = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+                if w.0.insert(row.model.clone()) {
+                    w.1.push(format!(
+                        "the model `{}` has no price: its cost shows as unknown; add it under [llm.prices] in youra.toml (`\"{}\" = {{ input = 2.5, output = 10.0 }}`, US$ per million tokens)",
+                        row.model, row.model
+                    ));
+                }
+                UNKNOWN_COST.to_string()
+            }
+        };
         let mut line = String::new();
         if new {
             line.push_str(HEADER);
             line.push('\n');
         }
         line.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{cost:.6}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{cost}\t{}\t{}\n",
             field(&row.time),
             field(&row.role),
             field(&row.stage),
@@ -117,7 +196,8 @@ impl Ledger {
                     .or_else(|| self.node.lock().unwrap_or_else(|p| p.into_inner()).clone())
                     .as_deref()
                     .unwrap_or("-")
-            )
+            ),
+            row.reasoning_tokens,
         ));
         f.write_all(line.as_bytes()).map_err(io)
     }
@@ -131,13 +211,22 @@ pub fn totals(text: &str) -> Totals {
         let (Some(i), Some(o), Some(c)) = (cols.get(4), cols.get(5), cols.get(6)) else {
             continue;
         };
-        let (Ok(i), Ok(o), Ok(c)) = (i.parse::<u64>(), o.parse::<u64>(), c.parse::<f64>()) else {
+        let (Ok(i), Ok(o)) = (i.parse::<u64>(), o.parse::<u64>()) else {
             continue;
+        };
+        let cost = match c.parse::<f64>() {
+            Ok(c) => Some(c),
+            Err(_) if *c == UNKNOWN_COST => None,
+            Err(_) => continue,
         };
         t.calls += 1;
         t.input_tokens += i;
         t.output_tokens += o;
-        t.cost_usd += c;
+        match cost {
+            Some(c) => t.cost_usd += c,
+            None => t.unpriced_calls += 1,
+        }
+        t.reasoning_tokens += cols.get(8).and_then(|r| r.parse::<u64>().ok()).unwrap_or(0);
     }
     t
 }
@@ -156,8 +245,33 @@ mod tests {
                 output: 4.0,
             },
         );
-        assert!((p.cost("m", 1_000_000, 500_000) - 3.0).abs() < 1e-12);
-        assert_eq!(p.cost("unknown", 10, 10), 0.0);
+        assert!((p.cost("m", 1_000_000, 500_000).unwrap() - 3.0).abs() < 1e-12);
+        assert_eq!(p.cost("unknown", 10, 10), None);
+    }
+
+    #[test]
+    fn an_unpriced_model_is_unknown_and_warned_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path().join("ledger.tsv"), PriceTable::default());
+        let row = |model: &str, free: bool| LedgerRow {
+            time: "t".into(),
+            model: model.into(),
+            input_tokens: 10,
+            output_tokens: 5,
+            reasoning_tokens: 2,
+            free,
+            ..LedgerRow::default()
+        };
+        ledger.append(&row("gpt-x", false)).unwrap();
+        ledger.append(&row("gpt-x", false)).unwrap();
+        ledger.append(&row("local", true)).unwrap();
+        let warnings = ledger.take_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("gpt-x") && warnings[0].contains("[llm.prices]"));
+        assert!(ledger.take_warnings().is_empty());
+        let t = totals(&std::fs::read_to_string(ledger.path()).unwrap());
+        assert_eq!((t.calls, t.unpriced_calls, t.reasoning_tokens), (3, 2, 6));
+        assert_eq!(t.cost_text(), "cost unknown");
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub struct OpenAiCompatible {
     config: HttpConfig,
     url: String,
     client: Client,
+    local: bool,
 }
 
 impl OpenAiCompatible {
@@ -43,7 +44,14 @@ impl OpenAiCompatible {
             config,
             url,
             client,
+            local: false,
         })
+    }
+
+    /// Mark the endpoint as on this machine or cluster: its calls cost no dollars.
+    pub fn local(mut self, local: bool) -> Self {
+        self.local = local;
+        self
     }
 
     /// One request, no retries.
@@ -59,14 +67,17 @@ impl OpenAiCompatible {
             headers: http::headers(&self.config, &own)?,
             stream: self.config.stream,
         };
+        let started = std::time::Instant::now();
         let response = http::post(&self.client, &self.config, post)?;
-        if self.config.stream {
-            let read = std::io::BufReader::new(response);
-            read_stream(&self.url, self.config.idle_timeout, read, request)
+        let reply = if self.config.stream {
+            let timed = http::Deadline::new(response, started, self.config.call_timeout);
+            let read = std::io::BufReader::new(timed);
+            read_stream(&self.url, self.config.idle_timeout, read, request)?
         } else {
             let bytes = http::read_body(&self.url, &self.config, response)?;
-            parse_completion(&self.url, &bytes, request)
-        }
+            parse_completion(&self.url, &bytes, request)?
+        };
+        Ok(answer_of(reply, request, self.config.dialect()))
     }
 }
 
@@ -76,6 +87,9 @@ impl Provider for OpenAiCompatible {
     }
     fn model(&self) -> &str {
         &self.config.model
+    }
+    fn free(&self) -> bool {
+        self.local
     }
     fn complete(&self, _key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let policy = self.config.retry_policy();
@@ -98,8 +112,10 @@ pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
     if let Some(n) = request.max_tokens.or(config.max_tokens) {
         body["max_tokens"] = json!(n);
     }
-    if request.json && config.json_mode {
-        body["response_format"] = json!({ "type": "json_object" });
+    if request.json {
+        config
+            .dialect()
+            .openai_fields(request.schema.as_ref(), &mut body);
     }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
@@ -167,6 +183,10 @@ struct WireMessage {
     content: Option<String>,
     #[serde(default)]
     tool_calls: Vec<WireToolCall>,
+    /// vLLM, DeepSeek and llama-server's thoughts.
+    reasoning_content: Option<String>,
+    /// Ollama's and OpenRouter's.
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -188,6 +208,13 @@ pub(super) struct WireUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    completion_tokens_details: Option<WireDetails>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WireDetails {
+    #[serde(default)]
+    reasoning_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {
@@ -196,8 +223,32 @@ impl From<WireUsage> for Usage {
             input_tokens: u.prompt_tokens,
             output_tokens: u.completion_tokens,
             estimated: false,
+            reasoning_tokens: u
+                .completion_tokens_details
+                .map_or(0, |d| d.reasoning_tokens),
         }
     }
+}
+
+/// The answer as the caller wants it: a forced tool call's arguments as the JSON content
+/// (the `tool` dialect), and the thoughts of a reasoning model moved out of the content.
+pub(super) fn answer_of(
+    mut reply: ChatResponse,
+    request: &ChatRequest,
+    dialect: super::Structured,
+) -> ChatResponse {
+    if dialect == super::Structured::Tool
+        && let Some(schema) = &request.schema
+        && let Some(i) = reply.tool_calls.iter().position(|c| c.name == schema.name)
+    {
+        let call = reply.tool_calls.remove(i);
+        reply.content = call.arguments.to_string();
+        if reply.finish_reason.as_deref() == Some("tool_calls") {
+            reply.finish_reason = Some("stop".into());
+        }
+    }
+    let field = std::mem::take(&mut reply.reasoning);
+    reply.separate_reasoning(&field)
 }
 
 fn parse_completion(
@@ -219,6 +270,11 @@ fn parse_completion(
         });
     };
     let content = choice.message.content.unwrap_or_default();
+    let reasoning = choice
+        .message
+        .reasoning_content
+        .or(choice.message.reasoning)
+        .unwrap_or_default();
     let mut tool_calls = Vec::new();
     for (i, call) in choice.message.tool_calls.into_iter().enumerate() {
         let arguments = tool_arguments(url, &call.function.name, call.function.arguments)?;
@@ -238,6 +294,7 @@ fn parse_completion(
         usage,
         model: reply.model,
         finish_reason: choice.finish_reason,
+        reasoning,
     })
 }
 
@@ -284,5 +341,6 @@ pub(super) fn estimated_usage(request: &ChatRequest, content: &str) -> Usage {
         input_tokens: http::estimate_tokens(prompt),
         output_tokens: http::estimate_tokens(content.chars().count()),
         estimated: true,
+        reasoning_tokens: 0,
     }
 }

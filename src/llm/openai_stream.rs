@@ -36,6 +36,8 @@ struct ChunkChoice {
 struct Delta {
     content: Option<String>,
     tool_calls: Option<Vec<ToolDelta>>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,6 +64,7 @@ struct PartialCall {
 #[derive(Default)]
 struct Assembly {
     content: String,
+    reasoning: String,
     calls: BTreeMap<u32, PartialCall>,
     usage: Option<Usage>,
     model: String,
@@ -86,6 +89,9 @@ impl Assembly {
         let Some(delta) = choice.delta else { return };
         if let Some(text) = delta.content {
             self.content.push_str(&text);
+        }
+        if let Some(text) = delta.reasoning_content.or(delta.reasoning) {
+            self.reasoning.push_str(&text);
         }
         for piece in delta.tool_calls.unwrap_or_default() {
             let call = self.calls.entry(piece.index).or_default();
@@ -126,6 +132,7 @@ impl Assembly {
             usage,
             model: self.model,
             finish_reason: self.finish_reason,
+            reasoning: self.reasoning,
         })
     }
 }

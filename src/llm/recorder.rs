@@ -91,6 +91,10 @@ impl Provider for Recorder {
         self.inner.model()
     }
 
+    fn free(&self) -> bool {
+        self.inner.free()
+    }
+
     fn complete(&self, key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let (seq, ordinal) = self.next(key);
         let started = Instant::now();
@@ -125,6 +129,8 @@ impl Provider for Recorder {
                 model: model.to_string(),
                 input_tokens: r.usage.input_tokens,
                 output_tokens: r.usage.output_tokens,
+                reasoning_tokens: r.usage.reasoning_tokens,
+                free: self.inner.free(),
                 plan_node: None,
             })?;
             self.charge_tool_results(key, request, &time)?;
@@ -159,6 +165,8 @@ impl Recorder {
             input_tokens: super::http::estimate_tokens(chars),
             output_tokens: 0,
             plan_node: None,
+            reasoning_tokens: 0,
+            free: true,
         })
     }
 }

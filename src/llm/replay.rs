@@ -102,6 +102,10 @@ impl Provider for Replay {
         "replay"
     }
 
+    fn free(&self) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         &self.label
     }

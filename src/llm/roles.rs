@@ -28,6 +28,11 @@ pub const ROLES: [&str; 9] = [
 pub struct Roles {
     providers: BTreeMap<String, Arc<dyn Provider>>,
     ledger: Arc<Ledger>,
+    /// `[llm.caps]` and each role's own `max_tokens`, for [`Roles::cap`].
+    caps: BTreeMap<String, u32>,
+    max_tokens: BTreeMap<String, u32>,
+    /// Each role's dialect, resolved (for the schema check's words and the artifact form).
+    dialects: BTreeMap<String, super::Structured>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -35,6 +40,8 @@ pub struct LlmSettings {
     pub default: RoleConfig,
     pub roles: BTreeMap<String, RoleConfig>,
     pub prices: PriceTable,
+    /// `[llm.caps]`: output caps by `role` or `role.stage` (`super::caps`).
+    pub caps: BTreeMap<String, u32>,
 }
 
 impl Roles {
@@ -45,7 +52,10 @@ impl Roles {
         let dir = run.join("transcripts");
         let counters = Arc::new(Mutex::new(Counters::resume(&dir)));
         let mut replays: BTreeMap<PathBuf, Arc<dyn Provider>> = BTreeMap::new();
+        let remembered = super::structured::remembered(run);
         let mut providers = BTreeMap::new();
+        let mut max_tokens = BTreeMap::new();
+        let mut dialects = BTreeMap::new();
         for role in ROLES {
             let cfg = settings
                 .roles
@@ -53,7 +63,18 @@ impl Roles {
                 .cloned()
                 .unwrap_or_default()
                 .or(&settings.default);
-            let inner = match cfg.provider.unwrap_or_default() {
+            if let Some(n) = cfg.max_tokens {
+                max_tokens.insert(role.to_string(), n);
+            }
+            let kind = cfg.provider.unwrap_or_default();
+            let dialect = match kind {
+                ProviderKind::Replay => super::Structured::None,
+                _ => super::http_config(kind, role, &cfg, &remembered, |k| std::env::var(k).ok())
+                    .map(|h| h.dialect())
+                    .unwrap_or(super::Structured::None),
+            };
+            dialects.insert(role.to_string(), dialect);
+            let inner = match kind {
                 ProviderKind::Replay => {
                     let bundle = replay_path(run, role, &cfg)?;
                     match replays.get(&bundle) {
@@ -68,12 +89,31 @@ impl Roles {
                         }
                     }
                 }
-                kind => super::http_provider(kind, role, &cfg)?,
+                kind => super::http_provider(kind, role, &cfg, &remembered)?,
             };
             let recorded = Recorder::new(inner, dir.clone(), ledger.clone(), counters.clone());
             providers.insert(role.to_string(), Arc::new(recorded) as Arc<dyn Provider>);
         }
-        Ok(Roles { providers, ledger })
+        Ok(Roles {
+            providers,
+            ledger,
+            caps: settings.caps.clone(),
+            max_tokens,
+            dialects,
+        })
+    }
+
+    /// The output cap for `role` at `stage` (`super::caps::cap`).
+    pub fn cap(&self, role: &str, stage: &str) -> u32 {
+        super::caps::cap(&self.caps, self.max_tokens.get(role).copied(), role, stage)
+    }
+
+    /// How `role`'s endpoint is told a reply's schema (`none` for replay and tests).
+    pub fn dialect(&self, role: &str) -> super::Structured {
+        self.dialects
+            .get(role)
+            .copied()
+            .unwrap_or(super::Structured::None)
     }
 
     /// Roles from ready-made providers (tests, benchmarks), still recorded and charged.
@@ -93,7 +133,13 @@ impl Roles {
                 (r.to_string(), Arc::new(rec) as Arc<dyn Provider>)
             })
             .collect();
-        Roles { providers, ledger }
+        Roles {
+            providers,
+            ledger,
+            caps: BTreeMap::new(),
+            max_tokens: BTreeMap::new(),
+            dialects: BTreeMap::new(),
+        }
     }
 
     pub fn get(&self, role: &str) -> Result<Arc<dyn Provider>, LlmError> {

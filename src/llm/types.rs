@@ -123,6 +123,10 @@ pub struct ChatRequest {
     pub json: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolSpec>,
+    /// The reply's JSON Schema: sent in the endpoint's dialect (`super::structured`) so a
+    /// server that constrains decoding cannot answer outside it; checked again on arrival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<super::schema::ReplySchema>,
 }
 
 impl ChatRequest {
@@ -141,6 +145,14 @@ pub struct Usage {
     /// The server reported no usage, so these are chars/4 estimates (the ledger says so).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// Of `output_tokens`, those spent thinking (the server's count, else chars/4 of the
+    /// separated reasoning).
+    #[serde(default, skip_serializing_if = "is_zero64")]
+    pub reasoning_tokens: u64,
+}
+
+fn is_zero64(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -156,4 +168,24 @@ pub struct ChatResponse {
     /// `stop`, `length`, `tool_calls` … as the endpoint said; `length` means truncated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// What a reasoning model thought before answering (`<think>` blocks, `reasoning_content`,
+    /// `thinking` blocks), kept for the transcript and never part of `content`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+}
+
+impl ChatResponse {
+    /// Move leading think blocks out of `content` into `reasoning` (after `field`, a
+    /// reasoning field the server sent), and count the thought's tokens when the server
+    /// did not.
+    pub fn separate_reasoning(mut self, field: &str) -> Self {
+        let (answer, split) = super::reasoning::split_think(&self.content);
+        self.content = answer;
+        self.reasoning = super::reasoning::join(field, &split);
+        if self.usage.reasoning_tokens == 0 && !self.reasoning.is_empty() {
+            self.usage.reasoning_tokens =
+                super::http::estimate_tokens(self.reasoning.chars().count());
+        }
+        self
+    }
 }

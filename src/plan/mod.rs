@@ -45,7 +45,7 @@ pub use eligibility::{Avail, Blocked, availability};
 pub use error::{PlanError, PlanWarning};
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,
-    similarity,
+    schema as expansion_schema, similarity,
 };
 pub use files::{
     BUDGET_FILE, NODES_DIR, NodeEntry, NodeStatus, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE,

@@ -89,6 +89,42 @@ pub fn parse_candidates(json: &str) -> Result<Vec<Attribution>, String> {
     candidates_from_value(&value)
 }
 
+/// The generator's reply: K_MIN to K_MAX candidate causes, each Method or Design, with the
+/// observation it rests on and a fix (the evidence rule is checked by [`candidates_from_value`]).
+pub fn generator_schema() -> crate::llm::ReplySchema {
+    use crate::llm::schema as js;
+    let candidate = js::object(&[
+        ("description", js::text()),
+        ("category", js::one_of(&["Method", "Design"])),
+        ("evidence", js::text()),
+        ("fix", js::text()),
+    ]);
+    crate::llm::ReplySchema::new(
+        "attribution_candidates",
+        js::object(&[("candidates", js::array(candidate, K_MIN, Some(K_MAX)))]),
+    )
+}
+
+/// The critic's reply: one severity in [0, 1] per candidate, numbered from 1, and
+/// optionally a changed category.
+pub fn critic_schema() -> crate::llm::ReplySchema {
+    use crate::llm::schema as js;
+    let score = js::object_with(
+        &[
+            ("candidate", js::integer(1, K_MAX as i64)),
+            ("severity", js::number(0.0, 1.0)),
+        ],
+        &[
+            ("category", js::one_of(&["Method", "Design"])),
+            ("reason", js::string()),
+        ],
+    );
+    crate::llm::ReplySchema::new(
+        "attribution_scores",
+        js::object(&[("scores", js::array(score, K_MIN, Some(K_MAX)))]),
+    )
+}
+
 /// As [`parse_candidates`], for JSON the engine has already extracted from a reply.
 pub fn candidates_from_value(value: &Value) -> Result<Vec<Attribution>, String> {
     let list = list_in(value, &["candidates", "attributions", "hypotheses"]).ok_or(

@@ -4,6 +4,8 @@
 //! rule on what was measured. Crashes, timeouts, missing results and fabrication findings
 //! get bounded repair attempts with the failure as context.
 
+use crate::llm::ReplySchema;
+use crate::llm::schema as js;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -212,7 +214,13 @@ impl CodingValidation {
         let written = match ctx.coding_agent {
             Some(agent) => run_agent(ctx, id, agent, failure),
             None => {
-                let reply = ctx.ask_json("executor", "system/executor", "coding", &vars)?;
+                let reply = ctx.ask_json(
+                    "executor",
+                    "system/executor",
+                    "coding",
+                    &vars,
+                    &code_schema(),
+                )?;
                 tests = reply
                     .get("test_command")
                     .and_then(Value::as_array)
@@ -367,6 +375,37 @@ fn code_files(code: &std::path::Path) -> Files {
 
 /// Write the executor's files under `<h>/code/`; a path that escapes is refused and
 /// becomes the repair instruction.
+/// The executor's code: the files to write, the command that runs the experiment and,
+/// optionally, the compliance tests' command.
+pub fn code_schema() -> ReplySchema {
+    let file = js::object(&[("path", js::text()), ("content", js::string())]);
+    ReplySchema::new(
+        "experiment_code",
+        js::object_with(
+            &[
+                ("files", js::array(file, 1, None)),
+                ("command", js::array(js::text(), 1, None)),
+            ],
+            &[("test_command", js::array(js::text(), 0, None))],
+        ),
+    )
+}
+
+/// The independent fabrication check's verdict, with file:line findings.
+pub fn fabrication_schema() -> ReplySchema {
+    let finding = js::object_with(
+        &[("problem", js::text())],
+        &[("file", js::string()), ("line", js::integer(0, 1_000_000))],
+    );
+    ReplySchema::new(
+        "fabrication_check",
+        js::object(&[
+            ("consistent", js::boolean()),
+            ("findings", js::array(finding, 0, None)),
+        ]),
+    )
+}
+
 fn write_files(
     ctx: &StageCtx<'_>,
     id: &str,
@@ -512,7 +551,13 @@ fn judge_fabrication(
     ]
     .into_iter()
     .collect();
-    let v = ctx.ask_json("judge", "system/executor", "fabrication_check", &vars)?;
+    let v = ctx.ask_json(
+        "judge",
+        "system/executor",
+        "fabrication_check",
+        &vars,
+        &fabrication_schema(),
+    )?;
     // Fail closed: only an explicit `consistent: true` clears the attempt.
     if v.get("consistent").and_then(Value::as_bool) == Some(true) {
         return Ok(None);

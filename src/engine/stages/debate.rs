@@ -11,7 +11,8 @@ use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::engine::reply::str_field;
 use crate::engine::yamlout;
-use crate::llm::Message;
+use crate::llm::schema as js;
+use crate::llm::{Message, ReplySchema};
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
 
@@ -52,6 +53,59 @@ impl Moderation {
     pub fn converged(&self) -> bool {
         self.met.len() == CRITERIA.len()
     }
+}
+
+/// The moderator's reply: the six criteria judged, who speaks next, and why.
+pub fn moderator_schema() -> ReplySchema {
+    let criteria: Vec<(&str, Value)> = CRITERIA.iter().map(|c| (*c, js::boolean())).collect();
+    ReplySchema::new(
+        "debate_moderation",
+        js::object(&[
+            ("criteria", js::object(&criteria)),
+            ("next_persona", js::one_of(&PERSONAS)),
+            ("reason", js::string()),
+        ]),
+    )
+}
+
+/// The synthesis of the debate (`02_synthesis.yaml`).
+pub fn synthesis_schema() -> ReplySchema {
+    ReplySchema::new(
+        "debate_synthesis",
+        js::object_with(
+            &[
+                ("hypothesis", js::text()),
+                ("mechanism", js::text()),
+                ("predictions", js::array(js::text(), 1, None)),
+            ],
+            &[
+                ("agreements", js::array(js::string(), 0, None)),
+                ("open_objections", js::array(js::string(), 0, None)),
+                ("novelty", js::string()),
+            ],
+        ),
+    )
+}
+
+/// The refined main hypothesis (`03_refinement.yaml`).
+pub fn refinement_schema() -> ReplySchema {
+    ReplySchema::new(
+        "debate_refinement",
+        js::object_with(
+            &[
+                (
+                    "main_hypothesis",
+                    js::object_with(
+                        &[("statement", js::text())],
+                        &[("id", js::string()), ("title", js::string())],
+                    ),
+                ),
+                ("predictions", js::array(js::text(), 1, None)),
+                ("falsification", js::text()),
+            ],
+            &[("assumptions", js::array(js::string(), 0, None))],
+        ),
+    )
 }
 
 /// Read the moderator's JSON; a persona outside the six falls back to the first that has
@@ -125,7 +179,13 @@ impl HypothesisDebate {
         ]
         .into_iter()
         .collect();
-        let v = ctx.ask_json("controller", "system/controller", "debate/moderator", &vars)?;
+        let v = ctx.ask_json(
+            "controller",
+            "system/controller",
+            "debate/moderator",
+            &vars,
+            &moderator_schema(),
+        )?;
         Ok(parse_moderation(&v, &spoken))
     }
 
@@ -144,14 +204,13 @@ impl HypothesisDebate {
         vars.insert("transcript", transcript(turns));
         let system = ctx.prompts.render("system/persona", &vars)?;
         let user = ctx.prompts.render("debate/turn", &vars)?;
-        let reply = ctx.ask_messages(
+        let text = ctx.ask_turn(
             "persona",
             vec![Message::system(system), Message::user(user)],
-            false,
         )?;
         Ok(Turn {
             persona: persona.to_string(),
-            text: reply.content.trim().to_string(),
+            text: text.trim().to_string(),
         })
     }
 }
@@ -252,8 +311,13 @@ impl HypothesisDebate {
         ]
         .into_iter()
         .collect();
-        let mut synthesis =
-            ctx.ask_json("executor", "system/executor", "debate/synthesis", &vars)?;
+        let mut synthesis = ctx.ask_json(
+            "executor",
+            "system/executor",
+            "debate/synthesis",
+            &vars,
+            &synthesis_schema(),
+        )?;
         let check = keys(&synthesis, &["hypothesis", "mechanism", "predictions"]);
         if let Some(obj) = synthesis.as_object_mut() {
             obj.insert(
@@ -270,7 +334,13 @@ impl HypothesisDebate {
             &yamlout::document("Synthesis of the Hypothesis Debate.", &synthesis),
         )?;
         let vars: Vars = [("synthesis", synthesis.to_string())].into_iter().collect();
-        let refinement = ctx.ask_json("executor", "system/executor", "debate/refinement", &vars)?;
+        let refinement = ctx.ask_json(
+            "executor",
+            "system/executor",
+            "debate/refinement",
+            &vars,
+            &refinement_schema(),
+        )?;
         ctx.write(
             "03_refinement.yaml",
             &yamlout::document("Refined main hypothesis.", &refinement),

@@ -67,8 +67,14 @@ impl StageRunner for ExperimentDesign {
         ]
         .into_iter()
         .collect();
-        let reply = ctx.ask("executor", "system/executor", "experiment_design", &vars)?;
-        let body = format!("# Experiment Brief: {id}\n\n{}\n", reply.content.trim());
+        let reply = ctx.ask_sections(
+            "executor",
+            "system/executor",
+            "experiment_design",
+            &vars,
+            &REQUIRED,
+        )?;
+        let body = format!("# Experiment Brief: {id}\n\n{}\n", reply.trim());
         let rel = format!("{id}/{ARTIFACT}");
         ctx.write(&rel, &body)?;
         let mut check = sections(&body, &REQUIRED);

@@ -83,8 +83,14 @@ impl StageRunner for ManuscriptDrafting {
             ]
             .into_iter()
             .collect();
-            let reply = ctx.ask("executor", "system/executor", "manuscript_drafting", &vars)?;
-            drafted.push((group, reply.content.trim().to_string()));
+            let reply = ctx.ask_sections(
+                "executor",
+                "system/executor",
+                "manuscript_drafting",
+                &vars,
+                secs,
+            )?;
+            drafted.push((group, reply.trim().to_string()));
         }
         // The abstract was written last but reads first.
         let abstract_ = drafted.pop().map(|(_, t)| t).unwrap_or_default();

@@ -104,10 +104,16 @@ impl StageRunner for EvidenceCheck {
         let vars: Vars = [("main_hypothesis", main), ("matrix", table.clone())]
             .into_iter()
             .collect();
-        let reply = ctx.ask("executor", "system/executor", "evidence_check", &vars)?;
+        let reply = ctx.ask_sections(
+            "executor",
+            "system/executor",
+            "evidence_check",
+            &vars,
+            &["Mechanism Claims", "Assumptions"],
+        )?;
         let body = format!(
             "# Validated Hypothesis (Evidence Check)\n\n## Prediction–Result Matrix\n\n{table}\n\n{}\n",
-            reply.content.trim()
+            reply.trim()
         );
         ctx.write(ARTIFACT, &body)?;
         Ok(Produced::new(

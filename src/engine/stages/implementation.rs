@@ -1,6 +1,8 @@
 //! Implementation Planning (Phase 3) for one sub-hypothesis: `03_tasks.yaml`, each task tied
 //! to the brief section it implements, and the prd / architecture / logic / config documents.
 
+use crate::llm::ReplySchema;
+use crate::llm::schema as js;
 use serde_json::Value;
 
 use super::{Produced, StageRunner};
@@ -72,6 +74,7 @@ impl StageRunner for ImplementationPlanning {
             "system/executor",
             "implementation_planning",
             &vars,
+            &schema(),
         )?;
         let mut check = keys(&plan, &["tasks", "prd", "architecture", "logic", "config"]);
         let problems = check_tasks(&plan, &brief);
@@ -103,6 +106,28 @@ impl StageRunner for ImplementationPlanning {
             },
         ))
     }
+}
+
+/// The implementation plan: tasks tied to the brief's sections, and the four documents.
+pub fn schema() -> ReplySchema {
+    let task = js::object_with(
+        &[
+            ("id", js::text()),
+            ("title", js::text()),
+            ("spec_section", js::text()),
+        ],
+        &[("description", js::string()), ("test_first", js::boolean())],
+    );
+    ReplySchema::new(
+        "implementation_plan",
+        js::object(&[
+            ("tasks", js::array(task, 1, None)),
+            ("prd", js::text()),
+            ("architecture", js::text()),
+            ("logic", js::text()),
+            ("config", js::text()),
+        ]),
+    )
 }
 
 #[cfg(test)]

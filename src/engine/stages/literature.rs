@@ -43,11 +43,17 @@ impl StageRunner for LiteratureGrounding {
         ]
         .into_iter()
         .collect();
-        let reply = ctx.ask("executor", "system/executor", "literature_grounding", &vars)?;
+        let reply = ctx.ask_sections(
+            "executor",
+            "system/executor",
+            "literature_grounding",
+            &vars,
+            &REQUIRED,
+        )?;
         let body = format!(
             "# Targeted Research\n\n> {}\n\n{}\n",
             search.note,
-            reply.content.trim()
+            reply.trim()
         );
         ctx.write(ARTIFACT, &body)?;
         Ok(Produced::new(ARTIFACT, sections(&body, &REQUIRED)))

@@ -1,15 +1,15 @@
 //! One module per stage, each one type behind [`StageRunner`]; [`runner`] is the table.
 
-mod coding;
-mod debate;
+pub(super) mod coding;
+pub(super) mod debate;
 mod design;
 mod drafting;
 mod evidence;
-mod implementation;
+pub(super) mod implementation;
 mod literature;
-mod planning;
+pub(super) mod planning;
 mod refinement;
-mod review;
+pub(super) mod review;
 mod scoping;
 mod validation;
 

@@ -2,6 +2,8 @@
 //! SHOULD_WORK gates. The plan is checked by rule before it reaches the VSA; the store's
 //! invariants (must-work gate, prerequisites first, no cycle) check it again on write.
 
+use crate::llm::ReplySchema;
+use crate::llm::schema as js;
 use crate::vsa::enums::{HypothesisStatus, PhaseStatus};
 use serde_json::Value;
 
@@ -26,6 +28,38 @@ pub struct Planned {
     pub gate: String,
     pub criterion: String,
     pub prerequisites: Vec<String>,
+}
+
+/// The verification plan: 3 to 7 sub-hypotheses, each typed and gated, with their
+/// prerequisites; the rules between them (ids, order, MUST_WORK first) are [`validate`]'s.
+pub fn schema() -> ReplySchema {
+    let gate = js::object_with(
+        &[
+            ("type", js::one_of(&["MUST_WORK", "SHOULD_WORK"])),
+            ("criterion", js::text()),
+        ],
+        &[],
+    );
+    let item = js::object_with(
+        &[
+            ("id", js::text()),
+            (
+                "type",
+                js::one_of(&["EXISTENCE", "MECHANISM", "CONDITION", "COMPARISON"]),
+            ),
+            ("statement", js::text()),
+            ("gate", gate),
+            ("prerequisites", js::array(js::string(), 0, None)),
+        ],
+        &[],
+    );
+    ReplySchema::new(
+        "verification_plan",
+        js::object_with(
+            &[("sub_hypotheses", js::array(item, 3, Some(7)))],
+            &[("rationale", js::string())],
+        ),
+    )
 }
 
 /// Check the model's plan by rule; every problem is listed so one resume can fix them all.
@@ -211,6 +245,7 @@ impl StageRunner for VerificationPlanning {
             "system/executor",
             "verification_planning",
             &vars,
+            &schema(),
         )?;
         let plan = validate(&v).map_err(|p| {
             StageError::Output(format!(

@@ -3,6 +3,8 @@
 //! method provenance); MAJOR findings block convergence and send the paper to a bounded
 //! refinement round.
 
+use crate::llm::ReplySchema;
+use crate::llm::schema as js;
 use serde_json::Value;
 
 use super::{Produced, StageRunner};
@@ -38,6 +40,22 @@ pub struct ReviewFinding {
     pub reviewer: String,
     pub major: bool,
     pub text: String,
+}
+
+/// A reviewer's findings: each a claim, what is wrong with it, the fix, MAJOR or MINOR.
+pub fn findings_schema() -> ReplySchema {
+    let finding = js::object_with(
+        &[
+            ("severity", js::one_of(&["MAJOR", "MINOR"])),
+            ("claim", js::text()),
+            ("problem", js::text()),
+        ],
+        &[("fix", js::string()), ("section", js::string())],
+    );
+    ReplySchema::new(
+        "review_findings",
+        js::object(&[("findings", js::array(finding, 0, None))]),
+    )
 }
 
 /// A reviewer's JSON findings; an unknown severity counts as MAJOR (a reviewer who cannot
@@ -123,7 +141,13 @@ impl StageRunner for FactReview {
                 ]
                 .into_iter()
                 .collect();
-                let v = ctx.ask_json("reviewer", "system/reviewer", "fact_review", &vars)?;
+                let v = ctx.ask_json(
+                    "reviewer",
+                    "system/reviewer",
+                    "fact_review",
+                    &vars,
+                    &findings_schema(),
+                )?;
                 found.extend(parse_findings(name, &v));
             }
             let majors = found.iter().filter(|f| f.major).count();

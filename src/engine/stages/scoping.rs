@@ -25,11 +25,17 @@ impl StageRunner for ProblemScoping {
         ]
         .into_iter()
         .collect();
-        let reply = ctx.ask("executor", "system/executor", "problem_scoping", &vars)?;
+        let reply = ctx.ask_sections(
+            "executor",
+            "system/executor",
+            "problem_scoping",
+            &vars,
+            &REQUIRED,
+        )?;
         let body = format!(
             "# Brainstorm Session\n\n**Topic:** {}\n\n{}\n",
             ctx.topic,
-            reply.content.trim()
+            reply.trim()
         );
         ctx.write(ARTIFACT, &body)?;
         Ok(Produced::new(ARTIFACT, sections(&body, &REQUIRED)))
