@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::llm::{LlmSettings, RoleConfig};
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct RunConfig {
     pub run: RunSection,
@@ -25,7 +25,7 @@ pub struct RunConfig {
     pub tools: crate::tools::ToolsSection,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct RunSection {
     pub name: Option<String>,
@@ -33,7 +33,7 @@ pub struct RunSection {
     pub execution_mode: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default)]
 pub struct LlmSection {
     pub default: RoleConfig,
@@ -55,7 +55,7 @@ impl LlmSection {
 }
 
 /// The engine's bounds. Every loop the engine runs has one of these as its limit.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EngineSettings {
     /// Resume prompts the controller may issue for one stage before MUST_STOP.
@@ -120,7 +120,7 @@ impl Default for EngineSettings {
 
 /// `[plan]`: with a token budget, each Coding & Validation attempt executes one node of the
 /// plan tree, refinements expand it, and an exhausted budget moves the run to Evidence Check.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlanSettings {
     /// Tokens (planning and execution, from the ledger) the search may spend; 0 = no plan tree.
@@ -180,12 +180,59 @@ pub fn load_with(
     user_dir: Option<&Path>,
     env: &[(String, String)],
 ) -> Result<RunConfig, ConfigError> {
+    Ok(explain_with(run, user_dir, env, &crate::config_sources::flags())?.0)
+}
+
+/// Every effective value with the layer that set it, for `youra config show`: (key, value,
+/// source), in the order the configuration is written.
+pub type Explained = Vec<(
+    crate::config_sources::KeyPath,
+    Value,
+    crate::config_sources::Source,
+)>;
+
+/// Load the run's configuration from every layer, with the source of each value.
+pub fn explain(run: &Path) -> Result<(RunConfig, Explained), ConfigError> {
+    let env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("YOURA_"))
+        .collect();
+    explain_with(
+        run,
+        user_config_dir().as_deref(),
+        &env,
+        &crate::config_sources::flags(),
+    )
+}
+
+pub fn explain_with(
+    run: &Path,
+    user_dir: Option<&Path>,
+    env: &[(String, String)],
+    flags: &crate::config_sources::Flags,
+) -> Result<(RunConfig, Explained), ConfigError> {
+    use crate::config_sources::{Source, env_layer, file_lines, flag_layer, leaves, source_of};
     let mut merged = Table::new();
+    // Highest first, for the sources; merged lowest first.
+    let mut sources = Vec::new();
+    let flag = flag_layer(flags);
+    let envl = env_layer(env);
+    sources.push(flag.sources.clone());
+    sources.push(envl.sources.clone());
+    let mut files = Vec::new();
     if let Some(dir) = user_dir {
-        merge(&mut merged, read_table(&dir.join("youra.toml"))?);
+        files.push(dir.join("youra.toml"));
     }
-    merge(&mut merged, read_table(&run.join("youra.toml"))?);
-    merge(&mut merged, env_table(env));
+    files.push(run.join("youra.toml"));
+    let mut file_sources = Vec::new();
+    for path in &files {
+        let (table, text) = read_table(path)?;
+        file_sources.push(file_lines(path, &text));
+        merge(&mut merged, table);
+    }
+    file_sources.reverse();
+    sources.extend(file_sources);
+    merge(&mut merged, envl.table);
+    merge(&mut merged, flag.table);
     let config: RunConfig = Value::Table(merged)
         .try_into()
         .map_err(|e: toml::de::Error| ConfigError::Invalid {
@@ -199,13 +246,31 @@ pub fn load_with(
             origin: "[recovery]".into(),
             message,
         })?;
-    Ok(config)
+    let effective = Value::try_from(&config).map_err(|e| ConfigError::Invalid {
+        origin: "the effective configuration".into(),
+        message: e.to_string(),
+    })?;
+    let explained = leaves(&effective)
+        .into_iter()
+        .map(|(key, value)| {
+            let source = sources
+                .iter()
+                .find_map(|s| source_of(s, &key))
+                .cloned()
+                .unwrap_or(Source::Default);
+            (key, value, source)
+        })
+        .collect();
+    Ok((config, explained))
 }
 
-fn read_table(path: &Path) -> Result<Table, ConfigError> {
+/// A layer's table and its text (empty when the file is absent).
+fn read_table(path: &Path) -> Result<(Table, String), ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Table::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Table::new(), String::new()));
+        }
         Err(source) => {
             return Err(ConfigError::Io {
                 path: path.to_path_buf(),
@@ -222,7 +287,7 @@ fn read_table(path: &Path) -> Result<Table, ConfigError> {
         path: path.to_path_buf(),
         message: located(&text, &e),
     })?;
-    Ok(table)
+    Ok((table, text))
 }
 
 fn located(text: &str, e: &toml::de::Error) -> String {
@@ -247,56 +312,6 @@ fn merge(into: &mut Table, from: Table) {
             }
         }
     }
-}
-
-/// `YOURA_PROVIDER`, `YOURA_MODEL`, `YOURA_BASE_URL`, `YOURA_API_KEY_ENV`, `YOURA_REPLAY`
-/// set the default role; `YOURA_<ROLE>_<FIELD>` (`YOURA_CONTROLLER_MODEL`) one role;
-/// `YOURA_MODE` the execution mode.
-fn env_table(env: &[(String, String)]) -> Table {
-    let mut t = Table::new();
-    let fields = ["PROVIDER", "MODEL", "BASE_URL", "API_KEY_ENV", "REPLAY"];
-    for (k, v) in env {
-        let Some(rest) = k.strip_prefix("YOURA_") else {
-            continue;
-        };
-        if rest == "MODE" {
-            set(&mut t, &["run", "execution_mode"], v);
-            continue;
-        }
-        for f in fields {
-            let key = f.to_ascii_lowercase();
-            if rest == f {
-                set(&mut t, &["llm", "default", &key], v);
-            } else if let Some(role) = rest.strip_suffix(&format!("_{f}")) {
-                let role = role.to_ascii_lowercase();
-                if crate::llm::roles::ROLES.contains(&role.as_str()) {
-                    set(&mut t, &["llm", "roles", &role, &key], v);
-                }
-            }
-        }
-    }
-    t
-}
-
-fn set(t: &mut Table, path: &[&str], v: &str) {
-    let (last, parents) = path.split_last().expect("path is never empty");
-    let mut cur = t;
-    for p in parents {
-        cur = match cur
-            .entry(p.to_string())
-            .or_insert_with(|| Value::Table(Table::new()))
-        {
-            Value::Table(x) => x,
-            other => {
-                *other = Value::Table(Table::new());
-                match other {
-                    Value::Table(x) => x,
-                    _ => return,
-                }
-            }
-        };
-    }
-    cur.insert(last.to_string(), Value::String(v.to_string()));
 }
 
 #[cfg(test)]

@@ -72,6 +72,28 @@ pub fn open_nofollow(path: &Path) -> io::Result<File> {
         })
 }
 
+/// Open `path` to append (created 0644 when absent) without following a symlink at its
+/// last component: a link planted where youra writes its log is refused, not written
+/// through.
+pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::other(format!(
+                    "{} is a symlink: youra does not write through it; remove it",
+                    path.display()
+                ))
+            } else {
+                e
+            }
+        })
+}
+
 /// The folder holding `path` (`.` for a bare name).
 pub fn parent(path: &Path) -> &Path {
     match path.parent() {

@@ -11,10 +11,12 @@
 
 pub mod cli;
 pub mod config;
+pub mod config_sources;
 pub mod engine;
 pub mod exec;
 pub mod fsutil;
 pub mod llm;
+pub mod logging;
 pub mod plan;
 pub mod redact;
 pub mod reflect;

@@ -380,3 +380,208 @@ fn completions_and_the_man_page_are_generated_from_the_commands() {
     );
     assert_eq!(youra(&["completions", "tcsh"]).status.code(), Some(2));
 }
+
+#[test]
+fn status_counts_the_model_calls_and_says_when_their_cost_is_unknown() {
+    let (_tmp, run) = temp_run(&example_run());
+    let ledger = youra::llm::ledger::Ledger::new(
+        run.join("ledger.tsv"),
+        youra::llm::ledger::PriceTable::with_list_prices(&Default::default()),
+    );
+    let row = |model: &str, free: bool| youra::llm::ledger::LedgerRow {
+        time: "2026-12-03T10:00:00Z".into(),
+        role: "executor".into(),
+        stage: "problem_scoping".into(),
+        model: model.into(),
+        input_tokens: 1_000_000,
+        output_tokens: 100_000,
+        reasoning_tokens: 40,
+        free,
+        ..Default::default()
+    };
+    ledger.append(&row("gpt-4o-mini", false)).unwrap();
+    ledger.append(&row("mystery-model-7b", false)).unwrap();
+    ledger.append(&row("smollm2", true)).unwrap();
+    let warned = ledger.take_warnings();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    let o = youra(&["status", run.to_str().unwrap()]);
+    let (out, _) = text(&o);
+    assert!(
+        out.contains(
+            "Models:     3 calls, 3000000 in / 300000 out tokens (120 thinking), $0.2100 + unknown"
+        ),
+        "{out}"
+    );
+    let o = youra(&["status", run.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["usage"]["unpriced_calls"], 1);
+    assert_eq!(v["usage"]["cost"], "$0.2100 + unknown");
+}
+
+#[test]
+fn config_show_names_the_layer_of_every_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let user = tmp.path().join("config");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("youra.toml"),
+        "[llm.default]\nprovider = \"ollama\"\nmodel = \"user-model\"\n\n[engine]\nrepair_attempts = 5\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let o = youra(&["init", run.to_str().unwrap(), "--topic", "t"]);
+    assert!(o.status.success(), "{o:?}");
+    std::fs::write(
+        run.join("youra.toml"),
+        "[run]\ntopic = \"t\"\n\n[llm.default]\nmodel = \"run-model\"\n\n[llm.caps]\n\"executor.manuscript_drafting\" = 8000\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args([
+            "config",
+            "show",
+            run.to_str().unwrap(),
+            "--json",
+            "--base-url",
+            "http://flag:1/v1",
+        ])
+        .args(["--role", "critic=flag-critic"])
+        .env("YOURA_CONFIG_DIR", &user)
+        .env("YOURA_CONTROLLER_MODEL", "env-controller")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let source = |key: &str| -> (String, String) {
+        let r = rows
+            .iter()
+            .find(|r| r["key"] == key)
+            .unwrap_or_else(|| panic!("no {key} in {rows:?}"));
+        (
+            r["value"].as_str().unwrap().to_string(),
+            r["source"].as_str().unwrap().to_string(),
+        )
+    };
+    let user_file = user.join("youra.toml").display().to_string();
+    let run_file = run.join("youra.toml").display().to_string();
+    assert_eq!(
+        source("llm.default.provider"),
+        ("\"ollama\"".into(), format!("{user_file}:2"))
+    );
+    assert_eq!(
+        source("engine.repair_attempts"),
+        ("5".into(), format!("{user_file}:6"))
+    );
+    assert_eq!(
+        source("llm.default.model"),
+        ("\"run-model\"".into(), format!("{run_file}:5"))
+    );
+    assert_eq!(
+        source("llm.caps.\"executor.manuscript_drafting\""),
+        ("8000".into(), format!("{run_file}:8"))
+    );
+    assert_eq!(
+        source("llm.roles.controller.model").1,
+        "$YOURA_CONTROLLER_MODEL"
+    );
+    assert_eq!(
+        source("llm.default.base_url").1,
+        "flag --base-url http://flag:1/v1"
+    );
+    assert_eq!(
+        source("llm.roles.critic.model").1,
+        "flag --role critic=flag-critic"
+    );
+    assert_eq!(source("engine.max_resumes"), ("2".into(), "default".into()));
+    // A bad --role is a usage error.
+    let o = youra(&["config", "show", run.to_str().unwrap(), "--role", "boss=x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("not a role"), "{o:?}");
+}
+
+#[test]
+fn youra_config_dir_moves_the_tuis_keymap_and_theme() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_g, run) = temp_run(&example_run());
+    for (file, words) in [
+        ("keymap.toml", "[nonsense]\nx = \"y\"\n"),
+        ("theme.toml", "this is = not a theme ["),
+    ] {
+        let dir = tmp.path().join(file);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(file), words).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+            .args(["tui", run.to_str().unwrap()])
+            .env("YOURA_CONFIG_DIR", &dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&dir.join(file).display().to_string()),
+            "{file}: {err}"
+        );
+    }
+}
+
+#[test]
+fn doctor_json_reports_a_replay_run_and_a_missing_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let o = youra(&["init", run.to_str().unwrap(), "--topic", "t"]);
+    assert!(o.status.success(), "{o:?}");
+    std::fs::write(run.join("bundle.jsonl"), "").unwrap();
+    std::fs::write(
+        run.join("youra.toml"),
+        "[run]\ntopic = \"t\"\n\n[llm.default]\nprovider = \"replay\"\nreplay = \"bundle.jsonl\"\n\n[llm.roles.critic]\nprovider = \"replay\"\nreplay = \"missing.jsonl\"\n",
+    )
+    .unwrap();
+    let o = youra(&["doctor", run.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {o:?}"));
+    assert_eq!(o.status.code(), Some(1), "one role cannot work: {v:#}");
+    assert_eq!(v["ok"], false);
+    let endpoints = v["endpoints"].as_array().unwrap();
+    assert_eq!(endpoints.len(), 2, "{v:#}");
+    for e in endpoints {
+        for key in [
+            "roles",
+            "provider",
+            "base_url",
+            "model",
+            "reachable",
+            "model_listed",
+            "dialects",
+            "structured",
+            "streaming",
+            "tool_calls",
+            "reasoning",
+            "latency_ms",
+            "tokens_per_s",
+            "problems",
+        ] {
+            assert!(e.get(key).is_some(), "{key} in {e}");
+        }
+    }
+    let broken = endpoints
+        .iter()
+        .find(|e| e["roles"] == serde_json::json!(["critic"]))
+        .unwrap();
+    assert!(
+        broken["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("missing.jsonl"),
+        "{broken}"
+    );
+    let fine = endpoints
+        .iter()
+        .find(|e| e["roles"] != serde_json::json!(["critic"]))
+        .unwrap();
+    assert_eq!(fine["reachable"]["result"], "yes");
+    assert_eq!(fine["problems"], serde_json::json!([]));
+}

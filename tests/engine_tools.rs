@@ -145,3 +145,59 @@ fn an_external_coding_agent_writes_the_code_and_youra_judges_it() {
     );
     assert!(dir.join("h-e1/code/run.sh").is_file());
 }
+
+#[test]
+fn an_mcp_server_that_dies_mid_call_leaves_a_warning_naming_it_in_the_log() {
+    let mut s = Script::default();
+    s.scoping();
+    s.tool_call(
+        "executor",
+        "literature_grounding",
+        1,
+        "echo__exit",
+        serde_json::json!({}),
+    );
+    s.reply("executor", "literature_grounding", None, 1, LITERATURE);
+    s.reply(
+        "controller",
+        "literature_grounding",
+        None,
+        1,
+        r#"{"decision":"MUST_STOP","reason":"end of test"}"#,
+    );
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_echo.py");
+    let (_g, dir) = replay_run(
+        &s,
+        &format!(
+            "\n[[tools.servers]]\nname = \"echo\"\ncommand = \"python3\"\nargs = [{server:?}]\nroles = [\"executor\"]\n"
+        ),
+    );
+    // The binary: it installs the log's subscriber, as every run does.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("RUST_LOG", "debug")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let log = std::fs::read_to_string(dir.join("youra.log")).unwrap();
+    assert!(
+        log.lines().any(|l| l.contains("WARN")
+            && l.contains("tool_call{server=\"echo\" tool=exit}")
+            && l.contains("MCP server `echo` is gone")),
+        "a warning naming the server: {log}"
+    );
+    // RUST_LOG=debug: the call's span carries its key, so one grep follows it.
+    assert!(
+        log.lines().any(
+            |l| l.contains("llm_call{role=executor stage=literature_grounding")
+                && l.contains("reply")
+                && l.contains("output_tokens=")
+        ),
+        "{log}"
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.contains("stage{stage=literature_grounding") && l.contains("youra::engine")),
+        "{log}"
+    );
+}

@@ -7,9 +7,10 @@ use std::path::Path;
 use crate::llm::doctor;
 
 pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
+    let _log = crate::logging::init(dir);
     let config = crate::config::load(dir)?;
     let settings = config.llm.settings();
-    let report = doctor::examine(&settings, &crate::llm::roles::ROLES, |k| {
+    let report = doctor::examine(dir, &settings, &crate::llm::roles::ROLES, |k| {
         std::env::var(k).ok()
     });
     let choices = doctor::choices(&report, &settings);

@@ -54,6 +54,8 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color
     if detach {
         return detach_run(dir);
     }
+    // Flushed when this returns: the engine's last lines reach the file.
+    let _log = crate::logging::init(dir);
     let options = Options {
         exit_when_paused: until_pause,
         ..Options::default()
@@ -136,9 +138,25 @@ fn detach_run(dir: &Path) -> color_eyre::Result<i32> {
     let err = log
         .try_clone()
         .wrap_err("cannot duplicate the log handle")?;
+    // The configuration flags travel with it: the child resolves its settings itself.
+    let f = crate::config_sources::flags();
+    let mut flag_args: Vec<String> = Vec::new();
+    for (flag, value) in [
+        ("--provider", &f.provider),
+        ("--model", &f.model),
+        ("--base-url", &f.base_url),
+    ] {
+        if let Some(v) = value {
+            flag_args.extend([flag.to_string(), v.clone()]);
+        }
+    }
+    for (role, model) in &f.roles {
+        flag_args.extend(["--role".to_string(), format!("{role}={model}")]);
+    }
     let child = std::process::Command::new(exe)
         .arg("run")
         .arg(dir)
+        .args(&flag_args)
         .env("YOURA_DETACHED", "1")
         .stdin(std::process::Stdio::null())
         .stdout(log)
@@ -250,6 +268,8 @@ pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32>
 }
 
 pub fn tui_with_engine(dir: &Path, opts: &crate::tui::Options) -> color_eyre::Result<i32> {
+    // The log, never the terminal: the TUI owns the screen.
+    let _log = crate::logging::init(dir);
     let (cancel, ended) = engine_thread(dir)?;
     let ui = crate::tui::run(dir, opts);
     stop_engine(&cancel);

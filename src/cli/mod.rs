@@ -29,6 +29,19 @@ mod vsa_cmd;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The provider of every role without its own (openai, anthropic, openrouter, ollama,
+    /// vllm, llamacpp, replay); over YOURA_PROVIDER and youra.toml.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// The model of every role without its own; over YOURA_MODEL and youra.toml.
+    #[arg(long, global = true, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The endpoint of every role without its own; over YOURA_BASE_URL and youra.toml.
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// One role's model, e.g. `--role controller=gpt-4o` (repeatable).
+    #[arg(long = "role", global = true, value_name = "ROLE=MODEL", value_parser = crate::config_sources::parse_role)]
+    pub roles: Vec<(String, String)>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,6 +137,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The run's configuration as it takes effect.
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Print a shell completion script, e.g.
     /// `youra completions bash > ~/.local/share/bash-completion/completions/youra`.
     Completions {
@@ -144,10 +160,29 @@ pub enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Every effective value with where it came from: a flag, a YOURA_* variable, the
+    /// run's or the user's youra.toml (file:line), or the compiled default.
+    Show {
+        dir: PathBuf,
+        /// One JSON object per line: `{key, value, source}`.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 /// Parse the arguments, run the command, and return the process exit code.
 pub fn run() -> color_eyre::Result<i32> {
     let cli = Cli::parse();
+    crate::config_sources::set_flags(crate::config_sources::Flags {
+        provider: cli.provider.clone(),
+        model: cli.model.clone(),
+        base_url: cli.base_url.clone(),
+        roles: cli.roles.clone(),
+    });
     match cli.command {
+        Command::Config(ConfigCommand::Show { dir, json }) => config_show(&abs(dir), json),
         Command::Status { dir, json } => status::run(&abs(dir), json),
         Command::Vsa(cmd) => vsa_cmd::run(cmd),
         Command::Memory(cmd) => memory_cmd::run(cmd),
@@ -220,4 +255,35 @@ pub(crate) fn fail(what: impl std::fmt::Display, hint: &str) -> i32 {
         eprintln!("  hint: {hint}");
     }
     1
+}
+
+/// `youra config show <dir>`: the effective configuration, one value per line, with its
+/// source; values that look like keys are masked (`crate::redact`).
+fn config_show(dir: &std::path::Path, json: bool) -> color_eyre::Result<i32> {
+    let (_, explained) = crate::config::explain(dir)?;
+    let width = explained
+        .iter()
+        .map(|(k, v, _)| {
+            crate::config_sources::display_key(k).len()
+                + crate::config_sources::value_text(v).len()
+                + 3
+        })
+        .max()
+        .unwrap_or(0)
+        .min(72);
+    for (key, value, source) in &explained {
+        let key = crate::config_sources::display_key(key);
+        let value =
+            crate::redact::redact(&crate::config_sources::value_text(value), &[]).into_owned();
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"key": key, "value": value, "source": source.to_string()})
+            );
+        } else {
+            let line = format!("{key} = {value}");
+            println!("{line:<width$}  # {source}");
+        }
+    }
+    Ok(0)
 }

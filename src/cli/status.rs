@@ -34,6 +34,35 @@ struct StatusReport<'a> {
     warnings: &'a [Warning],
     invariant_violations: Vec<Violation>,
     artifacts: Vec<ArtifactPresence>,
+    /// What the model calls cost, from `ledger.tsv` (absent when no call was made).
+    usage: Option<Usage>,
+}
+
+#[derive(Serialize)]
+struct Usage {
+    calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    reasoning_tokens: u64,
+    /// The priced calls' dollars; `unpriced_calls` had no price, so the total is unknown.
+    cost_usd: f64,
+    unpriced_calls: u64,
+    /// `$0.0123`, `$0.0123 + unknown` or `cost unknown`.
+    cost: String,
+}
+
+fn usage(root: &Path) -> Option<Usage> {
+    let text = std::fs::read_to_string(root.join("ledger.tsv")).ok()?;
+    let t = crate::llm::ledger::totals(&text);
+    (t.calls > 0).then(|| Usage {
+        calls: t.calls,
+        input_tokens: t.input_tokens,
+        output_tokens: t.output_tokens,
+        reasoning_tokens: t.reasoning_tokens,
+        cost_usd: t.cost_usd,
+        unpriced_calls: t.unpriced_calls,
+        cost: t.cost_text(),
+    })
 }
 
 const RECENT: usize = 5;
@@ -92,6 +121,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         warnings: &snap.warnings,
         invariant_violations: violations(vsa),
         artifacts: scan(&run.root, &ids),
+        usage: usage(&run.root),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -159,6 +189,17 @@ fn print_text(r: &StatusReport<'_>) {
         r.execution_mode.as_deref().unwrap_or("-")
     );
     println!("Next:       {}", opt(r.next_action));
+    if let Some(u) = &r.usage {
+        let thinking = if u.reasoning_tokens > 0 {
+            format!(" ({} thinking)", u.reasoning_tokens)
+        } else {
+            String::new()
+        };
+        println!(
+            "Models:     {} calls, {} in / {} out tokens{thinking}, {}",
+            u.calls, u.input_tokens, u.output_tokens, u.cost
+        );
+    }
     for w in &r.waiting {
         println!(">> WAITING FOR YOU: {w}");
     }

@@ -31,7 +31,6 @@ mod stages;
 mod summary;
 mod yamlout;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -209,14 +208,8 @@ impl Engine {
     }
 
     /// One line in `<run>/youra.log`; a log that cannot be written is not worth stopping for.
+    /// A line of the engine's own account, to `youra.log` (through `crate::logging`).
     fn log(&self, line: &str) {
-        let t = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.run.join("youra.log"))
-        {
-            let _ = writeln!(f, "{t} {}", crate::redact::redact(line, &[]));
-        }
+        tracing::info!(target: "youra::engine", "{}", crate::redact::redact(line, &[]));
     }
 }

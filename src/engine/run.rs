@@ -327,6 +327,12 @@ impl Engine {
             return Ok(StepEnd::Complete);
         };
         let h = step.hypothesis().map(str::to_string);
+        let _span = tracing::info_span!(
+            "stage",
+            stage = %stage.key(),
+            hypothesis = %h.as_deref().unwrap_or("-")
+        )
+        .entered();
         let round = self
             .store
             .load()
@@ -343,6 +349,7 @@ impl Engine {
         let mut resume: Option<String> = None;
         let max = self.config.engine.max_resumes + 1;
         for attempt in 1..=max {
+            let _attempt = tracing::info_span!("attempt", attempt).entered();
             let started = std::time::Instant::now();
             let ctx = self.ctx(stage, h.clone(), round, attempt, resume.clone());
             let produced = match runner.run(&ctx, h.as_deref()) {

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::agent_check::{self, Violation};
 use super::{Backend, ExecError, Job, JobOutcome, SandboxMode};
@@ -26,7 +26,7 @@ use crate::llm::ledger::{Ledger, LedgerRow};
 use crate::llm::{CallKey, LlmError, Usage};
 
 /// `[tools.coding_agent]` in youra.toml.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
     /// The command; `{plan}`, `{tasks}`, `{code}` become absolute paths and `{prompt}` the

@@ -57,6 +57,12 @@ impl LocalBackend {
 
 impl Backend for LocalBackend {
     fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError> {
+        let _span = tracing::info_span!(
+            "experiment",
+            workspace = %job.workspace.display(),
+            argv = ?job.argv
+        )
+        .entered();
         let paths = check_job(job)?;
         let (bwrap, sandbox_warning) = sandbox::decide(job.sandbox, self.sandbox_availability())?;
         let mut warnings: Vec<String> = sandbox_warning.into_iter().collect();
@@ -78,6 +84,10 @@ impl Backend for LocalBackend {
             &mut command,
             ChildLimits::new(job.memory_limit, job.cpu_limit),
         );
+        for w in &warnings {
+            tracing::warn!("{w}");
+        }
+        tracing::info!(sandboxed = bwrap.is_some(), gpus = %cuda, "started");
         let collect = Collect {
             log_path: paths.log.clone(),
             metrics_path: paths.results.join(METRICS_FILE),

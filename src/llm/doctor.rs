@@ -104,6 +104,7 @@ pub fn probe_schema() -> ReplySchema {
 
 /// Group the roles by endpoint and examine each.
 pub fn examine(
+    run: &std::path::Path,
     settings: &LlmSettings,
     roles: &[&str],
     env: impl Fn(&str) -> Option<String> + Copy,
@@ -135,12 +136,13 @@ pub fn examine(
     }
     let endpoints = groups
         .into_values()
-        .map(|(cfg, roles)| endpoint(&cfg, roles, env))
+        .map(|(cfg, roles)| endpoint(run, &cfg, roles, env))
         .collect();
     Report { endpoints }
 }
 
 fn endpoint(
+    run: &std::path::Path,
     cfg: &RoleConfig,
     roles: Vec<String>,
     env: impl Fn(&str) -> Option<String>,
@@ -165,11 +167,30 @@ fn endpoint(
     };
     if kind == ProviderKind::Replay {
         report.base_url = cfg.replay.clone().unwrap_or_default();
-        report.reachable = Probe::Skipped("replay: recorded replies, no endpoint".into());
-        if cfg.replay.is_none() {
-            report
+        match &cfg.replay {
+            None => report
                 .problems
-                .push("the replay provider names no bundle: set `replay = \"…\"`".into());
+                .push("the replay provider names no bundle: set `replay = \"…\"`".into()),
+            Some(raw) => {
+                let p = std::path::Path::new(raw);
+                let path = if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    run.join(p)
+                };
+                match super::replay::Replay::load(&path) {
+                    Ok(_) => {
+                        report.reachable =
+                            Probe::Yes(format!("replay bundle {} loads", path.display()))
+                    }
+                    Err(e) => {
+                        report.reachable = Probe::No(e.to_string());
+                        report.problems.push(format!(
+                            "the replay bundle cannot be read ({e}): fix `replay` in youra.toml"
+                        ));
+                    }
+                }
+            }
         }
         return report;
     }

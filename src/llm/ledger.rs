@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::LlmError;
 
@@ -18,13 +18,13 @@ pub const HEADER: &str =
 pub const UNKNOWN_COST: &str = "unknown";
 
 /// US dollars per million tokens, by model name.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 pub struct Price {
     pub input: f64,
     pub output: f64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(transparent)]
 pub struct PriceTable(pub BTreeMap<String, Price>);
 

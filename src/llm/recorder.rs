@@ -97,6 +97,24 @@ impl Provider for Recorder {
 
     fn complete(&self, key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let (seq, ordinal) = self.next(key);
+        let _span = tracing::info_span!(
+            "llm_call",
+            role = %key.role,
+            stage = %key.stage,
+            hypothesis = %key.hypothesis.as_deref().unwrap_or("-"),
+            round = key.round,
+            attempt = key.attempt,
+            ordinal,
+            provider = %self.inner.kind(),
+            model = %self.inner.model(),
+        )
+        .entered();
+        tracing::debug!(
+            max_tokens = request.max_tokens,
+            schema = request.schema.as_ref().map(|s| s.name.as_str()),
+            messages = request.messages.len(),
+            "request"
+        );
         let started = Instant::now();
         let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let result = self.inner.complete(key, request);
@@ -112,8 +130,25 @@ impl Provider for Recorder {
             error: None,
         };
         match &result {
-            Ok(r) => exchange.response = Some(r.clone()),
-            Err(e) => exchange.error = Some(e.to_string()),
+            Ok(r) => {
+                tracing::debug!(
+                    input_tokens = r.usage.input_tokens,
+                    output_tokens = r.usage.output_tokens,
+                    reasoning_tokens = r.usage.reasoning_tokens,
+                    finish = r.finish_reason.as_deref().unwrap_or("-"),
+                    elapsed_ms = exchange.elapsed_ms,
+                    "reply"
+                );
+                exchange.response = Some(r.clone());
+            }
+            Err(e) => {
+                tracing::warn!(
+                    elapsed_ms = exchange.elapsed_ms,
+                    "failed: {}",
+                    crate::redact::redact(&e.to_string(), &[])
+                );
+                exchange.error = Some(e.to_string());
+            }
         }
         self.write(seq, &exchange)?;
         if let Ok(r) = &result {

@@ -2,11 +2,11 @@
 //! Deserialised from the layered configuration (`crate::config`); keys are never here,
 //! only the NAME of the environment variable that holds one.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::Structured;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions endpoint; without a `base_url`, OpenAI's own
@@ -86,7 +86,7 @@ impl ProviderKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Default, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RoleConfig {
     pub provider: Option<ProviderKind>,

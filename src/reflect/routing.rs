@@ -25,10 +25,10 @@ use crate::reflect::attribution::Category;
 use crate::stage::Stage;
 pub use crate::steer::RoutingAction;
 use crate::vsa::enums::GateType;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// youra.toml `[recovery]`. Severity edges are lower bounds of the higher action.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
     /// Below this, either category → Proceed.

@@ -274,7 +274,16 @@ impl ToolBox for RoleTools<'_> {
             ToolFailure(format!("MCP server `{}` was shut down", entry.config.name))
         })?;
         let timeout = self.registry.call_timeout(entry);
-        let outcome = server.call(&o.tool.name, &call.arguments, timeout)?;
+        let server_name = entry.config.name.as_str();
+        let _span =
+            tracing::info_span!("tool_call", server = server_name, tool = %o.tool.name).entered();
+        let outcome = server
+            .call(&o.tool.name, &call.arguments, timeout)
+            .inspect_err(|e| {
+                // The server misbehaved (exited, timed out, spoke garbage): the model gets the
+                // failure as its tool result, the researcher this line in youra.log.
+                tracing::warn!(server = server_name, "{e}");
+            })?;
         if outcome.is_error {
             return Err(ToolFailure(format!(
                 "`{}` reported an error: {}",

@@ -28,9 +28,10 @@ pub struct Options {
     pub mouse: bool,
 }
 
-fn config_file(name: &str) -> Option<PathBuf> {
-    let dirs = directories::ProjectDirs::from("", "", "youra")?;
-    let p = dirs.config_dir().join(name);
+/// A file in the user's config folder: the one `crate::config` reads `youra.toml` from
+/// (`YOURA_CONFIG_DIR`, else the platform's), so keymap, theme and settings move together.
+pub fn config_file(name: &str) -> Option<PathBuf> {
+    let p = crate::config::user_config_dir()?.join(name);
     p.is_file().then_some(p)
 }
 

@@ -211,9 +211,12 @@ fn doctor_picks_the_first_dialect_the_server_honours() {
         Reply::json(200, &honoured),
         Reply::json(200, &tool),
     ]);
-    let report = examine(&settings(&server.url), &["executor", "controller"], |_| {
-        None
-    });
+    let report = examine(
+        std::path::Path::new("/nonexistent"),
+        &settings(&server.url),
+        &["executor", "controller"],
+        |_| None,
+    );
     assert_eq!(report.endpoints.len(), 1, "two roles, one endpoint");
     let e = &report.endpoints[0];
     assert_eq!(e.roles, vec!["executor", "controller"]);
@@ -248,7 +251,12 @@ fn doctor_says_what_to_change_and_never_shows_the_key() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", l.local_addr().unwrap())
     };
-    let report = examine(&settings(&url), &["executor"], |_| None);
+    let report = examine(
+        std::path::Path::new("/nonexistent"),
+        &settings(&url),
+        &["executor"],
+        |_| None,
+    );
     assert!(!report.ok());
     let e = &report.endpoints[0];
     assert!(
@@ -264,7 +272,12 @@ fn doctor_says_what_to_change_and_never_shows_the_key() {
     let mut script = vec![Reply::json(401, echo)];
     script.extend((0..5).map(|_| Reply::json(401, echo)));
     let server = Server::start(script);
-    let report = examine(&settings(&server.url), &["executor"], |_| None);
+    let report = examine(
+        std::path::Path::new("/nonexistent"),
+        &settings(&server.url),
+        &["executor"],
+        |_| None,
+    );
     let shown = format!(
         "{}{}",
         youra::llm::doctor::render(&report),

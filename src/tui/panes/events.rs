@@ -68,7 +68,10 @@ fn text_span(app: &App, e: &crate::tui::run_view::EventRow, width: usize) -> Spa
             clip(&format!("⇄ {}", e.text), width),
             t.style(Role::ToolCall),
         ),
-        Some("error") => Span::styled(clip(&e.text, width), t.style(Role::GateFailed)),
+        Some("error" | "log_error") => {
+            Span::styled(clip(&e.text, width), t.style(Role::GateFailed))
+        }
+        Some("log_warn") => Span::styled(clip(&e.text, width), t.style(Role::Attention)),
         _ => Span::raw(clip(&e.text, width)),
     }
 }
