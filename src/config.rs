@@ -77,8 +77,12 @@ pub struct EngineSettings {
     pub wait_poll_s: f64,
     /// Wall-clock limit of one experiment run (the whole process group is killed).
     pub experiment_time_limit_s: f64,
-    /// Address-space limit per experiment process, in MiB (0: none).
+    /// Address-space limit per experiment process, in MiB (0: none). Default: half of this
+    /// machine's memory; not applied to GPU jobs, whose CUDA runtime reserves far more
+    /// address space than it uses.
     pub experiment_memory_mb: u64,
+    /// The most processes an experiment may have at once (0: no limit).
+    pub experiment_max_processes: u32,
     /// `auto` (bubblewrap when present), `required`, or `off`.
     pub sandbox: String,
     /// Let experiments reach the network (off by default; a warning in every outcome).
@@ -108,7 +112,8 @@ impl Default for EngineSettings {
             literature_timeout_s: 8.0,
             wait_poll_s: 0.25,
             experiment_time_limit_s: 900.0,
-            experiment_memory_mb: 0,
+            experiment_memory_mb: crate::exec::default_memory_mb(),
+            experiment_max_processes: 256,
             sandbox: "auto".into(),
             allow_network: false,
             gpus: 0,

@@ -16,6 +16,22 @@ fn token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '+' | '/' | '=')
 }
 
+/// The values of this process's secret-looking variables (`OPENAI_API_KEY`, `*_TOKEN`,
+/// `*SECRET*`, … by `exec::env::secret_reason`): the keys a run's endpoints may be using,
+/// masked wherever youra writes text that could quote them.
+pub fn known_secrets() -> Vec<String> {
+    std::env::vars()
+        .filter(|(k, _)| crate::exec::secret_reason(k).is_some())
+        .map(|(_, v)| v)
+        .filter(|v| v.len() >= MIN_SECRET)
+        .collect()
+}
+
+/// [`redact`] with [`known_secrets`].
+pub fn redact_known(text: &str) -> Cow<'_, str> {
+    redact(text, &known_secrets())
+}
+
 /// `text` with `secrets` (exact values) and key-shaped tokens masked.
 pub fn redact<'a>(text: &'a str, secrets: &[String]) -> Cow<'a, str> {
     let mut out: Cow<'a, str> = Cow::Borrowed(text);

@@ -405,8 +405,9 @@ fn api_key_never_reaches_the_child() {
     assert_eq!(had, "true", "the probe's own environment must hold the key");
     let env = log_of(ws.path());
     let canon = ws.path().canonicalize().unwrap_or_default();
+    // Sandboxed (bubblewrap present, as in CI): HOME is a fresh folder of its private /tmp.
     assert!(
-        env.contains(&format!("HOME={}\n", canon.display())),
+        env.contains("HOME=/tmp/home\n") || env.contains(&format!("HOME={}\n", canon.display())),
         "{env}"
     );
     assert!(
@@ -582,4 +583,102 @@ fn metrics_and_results_planted_as_links_are_not_read_through() {
     let warned = outcome.warnings.join("\n");
     assert!(warned.contains("is a symlink"), "{warned}");
     assert!(!format!("{outcome:?}").contains("s3cr3t-value"));
+}
+
+#[test]
+fn sandbox_probes_find_no_secrets_and_limits_are_named_in_the_record() {
+    require_bwrap();
+    // The workspace inside a run folder, beside the run's own files.
+    let run_dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        run_dir.path().join("youra.toml"),
+        "api_key = \"sk-hidden\"\n",
+    )
+    .unwrap();
+    let ws = run_dir.path().join("h-e1");
+    std::fs::create_dir_all(ws.join("code")).unwrap();
+    // Only the way to the Python in use (a pyenv under /root, say) may show in /root or
+    // /home, and the workspace in the run folder.
+    let mut keep = vec!["h-e1".to_string()];
+    for p in &youra::exec::sandbox::toolchain().prefixes {
+        for base in ["/root", "/home"] {
+            if let Ok(rest) = p.strip_prefix(base)
+                && let Some(first) = rest.components().next()
+            {
+                keep.push(first.as_os_str().to_string_lossy().to_string());
+            }
+        }
+    }
+    let keep = format!("{keep:?}").replace('"', "'");
+    let probe = format!(
+        "import os\n\
+         for p in ['/etc/shadow', '/etc/passwd', {toml:?}]:\n\
+         \x20   try:\n\
+         \x20       open(p).read(); print('READ', p)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('denied', p, type(e).__name__)\n\
+         for d in ['/root', '/home', {run:?}]:\n\
+         \x20   try:\n\
+         \x20       names = [n for n in os.listdir(d) if n not in {keep}]\n\
+         \x20       print('LISTED' if names else 'empty', d, names)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('denied', d, type(e).__name__)\n\
+         print('home', os.environ['HOME'], os.listdir(os.environ['HOME']))\n",
+        toml = run_dir.path().join("youra.toml").display().to_string(),
+        run = run_dir.path().display().to_string(),
+        keep = keep,
+    );
+    let outcome = run(
+        &backend(),
+        &job(&ws, SandboxMode::Required, &["python3", "-c", &probe]),
+    );
+    let log = log_of(&ws);
+    assert_eq!(outcome.exit, ExitKind::Exited(0), "{log}");
+    assert!(!log.contains("READ") && !log.contains("LISTED"), "{log}");
+    assert!(
+        log.contains("denied /etc/shadow") && log.contains("home /tmp/home []"),
+        "{log}"
+    );
+
+    // A memory hog: stopped by the address-space limit, named in the record.
+    let mut hog = job(
+        &ws,
+        SandboxMode::Required,
+        &[
+            "python3",
+            "-c",
+            "b = [bytearray(64 * 1024**2) for _ in range(64)]",
+        ],
+    );
+    hog.memory_limit = Some(256 * 1024 * 1024);
+    let outcome = run(&backend(), &hog);
+    assert_ne!(outcome.exit, ExitKind::Exited(0));
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("memory limit reached") && w.contains("256 MiB")),
+        "{:?}",
+        outcome.warnings
+    );
+
+    // A fork bomb, bounded so a failure of the limit cannot hurt the machine: 400 sleepers.
+    let bomb = "import os, time\nfor _ in range(400):\n    if os.fork() == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)\n";
+    let mut forks = job(&ws, SandboxMode::Required, &["python3", "-c", bomb]);
+    forks.max_processes = Some(64);
+    let started = Instant::now();
+    let outcome = run(&backend(), &forks);
+    assert_eq!(outcome.exit, ExitKind::ProcessLimit(64));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "stopped early, not at the time limit"
+    );
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("process limit reached") && w.contains("64")),
+        "{:?}",
+        outcome.warnings
+    );
 }

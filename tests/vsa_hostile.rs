@@ -169,3 +169,49 @@ fn a_ten_level_alias_bomb_and_deep_nesting_fail_fast_in_bounded_memory() {
         );
     }
 }
+
+#[test]
+fn a_writer_that_waits_over_a_second_says_who_holds_the_lock_and_goes_on() {
+    let (_d, run) = temp_run(&example_run());
+    let store = Store::new(run.join("verification_state.yaml"));
+    set_field(&store, "workflow.next_action", "x");
+    let lock = run.join(".youra/vsa.lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "2"])
+        .spawn()
+        .expect("flock (util-linux) runs");
+    let t = std::time::Instant::now();
+    while std::fs::File::open(&lock).unwrap().try_lock().is_ok() {
+        assert!(t.elapsed().as_secs() < 10, "flock never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args([
+            "vsa",
+            "set",
+            run.to_str().unwrap(),
+            "workflow.next_action",
+            "y",
+        ])
+        .args(["--reason", "r"])
+        .output()
+        .unwrap();
+    let _ = holder.wait();
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("waiting for the VSA lock") && err.contains(&format!("pid {}", holder.id())),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("waiting for the VSA lock").count(),
+        1,
+        "said once: {err}"
+    );
+    assert_eq!(
+        store.load().unwrap().vsa.workflow.next_action.as_deref(),
+        Some("y")
+    );
+}

@@ -32,6 +32,10 @@ pub struct EnvInputs<'a> {
     pub workspace: &'a Path,
     /// `CUDA_VISIBLE_DEVICES`: empty for a CPU job.
     pub cuda_visible_devices: &'a str,
+    /// Inside bubblewrap: HOME is a fresh folder in the sandbox's private /tmp and PATH
+    /// leads to the Python the host runs (`sandbox::sandbox_path`); outside, HOME is the
+    /// workspace and PATH the parent's.
+    pub sandboxed: bool,
 }
 
 /// Reads the passed-through variables from this process's environment.
@@ -95,8 +99,16 @@ pub fn build_env(
             env.push(((*name).into(), value.clone()));
         }
     }
+    let home = if inputs.sandboxed {
+        super::sandbox::SANDBOX_HOME.to_string()
+    } else {
+        ws.clone()
+    };
+    if inputs.sandboxed {
+        env.push(("PATH".into(), super::sandbox::sandbox_path()));
+    }
     let own = [
-        ("HOME", ws.clone()),
+        ("HOME", home),
         ("TMPDIR", inputs.workspace.join("tmp").display().to_string()),
         ("PYTHONUNBUFFERED", "1".into()),
         ("PYTHONDONTWRITEBYTECODE", "1".into()),
@@ -168,6 +180,7 @@ mod tests {
             parent: vec![("PATH", "/bin".into()), ("OPENAI_API_KEY", "sk-x".into())],
             workspace: ws,
             cuda_visible_devices: "",
+            sandboxed: false,
         };
         let env = build_env(&inputs, &[("SEED".into(), "7".into())]).unwrap_or_default();
         assert_eq!(get(&env, "PATH"), Some("/bin"));

@@ -54,6 +54,10 @@ pub struct Job {
     pub env: Vec<(String, String)>,
     /// Folders the job may read inside the sandbox besides the system (the run's data).
     pub read_only: Vec<PathBuf>,
+    /// The most processes the job may have at once (its whole process group); more stops
+    /// it, named in its record. A watchdog counts them: RLIMIT_NPROC is per user and does
+    /// not bind root at all.
+    pub max_processes: Option<u32>,
 }
 
 impl Job {
@@ -73,6 +77,7 @@ impl Job {
             gpus: 0,
             env: Vec::new(),
             read_only: Vec::new(),
+            max_processes: None,
         }
     }
 
@@ -103,6 +108,8 @@ pub enum ExitKind {
     TimedOut,
     /// [`RunningJob::kill`](super::RunningJob::kill) was called.
     Killed,
+    /// It had more processes at once than `Job::max_processes` (this many), and was stopped.
+    ProcessLimit(u32),
 }
 
 impl ExitKind {
@@ -118,6 +125,7 @@ impl ExitKind {
             ExitKind::Signalled(sig) => format!("signal:{sig}"),
             ExitKind::TimedOut => "timeout".to_string(),
             ExitKind::Killed => "killed".to_string(),
+            ExitKind::ProcessLimit(n) => format!("process-limit:{n}"),
         }
     }
 }

@@ -73,6 +73,7 @@ impl Backend for LocalBackend {
             parent: parent_passthrough(),
             workspace: &paths.workspace,
             cuda_visible_devices: &cuda,
+            sandboxed: bwrap.is_some(),
         };
         let env = build_env(&inputs, &job.env)?;
         warnings.extend(prepare_results(&paths)?);
@@ -97,6 +98,8 @@ impl Backend for LocalBackend {
             grace: job.grace,
             warnings,
             gpus: cuda,
+            memory_limit: job.memory_limit,
+            max_processes: job.max_processes,
         };
         let handle: JobHandle = supervise::spawn(command, &job.argv[0], collect, lease)?;
         Ok(Box::new(handle))
@@ -227,6 +230,7 @@ fn build_command(job: &Job, paths: &JobPaths, bwrap: Option<&Path>) -> Result<Co
             Vec::new()
         },
         read_only: &job.read_only,
+        toolchain: &sandbox::toolchain().prefixes,
     };
     let mut command = Command::new(bwrap);
     command.args(sandbox::bwrap_args(&spec)).args(&job.argv);

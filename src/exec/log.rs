@@ -9,10 +9,17 @@ const TAIL_WINDOW: u64 = 64 * 1024;
 
 /// The last `n` lines of `path` (lossy UTF-8; progress bars' `\r` keep only their last
 /// state). A missing or unreadable file is an empty tail: the job may not have written yet.
+/// The last `n` lines of a job's log, secrets masked (`crate::redact::redact_known`): the
+/// tail goes into repair and attribution prompts and onto the TUI, and experiment code may
+/// have printed whatever it could read.
 pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
+    let secrets = crate::redact::known_secrets();
     read_tail(path)
         .map(|text| last_lines(&text, n))
         .unwrap_or_default()
+        .into_iter()
+        .map(|l| crate::redact::redact(&l, &secrets).into_owned())
+        .collect()
 }
 
 fn read_tail(path: &Path) -> io::Result<String> {

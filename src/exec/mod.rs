@@ -18,7 +18,7 @@ mod limits;
 mod local;
 mod log;
 mod metrics;
-mod sandbox;
+pub mod sandbox;
 mod supervise;
 
 pub use agent_check::Violation;
@@ -84,4 +84,20 @@ pub trait RunningJob: Send + Sync {
     fn wait(&self) -> JobOutcome;
     /// The outcome if the job has ended, without blocking.
     fn try_outcome(&self) -> Option<JobOutcome>;
+}
+
+/// Half of this machine's memory in MiB (`MemTotal` in /proc/meminfo), the default address
+/// space limit of a CPU experiment; 4096 when it cannot be read.
+pub fn default_memory_mb() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(4096, |kib| (kib / 1024 / 2).max(256))
 }

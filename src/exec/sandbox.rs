@@ -110,9 +110,94 @@ pub struct SandboxSpec<'a> {
     pub network: bool,
     /// Bind the host's `/dev/nvidia*` nodes (a GPU job).
     pub gpu_devices: Vec<PathBuf>,
-    /// Extra folders bound read-only (the run's `data/`): needed when they lie under /tmp,
-    /// which the sandbox replaces with a private tmpfs.
+    /// Extra folders bound read-only (the run's `data/`).
     pub read_only: &'a [PathBuf],
+    /// Interpreter installations outside the system folders (a pyenv, venv or conda
+    /// Python), bound read-only so `python3` inside is the one the host runs.
+    pub toolchain: &'a [PathBuf],
+}
+
+/// The system folders an experiment sees (read-only); a symlink among them (merged /usr)
+/// is recreated as the same symlink.
+const SYSTEM: [&str; 8] = [
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt/conda",
+];
+
+/// The parts of `/etc` programs need: name resolution, TLS roots, the loader's cache,
+/// time zone, alternatives. No passwd, group, shadow, sudoers, ssh or machine secrets.
+const ETC: [&str; 17] = [
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/alternatives",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/mime.types",
+    "/etc/protocols",
+    "/etc/services",
+];
+
+/// Where HOME is inside the sandbox: in its private /tmp, so a fresh tmpfs.
+pub const SANDBOX_HOME: &str = "/tmp/home";
+
+/// The host's Python installation, found once: `python3` on PATH asked for its prefixes.
+#[derive(Debug, Clone, Default)]
+pub struct Toolchain {
+    /// Installations outside [`SYSTEM`] to bind (e.g. `/root/.pyenv/versions/3.11.7`).
+    pub prefixes: Vec<PathBuf>,
+    /// The folder of the real `python3` executable, first on the sandbox's PATH (a pyenv
+    /// shim would need the whole of `~/.pyenv`).
+    pub bin: Option<PathBuf>,
+}
+
+pub fn toolchain() -> &'static Toolchain {
+    static FOUND: std::sync::OnceLock<Toolchain> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        let script = "import os, sys; print(sys.base_prefix); print(sys.prefix); print(os.path.dirname(os.path.realpath(sys.executable)))";
+        let Ok(out) = std::process::Command::new("python3")
+            .args(["-c", script])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+        else {
+            return Toolchain::default();
+        };
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let lines: Vec<PathBuf> = text.lines().map(PathBuf::from).collect();
+        let outside = |p: &PathBuf| {
+            p.is_absolute() && !SYSTEM.iter().any(|s| p.starts_with(s)) && p != Path::new("/")
+        };
+        let mut prefixes: Vec<PathBuf> = lines.iter().take(2).filter(|p| outside(p)).cloned().collect();
+        prefixes.dedup();
+        Toolchain {
+            prefixes,
+            bin: lines.get(2).cloned(),
+        }
+    })
+}
+
+/// The PATH inside the sandbox: the real Python's folder, then the system's.
+pub fn sandbox_path() -> String {
+    let system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    match &toolchain().bin {
+        Some(bin) => format!("{}:{system}", bin.display()),
+        None => system.to_string(),
+    }
 }
 
 /// The arguments before the job's own argv: `bwrap <these> -- <argv>`.
@@ -120,19 +205,38 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     let mut add = |items: &[&std::ffi::OsStr]| args.extend(items.iter().map(|s| s.to_os_string()));
     let os = |s: &'static str| std::ffi::OsStr::new(s);
-    // The whole system read-only: interpreters, libraries and installed packages are found
-    // where they are, and nothing outside the workspace can be changed.
-    add(&[os("--ro-bind"), os("/"), os("/")]);
+    // Only what experiments need, read-only: the system folders, a minimal /etc, /sys (CPU
+    // and GPU topology), the Python in use. Not /root, /home, the run's other files or the
+    // host's /tmp: what the code could print from them would reach the repair prompt.
+    for dir in SYSTEM {
+        let p = Path::new(dir);
+        match std::fs::read_link(p) {
+            Ok(target) => add(&[os("--symlink"), target.as_os_str(), p.as_os_str()]),
+            Err(_) if p.is_dir() => add(&[os("--ro-bind"), p.as_os_str(), p.as_os_str()]),
+            Err(_) => {}
+        }
+    }
+    for f in ETC {
+        add(&[os("--ro-bind-try"), os(f), os(f)]);
+    }
+    add(&[os("--ro-bind-try"), os("/sys"), os("/sys")]);
     // Fresh minimal /dev (null, zero, urandom, tty, shm) and a /proc of the new pid namespace.
     add(&[os("--dev"), os("/dev"), os("--proc"), os("/proc")]);
-    // A private /tmp, so a job neither reads nor leaves files in the host's /tmp.
-    add(&[os("--tmpfs"), os("/tmp")]);
+    // A private /tmp, so a job neither reads nor leaves files in the host's /tmp; HOME is
+    // a folder in it.
+    add(&[os("--tmpfs"), os("/tmp"), os("--dir"), os(SANDBOX_HOME)]);
+    for dir in spec.toolchain {
+        add(&[os("--ro-bind"), dir.as_os_str(), dir.as_os_str()]);
+    }
     for node in &spec.gpu_devices {
         add(&[os("--dev-bind"), node.as_os_str(), node.as_os_str()]);
     }
     for dir in spec.read_only {
         add(&[os("--ro-bind"), dir.as_os_str(), dir.as_os_str()]);
     }
+    // The sandbox's own root (a tmpfs holding the mount points) read-only from here on:
+    // only the workspace, /tmp and HOME below take writes.
+    add(&[os("--remount-ro"), os("/")]);
     // The workspace, writable; after --tmpfs /tmp so a workspace under /tmp stays visible.
     add(&[
         os("--bind"),
@@ -180,6 +284,7 @@ mod tests {
             network: false,
             gpu_devices: vec![],
             read_only: &[],
+            toolchain: &[],
         };
         let args: Vec<String> = bwrap_args(&spec)
             .iter()

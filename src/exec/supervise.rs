@@ -32,7 +32,14 @@ pub struct Collect {
     pub grace: Duration,
     pub warnings: Vec<String>,
     pub gpus: String,
+    /// RLIMIT_AS in bytes, to name it when the log shows it was hit.
+    pub memory_limit: Option<u64>,
+    /// The process watchdog's limit (see `Job::max_processes`).
+    pub max_processes: Option<u32>,
 }
+
+/// How often the watchdog counts the job's processes.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 enum Control {
     Exited(std::io::Result<ExitStatus>),
@@ -163,20 +170,64 @@ fn run_to_end(
     started: Instant,
 ) -> (ExitKind, Duration) {
     let deadline = started + collect.time_limit;
-    let wait = deadline.saturating_duration_since(Instant::now());
-    let (status, ended_by_us) = match inbox.recv_timeout(wait) {
-        Ok(Control::Exited(status)) => (status, None),
-        Ok(Control::Kill) => (terminate(pid, collect.grace, inbox), Some(ExitKind::Killed)),
-        Err(RecvTimeoutError::Timeout) => (
-            terminate(pid, collect.grace, inbox),
-            Some(ExitKind::TimedOut),
-        ),
-        // Unreachable while the waiter holds its sender; treat as an exit we cannot read.
-        Err(RecvTimeoutError::Disconnected) => (Err(std::io::Error::other("waiter lost")), None),
+    let (status, ended_by_us) = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let wait = match collect.max_processes {
+            Some(_) => left.min(WATCH_EVERY),
+            None => left,
+        };
+        match inbox.recv_timeout(wait) {
+            Ok(Control::Exited(status)) => break (status, None),
+            Ok(Control::Kill) => {
+                break (terminate(pid, collect.grace, inbox), Some(ExitKind::Killed));
+            }
+            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                break (
+                    terminate(pid, collect.grace, inbox),
+                    Some(ExitKind::TimedOut),
+                );
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(max) = collect.max_processes
+                    && group_size(pid) > max as usize
+                {
+                    // Stop the whole group at once: a fork bomb outruns a polite SIGTERM.
+                    let _ = signal_group(pid, libc::SIGKILL);
+                    let status = terminate(pid, Duration::ZERO, inbox);
+                    break (status, Some(ExitKind::ProcessLimit(max)));
+                }
+            }
+            // Unreachable while the waiter holds its sender; treat as an exit we cannot read.
+            Err(RecvTimeoutError::Disconnected) => {
+                break (Err(std::io::Error::other("waiter lost")), None);
+            }
+        }
     };
     let duration = started.elapsed();
     let exit = ended_by_us.unwrap_or_else(|| exit_kind(status, collect.sandboxed));
     (exit, duration)
+}
+
+/// Processes in the process group `pgid` (field 5 of `/proc/<pid>/stat`).
+fn group_size(pgid: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // `pid (comm) state ppid pgrp …`: comm may hold spaces, so read after the last ')'.
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
+                == Some(pgid)
+        })
+        .count()
 }
 
 /// SIGTERM to the group, the grace period for a clean exit, then SIGKILL.
@@ -217,12 +268,37 @@ fn exit_kind(status: std::io::Result<ExitStatus>, sandboxed: bool) -> ExitKind {
     }
 }
 
+/// What a process prints when an allocation fails under RLIMIT_AS.
+fn hit_memory_limit(tail: &[String]) -> bool {
+    const SIGNS: [&str; 5] = [
+        "MemoryError",
+        "Cannot allocate memory",
+        "std::bad_alloc",
+        "out of memory",
+        "Unable to allocate",
+    ];
+    tail.iter().any(|l| SIGNS.iter().any(|s| l.contains(s)))
+}
+
 fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
     let mut warnings = collect.warnings.clone();
     if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
         warnings.push(format!(
             "cannot append the completion line to {}: {e}",
             collect.log_path.display()
+        ));
+    }
+    if let ExitKind::ProcessLimit(max) = exit {
+        warnings.push(format!(
+            "process limit reached: the job had more than {max} processes at once and was stopped (engine.experiment_max_processes)"
+        ));
+    }
+    if let Some(bytes) = collect.memory_limit
+        && hit_memory_limit(&tail_lines(&collect.log_path, 40))
+    {
+        warnings.push(format!(
+            "memory limit reached: the job ran out of its {} MiB address space (engine.experiment_memory_mb)",
+            bytes / 1024 / 1024
         ));
     }
     let metrics = read_metrics(&collect.metrics_path);

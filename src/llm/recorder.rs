@@ -76,7 +76,7 @@ impl Recorder {
         let json =
             serde_json::to_string_pretty(exchange).map_err(|e| LlmError::Io(e.to_string()))?;
         // A reply or an error may quote a key; masking keeps the JSON valid (no quotes).
-        let json = crate::redact::redact(&json, &[]);
+        let json = crate::redact::redact_known(&json);
         crate::fsutil::replace_unsynced(&self.dir.join(exchange.file_name(seq)), json.as_bytes())
             .map_err(io)
     }

@@ -73,6 +73,8 @@ pub fn load_theme(opts: &Options) -> Result<Theme> {
 }
 
 pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
+    // The screen is ours: the store's "waiting for the lock" goes to the log only.
+    crate::vsa::store::NOTICES_ON_STDERR.store(false, std::sync::atomic::Ordering::Relaxed);
     let run = discover(dir).wrap_err("cannot open the run")?;
     let mut app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
     let (tx, rx) = mpsc::channel();

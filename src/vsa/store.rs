@@ -180,6 +180,11 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Store
     }
 }
 
+/// Whether a writer that waits for the lock says so on stderr (besides the log). The TUI
+/// turns it off: stderr is the screen it draws on.
+pub static NOTICES_ON_STDERR: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(true);
+
 impl Store {
     /// A store for the VSA at `path`; its lock and last-written copy live in `.youra/` beside it.
     pub fn new(path: impl Into<PathBuf>) -> Store {
@@ -253,10 +258,23 @@ impl Store {
             .unwrap_or(30.0)
             .max(0.0);
         let started = std::time::Instant::now();
+        let mut told = false;
         loop {
             match file.try_lock() {
                 Ok(()) => break,
                 Err(fs::TryLockError::WouldBlock) => {
+                    if !told && started.elapsed() >= std::time::Duration::from_secs(1) {
+                        told = true;
+                        let holder = lock_holder(&lock_path);
+                        let line = format!(
+                            "waiting for the VSA lock {} (held by {holder}); giving up after {limit:.0} s (YOURA_LOCK_TIMEOUT_S)",
+                            lock_path.display()
+                        );
+                        tracing::warn!(target: "youra::vsa", "{line}");
+                        if NOTICES_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+                            eprintln!("youra: {line}");
+                        }
+                    }
                     if started.elapsed().as_secs_f64() >= limit {
                         return Err(StoreError::LockTimeout {
                             waited_s: started.elapsed().as_secs(),
@@ -605,6 +623,7 @@ impl Store {
             _ => self.path.clone(),
         };
         crate::fsutil::write_atomic(&target, &bytes).map_err(io("replace", &target))?;
+        tracing::debug!(target: "youra::vsa", revision, bytes = bytes.len(), path = %target.display(), "written");
         let text = &bytes;
         // The copies only serve edit detection: losing one in a crash costs one undetected
         // edit, so they are renamed into place without an fsync.

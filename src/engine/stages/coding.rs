@@ -490,7 +490,9 @@ fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, St
     let s = ctx.settings;
     let mut job = Job::new(ctx.run.join(id), argv.clone());
     job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
-    job.memory_limit = (s.experiment_memory_mb > 0).then(|| s.experiment_memory_mb * 1024 * 1024);
+    job.memory_limit =
+        (s.experiment_memory_mb > 0 && s.gpus == 0).then(|| s.experiment_memory_mb * 1024 * 1024);
+    job.max_processes = (s.experiment_max_processes > 0).then_some(s.experiment_max_processes);
     job.network = s.allow_network;
     job.gpus = s.gpus;
     let data = ctx.run.join("data");
