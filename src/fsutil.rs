@@ -55,39 +55,37 @@ fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
 /// experiment wrote, which it could have replaced by a link to anything youra may read (a
 /// run's `youra.toml`, a key file). A link fails with an error saying so.
 pub fn open_nofollow(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                io::Error::other(format!(
-                    "{} is a symlink: not read (experiment outputs are read only as plain files)",
-                    path.display()
-                ))
-            } else {
-                e
-            }
-        })
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    open_no_link(
+        path,
+        &mut options,
+        "not read (experiment outputs are read only as plain files)",
+    )
 }
 
 /// Open `path` to append (created 0644 when absent) without following a symlink at its
 /// last component: a link planted where youra writes its log is refused, not written
 /// through.
 pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.create(true).append(true);
+    open_no_link(
+        path,
+        &mut options,
+        "youra does not write through it; remove it",
+    )
+}
+
+/// `options` plus `O_NOFOLLOW`; a link at `path` fails saying `what` of it.
+fn open_no_link(path: &Path, options: &mut fs::OpenOptions, what: &str) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    fs::OpenOptions::new()
-        .create(true)
-        .append(true)
+    options
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
-                io::Error::other(format!(
-                    "{} is a symlink: youra does not write through it; remove it",
-                    path.display()
-                ))
+                io::Error::other(format!("{} is a symlink: {what}", path.display()))
             } else {
                 e
             }

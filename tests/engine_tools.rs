@@ -27,13 +27,7 @@ fn a_stage_calls_an_mcp_tool_through_the_engine() {
         1,
         r#"{"decision":"MUST_STOP","reason":"end of test"}"#,
     );
-    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_echo.py");
-    let (_g, dir) = replay_run(
-        &s,
-        &format!(
-            "\n[[tools.servers]]\nname = \"echo\"\ncommand = \"python3\"\nargs = [{server:?}]\nroles = [\"executor\"]\n"
-        ),
-    );
+    let (_g, dir) = with_echo_server(&s);
     let mut e = Engine::open(
         &dir,
         Options {
@@ -165,13 +159,7 @@ fn an_mcp_server_that_dies_mid_call_leaves_a_warning_naming_it_in_the_log() {
         1,
         r#"{"decision":"MUST_STOP","reason":"end of test"}"#,
     );
-    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_echo.py");
-    let (_g, dir) = replay_run(
-        &s,
-        &format!(
-            "\n[[tools.servers]]\nname = \"echo\"\ncommand = \"python3\"\nargs = [{server:?}]\nroles = [\"executor\"]\n"
-        ),
-    );
+    let (_g, dir) = with_echo_server(&s);
     // The binary: it installs the log's subscriber, as every run does.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
         .args(["run", dir.to_str().unwrap()])
@@ -200,4 +188,16 @@ fn an_mcp_server_that_dies_mid_call_leaves_a_warning_naming_it_in_the_log() {
             .any(|l| l.contains("stage{stage=literature_grounding") && l.contains("youra::engine")),
         "{log}"
     );
+}
+
+/// A replay run of `s` with the test MCP server `echo` (tests/fixtures/mcp_echo.py) for the
+/// executor.
+fn with_echo_server(s: &Script) -> (tempfile::TempDir, std::path::PathBuf) {
+    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_echo.py");
+    replay_run(
+        s,
+        &format!(
+            "\n[[tools.servers]]\nname = \"echo\"\ncommand = \"python3\"\nargs = [{server:?}]\nroles = [\"executor\"]\n"
+        ),
+    )
 }

@@ -93,19 +93,8 @@ fn a_lock_held_by_a_stopped_process_is_named_not_waited_for() {
     let (_d, run) = temp_run(&example_run());
     let store = Store::new(run.join("verification_state.yaml"));
     set_field(&store, "workflow.next_action", "x");
-    let lock = run.join(".youra/vsa.lock");
-    let mut holder = std::process::Command::new("flock")
-        .arg(&lock)
-        .args(["sleep", "30"])
-        .spawn()
-        .expect("flock (util-linux) runs");
-    // Wait until it holds the lock, then stop it as ^Z would.
-    let t = std::time::Instant::now();
-    while std::fs::File::open(&lock).unwrap().try_lock().is_ok() {
-        assert!(t.elapsed().as_secs() < 10, "flock never took the lock");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
+    let mut holder = hold_lock(&run, "30");
+    // Stop it as ^Z would.
     unsafe { libc::kill(holder.id() as i32, libc::SIGSTOP) };
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
         .args([
@@ -175,18 +164,7 @@ fn a_writer_that_waits_over_a_second_says_who_holds_the_lock_and_goes_on() {
     let (_d, run) = temp_run(&example_run());
     let store = Store::new(run.join("verification_state.yaml"));
     set_field(&store, "workflow.next_action", "x");
-    let lock = run.join(".youra/vsa.lock");
-    let mut holder = std::process::Command::new("flock")
-        .arg(&lock)
-        .args(["sleep", "2"])
-        .spawn()
-        .expect("flock (util-linux) runs");
-    let t = std::time::Instant::now();
-    while std::fs::File::open(&lock).unwrap().try_lock().is_ok() {
-        assert!(t.elapsed().as_secs() < 10, "flock never took the lock");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
+    let mut holder = hold_lock(&run, "2");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
         .args([
             "vsa",
@@ -214,4 +192,22 @@ fn a_writer_that_waits_over_a_second_says_who_holds_the_lock_and_goes_on() {
         store.load().unwrap().vsa.workflow.next_action.as_deref(),
         Some("y")
     );
+}
+
+/// Another process (`flock … sleep <secs>`) holding the run's VSA lock, its pid written in
+/// the lock file as a youra writer would; returned once it holds the lock.
+fn hold_lock(run: &std::path::Path, secs: &str) -> std::process::Child {
+    let lock = run.join(".youra/vsa.lock");
+    let holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", secs])
+        .spawn()
+        .expect("flock (util-linux) runs");
+    let t = std::time::Instant::now();
+    while std::fs::File::open(&lock).unwrap().try_lock().is_ok() {
+        assert!(t.elapsed().as_secs() < 10, "flock never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
+    holder
 }
