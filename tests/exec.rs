@@ -522,7 +522,15 @@ fn a_log_replaced_by_a_symlink_is_never_written_through() {
     let cmd = format!("ln -sf {} ../results/run.log; echo done", vsa.display());
     let j = job(ws.path(), SandboxMode::Required, &["sh", "-c", &cmd]);
     let b = backend();
-    let _ = run(&b, &j);
+    let outcome = run(&b, &j);
+    assert!(
+        outcome
+            .violations
+            .iter()
+            .any(|v| v.contains("run.log was replaced by a symbolic link")),
+        "the attempt records the violation: {:?}",
+        outcome.violations
+    );
     let log = ws.path().join("results/run.log");
     assert!(
         std::fs::symlink_metadata(&log)
@@ -582,6 +590,15 @@ fn metrics_and_results_planted_as_links_are_not_read_through() {
     assert_eq!(outcome.results, None);
     let warned = outcome.warnings.join("\n");
     assert!(warned.contains("is a symlink"), "{warned}");
+    assert_eq!(outcome.violations.len(), 2, "{:?}", outcome.violations);
+    assert!(
+        outcome
+            .violations
+            .iter()
+            .all(|v| v.contains("replaced by a symbolic link")),
+        "{:?}",
+        outcome.violations
+    );
     assert!(!format!("{outcome:?}").contains("s3cr3t-value"));
 }
 

@@ -148,6 +148,42 @@ fn a_path_escape_is_refused_and_repaired() {
 }
 
 #[test]
+fn results_planted_as_links_are_a_sandbox_violation_sent_to_repair() {
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    // Code that "reports" by linking its results to a file outside its workspace.
+    let planted = "import os\nopen('/tmp/claimed.json', 'w').write('{\"accuracy\": 0.99}')\nos.symlink('/tmp/claimed.json', os.environ['YOURA_RESULTS_DIR'] + '/experiment_results.json')\n";
+    let cheat = code_reply("cheat.py", planted, &[]);
+    let fine = code_reply("centroid.py", CENTROID_PY, &["--standardize"]);
+    s.loop_for("h-e1", &brief("accuracy", ">=", 0.92), &[cheat, fine]);
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let _ = run(&dir);
+    let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
+    assert_eq!(
+        ev.iter().filter(|e| e.kind == "sandbox_violation").count(),
+        1
+    );
+    assert!(
+        ev.iter().any(|e| e.kind == "sandbox_violation"
+            && e.message
+                .as_deref()
+                .is_some_and(|m| m.contains("experiment_results.json"))),
+        "a sandbox_violation event"
+    );
+    let v = std::fs::read_to_string(dir.join("h-e1/04_validation.md")).unwrap();
+    assert!(
+        v.contains("sandbox violation, a fabrication suspect"),
+        "{v}"
+    );
+    assert_eq!(
+        gate(&dir, "h-e1"),
+        ("VALIDATED".into(), "PASS".into()),
+        "the repair measured honestly"
+    );
+}
+
+#[test]
 fn a_must_work_gate_that_fails_stops_with_the_evidence_when_no_pivot_is_left() {
     let mut s = Script::default();
     s.scoping()

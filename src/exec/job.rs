@@ -153,4 +153,8 @@ pub struct JobOutcome {
     pub sandboxed: bool,
     /// The `CUDA_VISIBLE_DEVICES` value the job saw.
     pub gpus: String,
+    /// Sandbox violations: youra's own files in the workspace (the log, `metrics.jsonl`,
+    /// `experiment_results.json`) replaced by symbolic links. None was followed; the engine
+    /// sends the attempt to repair as a fabrication suspect.
+    pub violations: Vec<String>,
 }

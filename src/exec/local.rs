@@ -183,6 +183,15 @@ fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
     let mut warnings = Vec::new();
     for name in [METRICS_FILE, RESULTS_FILE] {
         let old = paths.results.join(name);
+        // A link an earlier job planted here is removed (the link, never its target), or
+        // this job's honest results would be written through it.
+        if fs::symlink_metadata(&old).is_ok_and(|m| m.file_type().is_symlink()) {
+            fs::remove_file(&old).map_err(io_err(&old))?;
+            warnings.push(format!(
+                "a link an earlier job planted as {name} was removed before this one"
+            ));
+            continue;
+        }
         if old.exists() {
             let prev = paths.results.join(format!("{name}.prev"));
             fs::rename(&old, &prev).map_err(io_err(&old))?;

@@ -307,7 +307,23 @@ fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> Job
         warnings.push(w);
         None
     });
+    let violations = [
+        &collect.log_path,
+        &collect.metrics_path,
+        &collect.results_path,
+    ]
+    .into_iter()
+    .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+    .map(|p| {
+        let to = std::fs::read_link(p).map_or("?".into(), |t| t.display().to_string());
+        format!(
+            "{} was replaced by a symbolic link (to {to}); youra did not follow it",
+            p.display()
+        )
+    })
+    .collect();
     JobOutcome {
+        violations,
         exit,
         duration,
         log_path: collect.log_path.clone(),

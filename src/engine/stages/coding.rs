@@ -245,6 +245,22 @@ impl CodingValidation {
             Ok(o) => o,
             Err(why) => return Ok(Attempt::Repair(why)),
         };
+        if !outcome.violations.is_empty() {
+            ctx.emit(
+                crate::rundir::events::Event::new("sandbox_violation")
+                    .hypothesis(id)
+                    .message(outcome.violations.join("; ")),
+            );
+            return Ok(Attempt::Repair(format!(
+                "sandbox violation, a fabrication suspect: the experiment replaced files youra reads with links:\n{}\nWrite results only as plain files under results/, computed from the data.",
+                outcome
+                    .violations
+                    .iter()
+                    .map(|v| format!("- {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )));
+        }
         if !outcome.exit.success() {
             let tail = crate::exec::tail_lines(&outcome.log_path, 20).join("\n");
             return Ok(Attempt::Repair(format!(
