@@ -211,3 +211,85 @@ fn hold_lock(run: &std::path::Path, secs: &str) -> std::process::Child {
     std::fs::write(&lock, format!("{}\n", holder.id())).unwrap();
     holder
 }
+
+/// The example VSA broken as agents break it: (name, broken text).
+fn agent_breakages(good: &str) -> Vec<(&'static str, String)> {
+    let last_item =
+        &good[good.rfind("- event: field_edit").unwrap()..good.find("statistics:").unwrap()];
+    let stray = good.replace(last_item, "") + last_item;
+    let block = "    gate:\n      type: MUST_WORK\n      satisfied: true\n      result: PASS\n";
+    assert!(good.contains(block));
+    let deeper: String = block.lines().map(|l| format!("    {l}\n")).collect();
+    let spliced = good.replacen(block, &deeper, 1);
+    vec![("stray history", stray), ("spliced block", spliced)]
+}
+
+#[test]
+fn vsa_repair_undoes_agent_breakage_only_with_write_and_keeps_a_backup() {
+    let good = std::fs::read_to_string(example_run().join("verification_state.yaml")).unwrap();
+    for (name, broken) in agent_breakages(&good) {
+        let (_d, run) = temp_run(&example_run());
+        let vsa = run.join("verification_state.yaml");
+        std::fs::write(&vsa, &broken).unwrap();
+        let v = youra(&["vsa", "validate", vsa.to_str().unwrap()]);
+        assert_eq!(v.status.code(), Some(1), "{name}: the breakage is real");
+        // Proposed, not written.
+        let o = youra(&["vsa", "repair", vsa.to_str().unwrap()]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{name}: {err}");
+        assert!(
+            out.contains("--write") && out.contains("@@"),
+            "{name}: {out}"
+        );
+        assert_eq!(std::fs::read_to_string(&vsa).unwrap(), broken, "{name}");
+        // The diff touches only the moved lines: every changed line is one of the broken ones.
+        let changed: Vec<&str> = out
+            .lines()
+            .filter(|l| {
+                (l.starts_with('-') || l.starts_with('+'))
+                    && !l.starts_with("---")
+                    && !l.starts_with("+++")
+            })
+            .map(|l| l[1..].trim())
+            .collect();
+        let moved: Vec<&str> = broken
+            .lines()
+            .filter(|l| !good.contains(&format!("\n{l}\n")))
+            .map(str::trim)
+            .collect();
+        assert!(
+            changed
+                .iter()
+                .all(|c| moved.contains(c) || good.lines().any(|g| g.trim() == *c)),
+            "{name}: {out}"
+        );
+        let o = youra(&["vsa", "repair", vsa.to_str().unwrap(), "--write"]);
+        assert!(o.status.success(), "{name}: {:?}", text(&o));
+        assert_eq!(
+            std::fs::read_to_string(&vsa).unwrap(),
+            good,
+            "{name}: restored"
+        );
+        assert_eq!(
+            std::fs::read_to_string(run.join("verification_state.yaml.bak")).unwrap(),
+            broken,
+            "{name}: the backup"
+        );
+        let v = youra(&["vsa", "validate", vsa.to_str().unwrap()]);
+        assert_eq!(v.status.code(), Some(0), "{name}: {:?}", text(&v));
+    }
+    // Another break: named with line:col, nothing changed.
+    let (_d, run) = temp_run(&example_run());
+    let vsa = run.join("verification_state.yaml");
+    let other = good.replacen("revision: 7", "revision: [7", 1);
+    std::fs::write(&vsa, &other).unwrap();
+    let o = youra(&["vsa", "repair", vsa.to_str().unwrap(), "--write"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("not one of the shapes") && err.contains(":"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&vsa).unwrap(), other);
+    assert!(!run.join("verification_state.yaml.bak").exists());
+}

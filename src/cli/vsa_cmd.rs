@@ -64,6 +64,16 @@ pub enum VsaCommand {
         /// A verification_state.yaml or a run folder.
         target: PathBuf,
     },
+    /// Undo the two ways agents break a VSA: history items appended at the top level, and a
+    /// block spliced in too deep. Prints the fix as a diff; writes it only with --write (the
+    /// original kept beside as `<file>.bak`). Any other break: its line:col, exit 1, no change.
+    Repair {
+        /// The verification_state.yaml (or a run folder).
+        target: PathBuf,
+        /// Apply the fix.
+        #[arg(long)]
+        write: bool,
+    },
 }
 
 pub fn run(cmd: VsaCommand) -> Result<i32> {
@@ -97,7 +107,55 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
         }
         VsaCommand::History { dir, limit, json } => history(&dir, limit, json),
         VsaCommand::Validate { target } => validate(&target),
+        VsaCommand::Repair { target, write } => repair(&target, write),
     }
+}
+
+fn repair(target: &Path, write: bool) -> Result<i32> {
+    let path = if target.is_file() {
+        target.to_path_buf()
+    } else {
+        match discover(target) {
+            Ok(run) => run.vsa,
+            Err(e) => return Ok(fail(e, "")),
+        }
+    };
+    let text = std::fs::read_to_string(&path)
+        .wrap_err_with(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+    let fix = match crate::vsa::repair::repair(&text) {
+        Ok(None) => {
+            println!("{}: reads as it is; nothing to repair", path.display());
+            return Ok(0);
+        }
+        Ok(Some(fix)) => fix,
+        Err(e) => {
+            eprintln!("{}:{e}", path.display());
+            return Ok(1);
+        }
+    };
+    println!("{}: {}", path.display(), fix.shape.describe());
+    let diff = similar::TextDiff::from_lines(&text, &fix.text);
+    print!(
+        "{}",
+        diff.unified_diff()
+            .context_radius(2)
+            .header(&path.display().to_string(), "repaired")
+    );
+    if !write {
+        println!("nothing written: run again with --write to apply it");
+        return Ok(0);
+    }
+    let backup = path.with_extension("yaml.bak");
+    std::fs::copy(&path, &backup)
+        .wrap_err_with(|| format!("cannot keep a backup at {}", backup.display()))?;
+    crate::fsutil::write_atomic(&path, fix.text.as_bytes())
+        .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+    println!(
+        "repaired {} (the original is {}); `youra vsa validate` reads it",
+        path.display(),
+        backup.display()
+    );
+    Ok(0)
 }
 
 fn store_for(dir: &Path) -> Result<Store, i32> {

@@ -22,6 +22,7 @@ pub mod invariants;
 pub mod merge;
 mod outside;
 pub mod path;
+pub mod repair;
 pub mod schema;
 pub mod store;
 pub mod transition;
