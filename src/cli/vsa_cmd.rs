@@ -111,14 +111,19 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
     }
 }
 
+/// The VSA a command names: the file itself, or the one of the run folder (`Err`: the exit
+/// code after the error was printed).
+fn vsa_file(target: &Path) -> std::result::Result<std::path::PathBuf, i32> {
+    if target.is_file() {
+        return Ok(target.to_path_buf());
+    }
+    discover(target).map(|run| run.vsa).map_err(|e| fail(e, ""))
+}
+
 fn repair(target: &Path, write: bool) -> Result<i32> {
-    let path = if target.is_file() {
-        target.to_path_buf()
-    } else {
-        match discover(target) {
-            Ok(run) => run.vsa,
-            Err(e) => return Ok(fail(e, "")),
-        }
+    let path = match vsa_file(target) {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
     };
     let text = std::fs::read_to_string(&path)
         .wrap_err_with(|| format!("cannot read {} as UTF-8 text", path.display()))?;
@@ -306,13 +311,9 @@ fn history(dir: &Path, limit: usize, json: bool) -> Result<i32> {
 }
 
 fn validate(target: &Path) -> Result<i32> {
-    let path = if target.is_file() {
-        target.to_path_buf()
-    } else {
-        match discover(target) {
-            Ok(run) => run.vsa,
-            Err(e) => return Ok(fail(e, "")),
-        }
+    let path = match vsa_file(target) {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
     };
     let bytes = std::fs::read(&path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
     let doc = match crate::yaml::parse(&bytes) {
