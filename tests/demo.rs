@@ -1,8 +1,14 @@
 //! The offline demo: the bundled transcript is the one `tests/common/demo.rs` generates, and
-//! `youra demo --headless` runs the whole study offline with real experiments on the penguin
-//! data — a MUST_WORK gate that fails, is attributed and refined, then passes — to exit 0.
+//! the study runs offline with real experiments on the penguin data and the plan tree on —
+//! h-e1's unscaled rule misses, bill depth alone is tried and pruned, standardized bills
+//! pass; h-m1's redundancy claim misses and its recovery proposes a Pivot that waits. Each
+//! answer has its recorded continuation to a paper: the waiting policy's reject (headless),
+//! an approve (the redesign) and an override with Proceed (the negative result kept).
 
 mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use youra::vsa::store::Store;
 
@@ -21,8 +27,41 @@ fn the_bundled_demo_is_the_generated_one() {
     );
 }
 
+fn status(dir: &Path, h: &str) -> String {
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    snap.vsa
+        .hypothesis(h)
+        .map_or("absent".into(), |x| x.status.as_str().to_string())
+}
+
+fn events(dir: &Path) -> Vec<youra::rundir::events::Event> {
+    youra::rundir::events::read(&dir.join("events.jsonl"))
+}
+
+fn paper(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("paper/06_paper_final.md")).expect("a final paper")
+}
+
+/// The plan tree the demo searched: several evaluated nodes, one pruned.
+fn assert_the_plan_tree(dir: &Path) {
+    let loaded = youra::plan::load(dir, youra::plan::Plans::Read).unwrap();
+    let nodes = loaded.tree.nodes();
+    let evaluated = nodes.iter().filter(|n| n.packet.is_some()).count();
+    assert!(evaluated >= 4, "{evaluated} evaluated nodes");
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n.status == youra::plan::NodeStatus::Pruned),
+        "a pruned node"
+    );
+    let budget = loaded.budget.expect("a budget");
+    assert!(budget.used_tokens > 0 && budget.used_tokens < budget.total_tokens);
+}
+
 #[test]
-fn youra_demo_headless_runs_the_study_offline() {
+fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("demo");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
@@ -37,12 +76,16 @@ fn youra_demo_headless_runs_the_study_offline() {
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(stdout.contains("run complete"), "{stdout}");
-    let snap = Store::new(dir.join("verification_state.yaml"))
-        .load()
-        .unwrap();
-    let status = |h: &str| snap.vsa.hypothesis(h).unwrap().status.as_str().to_string();
+    assert!(
+        stdout.contains("the waiting policy does — reject after 2 s"),
+        "the output says who answers: {stdout}"
+    );
     assert_eq!(
-        (status("h-e1"), status("h-m1"), status("h-c1")),
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
         ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
     );
     assert!(
@@ -53,16 +96,185 @@ fn youra_demo_headless_runs_the_study_offline() {
         &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(
-        results["metrics"]["accuracy"], 0.9356,
-        "the refined run's measured accuracy"
-    );
+    assert_eq!(results["metrics"]["accuracy"], 0.9356, "the refined run");
     assert_eq!(results["standardized"], true);
-    let paper = std::fs::read_to_string(dir.join("paper/06_paper_final.md")).unwrap();
+    // Every attempt is kept: unscaled (1), bill depth alone (2), then the current one.
+    for (n, acc) in [(1, 0.8832), (2, 0.6137)] {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                dir.join(format!("h-e1/results/attempts/{n}/experiment_results.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
+    }
+    assert_the_plan_tree(&dir);
+    let decision = events(&dir)
+        .into_iter()
+        .find(|e| e.kind == "decision")
+        .expect("a decision event");
+    assert_eq!(decision.actor.as_deref(), Some("policy"));
+    assert_eq!(decision.action.as_deref(), Some("Method-Refine"));
+    let paper = paper(&dir);
     assert!(
-        paper.contains("| h-e1 | accuracy | 0.9356 | met |"),
+        paper.contains("| h-m1 (mean of ten seeds) | gain from body mass | 0.0342 | missed |"),
         "{paper}"
     );
+    assert!(paper.contains("| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |"));
     let check = common::youra(&["report", "check", dir.to_str().unwrap()]);
-    assert!(check.status.success(), "{:?}", common::text(&check));
+    let (out, _) = common::text(&check);
+    assert!(check.status.success(), "{out}");
+    assert!(
+        out.contains("0 MAJOR, 0 MINOR"),
+        "declared values are not flagged: {out}"
+    );
+}
+
+/// A demo run the engine drives in a child process until its escalation waits.
+fn waiting_demo(tmp: &Path) -> (PathBuf, std::process::Child) {
+    let dir = tmp.join("demo");
+    youra::cli::engine_cmd::demo_dir(
+        Some(dir.clone()),
+        youra::cli::engine_cmd::DemoOptions::default(),
+    )
+    .unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", tmp.join("no-config"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        let snap = Store::new(dir.join("verification_state.yaml"))
+            .load()
+            .unwrap();
+        if snap.vsa.workflow.status.as_ref().map(|s| s.as_str()) == Some("AWAITING_APPROVAL") {
+            let esc = snap.vsa.workflow.escalation.clone().expect("a card");
+            assert_eq!(esc.hypothesis.as_deref(), Some("h-m1"));
+            assert_eq!(esc.proposed_action.as_deref(), Some("Pivot"));
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the escalation never came"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // It waits: no policy answers a watched demo.
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(status(&dir, "h-m1"), "FAILED");
+    (dir, child)
+}
+
+fn finish(dir: &Path, mut child: std::process::Child) {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the run never ended"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stops: Vec<String> = events(dir)
+        .into_iter()
+        .filter(|e| e.kind == "stop")
+        .filter_map(|e| e.message)
+        .collect();
+    let log = std::fs::read_to_string(dir.join("youra.log")).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(12).collect();
+    assert!(
+        child.wait().unwrap().success(),
+        "the run stopped: {stops:?}\nyoura.log, last lines first:\n{}",
+        tail.join("\n")
+    );
+}
+
+fn steer(dir: &Path, args: &[&str]) {
+    let mut all = vec!["steer", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = common::youra(&all);
+    assert!(out.status.success(), "{:?}", common::text(&out));
+}
+
+#[test]
+fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, child) = waiting_demo(tmp.path());
+    steer(
+        &dir,
+        &[
+            "approve",
+            "--actor",
+            "dana",
+            "--reason",
+            "the claim is wrong, not the method",
+        ],
+    );
+    finish(&dir, child);
+    assert_eq!(
+        (
+            status(&dir, "h-e2"),
+            status(&dir, "h-m2"),
+            status(&dir, "h-c2")
+        ),
+        ("VALIDATED".into(), "VALIDATED".into(), "VALIDATED".into())
+    );
+    assert_eq!(
+        status(&dir, "h-m1"),
+        "absent",
+        "the redesign replaced the plan"
+    );
+    let d = events(&dir)
+        .into_iter()
+        .find(|e| e.kind == "decision")
+        .expect("a decision");
+    assert_eq!(d.actor.as_deref(), Some("dana"));
+    assert!(
+        d.message
+            .as_deref()
+            .unwrap()
+            .contains("the claim is wrong, not the method"),
+        "{d:?}"
+    );
+    assert!(paper(&dir).contains("| h-m2 | gain from body mass | 0.0323 | met |"));
+    assert!(
+        std::fs::read_dir(dir.join("_archive")).unwrap().count() >= 1,
+        "the pivot archived the first hypothesis's work"
+    );
+}
+
+#[test]
+fn overriding_with_proceed_keeps_the_negative_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, child) = waiting_demo(tmp.path());
+    steer(
+        &dir,
+        &[
+            "override",
+            "Proceed",
+            "--reason",
+            "the refuted redundancy is the finding",
+        ],
+    );
+    finish(&dir, child);
+    assert_eq!(
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
+        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
+    );
+    let p = paper(&dir);
+    assert!(
+        p.contains("| h-m1 | gain from body mass | 0.0323 | missed |"),
+        "{p}"
+    );
+    assert!(
+        !p.contains("ten seeds"),
+        "the rejected continuation is not served: {p}"
+    );
 }

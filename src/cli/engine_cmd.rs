@@ -214,10 +214,26 @@ pub fn stop_engine(cancel: &AtomicBool) {
 const DEMO_DATA: &[u8] = include_bytes!("../../assets/demo/data/penguins.csv");
 const DEMO_DATA_LICENSE: &str = include_str!("../../assets/demo/data/LICENSE.md");
 
-/// Make a fresh demo run: the bundled replay transcript and the penguin data, UNATTENDED,
-/// under `dir` or a new folder in the temp dir. `pace_ms` delays each replayed reply so
-/// the TUI can be watched.
-pub fn demo_dir(dir: Option<PathBuf>, pace_ms: u64) -> color_eyre::Result<PathBuf> {
+/// How `youra demo` runs: the pace of the replayed replies, whether anyone watches (headless
+/// runs answer the escalation by the waiting policy), and `--step`'s breakpoint.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DemoOptions {
+    /// Each replayed reply waits this long, so the TUI can be watched.
+    pub pace_ms: u64,
+    /// Nobody answers the escalation: the waiting policy does, after `POLICY_WAIT_S`.
+    pub headless: bool,
+    /// Start with a breakpoint before Coding & Validation.
+    pub step: bool,
+}
+
+/// The pace of the demo in the TUI: about a minute to the escalation.
+pub const DEMO_PACE_MS: u64 = 900;
+/// How long a headless demo's escalation waits before the waiting policy rejects it.
+pub const POLICY_WAIT_S: f64 = 2.0;
+
+/// Make a fresh demo run: the bundled replay transcript and the penguin data, INTERACTIVE
+/// with the plan tree on (a token budget), under `dir` or a new folder in the temp dir.
+pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<PathBuf> {
     let dir = dir.unwrap_or_else(|| {
         let t = chrono::Utc::now().format("%Y%m%dT%H%M%S");
         std::env::temp_dir().join(format!("youra-demo-{t}"))
@@ -228,15 +244,23 @@ pub fn demo_dir(dir: Option<PathBuf>, pace_ms: u64) -> color_eyre::Result<PathBu
             dir.display()
         ));
     }
+    // Watched, the escalation waits for the researcher (0 = forever); headless, the waiting
+    // policy rejects it, which keeps the hypothesis and refines the method.
+    let wait = if o.headless { POLICY_WAIT_S } else { 0.0 };
     let llm = format!(
         "# The offline demo: every model reply is served from a recorded bundle (replay provider).\n\
-         [llm.default]\nprovider = \"replay\"\nreplay = \"replay/demo.jsonl\"\nreplay_delay_ms = {pace_ms}\n\n\
-         [engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\nexperiment_time_limit_s = 120.0\n"
+         [llm.default]\nprovider = \"replay\"\nreplay = \"replay/demo.jsonl\"\nreplay_delay_ms = {pace}\n\n\
+         [engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\nexperiment_time_limit_s = 120.0\n\
+         # An escalation waits this long for the researcher (0 = until answered), then:\n\
+         approval_timeout_s = {wait:.1}\napproval_default = \"reject\"\n\n\
+         # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
+         [plan]\nbudget_tokens = 40000\npolicy = \"adaptive\"\n",
+        pace = o.pace_ms,
     );
     let opts = InitOptions {
         topic: DEMO_TOPIC.trim().to_string(),
         name: Some("penguins-demo".into()),
-        mode: "UNATTENDED".into(),
+        mode: "INTERACTIVE".into(),
         llm_toml: llm,
     };
     init(&dir, &opts).wrap_err("cannot create the demo run")?;
@@ -251,17 +275,50 @@ pub fn demo_dir(dir: Option<PathBuf>, pace_ms: u64) -> color_eyre::Result<PathBu
     write("replay/demo.jsonl", DEMO_BUNDLE.as_bytes())?;
     write("data/penguins.csv", DEMO_DATA)?;
     write("data/LICENSE.md", DEMO_DATA_LICENSE.as_bytes())?;
+    if o.step {
+        let store = crate::vsa::store::Store::new(dir.join("verification_state.yaml"));
+        let mut req = crate::steer::Request::new(
+            crate::steer::Verb::Breakpoint,
+            Some(crate::stage::Stage::CodingValidation.label()),
+            "youra demo --step: stop before the first experiment",
+        );
+        req.actor = "youra demo".into();
+        crate::steer::apply(&store, &req, crate::rundir::Layout::Native)
+            .map_err(|e| eyre!("cannot set the --step breakpoint: {e}"))?;
+    }
     Ok(dir)
 }
 
-pub fn demo_cmd(dir: Option<PathBuf>, headless: bool) -> color_eyre::Result<i32> {
-    // In the TUI the replies come at a watchable pace; headless, as fast as they are read.
-    let dir = demo_dir(dir, if headless { 0 } else { 350 })?;
+pub fn demo_cmd(
+    dir: Option<PathBuf>,
+    headless: bool,
+    fast: bool,
+    step: bool,
+) -> color_eyre::Result<i32> {
+    // In the TUI the replies come at a watchable pace (--fast: quickly); headless, as fast
+    // as they are read.
+    let pace_ms = match (headless, fast) {
+        (true, _) => 0,
+        (false, true) => 60,
+        (false, false) => DEMO_PACE_MS,
+    };
+    let dir = demo_dir(
+        dir,
+        DemoOptions {
+            pace_ms,
+            headless,
+            step,
+        },
+    )?;
     println!(
         "demo run: {} (offline: replayed model replies)",
         dir.display()
     );
     if headless {
+        println!(
+            "headless: nobody answers the escalation, so the waiting policy does — \
+             reject after {POLICY_WAIT_S} s (youra.toml [engine] approval_timeout_s, approval_default)"
+        );
         return run_cmd(&dir, false, false, false);
     }
     tui_with_engine(&dir, &crate::tui::Options::default())

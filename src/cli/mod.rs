@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod bench_cmd;
 mod doctor_cmd;
-mod engine_cmd;
+pub mod engine_cmd;
 mod memory_cmd;
 mod report_cmd;
 mod status;
@@ -154,9 +154,16 @@ pub enum Command {
         /// Where to create the demo run (default: a new folder in the temp dir).
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// Run without the TUI, printing events; exit 0 when the run completes.
+        /// Run without the TUI, printing events; exit 0 when the run completes. Nobody
+        /// answers the escalation, so the waiting policy rejects it after 2 s.
         #[arg(long)]
         headless: bool,
+        /// Replay the recorded replies quickly (for tests; the default pace is watchable).
+        #[arg(long)]
+        fast: bool,
+        /// Start with a breakpoint before Coding & Validation (`n` runs one stage, `c` resumes).
+        #[arg(long)]
+        step: bool,
     },
 }
 
@@ -228,7 +235,12 @@ pub fn run() -> color_eyre::Result<i32> {
             engine_cmd::run_cmd(&abs(dir), detach, until_pause, json)
         }
         Command::Doctor { dir, json } => doctor_cmd::run(&abs(dir), json),
-        Command::Demo { dir, headless } => engine_cmd::demo_cmd(dir.map(abs), headless),
+        Command::Demo {
+            dir,
+            headless,
+            fast,
+            step,
+        } => engine_cmd::demo_cmd(dir.map(abs), headless, fast, step),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "youra", &mut std::io::stdout());

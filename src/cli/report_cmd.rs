@@ -171,9 +171,10 @@ fn print_text(
     println!("paper: {paper}");
     println!("ground truth: {note}");
     println!(
-        "checked: {} table numbers, {} prose numbers, {} method claims against {} files",
+        "checked: {} table numbers, {} prose numbers ({} of them values the run declared: thresholds, seeds, config), {} method claims against {} files",
         s.table_numbers,
         s.prose_numbers,
+        s.declared_numbers,
         p.checked.len(),
         p.files_searched
     );

@@ -24,6 +24,9 @@ pub struct StageCtx<'a> {
     /// Re-entries of this step by recovery (part of every call key).
     pub round: u32,
     pub attempt: u32,
+    /// The escalation decisions applied so far (`vsa::escalation::decisions`; part of every
+    /// call key).
+    pub decisions: String,
     /// The controller's (or the output check's) instruction for this attempt.
     pub resume: Option<String>,
     pub topic: String,
@@ -69,6 +72,7 @@ impl StageCtx<'_> {
             self.attempt,
         );
         key.round = self.round;
+        key.decisions = self.decisions.clone();
         key
     }
 

@@ -244,6 +244,8 @@ pub struct Decided {
     pub by: String,
     pub note: RoutingNote,
     pub fix: String,
+    /// The decider's reason, as written.
+    pub reason: String,
 }
 
 /// Read a decided escalation: approved applies the proposal, rejected its refinement
@@ -291,6 +293,7 @@ pub fn decided(esc: &Escalation) -> Option<Decided> {
         by,
         note,
         fix: top.map(|t| t.fix.clone()).unwrap_or_default(),
+        reason: d.reason.clone().unwrap_or_default(),
     })
 }
 
@@ -352,6 +355,28 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
             &why,
         );
     ctx.store.mutate(&tx)?;
+    // The decision is an event of its own, in full: who, what, why (the Events pane and
+    // `youra status` show it; the routing event that follows says what it did).
+    ctx.emit(
+        Event::new("decision")
+            .stage(crate::stage::Stage::CodingValidation.name())
+            .hypothesis(&d.hypothesis)
+            .actor(&d.by)
+            .result(&d.verdict)
+            .action(d.action.as_str())
+            .message(format!(
+                "{} {} by {}: {} — applies {}",
+                d.id,
+                d.verdict,
+                d.by,
+                if d.reason.is_empty() {
+                    "(no reason given)"
+                } else {
+                    d.reason.as_str()
+                },
+                d.action.as_str()
+            )),
+    );
     let done = reroute::apply(ctx, &decided)?;
     Ok(format!("{why}: {done}"))
 }

@@ -431,6 +431,12 @@ impl Engine {
             stage,
             round,
             attempt,
+            // Read when the step starts: a decision is applied between steps, never inside one.
+            decisions: self
+                .store
+                .load()
+                .map(|s| crate::vsa::escalation::decisions(&s.doc))
+                .unwrap_or_default(),
             resume,
             topic: self.topic.clone(),
             hypothesis,

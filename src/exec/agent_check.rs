@@ -107,6 +107,7 @@ fn exempt(path: &Path, removed: bool) -> bool {
     let name = rest.to_string_lossy();
     name == LOG_FILE
         || name.ends_with(".prev")
+        || rest.starts_with(super::local::ATTEMPTS_DIR)
         || (removed && (name == METRICS_FILE || name == RESULTS_FILE))
 }
 

@@ -170,8 +170,10 @@ fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
     warnings
 }
 
-/// Creates `results/` and `tmp/`, and moves the previous run's metrics and results aside
-/// (`*.prev`) so this run's outcome holds only what this run wrote.
+/// Creates `results/` and `tmp/`, and moves the previous run's metrics, results and log into
+/// `results/attempts/<n>/` (n = 1, 2, … in the order they ran), so this run's outcome holds
+/// only what this run wrote and every earlier attempt stays readable: the chart draws each
+/// as its own series, the paper may report a failed first attempt, the registry keeps it.
 fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
@@ -181,7 +183,16 @@ fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
     let tmp = paths.workspace.join("tmp");
     fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
     let mut warnings = Vec::new();
-    for name in [METRICS_FILE, RESULTS_FILE] {
+    let attempts = paths.results.join(ATTEMPTS_DIR);
+    if fs::symlink_metadata(&attempts).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Earlier attempts are moved in there: never through a link a job planted.
+        fs::remove_file(&attempts).map_err(io_err(&attempts))?;
+        warnings.push(format!(
+            "a link an earlier job planted as {ATTEMPTS_DIR}/ was removed before this one"
+        ));
+    }
+    let mut kept: Option<std::path::PathBuf> = None;
+    for name in [METRICS_FILE, RESULTS_FILE, super::job::LOG_FILE] {
         let old = paths.results.join(name);
         // A link an earlier job planted here is removed (the link, never its target), or
         // this job's honest results would be written through it.
@@ -192,16 +203,49 @@ fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
             ));
             continue;
         }
-        if old.exists() {
-            let prev = paths.results.join(format!("{name}.prev"));
-            fs::rename(&old, &prev).map_err(io_err(&old))?;
-            warnings.push(format!(
-                "a previous run's {name} was moved to {}",
-                prev.display()
-            ));
+        if !old.is_file() {
+            continue;
         }
+        let dir = match &kept {
+            Some(d) => d.clone(),
+            None => {
+                let d = next_attempt_dir(&attempts);
+                fs::create_dir_all(&d).map_err(io_err(&d))?;
+                kept = Some(d.clone());
+                d
+            }
+        };
+        fs::rename(&old, dir.join(name)).map_err(io_err(&old))?;
+    }
+    if let Some(d) = kept {
+        warnings.push(format!(
+            "the previous attempt's files were moved to {}",
+            d.display()
+        ));
     }
     Ok(warnings)
+}
+
+/// Where earlier attempts' files are kept, under `results/`.
+pub const ATTEMPTS_DIR: &str = "attempts";
+
+/// `attempts/<n>` for the first n (from 1) not taken yet.
+fn next_attempt_dir(attempts: &Path) -> std::path::PathBuf {
+    let taken = attempt_numbers(attempts);
+    attempts.join((taken.last().copied().unwrap_or(0) + 1).to_string())
+}
+
+/// The numbered attempt folders under `attempts`, in order (anything else is ignored).
+pub fn attempt_numbers(attempts: &Path) -> Vec<u32> {
+    let mut n: Vec<u32> = fs::read_dir(attempts)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    n.sort_unstable();
+    n
 }
 
 /// Truncates the log, then reopens it for appending: stdout and stderr share this one open

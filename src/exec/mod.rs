@@ -33,7 +33,7 @@ pub use job::{
     completion_line,
 };
 pub use limits::signal_group;
-pub use local::LocalBackend;
+pub use local::{ATTEMPTS_DIR, LocalBackend, attempt_numbers};
 pub use log::tail_lines;
 pub use metrics::{MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_results};
 pub use sandbox::{Availability, SandboxError, bwrap_args, probe as probe_sandbox};

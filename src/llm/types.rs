@@ -18,6 +18,11 @@ pub struct CallKey {
     pub round: u32,
     /// Which attempt of the stage (1 for the first; a resume or repair counts up).
     pub attempt: u32,
+    /// The actions the run's decided escalations applied so far (`Pivot`, `Method-Refine/Proceed`;
+    /// empty before any): after a researcher's decision the run is a different branch, and a
+    /// replay must serve the continuation recorded after the same decisions.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub decisions: String,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -32,6 +37,7 @@ impl CallKey {
             hypothesis: hypothesis.map(str::to_string),
             round: 0,
             attempt,
+            decisions: String::new(),
         }
     }
 }
@@ -45,7 +51,11 @@ impl std::fmt::Display for CallKey {
         if self.round > 0 {
             write!(f, " round={}", self.round)?;
         }
-        write!(f, " attempt={}", self.attempt)
+        write!(f, " attempt={}", self.attempt)?;
+        if !self.decisions.is_empty() {
+            write!(f, " decisions={}", self.decisions)?;
+        }
+        Ok(())
     }
 }
 

@@ -22,6 +22,9 @@ pub struct Entry {
     /// Where inside the source: a JSON pointer (`/metrics/accuracy`), a metrics-log line
     /// (`line 12: /test_accuracy`) or a YAML path.
     pub path: Option<String>,
+    /// A value the run declared rather than measured (a gate threshold, a seed, a config
+    /// value): a paper may state it, but it never verifies a claimed measurement.
+    pub declared: bool,
 }
 
 impl Entry {
@@ -33,7 +36,14 @@ impl Entry {
             unit,
             source: None,
             path: None,
+            declared: false,
         }
+    }
+
+    /// The same value, marked as declared by the run (see `declared`).
+    pub fn declared(mut self) -> Self {
+        self.declared = true;
+        self
     }
 
     pub fn with_origin(mut self, source: &str, path: String) -> Self {

@@ -51,18 +51,67 @@ const INDEX_KEYS: &[&str] = &[
     "elapsed",
 ];
 
+/// Implementation Planning's config of a sub-hypothesis: declared values (seeds, folds).
+const CONFIG_FILE: &str = "03_config.md";
+
+/// `name: number` (or `name = number`) pairs of a config file, as declared values: the
+/// run chose them, so a paper that states them is not inventing a measurement.
+pub fn config_entries(h: &str, rel: &str, text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for piece in line.split([',', ';']) {
+            let Some((name, value)) = piece.split_once(':').or_else(|| piece.split_once('='))
+            else {
+                continue;
+            };
+            let name = name.trim().trim_start_matches(['-', '*', ' ']).trim();
+            let ok_name = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let Ok(v) = value.trim().trim_matches('`').parse::<f64>() else {
+                continue;
+            };
+            if ok_name && v.is_finite() {
+                out.push(
+                    Entry::new(format!("{h}.config.{name}"), v)
+                        .with_origin(rel, format!("line {}", i + 1))
+                        .declared(),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Build the registry of `run` (a run folder holding `h-*/` folders).
 pub fn build(run: &Path) -> Result<Registry, ReportError> {
     let mut registry = Registry::empty();
     let mut files = Vec::new();
     for h in hypothesis_dirs(run)? {
         let results = run.join(&h).join("results");
-        // The executor keeps the run before the last as `*.prev`: its values were measured
-        // too (a failed first attempt a paper may report), under `<h>.previous.…` keys.
-        for (suffix, label) in [("", h.clone()), (".prev", format!("{h}.previous"))] {
-            let json_rel = format!("{h}/results/experiment_results.json{suffix}");
+        let config_rel = format!("{h}/{CONFIG_FILE}");
+        if let Some(text) = read_optional(&run.join(&config_rel), &mut registry) {
+            registry
+                .entries
+                .extend(config_entries(&h, &config_rel, &text));
+            files.push(config_rel);
+        }
+        // The executor keeps earlier attempts under `results/attempts/<n>/` (and kept the one
+        // before the last as `*.prev` before): their values were measured too (a failed first
+        // attempt a paper may report), under `<h>.attempt<n>.…` (`<h>.previous.…`) keys.
+        let mut sources: Vec<(String, String, String)> = vec![
+            (String::new(), String::new(), h.clone()),
+            (String::new(), ".prev".into(), format!("{h}.previous")),
+        ];
+        for n in crate::exec::attempt_numbers(&results.join(crate::exec::ATTEMPTS_DIR)) {
+            let dir = format!("{}/{n}/", crate::exec::ATTEMPTS_DIR);
+            sources.push((dir, String::new(), format!("{h}.attempt{n}")));
+        }
+        for (sub, suffix, label) in sources {
+            let json_rel = format!("{h}/results/{sub}experiment_results.json{suffix}");
             if let Some(text) = read_optional(
-                &results.join(format!("experiment_results.json{suffix}")),
+                &results.join(format!("{sub}experiment_results.json{suffix}")),
                 &mut registry,
             ) {
                 match serde_json::from_str::<Value>(&text) {
@@ -75,9 +124,9 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
                     )),
                 }
             }
-            let log_rel = format!("{h}/results/metrics.jsonl{suffix}");
+            let log_rel = format!("{h}/results/{sub}metrics.jsonl{suffix}");
             if let Some(text) = read_optional(
-                &results.join(format!("metrics.jsonl{suffix}")),
+                &results.join(format!("{sub}metrics.jsonl{suffix}")),
                 &mut registry,
             ) {
                 let (entries, warnings) = metrics_entries(&label, &log_rel, &text);
@@ -261,17 +310,18 @@ pub fn gate_entries(root: &Node) -> Vec<Entry> {
             let mut leaves = Vec::new();
             yaml_leaves(gate, &mut Vec::new(), &mut leaves);
             for (segments, v) in leaves {
-                if !matches!(
-                    segments.last().map(String::as_str),
-                    Some("result" | "actual")
-                ) {
-                    continue;
-                }
+                // Measured (`result`, `actual`) or declared (the criterion's threshold).
+                let declared = match segments.last().map(String::as_str) {
+                    Some("result" | "actual") => false,
+                    Some("value" | "threshold" | "required") => true,
+                    _ => continue,
+                };
                 let rest = segments.join(".");
-                out.push(Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
+                let e = Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
                     "verification_state.yaml",
                     format!("sub_hypotheses.{h}.gate.{rest}"),
-                ));
+                );
+                out.push(if declared { e.declared() } else { e });
             }
         }
     }

@@ -32,7 +32,8 @@ pub fn to_yaml(registry: &Registry, generated_at: &str) -> String {
         "# Ground truth values for grounded reporting (written by `youra report`)\n\
          # Measured results only: h-*/results/experiment_results.json (every numeric leaf),\n\
          # h-*/results/metrics.jsonl (final = last logged, best = max, or min for loss/error),\n\
-         # and numbers under a gate's result/actual in verification_state.yaml.\n\n",
+         # and numbers under a gate's result/actual in verification_state.yaml. Values the run\n\
+         # declared (gate thresholds, Implementation Planning's config) say `declared: true`.\n\n",
     );
     out.push_str("metadata:\n  generated_by: youra report\n");
     out.push_str(&format!("  generated_at: {}\n", q(generated_at)));
@@ -48,7 +49,22 @@ pub fn to_yaml(registry: &Registry, generated_at: &str) -> String {
     }
     out.push_str(&format!("  n_values: {}\n", registry.entries.len()));
     let mut group: Option<&str> = None;
+    // One mapping per group: the VSA's gate values come after the results files, and a
+    // group written twice would be a duplicate key that hides the first.
+    let split = |e: &'_ Entry| -> (String, String) {
+        let (g, rest) = e.key.split_once('.').unwrap_or(("values", e.key.as_str()));
+        (g.to_string(), rest.to_string())
+    };
+    let mut order: Vec<String> = Vec::new();
     for e in &registry.entries {
+        let g = split(e).0;
+        if !order.contains(&g) {
+            order.push(g);
+        }
+    }
+    let mut sorted: Vec<&Entry> = registry.entries.iter().collect();
+    sorted.sort_by_key(|e| order.iter().position(|g| *g == split(e).0));
+    for e in sorted {
         let (g, rest) = e.key.split_once('.').unwrap_or(("values", e.key.as_str()));
         if group != Some(g) {
             out.push_str(&format!("\n{}:\n", q(g)));
@@ -64,6 +80,9 @@ pub fn to_yaml(registry: &Registry, generated_at: &str) -> String {
         }
         if let Some(p) = &e.path {
             out.push_str(&format!("    path: {}\n", q(p)));
+        }
+        if e.declared {
+            out.push_str("    declared: true\n");
         }
     }
     out
@@ -142,10 +161,12 @@ fn collect(node: &Node, at: &mut Vec<String>, out: &mut Vec<Entry>) {
 /// A youra value mapping: `{value: <number>, source:, path:, unit:}`.
 fn youra_entry(node: &Node, at: &[String]) -> Option<Entry> {
     let value = node.get("value")?;
-    let only_entry_keys = node
-        .as_map()?
-        .iter()
-        .all(|(k, _)| matches!(k.as_str(), Some("value" | "unit" | "source" | "path")));
+    let only_entry_keys = node.as_map()?.iter().all(|(k, _)| {
+        matches!(
+            k.as_str(),
+            Some("value" | "unit" | "source" | "path" | "declared")
+        )
+    });
     if !only_entry_keys {
         return None;
     }
@@ -160,6 +181,10 @@ fn youra_entry(node: &Node, at: &[String]) -> Option<Entry> {
         path: text("path"),
         key,
         value: v,
+        declared: node
+            .get("declared")
+            .and_then(Node::as_str)
+            .is_some_and(|d| d == "true"),
     })
 }
 

@@ -23,13 +23,14 @@ pub fn sanitizer_report(
     };
     let mut out = format!(
         "# Sanitizer report\n\nPaper: `{paper}` · tolerance {}% relative · registry: {} values, {origin}\n\n\
-         {} table numbers checked, {} replaced with `---`; {} prose numbers checked, {} unverified.\n",
+         {} table numbers checked, {} replaced with `---`; {} prose numbers checked, {} unverified; {} state values the run declared (thresholds, seeds, config).\n",
         (tolerance * 1000.0).round() / 10.0,
         registry.len(),
         s.table_numbers,
         s.replacements.len(),
         s.prose_numbers,
         s.unverified_prose.len(),
+        s.declared_numbers,
     );
     out.push_str(&format!("\n## Replacements ({})\n\n", s.replacements.len()));
     if !s.replacements.is_empty() {

@@ -56,6 +56,8 @@ pub struct SanitizeReport {
     /// How many numbers were checked in table bodies and in prose.
     pub table_numbers: usize,
     pub prose_numbers: usize,
+    /// Numbers that state a value the run declared (thresholds, seeds, config): not flagged.
+    pub declared_numbers: usize,
 }
 
 /// Check `markdown` against `registry` with relative `tolerance` (see `verify`).
@@ -67,6 +69,7 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
         unverified_prose: Vec::new(),
         table_numbers: 0,
         prose_numbers: 0,
+        declared_numbers: 0,
     };
     let mut edits: Vec<(usize, usize)> = Vec::new();
     for line in &lines {
@@ -98,9 +101,18 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// `None` when the number is verified; else the nearest value and the reason.
-    fn unverified(&self, n: &Number, percent_column: bool) -> Option<(Option<Nearest>, String)> {
+    fn unverified(
+        &self,
+        n: &Number,
+        percent_column: bool,
+        declared: &mut usize,
+    ) -> Option<(Option<Nearest>, String)> {
         let w = Written::of(n, percent_column);
         if verify::find(&w, self.registry, self.tolerance).is_some() {
+            return None;
+        }
+        if verify::declared(&w, self.registry, self.tolerance).is_some() {
+            *declared += 1;
             return None;
         }
         let nearest = verify::nearest(&w, self.registry);
@@ -136,13 +148,15 @@ fn check_row(ctx: &Ctx, header: &Line, report: &mut SanitizeReport) -> Vec<(usiz
         let text = &md[cell.start..cell.end];
         let found = numbers::scan(text);
         report.table_numbers += found.len();
+        let mut declared = 0;
         let bad: Vec<(&Number, Option<Nearest>, String)> = found
             .iter()
             .filter_map(|n| {
-                ctx.unverified(n, percent_column)
+                ctx.unverified(n, percent_column, &mut declared)
                     .map(|(near, why)| (n, near, why))
             })
             .collect();
+        report.declared_numbers += declared;
         let whole = found.len() == 1 && bad.len() == 1 && only_the_number(text, &found[0]);
         for (n, nearest, why) in bad {
             let at = cell.start + n.start;
@@ -191,6 +205,10 @@ fn check_prose(
     for n in found {
         let w = Written::of(&n, false);
         if verify::find(&w, registry, tolerance).is_some() {
+            continue;
+        }
+        if verify::declared(&w, registry, tolerance).is_some() {
+            report.declared_numbers += 1;
             continue;
         }
         report.unverified_prose.push(UnverifiedNumber {

@@ -88,13 +88,26 @@ pub fn verifies(w: &Written, entry: &Entry, tolerance: f64) -> bool {
 
 /// The first registry entry `w` verifies, if any.
 pub fn find<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Option<&'r Entry> {
-    registry.entries.iter().find(|e| verifies(w, e, tolerance))
+    registry
+        .entries
+        .iter()
+        .filter(|e| !e.declared)
+        .find(|e| verifies(w, e, tolerance))
+}
+
+/// The declared value (a threshold, a seed, a config value) `w` states, if any.
+pub fn declared<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Option<&'r Entry> {
+    registry
+        .entries
+        .iter()
+        .filter(|e| e.declared)
+        .find(|e| verifies(w, e, tolerance))
 }
 
 /// The registry value closest to `w` (relative difference, best scaling), if any.
 pub fn nearest(w: &Written, registry: &Registry) -> Option<Nearest> {
     let mut best: Option<(f64, &Entry)> = None;
-    for e in &registry.entries {
+    for e in registry.entries.iter().filter(|e| !e.declared) {
         for s in scales(w, e) {
             let a = w.value * s;
             let d = if e.value == 0.0 {

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 pub struct Event {
     pub time: String,
     /// `stage_start`, `stage_end`, `llm_call`, `controller`, `steer`, `gate`, `experiment_start`,
-    /// `experiment_exit`, `routing`, `escalation`, `stop`, `resume`, `error` …
+    /// `experiment_exit`, `routing`, `escalation`, `decision` (an escalation answered: who,
+    /// verdict, the action applied, the full reason), `stop`, `resume`, `error` …
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
@@ -55,6 +56,11 @@ impl Event {
     }
     pub fn message(mut self, m: impl Into<String>) -> Event {
         self.message = Some(m.into());
+        self
+    }
+    /// Who acted (the engine by default; a researcher's name for a decision).
+    pub fn actor(mut self, a: &str) -> Event {
+        self.actor = Some(a.to_string());
         self
     }
 }

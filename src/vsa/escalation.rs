@@ -184,6 +184,25 @@ impl Escalation {
     }
 }
 
+/// The actions applied by the escalations decided so far, in order, joined by `/`
+/// (`Method-Refine/Proceed`; empty before any): `workflow.escalation_log`'s `applied`. Part of
+/// every model call's key, so a replay serves the continuation recorded after the same
+/// decisions, and a recorded run in which the researcher approved replays as approved.
+pub fn decisions(doc: &crate::yaml::Document) -> String {
+    let Some(log) = doc
+        .root
+        .as_ref()
+        .and_then(|r| r.get("workflow")?.get("escalation_log")?.as_seq())
+    else {
+        return String::new();
+    };
+    log.iter()
+        .filter_map(|item| item.get("applied")?.as_str().map(str::trim))
+        .filter(|a| !a.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,12 +7,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
+/// Role, stage, hypothesis, round, attempt, decisions: what a replay serves by.
+type Key = (String, String, Option<String>, u32, u32, String);
+
 #[derive(Default)]
 pub struct Script {
     /// The recovery round of the replies added next (0 until set).
     round: u32,
+    /// The escalation decisions the replies added next come after (`CallKey::decisions`).
+    decisions: String,
     lines: Vec<String>,
-    ordinals: HashMap<(String, String, Option<String>, u32, u32), u32>,
+    ordinals: HashMap<Key, u32>,
 }
 
 pub const PERSONAS: [&str; 6] = [
@@ -39,6 +44,7 @@ impl Script {
             hyp.map(str::to_string),
             self.round,
             attempt,
+            self.decisions.clone(),
         );
         let ord = self.ordinals.entry(k).or_insert(0);
         let mut key = json!({"role": role, "stage": stage, "attempt": attempt});
@@ -47,6 +53,9 @@ impl Script {
         }
         if self.round > 0 {
             key["round"] = json!(self.round);
+        }
+        if !self.decisions.is_empty() {
+            key["decisions"] = json!(self.decisions);
         }
         let line = json!({
             "key": key, "ordinal": *ord, "provider": "script", "model": "script-model",
@@ -73,6 +82,7 @@ impl Script {
             None,
             self.round,
             attempt,
+            self.decisions.clone(),
         );
         let ord = self.ordinals.entry(k).or_insert(0);
         let line = json!({
@@ -87,6 +97,13 @@ impl Script {
     /// Replies added from here on belong to recovery round `n` of their step.
     pub fn round(&mut self, n: u32) -> &mut Self {
         self.round = n;
+        self
+    }
+
+    /// Replies added from here on come after these escalation decisions (the actions
+    /// applied, `/`-joined; "" for none): the continuation of one choice.
+    pub fn after(&mut self, decisions: &str) -> &mut Self {
+        self.decisions = decisions.to_string();
         self
     }
 

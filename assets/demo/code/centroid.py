@@ -69,6 +69,7 @@ def main():
     p.add_argument("--by", default="", help="a column to split by; reports the minimum accuracy")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=1, help="repeat the cross-validation with seeds seed, seed+1, ...; report the mean (and the gain's range)")
     args = p.parse_args()
     columns = args.features.split(",")
     needed = columns + ([args.compare] if args.compare else []) + ([args.by] if args.by else [])
@@ -80,12 +81,28 @@ def main():
         out.write(json.dumps(record) + "\n")
         out.flush()
 
-    base = cross_validate(rows, columns, args.standardize, args.folds, args.seed, emit, "base")
+    def quiet(record):
+        pass
+
+    def repeated(cols, label):
+        """The accuracy for each seed; only the first seed's learning curve is streamed."""
+        return [cross_validate(rows, cols, args.standardize, args.folds, args.seed + i, emit if i == 0 else quiet, label)
+                for i in range(max(1, args.repeats))]
+
+    bases = repeated(columns, "base")
+    base = statistics.mean(bases)
     final = {"accuracy": round(base, 4), "n": len(rows)}
+    if args.repeats > 1:
+        final["repeats"] = args.repeats
     if args.compare:
-        more = cross_validate(rows, columns + [args.compare], args.standardize, args.folds, args.seed, emit, "with_" + args.compare)
+        mores = repeated(columns + [args.compare], "with_" + args.compare)
+        more = statistics.mean(mores)
         final["accuracy_with_" + args.compare] = round(more, 4)
         final["gain"] = round(more - base, 4)
+        if args.repeats > 1:
+            gains = [m - b for m, b in zip(mores, bases)]
+            final["gain_min"] = round(min(gains), 4)
+            final["gain_max"] = round(max(gains), 4)
     if args.by:
         groups = sorted({r[args.by] for r in rows})
         per = {}
