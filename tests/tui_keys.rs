@@ -467,7 +467,7 @@ fn every_binding_does_what_its_command_says() {
             }
             C::OpenPaper => assert_eq!(effects, vec![Effect::OpenPaper], "{what}"),
             C::OpenEscalation => {
-                assert!(matches!(a.overlay, Some(Overlay::Escalation)), "{what}")
+                assert!(matches!(a.overlay, Some(Overlay::Escalation(_))), "{what}")
             }
             C::NextNumber | C::PrevNumber | C::NextUnverified => {
                 let after = paper_selection(&a);
@@ -574,7 +574,7 @@ fn the_paper_view_walks_numbers_and_names_their_source() {
 fn the_escalation_card_decides_through_the_steering_dialogs() {
     let mut a = app();
     type_str(&mut a, "E");
-    assert!(matches!(a.overlay, Some(Overlay::Escalation)));
+    assert!(matches!(a.overlay, Some(Overlay::Escalation(_))));
     assert_eq!(a.mode(), Mode::Escalation);
     type_str(&mut a, "a");
     let Some(Overlay::Reason(d)) = &a.overlay else {

@@ -118,6 +118,8 @@ pub struct Data {
     pub metrics: Vec<Metrics>,
     pub files: Vec<(String, Vec<std::path::PathBuf>)>,
     pub stage_since: Option<String>,
+    pub usage: Option<crate::llm::ledger::Totals>,
+    pub recovery: crate::reflect::routing::Thresholds,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
     pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
@@ -187,7 +189,7 @@ impl App {
             Some(Overlay::Viewer(_)) => Mode::Viewer,
             Some(Overlay::Picker(_)) => Mode::Picker,
             Some(Overlay::Paper(_)) => Mode::Paper,
-            Some(Overlay::Escalation) => Mode::Escalation,
+            Some(Overlay::Escalation(_)) => Mode::Escalation,
             Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => Mode::Dialog,
             None => self.focus.mode(),
         }
@@ -269,6 +271,8 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.metrics = read.metrics;
     app.data.files = read.files;
     app.data.stage_since = read.stage_since;
+    app.data.usage = read.usage;
+    app.data.recovery = read.recovery;
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
     app.data.plan = read.plan;

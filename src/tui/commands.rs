@@ -78,6 +78,27 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
             app.selected_mut(PaneId::Events, 0);
         }
         Command::OpenLog => open_log(app),
+        Command::FilterAll => {
+            app.filters.all_events = !app.filters.all_events;
+            app.selected_mut(PaneId::Events, 0);
+        }
+        Command::ExpandEvent => {
+            let rows = app.filters.events(&app.data.events);
+            if let Some(e) = rows.get(app.selected(PaneId::Events)) {
+                let when = e.at.map_or("--".to_string(), |t| {
+                    t.at.format("%Y-%m-%d %H:%M:%S%.3f").to_string()
+                });
+                let mut lines = vec![ratatui::text::Line::raw(format!("{when} · {}", e.actor))];
+                lines.extend(
+                    panes::escalation::wrap(&e.text, 90)
+                        .into_iter()
+                        .map(ratatui::text::Line::raw),
+                );
+                app.overlay = Some(Overlay::Viewer(Box::new(
+                    super::dialogs::viewer::Viewer::new("event".into(), lines),
+                )));
+            }
+        }
         Command::OpenPaper => return vec![Effect::OpenPaper],
         Command::OpenEscalation => {
             if app
@@ -87,7 +108,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 .and_then(|s| panes::escalation::card(&s.vsa))
                 .is_some()
             {
-                app.overlay = Some(Overlay::Escalation);
+                app.overlay = Some(Overlay::Escalation(Default::default()));
             } else {
                 app.toast = Some(("no escalation waits".into(), false));
             }

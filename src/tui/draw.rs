@@ -124,23 +124,71 @@ fn status_line(app: &App) -> Line<'static> {
         let stage = v
             .workflow
             .current_phase
-            .clone()
+            .as_deref()
+            .map(|p| {
+                crate::stage::Stage::parse(p).map_or_else(
+                    || p.to_string(),
+                    |s| format!("{} ({})", s.name(), s.label()),
+                )
+            })
             .unwrap_or_else(|| "-".into());
+        let since = app
+            .data
+            .stage_since
+            .as_deref()
+            .map(|s| format!(" since {s}"))
+            .unwrap_or_default();
+        spans.push(Span::styled(
+            format!("{stage}{since}"),
+            t.style(Role::Emphasis),
+        ));
         let status = v
             .workflow
             .status
             .as_ref()
             .map_or("-".into(), ToString::to_string);
+        spans.push(Span::styled(format!(" · {status}"), t.style(Role::Text)));
+    }
+    if let Some(u) = &app.data.usage {
         spans.push(Span::styled(
-            format!(
-                "{stage} · {status} · rev {} · {}",
-                v.revision,
-                v.project_name.as_deref().unwrap_or("run")
-            ),
+            format!(" · {}", usage_text(u)),
             t.style(Role::Text),
         ));
     }
+    if let Some(r) = app.data.plan.as_ref().and_then(|p| p.remaining_share()) {
+        spans.push(Span::styled(
+            format!(" · budget {:.0}% left", (r * 100.0).clamp(0.0, 100.0)),
+            t.style(if r < 0.15 {
+                Role::Attention
+            } else {
+                Role::Text
+            }),
+        ));
+    }
+    if let Some(snap) = &app.data.vsa {
+        spans.push(Span::styled(
+            format!(
+                " · rev {} · {}",
+                snap.vsa.revision,
+                snap.vsa.project_name.as_deref().unwrap_or("run")
+            ),
+            t.style(Role::Muted),
+        ));
+    }
     Line::from(spans)
+}
+
+/// `41 calls · 6.2k tokens · $0.0123`: what the run has spent on models so far.
+pub fn usage_text(u: &crate::llm::ledger::Totals) -> String {
+    let tokens = u.input_tokens + u.output_tokens;
+    let tokens = if tokens >= 1_000_000 {
+        format!("{:.1}M", tokens as f64 / 1e6)
+    } else if tokens >= 1_000 {
+        format!("{:.1}k", tokens as f64 / 1e3)
+    } else {
+        tokens.to_string()
+    };
+    format!("{} calls · {tokens} tokens · {}", u.calls, u.cost_text())
 }
 
 /// The run's MCP servers and their health: one glance says whether the roles have tools.
@@ -169,25 +217,68 @@ fn servers_line(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
-/// What waits for the researcher, with the key that acts on it.
+/// What waits for the researcher, with the key that acts on it (from the keymap, so a
+/// rebound key is named as it is).
 pub fn waiting(app: &App) -> Option<String> {
     let v = &app.data.vsa.as_ref()?.vsa;
     use crate::vsa::enums::WorkflowStatus as W;
-    if v.workflow.awaits_decision() {
-        let k = app
-            .keymap
-            .key_for(Mode::Reflection, Command::Approve)
+    let key = |mode: Mode, c: Command| {
+        app.keymap
+            .key_for(mode, c)
+            .or_else(|| app.keymap.key_for(Mode::Global, c))
             .map(|k| k.to_string())
-            .unwrap_or_default();
-        return Some(format!("⚑ escalation waits: 3 {k}"));
+            .unwrap_or_else(|| format!(":{}", c.name()))
+    };
+    if v.workflow.awaits_decision() {
+        let e = v.workflow.escalation.as_ref();
+        let what = e
+            .map(|e| {
+                format!(
+                    "{}: {} proposes {}",
+                    e.id.as_deref().unwrap_or("escalation"),
+                    e.hypothesis.as_deref().unwrap_or("?"),
+                    e.proposed_action.as_deref().unwrap_or("?")
+                )
+            })
+            .unwrap_or_else(|| "an escalation".into());
+        return Some(format!(
+            "⚑ {what} — waits for you: {} opens the card",
+            key(Mode::Global, Command::OpenEscalation)
+        ));
     }
     match v.workflow.status {
-        Some(W::Paused) => Some(W::Paused.as_str().into()),
+        Some(W::Paused) => {
+            let why = app
+                .data
+                .vsa
+                .as_ref()
+                .and_then(|s| {
+                    s.vsa.history.iter().rev().find(|h| {
+                        h.path.as_deref() == Some("workflow.status")
+                            && h.new.as_deref() == Some(W::Paused.as_str())
+                    })
+                })
+                .and_then(|h| h.reason.clone())
+                .map(|r| format!(" ({})", panes::clip(&r, 48)))
+                .unwrap_or_default();
+            Some(format!(
+                "⏸ PAUSED{why} — {} resumes · {} runs one stage",
+                key(Mode::Lifecycle, Command::Resume),
+                key(Mode::Lifecycle, Command::Step)
+            ))
+        }
         Some(W::Stopped) => Some(format!(
-            "MUST_STOP: {}",
-            v.workflow.stop_reason.as_deref().unwrap_or("see history")
+            "■ MUST_STOP: {} — fix it, then {} resumes",
+            panes::clip(
+                v.workflow.stop_reason.as_deref().unwrap_or("see history"),
+                60
+            ),
+            key(Mode::Lifecycle, Command::Resume)
         )),
-        Some(W::AwaitingApproval) => Some("AWAITING APPROVAL".into()),
+        Some(W::AwaitingApproval) => Some(format!(
+            "AWAITING APPROVAL — {} opens the card",
+            key(Mode::Global, Command::OpenEscalation)
+        )),
         _ => None,
     }
 }
@@ -342,7 +433,7 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
             frame.render_widget(Paragraph::new(lines).block(block), r);
         }
         Overlay::Paper(v) => super::dialogs::paper::draw(v, t, frame, area),
-        Overlay::Escalation => panes::escalation::draw(app, frame, area),
+        Overlay::Escalation(tab) => panes::escalation::draw(app, *tab, frame, area),
         Overlay::Viewer(v) => {
             let r = area;
             frame.render_widget(Clear, r);

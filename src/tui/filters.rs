@@ -11,6 +11,14 @@ pub struct Filters {
     pub hypothesis: Option<String>,
     pub actor: Option<String>,
     pub stage: Option<String>,
+    /// Events: also the model calls and the engine's raw VSA diffs, which otherwise crowd
+    /// out the decisions, routes, gates and stops.
+    pub all_events: bool,
+}
+
+/// Whether an event row is routine bookkeeping, hidden unless every event is asked for.
+pub fn routine(e: &EventRow) -> bool {
+    e.kind.as_deref() == Some("llm_call") || (e.from_history && e.actor == "engine")
 }
 
 impl Filters {
@@ -33,6 +41,7 @@ impl Filters {
     pub fn events<'a>(&self, events: &'a [EventRow]) -> Vec<&'a EventRow> {
         events
             .iter()
+            .filter(|e| self.all_events || !routine(e))
             .filter(|e| self.actor.as_ref().is_none_or(|a| &e.actor == a))
             .filter(|e| {
                 self.stage
@@ -53,10 +62,14 @@ impl Filters {
             .flatten()
             .collect()
         } else {
-            [self.actor.clone(), self.stage.clone()]
-                .into_iter()
-                .flatten()
-                .collect()
+            [
+                self.actor.clone(),
+                self.stage.clone(),
+                self.all_events.then(|| "all".to_string()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
         };
         if parts.is_empty() {
             String::new()

@@ -36,6 +36,10 @@ pub struct RunRead {
     pub files: Vec<(String, Vec<PathBuf>)>,
     /// When the current stage began (walks the whole history, so it is done here).
     pub stage_since: Option<String>,
+    /// Tokens, calls and cost so far, summed from `ledger.tsv`.
+    pub usage: Option<crate::llm::ledger::Totals>,
+    /// π's thresholds, κ_min and MaxPivots as the run configures them (for the card).
+    pub recovery: crate::reflect::routing::Thresholds,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
@@ -60,6 +64,9 @@ pub struct Metrics {
     pub hypothesis: String,
     pub x_name: String,
     pub series: Vec<(String, Vec<(f64, f64)>)>,
+    /// The first series' metric in each earlier attempt (`results/attempts/<n>/`), oldest
+    /// first: the chart draws them beside the current attempt.
+    pub earlier: Vec<(u32, Vec<(f64, f64)>)>,
 }
 
 pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
@@ -134,8 +141,31 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
     events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
     let metrics: Vec<Metrics> = ids
         .iter()
-        .filter_map(|h| read_metrics(h, &run.root.join(h).join("results/metrics.jsonl")))
+        .filter_map(|h| {
+            let results = run.root.join(h).join("results");
+            let mut m = read_metrics(h, &results.join("metrics.jsonl"))?;
+            let attempts = results.join(crate::exec::ATTEMPTS_DIR);
+            let name = m.series.first().map(|(n, _)| n.clone()).unwrap_or_default();
+            for n in crate::exec::attempt_numbers(&attempts) {
+                let Some(old) =
+                    read_metrics(h, &attempts.join(n.to_string()).join("metrics.jsonl"))
+                else {
+                    continue;
+                };
+                if let Some((_, pts)) = old.series.into_iter().find(|(k, _)| *k == name) {
+                    m.earlier.push((n, pts));
+                }
+            }
+            Some(m)
+        })
         .collect();
+    let usage = std::fs::read_to_string(run.root.join("ledger.tsv"))
+        .ok()
+        .map(|t| crate::llm::ledger::totals(&t))
+        .filter(|t| t.calls > 0);
+    let recovery = crate::config::load(&run.root)
+        .map(|c| c.recovery)
+        .unwrap_or_default();
     let stage_since = vsa
         .as_ref()
         .ok()
@@ -177,6 +207,8 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         gpus: super::experiments::gpus(),
         files,
         stage_since,
+        usage,
+        recovery,
         metrics,
     }
 }
@@ -191,7 +223,8 @@ fn read_events(path: &Path) -> Vec<EventRow> {
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
             let kind = s("kind").unwrap_or_else(|| "event".into());
             let mut parts = vec![kind.clone()];
-            for k in ["hypothesis", "result", "action", "message"] {
+            // The stage names a stage_start/stage_end row (and places every other one).
+            for k in ["stage", "hypothesis", "result", "action", "message"] {
                 if let Some(x) = s(k) {
                     parts.push(x);
                 }
@@ -302,6 +335,7 @@ fn read_metrics(hypothesis: &str, path: &Path) -> Option<Metrics> {
         hypothesis: hypothesis.to_string(),
         x_name: x_name.to_string(),
         series,
+        earlier: Vec::new(),
     })
 }
 

@@ -21,14 +21,25 @@ pub enum Overlay {
     Viewer(Box<viewer::Viewer>),
     Picker(Box<picker::Picker>),
     Paper(Box<paper::PaperView>),
-    /// The escalation card (drawn from the VSA as it is now, so it has no state of its own).
-    Escalation,
+    /// The escalation card (drawn from the VSA as it is now); its one state is which view of
+    /// the failed attempt fills its lower half.
+    Escalation(CardTab),
+}
+
+/// The lower half of the escalation card: the ranked attributions, the failed attempt's
+/// metric chart (earlier attempts as their own series), or its log tail.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CardTab {
+    #[default]
+    Causes,
+    Chart,
+    Log,
 }
 
 /// Keys while an overlay is open: its commands first, everything else is typing.
 pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
-    if matches!(app.overlay, Some(Overlay::Escalation)) {
-        return escalation_key(app, cmd);
+    if let Some(Overlay::Escalation(tab)) = app.overlay {
+        return escalation_key(app, tab, cmd);
     }
     let Some(overlay) = app.overlay.as_mut() else {
         return Vec::new();
@@ -51,7 +62,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
         ),
         Overlay::Picker(p) => p.on_key(cmd),
         Overlay::Paper(v) => v.on_key(cmd),
-        Overlay::Escalation => Outcome::Stay,
+        Overlay::Escalation(_) => Outcome::Stay,
     };
     match outcome {
         Outcome::Stay => Vec::new(),
@@ -65,8 +76,17 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
 
 /// The card decides through the same steering dialogs as the Reflection pane's keys: the
 /// reason dialog replaces the card, and the write's outcome shows in the footer.
-fn escalation_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
+/// The chart and the log open inside the card; Esc goes back to the causes, then closes.
+fn escalation_key(app: &mut App, tab: CardTab, cmd: Option<Command>) -> Vec<Effect> {
+    let show = |app: &mut App, want: CardTab| {
+        let next = if tab == want { CardTab::Causes } else { want };
+        app.overlay = Some(Overlay::Escalation(next));
+        Vec::new()
+    };
     match cmd {
+        Some(Command::Close | Command::Cancel) if tab != CardTab::Causes => {
+            show(app, CardTab::Causes)
+        }
         Some(Command::Close | Command::Cancel) => {
             app.overlay = None;
             Vec::new()
@@ -74,7 +94,9 @@ fn escalation_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
         Some(c @ (Command::Approve | Command::Reject | Command::Override)) => {
             super::commands::run(app, c)
         }
-        Some(Command::OpenLog) => {
+        Some(Command::OpenLog) => show(app, CardTab::Log),
+        Some(Command::OpenChart) => show(app, CardTab::Chart),
+        Some(Command::OpenFiles) => {
             super::commands::open_escalation_logs(app);
             Vec::new()
         }

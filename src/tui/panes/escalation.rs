@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table};
 
 use crate::tui::app::App;
+use crate::tui::dialogs::CardTab;
 use crate::tui::keymap::{Command, Mode};
 use crate::tui::theme::Role;
 use crate::vsa::escalation::Escalation;
@@ -121,14 +122,103 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// A trajectory feature as the card shows it: numbers to three decimals, words as written.
+pub fn feature_text(v: &str) -> String {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            let r = format!("{x:.3}");
+            let r = r.trim_end_matches('0').trim_end_matches('.');
+            if r == "-0" { "0".into() } else { r.to_string() }
+        }
+        _ => v.to_string(),
+    }
+}
+
+/// What each answer does, in the run's terms: the action it applies, what it archives, the
+/// stage it returns to, and the pivot budget it uses.
+pub fn consequences(app: &App, c: &Card) -> Vec<(Command, String)> {
+    use crate::reflect::routing::{RoutingAction as A, is_discarding, refinement_equivalent};
+    let Ok(proposed) = c.proposed_action.parse::<A>() else {
+        return Vec::new();
+    };
+    let used = app
+        .data
+        .vsa
+        .as_ref()
+        .and_then(|s| {
+            s.doc
+                .root
+                .as_ref()?
+                .get("recovery")?
+                .get("pivots")?
+                .as_scalar()?
+                .as_i64()
+        })
+        .unwrap_or(0)
+        .max(0);
+    let max = app.data.recovery.max_pivots;
+    let h = &c.hypothesis;
+    let does = |a: A| -> String {
+        match a {
+            A::Proceed => format!("Proceed: {h}'s failure stands as a finding; the loop goes on"),
+            A::LocalRefine | A::MethodRefine => format!(
+                "{}: Coding & Validation of {h} again under the top cause's fix; nothing archived",
+                a.as_str()
+            ),
+            A::DesignRefine => format!(
+                "Design-Refine: back to Experiment Design of {h} with the failure as a constraint"
+            ),
+            A::Pivot => format!(
+                "Pivot: archive the work from Hypothesis Debate on (h-* folders, paper) and debate again — pivot {} of {max}",
+                used + 1
+            ),
+            A::DesignPivot => format!(
+                "Design-Pivot: archive everything from Problem Scoping on and start over — pivot {} of {max}",
+                used + 1
+            ),
+        }
+    };
+    let mut out = vec![(Command::Approve, does(proposed))];
+    let kept = refinement_equivalent(proposed);
+    out.push((
+        Command::Reject,
+        if is_discarding(proposed) {
+            format!("keeps {h}: {}", does(kept))
+        } else {
+            format!(
+                "keeps {h}: {} is applied anyway (it discards nothing)",
+                kept.as_str()
+            )
+        },
+    ));
+    out.push((
+        Command::Override,
+        "choose another action (Proceed, Local-, Method-, Design-Refine, Pivot, Design-Pivot)"
+            .into(),
+    ));
+    out
+}
+
 fn head_lines(app: &App, c: &Card) -> Vec<Line<'static>> {
     let t = &app.theme;
     let label = |s: &str| Span::styled(format!("{s:<11}"), t.style(Role::Muted));
-    let kappa = c
-        .clamp_kappa
-        .as_ref()
-        .map(|k| format!(", κ {k}"))
-        .unwrap_or_default();
+    let kappa_min = app.data.recovery.kappa_min;
+    let clamp = match c.clamp_kappa.as_deref().and_then(|k| k.parse::<f64>().ok()) {
+        Some(k) => {
+            let (cmp, effect) = if k >= kappa_min {
+                ("≥", "the clamp may keep the hypothesis")
+            } else {
+                ("<", "too unsure to clamp")
+            };
+            format!(
+                "   clamp: {}, κ {} {cmp} κ_min {} ({effect})",
+                c.clamp_verdict,
+                feature_text(&k.to_string()),
+                feature_text(&kappa_min.to_string())
+            )
+        }
+        None => format!("   clamp: {}", c.clamp_verdict),
+    };
     let mut lines = vec![
         Line::from(vec![
             label("route"),
@@ -136,14 +226,14 @@ fn head_lines(app: &App, c: &Card) -> Vec<Line<'static>> {
                 format!("{} for {}", c.proposed_action, c.hypothesis),
                 t.style(Role::Emphasis),
             ),
-            Span::raw(format!("   clamp: {}{kappa}", c.clamp_verdict)),
+            Span::raw(clamp),
         ]),
         Line::from(vec![
             label("trajectory"),
             Span::raw(
                 c.trajectory
                     .iter()
-                    .map(|(k, v)| format!("{k} {v}"))
+                    .map(|(k, v)| format!("{k} {}", feature_text(v)))
                     .collect::<Vec<_>>()
                     .join(" · "),
             ),
@@ -155,21 +245,71 @@ fn head_lines(app: &App, c: &Card) -> Vec<Line<'static>> {
         .as_ref()
         .and_then(|s| s.vsa.hypothesis(&c.hypothesis))
     {
-        for fc in &h.gate.failed_checks {
-            let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-            let line = match &fc.text {
-                Some(text) => text.clone(),
-                None => format!(
-                    "{}: required {}, measured {} — {}",
-                    o(&fc.criterion),
-                    o(&fc.required),
-                    o(&fc.actual),
-                    o(&fc.reason)
-                ),
+        // Every criterion, required beside measured; the failed ones in the failure colour.
+        for rule in &h.gate.rules {
+            let measured = h
+                .gate
+                .measured
+                .iter()
+                .find(|(k, _)| *k == rule.metric)
+                .map(|(_, v)| v.clone());
+            let failed = h
+                .gate
+                .failed_checks
+                .iter()
+                .any(|f| f.criterion.as_deref() == Some(rule.metric.as_str()));
+            let (mark, role) = if failed {
+                ("✗ missed", Role::GateFailed)
+            } else if measured.is_some() {
+                ("✓ met", Role::GatePassed)
+            } else {
+                ("· not measured", Role::Muted)
             };
             lines.push(Line::from(vec![
-                label("gate"),
-                Span::styled(line, t.style(Role::GateFailed)),
+                label("criterion"),
+                Span::styled(
+                    format!(
+                        "{:<22} required {} {:<8} measured {:<8} {mark}",
+                        rule.metric,
+                        rule.op,
+                        feature_text(&rule.value.to_string()),
+                        measured.as_deref().map_or("-".into(), feature_text),
+                    ),
+                    t.style(role),
+                ),
+            ]));
+        }
+        if h.gate.rules.is_empty() {
+            for fc in &h.gate.failed_checks {
+                let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                let line = match &fc.text {
+                    Some(text) => text.clone(),
+                    None => format!(
+                        "{}: required {}, measured {} — {}",
+                        o(&fc.criterion),
+                        o(&fc.required),
+                        o(&fc.actual),
+                        o(&fc.reason)
+                    ),
+                };
+                lines.push(Line::from(vec![
+                    label("gate"),
+                    Span::styled(line, t.style(Role::GateFailed)),
+                ]));
+            }
+        }
+    }
+    if c.decision.is_none() {
+        for (cmd, what) in consequences(app, c) {
+            let k = app
+                .keymap
+                .key_for(Mode::Escalation, cmd)
+                .map(|k| k.to_string())
+                .unwrap_or_default();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{k:>2} "), t.style(Role::Key)),
+                Span::styled(format!("{:<9}", cmd.name()), t.style(Role::Muted)),
+                Span::raw(what),
             ]));
         }
     }
@@ -217,8 +357,8 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
     .column_spacing(1)
 }
 
-/// The card as an overlay over the panes.
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+/// The card as an overlay over the panes; `tab` chooses its lower half.
+pub fn draw(app: &App, tab: CardTab, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     frame.render_widget(Clear, area);
     let Some(c) = app.data.vsa.as_ref().and_then(|s| card(&s.vsa)) else {
@@ -240,30 +380,81 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let head = head_lines(app, &c);
-    let [top, body, foot] = Layout::vertical([
-        Constraint::Length(head.len() as u16 + 1),
+    let [top, tabs, body, foot] = Layout::vertical([
+        Constraint::Length((head.len() as u16).min(inner.height / 2)),
+        Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(1),
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(head), top);
-    frame.render_widget(table(app, &c, body.width), body);
+    let key = |cmd| {
+        app.keymap
+            .key_for(Mode::Escalation, cmd)
+            .map(|k| k.to_string())
+            .unwrap_or_default()
+    };
+    let tab_span = |name: &str, k: String, on: bool| {
+        Span::styled(
+            format!(" {k} {name} "),
+            t.style(if on { Role::Selected } else { Role::Muted }),
+        )
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            tab_span("causes", key(Command::Close), tab == CardTab::Causes),
+            tab_span("chart", key(Command::OpenChart), tab == CardTab::Chart),
+            tab_span("log", key(Command::OpenLog), tab == CardTab::Log),
+            tab_span("files", key(Command::OpenFiles), false),
+        ])),
+        tabs,
+    );
+    let ex = app
+        .data
+        .experiments
+        .iter()
+        .find(|e| e.hypothesis == c.hypothesis);
+    match tab {
+        CardTab::Causes => frame.render_widget(table(app, &c, body.width), body),
+        CardTab::Chart => match ex.and_then(|e| e.metrics.as_ref()) {
+            Some(m) => super::experiments::chart(app, m, frame, body),
+            None => frame.render_widget(
+                Paragraph::new(Line::styled(
+                    format!("{} streamed no metrics", c.hypothesis),
+                    t.style(Role::Muted),
+                )),
+                body,
+            ),
+        },
+        CardTab::Log => {
+            let tail = ex.map(|e| e.tail.clone()).unwrap_or_default();
+            let skip = tail.len().saturating_sub(body.height as usize);
+            let lines: Vec<Line> = if tail.is_empty() {
+                vec![Line::styled(
+                    format!("no log for {}", c.hypothesis),
+                    t.style(Role::Muted),
+                )]
+            } else {
+                tail.iter()
+                    .skip(skip)
+                    .map(|l| Line::styled(super::clip(l, body.width as usize), t.style(Role::Text)))
+                    .collect()
+            };
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+    }
     let foot_line = match &c.decision {
         Some((verdict, by, reason)) => Line::styled(
             format!("decided: {verdict} by {by} — {reason}"),
             t.style(Role::Ok),
         ),
-        None => {
-            let log = app
-                .keymap
-                .key_for(Mode::Escalation, Command::OpenLog)
-                .map(|k| format!(" · {k} results and logs of {}", c.hypothesis))
-                .unwrap_or_default();
-            Line::styled(
-                format!("{}{log}", decide_keys(app, Mode::Escalation)),
-                t.style(Role::Key),
-            )
-        }
+        None => Line::styled(
+            format!(
+                "{} · each asks for a one-line reason",
+                decide_keys(app, Mode::Escalation)
+            ),
+            t.style(Role::Key),
+        ),
     };
     frame.render_widget(Paragraph::new(foot_line), foot);
 }

@@ -25,8 +25,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .skip(first)
         .take(inner.height as usize)
         .map(|(i, e)| {
-            let when =
-                e.at.map_or("--".to_string(), |t| t.at.format("%m-%d %H:%M").to_string());
+            let when = e.at.map_or("--".to_string(), |t| {
+                t.at.format("%m-%d %H:%M:%S").to_string()
+            });
             let new = is_new(app, e);
             let mut spans = vec![
                 Span::styled(if new { "•" } else { " " }, t.style(Role::Key)),
@@ -38,7 +39,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                     format!("{:<10} ", clip(&e.actor, 10)),
                     t.style(Role::Emphasis),
                 ),
-                text_span(app, e, width.saturating_sub(24)),
+                text_span(app, e, width.saturating_sub(27)),
             ];
             if i == sel && app.focus == PaneId::Events {
                 spans = spans
@@ -72,6 +73,11 @@ fn text_span(app: &App, e: &crate::tui::run_view::EventRow, width: usize) -> Spa
             Span::styled(clip(&e.text, width), t.style(Role::GateFailed))
         }
         Some("log_warn") => Span::styled(clip(&e.text, width), t.style(Role::Attention)),
+        // What the researcher (or the policy) decided stands out: it changes the run.
+        Some("decision" | "escalation" | "stop") => {
+            Span::styled(clip(&e.text, width), t.style(Role::Attention))
+        }
+        Some("gate" | "routing") => Span::styled(clip(&e.text, width), t.style(Role::Emphasis)),
         _ => Span::raw(clip(&e.text, width)),
     }
 }

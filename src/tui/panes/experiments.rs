@@ -62,11 +62,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Constraint::Min(0),
     ])
     .areas(inner);
-    header.extend(
-        ex.iter()
-            .enumerate()
-            .map(|(i, e)| row(app, e, i == sel, inner.width as usize)),
-    );
+    header.extend(ex.iter().enumerate().map(|(i, e)| {
+        row(
+            app,
+            e,
+            i == sel && app.focus == PaneId::Experiments,
+            inner.width as usize,
+        )
+    }));
     frame.render_widget(Paragraph::new(header), list_area);
     if let Some(m) = &e.metrics {
         chart(app, m, frame, chart_area);
@@ -110,21 +113,45 @@ fn row(app: &App, e: &Experiment, selected: bool, width: usize) -> Line<'static>
     )
 }
 
-fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
+/// The first metric's curve, with each earlier attempt of the same sub-hypothesis as its
+/// own (muted) series: a refinement's gain shows against what it replaced.
+pub fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let Some((name, pts)) = m.series.first() else {
         return;
     };
-    let (xmin, xmax) = bounds(pts.iter().map(|p| p.0));
-    let (ymin, ymax) = bounds(pts.iter().map(|p| p.1));
-    let data = Dataset::default()
-        .name(name.clone())
-        .marker(Marker::Braille)
-        .graph_type(GraphType::Line)
-        .style(t.style(Role::Chart))
-        .data(pts);
+    let all = || {
+        pts.iter()
+            .chain(m.earlier.iter().flat_map(|(_, p)| p.iter()))
+    };
+    let (xmin, xmax) = bounds(all().map(|p| p.0));
+    let (ymin, ymax) = bounds(all().map(|p| p.1));
+    let mut data: Vec<Dataset> = m
+        .earlier
+        .iter()
+        .map(|(n, p)| {
+            Dataset::default()
+                .name(format!("attempt {n}"))
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(t.style(Role::Muted))
+                .data(p)
+        })
+        .collect();
+    data.push(
+        Dataset::default()
+            .name(if m.earlier.is_empty() {
+                name.clone()
+            } else {
+                format!("{name} (now)")
+            })
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.style(Role::Chart))
+            .data(pts),
+    );
     let labels = |a: f64, b: f64| vec![Line::raw(fmt(a)), Line::raw(fmt(b))];
-    let chart = Chart::new(vec![data])
+    let chart = Chart::new(data)
         .x_axis(
             Axis::default()
                 .title(m.x_name.clone())

@@ -120,7 +120,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 h.id
             );
             let mut style = t.style(status_role(h));
-            if i == sel {
+            // Only the focused pane shows a selection: two highlighted rows would compete.
+            if i == sel && app.focus == PaneId::Gates {
                 style = style.patch(t.style(Role::Selected));
             }
             Row::new(vec![

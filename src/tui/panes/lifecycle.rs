@@ -126,7 +126,12 @@ pub fn since(vsa: &Vsa) -> Option<String> {
         .and_then(Stage::parse)?;
     let mut start = None;
     for h in vsa.history.iter().rev() {
-        match h.phase.as_deref().and_then(Stage::parse) {
+        // youra writes `path: workflow.current_phase` with the new label; YouRA a `phase:`.
+        let entered = match h.path.as_deref() {
+            Some("workflow.current_phase") => h.new.as_deref(),
+            _ => h.phase.as_deref(),
+        };
+        match entered.and_then(Stage::parse) {
             Some(s) if s == current => start = h.timestamp.or(start),
             Some(_) if start.is_some() => break,
             _ => {}

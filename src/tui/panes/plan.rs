@@ -50,7 +50,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             .enumerate()
             .skip(first)
             .take(list_area.height as usize)
-            .map(|(i, r)| row(app, r, i == sel, width)),
+            .map(|(i, r)| row(app, r, i == sel && app.focus == PaneId::Plan, width)),
     );
     frame.render_widget(Paragraph::new(lines), list_area);
     let why = view
