@@ -4,12 +4,13 @@
 //! The run directory is the single source of truth; this crate's layers read and mutate it:
 //! [`yaml`] keeps source positions for lossless edits, [`vsa`] is the typed verification
 //! state and its store, [`rundir`] discovers runs and parses Reflective Memory, [`steer`]
-//! turns the researcher's verbs into store mutations, [`plan`] holds the plan tree and the
+//! turns the researcher's verbs into store mutations, [`compare`] sets two runs' gates and routes side by side, [`plan`] holds the plan tree and the
 //! budget-allocation rules, [`exec`] runs generated experiment code under limits and a
 //! sandbox, [`tools`] connects MCP servers and offers their tools to the roles, and [`cli`] composes them into the `youra` command.
 //! See `docs/ARCHITECTURE.md`.
 
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod config_sources;
 pub mod engine;

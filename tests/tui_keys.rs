@@ -466,6 +466,8 @@ fn every_binding_does_what_its_command_says() {
                 assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
             }
             C::OpenPaper => assert_eq!(effects, vec![Effect::OpenPaper], "{what}"),
+            // The example run replays none: the toggle says so (tests/tui_compare.rs has one).
+            C::ToggleRecorded => assert!(a.toast.is_some() && !a.show_recorded, "{what}"),
             C::OpenEscalation => {
                 assert!(matches!(a.overlay, Some(Overlay::Escalation(_))), "{what}")
             }

@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 mod bench_cmd;
+mod compare_cmd;
 mod doctor_cmd;
 pub mod engine_cmd;
 mod memory_cmd;
+mod replay_cmd;
 mod report_cmd;
 mod status;
 mod steer_cmd;
@@ -126,6 +128,34 @@ pub enum Command {
         /// Events as JSON lines (the shape of `events.jsonl`), the last a `run_end` event.
         #[arg(long, conflicts_with = "detach")]
         json: bool,
+        /// Run exactly one stage, then pause (a `step` directive, as `youra steer <dir>
+        /// step` writes); each further `youra steer <dir> step` (or `n` in the TUI) runs one
+        /// more. With --until-pause it returns after that stage (exit 3).
+        #[arg(long)]
+        step: bool,
+    },
+    /// Make a replay copy of a recorded run: a new run with the same topic, mode and
+    /// settings whose model replies are the recorded ones (replay provider over a copy of
+    /// its transcripts/), its data/, and `metadata.replayed_from` naming the original.
+    /// Step through it with new code and compare the routes with `youra compare`.
+    Replay {
+        /// The recorded run (a folder `youra run` or `youra demo` ran).
+        recorded: PathBuf,
+        /// Where to create the copy (must not hold a run yet).
+        dir: PathBuf,
+    },
+    /// Where two runs diverge, stage by stage (per sub-hypothesis and attempt in the
+    /// hypothesis loop): gate results (measured vs required, PASS/FAIL) and recovery
+    /// routes (h*, proposal, route taken, escalation decision). `»` marks the first
+    /// divergence. Exit 0 when they agree, 1 when they diverge, 2 when a run cannot be read.
+    Compare {
+        /// The first run (for a replay copy: the recorded run).
+        a: PathBuf,
+        /// The second run.
+        b: PathBuf,
+        /// Print one JSON object: `diverged`, `first_divergence`, `rows`, `end`.
+        #[arg(long)]
+        json: bool,
     },
     /// Check every role's model endpoint: reachable, model listed, which structured-reply
     /// dialect constrains its replies (remembered for `structured = "auto"`), streaming, tool
@@ -230,10 +260,17 @@ pub fn run() -> color_eyre::Result<i32> {
             detach,
             until_pause,
             json,
+            step,
         } => {
             engine_cmd::ignore_hangup();
-            engine_cmd::run_cmd(&abs(dir), detach, until_pause, json)
+            let dir = abs(dir);
+            if step && let Some(refused) = steer_cmd::request_step(&dir)? {
+                return Ok(refused);
+            }
+            engine_cmd::run_cmd(&dir, detach, until_pause, json)
         }
+        Command::Replay { recorded, dir } => replay_cmd::run(&abs(recorded), &abs(dir)),
+        Command::Compare { a, b, json } => compare_cmd::run(&a, &b, json),
         Command::Doctor { dir, json } => doctor_cmd::run(&abs(dir), json),
         Command::Demo {
             dir,

@@ -173,3 +173,23 @@ fn hint(e: &SteerError, dir: &Path) -> String {
         _ => String::new(),
     }
 }
+
+/// `youra run --step`: one stage, asked for through the `step` verb exactly as
+/// `youra steer <dir> step` asks (a directive the engine takes at its first safe point,
+/// which also releases a breakpoint the run waits at). `Some(exit code)` when refused.
+pub fn request_step(dir: &Path) -> Result<Option<i32>> {
+    let run = match discover(dir) {
+        Ok(r) => r,
+        Err(e) => return Ok(Some(fail(e, ""))),
+    };
+    let req = Request::new(Verb::Step, None, "youra run --step");
+    match apply(&Store::new(&run.vsa), &req, run.layout) {
+        Ok(done) => {
+            // On stderr: with --json, stdout carries only the events.
+            eprintln!("{}", done.summary());
+            Ok(None)
+        }
+        Err(SteerError::Store(e)) => Ok(Some(report(&e))),
+        Err(e) => Ok(Some(fail(&e, &hint(&e, dir)))),
+    }
+}

@@ -21,6 +21,7 @@ mod plan_search;
 pub mod progress;
 pub mod prompts;
 mod recovery;
+pub mod replay_copy;
 mod reply;
 pub(crate) mod reroute;
 mod run;
@@ -80,9 +81,11 @@ pub struct Engine {
     /// youra.toml configures none).
     tools: Option<crate::tools::ToolRegistry>,
     lock: EngineLock,
-    /// The stage a resume released from its breakpoint (in memory: after a restart the
-    /// run is still paused on disk and waits for the next resume).
-    released: Option<Stage>,
+    /// The step (stage and sub-hypothesis) a resume or step released from its breakpoint,
+    /// until that step starts: a breakpoint on Coding & Validation stops before each
+    /// sub-hypothesis's, and again before a refined attempt. In memory: after a restart
+    /// the run is still paused on disk and waits for the next resume.
+    released: Option<progress::Step>,
     at_breakpoint: Option<Stage>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,

@@ -15,6 +15,7 @@ use crate::rundir::events::Event;
 use crate::stage::Stage;
 use crate::vsa::enums::{PhaseStatus, WorkflowStatus};
 use crate::vsa::mutation::{Change, Mutation};
+use crate::vsa::pause::PauseCause;
 use crate::yaml::NewNode;
 
 /// How one step ended.
@@ -98,7 +99,7 @@ impl Engine {
                 self.emit(Event::new("completed").message("all stages complete"));
                 return Ok(RunEnd::Completed);
             };
-            if self.breakpoint(&snap, stage)? {
+            if self.breakpoint(&snap, &step, stage)? {
                 continue;
             }
             let stepping = snap
@@ -113,9 +114,33 @@ impl Engine {
                     self.stop(&reason)?;
                     return Ok(RunEnd::Stopped(reason));
                 }
+                // A step whose gate failed ends in its route, not a completion: the
+                // researcher stepping through sees the gate and the route before the next
+                // stage runs.
+                StepEnd::Rerouted if stepping => self.pause_after_route(&step)?,
                 StepEnd::Rerouted => {}
             }
         }
+    }
+
+    /// After a stepped stage that recovery rerouted: pause, unless the route itself waits
+    /// (an escalation) or the step was already answered. Decided under the store's lock.
+    fn pause_after_route(&mut self, step: &Step) -> Result<(), EngineError> {
+        let after = format!("{} and its route", step.describe());
+        self.store.mutate_with(|s| {
+            let active = s.vsa.workflow.status == Some(WorkflowStatus::Active);
+            let stepping = s
+                .doc
+                .root
+                .as_ref()
+                .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
+                == Some(true);
+            if !(active && stepping) {
+                return Ok::<_, crate::vsa::store::StoreError>((Mutation::by("engine"), ()));
+            }
+            Ok((step_pause(&after), ()))
+        })?;
+        Ok(())
     }
 
     /// Apply pending directives one at a time, in id order, each decided under the store's
@@ -155,7 +180,7 @@ impl Engine {
                     }
                     _ => intake::plan(&d, s),
                 };
-                let next = progress::next(&s.doc, &s.vsa).stage();
+                let next = progress::next(&s.doc, &s.vsa);
                 Ok((intake::mutation(index, &d, &plan), Some((d, plan, next))))
             })?;
             let Some((d, plan, next)) = decided.1 else {
@@ -171,7 +196,7 @@ impl Engine {
                 // Resuming releases the breakpoint the run waits at: the stage it would
                 // start next (also after a restart, when nothing is remembered).
                 self.at_breakpoint = None;
-                self.released = next;
+                self.released = Some(next);
             }
             let verdict = if plan.applied { "applied" } else { "rejected" };
             self.emit(
@@ -265,10 +290,12 @@ impl Engine {
         Ok(true)
     }
 
-    /// Pause before a stage the researcher marked, once per release.
+    /// Pause before a stage the researcher marked, unless a resume or step released this
+    /// very step; a release is used up when its step starts.
     fn breakpoint(
         &mut self,
         snap: &crate::vsa::store::Snapshot,
+        step: &Step,
         stage: Stage,
     ) -> Result<bool, EngineError> {
         let marked = snap
@@ -277,14 +304,15 @@ impl Engine {
             .breakpoints
             .iter()
             .any(|b| Stage::parse(b) == Some(stage));
-        if !marked || self.released == Some(stage) {
+        let released = self.released.take();
+        if !marked || released.as_ref() == Some(step) {
             return Ok(false);
         }
         self.at_breakpoint = Some(stage);
         self.set(
             "workflow.status",
             WorkflowStatus::Paused.as_str(),
-            &format!("breakpoint before {} ({})", stage.name(), stage.label()),
+            &PauseCause::Breakpoint(stage).reason(),
         )?;
         self.emit(
             Event::new("breakpoint")
@@ -489,22 +517,7 @@ impl Engine {
         let mut tx = produced.commit.clone();
         tx.push(Change::Put { path, value: entry }, "phase_complete", &why);
         if stepping {
-            tx.push(
-                Change::Set {
-                    path: "workflow.step_once".into(),
-                    value: "false".into(),
-                },
-                "engine",
-                "step: one stage done",
-            );
-            tx.push(
-                Change::Set {
-                    path: "workflow.status".into(),
-                    value: WorkflowStatus::Paused.as_str().into(),
-                },
-                "engine",
-                &format!("step: paused after {}", step.describe()),
-            );
+            tx.extend(step_pause(&step.describe()));
         }
         self.store.mutate(&tx)?;
         for e in produced.events {
@@ -583,6 +596,30 @@ impl Engine {
             std::thread::sleep(pause);
         }
     }
+}
+
+/// The pause that ends a `step`: the flag cleared and the status PAUSED, with the cause.
+fn step_pause(after: &str) -> Mutation {
+    Mutation::by("engine")
+        .with(
+            Change::Set {
+                path: "workflow.step_once".into(),
+                value: "false".into(),
+            },
+            "engine",
+            "step: one stage done",
+        )
+        .with(
+            Change::Set {
+                path: "workflow.status".into(),
+                value: WorkflowStatus::Paused.as_str().into(),
+            },
+            "engine",
+            &PauseCause::Stepped {
+                after: after.to_string(),
+            }
+            .reason(),
+        )
 }
 
 /// Stopping is one transaction: the reason and the status together.

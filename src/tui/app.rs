@@ -131,6 +131,9 @@ pub struct Data {
     pub servers: Vec<super::tools::Server>,
     /// YouRA's recorded progress (`phases.*.status`, per-hypothesis loop statuses).
     pub progress: super::progress::Progress,
+    pub pause: Option<crate::vsa::pause::PauseCause>,
+    /// This replay copy against its recorded run (`crate::compare`), when it is one.
+    pub comparison: Option<Result<crate::compare::Comparison, String>>,
 }
 
 pub struct App {
@@ -152,6 +155,8 @@ pub struct App {
     /// The Gates pane's selected criterion of the selected sub-hypothesis (`]` / `[`);
     /// `None`: the sub-hypothesis itself, so `e` edits its statement.
     pub criterion: Option<usize>,
+    /// The Lifecycle pane shows the recorded run's gates and routes beside this run's (`R`).
+    pub show_recorded: bool,
 }
 
 impl App {
@@ -171,6 +176,7 @@ impl App {
             quit: false,
             filters: Default::default(),
             criterion: None,
+            show_recorded: false,
         }
     }
 
@@ -281,6 +287,8 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.history_pending = read.history_pending;
     app.data.servers = read.servers;
     app.data.progress = read.progress;
+    app.data.pause = read.pause;
+    app.data.comparison = read.comparison;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {
         app.data.last_seen = read.last_seen;

@@ -113,6 +113,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 app.toast = Some(("no escalation waits".into(), false));
             }
         }
+        Command::ToggleRecorded => toggle_recorded(app),
         Command::CommandLine => {
             app.overlay = Some(Overlay::CommandLine(Box::new(ReasonDialog::command_line(
                 verbs(),
@@ -121,6 +122,19 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         c => steer(app, c),
     }
     Vec::new()
+}
+
+/// Show or hide the recorded run beside the stages; a run that replays none says so.
+fn toggle_recorded(app: &mut App) {
+    match &app.data.comparison {
+        Some(Ok(_)) => app.show_recorded = !app.show_recorded,
+        Some(Err(e)) => app.toast = Some((format!("cannot read the recorded run: {e}"), true)),
+        None => app.toast = Some((
+            "this run replays no recorded run (`youra replay <run> <dir>` makes a copy that does)"
+                .into(),
+            false,
+        )),
+    }
 }
 
 fn selected_hypothesis(app: &App) -> Option<String> {

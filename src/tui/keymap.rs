@@ -61,6 +61,7 @@ commands! {
     Resume = "resume": "resume the engine",
     Step = "step": "run exactly one stage",
     ToggleBreakpoint = "toggle_breakpoint": "breakpoint before this stage",
+    ToggleRecorded = "toggle_recorded": "the recorded run's gates and routes beside each stage",
     EditField = "edit_field": "edit a VSA field",
     EditGateType = "edit_gate_type": "edit the gate type",
     EditStatus = "edit_status": "edit the status",

@@ -55,6 +55,11 @@ pub struct RunRead {
     pub servers: Vec<super::tools::Server>,
     /// YouRA's recorded phase and loop statuses.
     pub progress: super::progress::Progress,
+    /// Why the run is paused (from the history entry of the pause).
+    pub pause: Option<crate::vsa::pause::PauseCause>,
+    /// A replay copy beside the run it replays (`metadata.replayed_from`); `None` for
+    /// other runs, and while the history is still being read.
+    pub comparison: Option<Result<crate::compare::Comparison, String>>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -190,7 +195,19 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         .as_ref()
         .map(|s| super::progress::read(&s.doc))
         .unwrap_or_default();
+    let pause = vsa
+        .as_ref()
+        .ok()
+        .and_then(|s| crate::vsa::pause::PauseCause::of(&s.vsa));
+    // The recorded run is read again with every read of this one: both files are small,
+    // and a cache would have to watch the other run too.
+    let comparison = match &vsa {
+        Ok(s) if !history_pending => crate::compare::with_recorded(&run.root, s),
+        _ => None,
+    };
     RunRead {
+        pause,
+        comparison,
         servers: super::tools::read_servers(&run.root),
         progress,
         history_pending,

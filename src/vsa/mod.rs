@@ -22,6 +22,7 @@ pub mod invariants;
 pub mod merge;
 mod outside;
 pub mod path;
+pub mod pause;
 pub mod repair;
 pub mod schema;
 pub mod store;

@@ -18,6 +18,9 @@ pub struct Vsa {
     /// Bumped by every youra write; 0 for a file youra has never written.
     pub revision: u64,
     pub project_name: Option<String>,
+    /// `metadata.replayed_from`: the recorded run this one replays (`youra replay`), so
+    /// `youra compare` and the Lifecycle pane can set its routes beside this run's.
+    pub replayed_from: Option<String>,
     pub main_hypothesis: Option<MainHypothesis>,
     pub episode_status: Option<String>,
     pub workflow: Workflow,

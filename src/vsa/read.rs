@@ -104,6 +104,7 @@ impl Reader {
                 .or_else(|| text(root.get("schema_version"))),
             revision: self.revision(root.get("revision")),
             project_name: text(meta.and_then(|m| m.get("project_name"))),
+            replayed_from: text(meta.and_then(|m| m.get("replayed_from"))),
             main_hypothesis: root.get("main_hypothesis").map(|m| MainHypothesis {
                 id: text(m.get("id")),
                 title: text(m.get("title")),

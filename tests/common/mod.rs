@@ -4,6 +4,7 @@
 pub mod demo;
 pub mod mid_run;
 pub mod pty;
+pub mod replay_copy;
 pub mod revisions;
 pub mod script;
 

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::{block, clip};
+use super::{block, clip, lifecycle_compare};
 use crate::stage::Stage;
 use crate::tui::app::{App, PaneId};
 use crate::tui::progress::{self, Progress};
@@ -160,6 +160,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .as_ref()
         .map_or("-".to_string(), ToString::to_string);
     tail.push(Line::styled(clip(&status, width), t.style(Role::Emphasis)));
+    if let Some(cause) = &app.data.pause {
+        tail.push(Line::styled(
+            clip(&format!("⏸ {}", cause.describe()), width),
+            t.style(Role::Attention),
+        ));
+    }
     if let Some(since) = &app.data.stage_since {
         tail.push(Line::styled(format!("since {since}"), t.style(Role::Muted)));
     }
@@ -201,10 +207,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             .position(|(_, m)| matches!(m, Mark::Current | Mark::Failed))
             .unwrap_or(0)
     };
-    let first = focus_row
-        .saturating_sub(room / 2)
-        .min(marks.len().saturating_sub(room));
-    for (i, (stage, mark)) in marks.into_iter().enumerate().skip(first).take(room) {
+    // Beside the recorded run (`R`): a verdict line, then each stage's steps under it.
+    let recorded = app
+        .show_recorded
+        .then(|| app.data.comparison.as_ref()?.as_ref().ok())
+        .flatten();
+    let room = room.saturating_sub(usize::from(recorded.is_some())).max(1);
+    let mut rows: Vec<(usize, Line)> = Vec::new();
+    for (i, (stage, mark)) in marks.into_iter().enumerate() {
         let (sym, role) = match mark {
             Mark::Done => ("✓", Role::StageDone),
             Mark::Current => ("▶", Role::StageCurrent),
@@ -226,12 +236,28 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         if app.focus == PaneId::Lifecycle && i == sel {
             style = style.patch(t.style(Role::Selected));
         }
+        let vs = recorded.map_or("", |c| lifecycle_compare::stage_mark(c, stage));
         let text = clip(
-            &format!("{sym}{bp}{:<9} {}", stage.label(), stage.name()),
+            &format!("{sym}{bp}{:<9} {}{vs}", stage.label(), stage.name()),
             width,
         );
-        lines.push(Line::styled(text, style));
+        rows.push((i, Line::styled(text, style)));
+        if let Some(c) = recorded {
+            rows.extend(
+                lifecycle_compare::lines(c, stage, width, t)
+                    .into_iter()
+                    .map(|l| (i, l)),
+            );
+        }
     }
+    let at = rows.iter().position(|(i, _)| *i == focus_row).unwrap_or(0);
+    let first = at
+        .saturating_sub(room / 2)
+        .min(rows.len().saturating_sub(room));
+    if let Some(c) = recorded {
+        lines.push(lifecycle_compare::header(c, width, t));
+    }
+    lines.extend(rows.into_iter().skip(first).take(room).map(|(_, l)| l));
     lines.extend(tail);
     frame.render_widget(
         Paragraph::new(lines).block(block(app, PaneId::Lifecycle)),

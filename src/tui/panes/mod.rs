@@ -6,6 +6,7 @@ pub mod events;
 pub mod experiments;
 pub mod gates;
 pub mod lifecycle;
+pub mod lifecycle_compare;
 pub mod markdown;
 pub mod plan;
 pub mod reflection;
