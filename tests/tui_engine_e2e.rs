@@ -1,6 +1,8 @@
-//! `youra tui --run` in a real pseudo-terminal: the engine runs the whole demo study on its
-//! thread while the panes follow it; quitting returns the terminal. (Its own test binary, so
-//! it never shares the machine with the other terminal tests.)
+//! `youra demo --fast` in a real pseudo-terminal, as UX.md's second moment: the engine runs
+//! the study on its thread until h-m1's escalation waits, the status line says so with its
+//! key, `E` opens the card, `a` approves with a typed reason, the engine resumes within a
+//! second, Events shows the decision, and the run goes on to a paper. (Its own test binary,
+//! so it never shares the machine with the other terminal tests.)
 
 mod common;
 
@@ -9,45 +11,95 @@ use std::time::{Duration, Instant};
 
 use common::pty::*;
 
+fn vsa(run: &std::path::Path) -> std::sync::Arc<youra::vsa::store::Snapshot> {
+    youra::vsa::store::Store::new(run.join("verification_state.yaml"))
+        .load()
+        .unwrap()
+}
+
 #[test]
-fn tui_run_drives_the_engine_and_the_panes_follow_it() {
-    let (_g, run) =
-        common::script::replay_run(&common::demo::script(), "experiment_time_limit_s = 60\n");
-    common::script::with_data(&run);
+fn the_demo_waits_for_the_researcher_who_approves_from_the_card() {
     let home = tempfile::tempdir().unwrap();
-    let mut s = spawn_tui_with(&run, home.path(), &["--run"]);
-    // The whole demo study runs on the engine thread while the UI draws it.
-    // The status line, not a history row that mentions a completed phase.
-    s.screen.wait_for("· COMPLETED ·");
-    s.screen.wait_for("VALIDATED");
-    s.writer.write_all(b"q").unwrap();
-    s.writer.flush().unwrap();
-    // A key typed while the UI is still catching up on the run's last writes may be read
-    // with them; ask again if it has not quit after a few seconds.
+    let run = home.path().join("demo");
+    let mut s = spawn_youra(
+        &["demo", "--fast", "--dir", run.to_str().unwrap()],
+        home.path(),
+    );
+    let type_ = |s: &mut Session, text: &[u8]| {
+        s.writer.write_all(text).unwrap();
+        s.writer.flush().unwrap();
+    };
+    // The escalation is the first thing on the status line, with the key that opens it.
+    s.screen
+        .wait_for_within("Pivot for h-m1 waits: E", Duration::from_secs(120));
+    assert!(
+        s.screen.text().contains("h-m1 proposes Pivot"),
+        "{}",
+        s.screen.text()
+    );
+    type_(&mut s, b"E");
+    s.screen.wait_for("criterion");
+    assert!(s.screen.text().contains("κ_min"), "{}", s.screen.text());
+    // The failed attempt's chart opens inside the card; Esc returns to the causes.
+    type_(&mut s, b"g");
+    s.screen.wait_for("accuracy");
+    type_(&mut s, b"\x1b");
+    std::thread::sleep(Duration::from_millis(300));
+    type_(&mut s, b"a");
+    std::thread::sleep(Duration::from_millis(300));
+    type_(&mut s, b"the redundancy claim is wrong, not the method");
+    let pressed = Instant::now();
+    type_(&mut s, b"\r");
+    // The engine resumes: the escalation is logged and the run is active again.
+    loop {
+        let snap = vsa(&run);
+        if !snap.vsa.workflow.awaits_decision()
+            && snap.vsa.workflow.status.as_ref().map(|x| x.as_str()) != Some("AWAITING_APPROVAL")
+        {
+            break;
+        }
+        assert!(
+            pressed.elapsed() < Duration::from_secs(10),
+            "the engine never resumed; the screen:\n{}",
+            s.screen.text()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let resumed = pressed.elapsed();
+    eprintln!("the engine resumed {} ms after Enter", resumed.as_millis());
+    // Within a second on an idle machine; a loaded CI machine gets some slack.
+    assert!(resumed < Duration::from_secs(3), "{resumed:?}");
+    type_(&mut s, b"4");
+    s.screen.wait_for("decision");
+    s.screen
+        .wait_for_within("· COMPLETED", Duration::from_secs(120));
+    type_(&mut s, b"q");
     let start = Instant::now();
     while s.child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(100));
         if start.elapsed() > Duration::from_secs(4) {
-            let _ = s.writer.write_all(b"q");
-            let _ = s.writer.flush();
+            type_(&mut s, b"q");
         }
     }
-    // A loaded CI machine may still be re-reading the run the engine just finished.
     let status = wait_exit_within(
         &mut s.child,
-        &format!(
-            "the TUI quits after the run; the screen:\n{}",
-            s.screen.text()
-        ),
+        &format!("the TUI quits; the screen:\n{}", s.screen.text()),
         Duration::from_secs(30),
     );
     assert!(status.success(), "{status:?}");
-    let snap = youra::vsa::store::Store::new(run.join("verification_state.yaml"))
-        .load()
-        .unwrap();
-    assert_eq!(
-        snap.vsa.workflow.status.as_ref().map(|x| x.as_str()),
-        Some("COMPLETED")
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    assert!(
+        events.contains("\"kind\":\"decision\"")
+            && events.contains("the redundancy claim is wrong, not the method"),
+        "the decision with its reason"
     );
-    let _ = &s.bin;
+    assert!(run.join("paper/06_paper_final.md").is_file(), "a paper");
+    assert_eq!(
+        vsa(&run)
+            .vsa
+            .hypothesis("h-m2")
+            .map(|h| h.status.as_str().to_string()),
+        Some("VALIDATED".into()),
+        "the redesigned hypothesis"
+    );
 }

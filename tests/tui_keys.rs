@@ -432,9 +432,18 @@ fn every_binding_does_what_its_command_says() {
             C::EditField | C::EditGateType | C::EditStatus => {
                 assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
             }
-            C::OpenArtifacts | C::OpenLog => {
+            C::OpenArtifacts => {
                 assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}")
             }
+            // In the card the log opens inside it; elsewhere a picker of results and logs.
+            C::OpenLog if mode == Mode::Escalation => assert!(
+                matches!(
+                    a.overlay,
+                    Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Log))
+                ),
+                "{what}"
+            ),
+            C::OpenLog => assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}"),
             C::OpenRecord => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
             C::Pause
             | C::Resume
@@ -471,6 +480,16 @@ fn every_binding_does_what_its_command_says() {
             C::OpenEscalation => {
                 assert!(matches!(a.overlay, Some(Overlay::Escalation(_))), "{what}")
             }
+            C::OpenChart => assert!(
+                matches!(
+                    a.overlay,
+                    Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Chart))
+                ),
+                "{what}"
+            ),
+            C::OpenFiles => assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}"),
+            C::FilterAll => assert!(a.filters.all_events, "{what}"),
+            C::ExpandEvent => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
             C::NextNumber | C::PrevNumber | C::NextUnverified => {
                 let after = paper_selection(&a);
                 assert!(after.is_some() && after != before_number, "{what}")

@@ -126,10 +126,8 @@ fn status_line(app: &App) -> Line<'static> {
             .current_phase
             .as_deref()
             .map(|p| {
-                crate::stage::Stage::parse(p).map_or_else(
-                    || p.to_string(),
-                    |s| format!("{} ({})", s.name(), s.label()),
-                )
+                crate::stage::Stage::parse(p)
+                    .map_or_else(|| p.to_string(), |s| s.name().to_string())
             })
             .unwrap_or_else(|| "-".into());
         let since = app
@@ -147,7 +145,14 @@ fn status_line(app: &App) -> Line<'static> {
             .status
             .as_ref()
             .map_or("-".into(), ToString::to_string);
-        spans.push(Span::styled(format!(" · {status}"), t.style(Role::Text)));
+        // What waits already says the status; otherwise it is the next thing to know.
+        if waiting(app).is_none() {
+            spans.push(Span::styled(format!(" · {status}"), t.style(Role::Text)));
+        }
+        spans.push(Span::styled(
+            format!(" · rev {}", v.revision),
+            t.style(Role::Muted),
+        ));
     }
     if let Some(u) = &app.data.usage {
         spans.push(Span::styled(
@@ -167,11 +172,7 @@ fn status_line(app: &App) -> Line<'static> {
     }
     if let Some(snap) = &app.data.vsa {
         spans.push(Span::styled(
-            format!(
-                " · rev {} · {}",
-                snap.vsa.revision,
-                snap.vsa.project_name.as_deref().unwrap_or("run")
-            ),
+            format!(" · {}", snap.vsa.project_name.as_deref().unwrap_or("run")),
             t.style(Role::Muted),
         ));
     }
@@ -234,15 +235,14 @@ pub fn waiting(app: &App) -> Option<String> {
         let what = e
             .map(|e| {
                 format!(
-                    "{}: {} proposes {}",
-                    e.id.as_deref().unwrap_or("escalation"),
+                    "{} for {}",
+                    e.proposed_action.as_deref().unwrap_or("?"),
                     e.hypothesis.as_deref().unwrap_or("?"),
-                    e.proposed_action.as_deref().unwrap_or("?")
                 )
             })
             .unwrap_or_else(|| "an escalation".into());
         return Some(format!(
-            "⚑ {what} — waits for you: {} opens the card",
+            "⚑ {what} waits: {}",
             key(Mode::Global, Command::OpenEscalation)
         ));
     }

@@ -19,8 +19,12 @@ impl Screen {
     }
 
     pub fn wait_for(&self, needle: &str) {
+        self.wait_for_within(needle, Duration::from_secs(30));
+    }
+
+    pub fn wait_for_within(&self, needle: &str, limit: Duration) {
         let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(30) {
+        while start.elapsed() < limit {
             if self.text().contains(needle) {
                 return;
             }
@@ -44,6 +48,13 @@ pub fn spawn_tui(run: &std::path::Path, home: &std::path::Path) -> Session {
 }
 
 pub fn spawn_tui_with(run: &std::path::Path, home: &std::path::Path, extra: &[&str]) -> Session {
+    let mut args = vec!["tui", run.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    spawn_youra(&args, home)
+}
+
+/// The real binary with `args` in a 100×30 pseudo-terminal.
+pub fn spawn_youra(args: &[&str], home: &std::path::Path) -> Session {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 30,
@@ -56,8 +67,7 @@ pub fn spawn_tui_with(run: &std::path::Path, home: &std::path::Path, extra: &[&s
     let bin =
         std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
     let mut cmd = CommandBuilder::new(&bin);
-    cmd.args(["tui", run.to_str().unwrap()]);
-    cmd.args(extra);
+    cmd.args(args);
     cmd.env("TERM", "xterm-256color");
     cmd.env("HOME", home);
     cmd.env("XDG_CONFIG_HOME", home.join("config"));
