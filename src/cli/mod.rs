@@ -9,6 +9,7 @@ mod bench_cmd;
 mod doctor_cmd;
 mod engine_cmd;
 mod memory_cmd;
+mod memory_import;
 mod report_cmd;
 mod status;
 mod steer_cmd;
@@ -244,7 +245,7 @@ pub fn run() -> color_eyre::Result<i32> {
 
 /// A run folder from the command line, made absolute once here: everything derived from it
 /// (sandbox binds, a detached engine's working directory, printed paths) then agrees.
-fn abs(dir: PathBuf) -> PathBuf {
+pub(crate) fn abs(dir: PathBuf) -> PathBuf {
     std::path::absolute(&dir).unwrap_or(dir)
 }
 
