@@ -5,8 +5,10 @@ pub mod escalation;
 pub mod events;
 pub mod experiments;
 pub mod gates;
+pub mod lesson_preview;
 pub mod lifecycle;
 pub mod markdown;
+mod md_table;
 pub mod plan;
 pub mod reflection;
 
