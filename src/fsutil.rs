@@ -92,6 +92,51 @@ fn open_no_link(path: &Path, options: &mut fs::OpenOptions, what: &str) -> io::R
         })
 }
 
+/// `root/rel`'s folders, created where missing, each checked not to be a symlink: a link
+/// planted inside a run (`memory -> /etc`) must not carry a write out of it. `root` itself
+/// is trusted (the caller resolved it). Returns the deepest folder.
+pub fn create_dirs_nofollow(root: &Path, rel: &Path) -> io::Result<std::path::PathBuf> {
+    let mut dir = root.to_path_buf();
+    for part in rel.components() {
+        dir.push(part);
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(io::Error::other(format!(
+                    "{} is a symlink: youra does not write through it; remove it",
+                    dir.display()
+                )));
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(io::Error::other(format!(
+                    "{} is a file where a folder was expected",
+                    dir.display()
+                )));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&dir)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(dir)
+}
+
+/// Write a new file atomically, refusing when anything (a file, or a link planted there)
+/// already holds the name: for records that are never overwritten.
+pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::other(format!(
+            "{} is a symlink: youra does not write through it; remove it",
+            path.display()
+        ))),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} already exists", path.display()),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => write_atomic(path, bytes),
+        Err(e) => Err(e),
+    }
+}
+
 /// The folder holding `path` (`.` for a bare name).
 pub fn parent(path: &Path) -> &Path {
     match path.parent() {

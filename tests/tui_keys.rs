@@ -377,6 +377,7 @@ fn every_binding_does_what_its_command_says() {
                 type_str(&mut a, "3");
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
             }
+            Mode::Search => type_str(&mut a, "3/"),
             Mode::Picker => {
                 type_str(&mut a, "2");
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
@@ -425,15 +426,19 @@ fn every_binding_does_what_its_command_says() {
             }
             C::Zoom => assert_ne!(a.zoomed, before_sel.1, "{what}"),
             C::CommandLine => assert!(matches!(a.overlay, Some(Overlay::CommandLine(_))), "{what}"),
-            C::Down | C::Up | C::PageDown | C::PageUp | C::Top | C::Bottom | C::SearchNext => {
+            C::Down
+            | C::Up
+            | C::PageDown
+            | C::PageUp
+            | C::Top
+            | C::Bottom
+            | C::SearchNext
+            | C::SearchPrev => {
                 assert!(effects.is_empty(), "{what}")
             }
             C::Redraw => assert_eq!(effects, vec![Effect::Redraw], "{what}"),
             C::EditField | C::EditGateType | C::EditStatus => {
                 assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")
-            }
-            C::OpenArtifacts => {
-                assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}")
             }
             // In the card the log opens inside it; elsewhere a picker of results and logs.
             C::OpenLog if mode == Mode::Escalation => assert!(
@@ -443,7 +448,30 @@ fn every_binding_does_what_its_command_says() {
                 ),
                 "{what}"
             ),
-            C::OpenLog => assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}"),
+            // The example run keeps no log of h-m1's attempt: the pane says so.
+            C::OpenLog if mode == Mode::Reflection => assert!(
+                effects.is_empty()
+                    && a.toast
+                        .as_ref()
+                        .is_some_and(|(m, _)| m.contains("no experiment log of h-m1")),
+                "{what}: {:?}",
+                a.toast
+            ),
+            C::OpenArtifacts | C::OpenLog => {
+                assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}")
+            }
+            C::OpenArchive => assert_eq!(
+                effects,
+                vec![Effect::OpenFile(a.run.root.join(
+                    "_archive/20261128T091500_routing_recovery/_ARCHIVED.md"
+                ))],
+                "{what}"
+            ),
+            C::ToggleGrouping => assert_eq!(
+                a.lessons.grouping,
+                youra::tui::lessons::Grouping::Category,
+                "{what}"
+            ),
             C::OpenRecord => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
             C::Pause
             | C::Resume
@@ -465,11 +493,16 @@ fn every_binding_does_what_its_command_says() {
             C::FilterHypothesis => assert!(a.filters.hypothesis.is_some(), "{what}"),
             C::FilterActor => assert!(a.filters.actor.is_some(), "{what}"),
             C::FilterStage => assert!(a.filters.stage.is_some(), "{what}"),
-            C::Close | C::Cancel => assert!(a.overlay.is_none(), "{what}"),
+            C::Close | C::Cancel => assert!(
+                a.overlay.is_none() && a.lessons.search == Default::default(),
+                "{what}"
+            ),
+            C::Search if mode == Mode::Reflection => assert!(a.lessons.search.typing, "{what}"),
             C::Search => assert!(
                 matches!(&a.overlay, Some(Overlay::Viewer(v)) if v.query.is_some()),
                 "{what}"
             ),
+            C::Confirm if mode == Mode::Search => assert!(!a.lessons.search.typing, "{what}"),
             C::Confirm => assert!(!effects.is_empty() || a.overlay.is_some(), "{what}"),
             C::NextField | C::PrevField => {
                 assert!(matches!(a.overlay, Some(Overlay::Edit(_))), "{what}")

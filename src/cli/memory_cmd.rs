@@ -1,11 +1,12 @@
-//! `youra memory …`: list and show Reflective Memory records.
+//! `youra memory …`: list and show Reflective Memory records, and import records from an
+//! earlier run into a new run's prior (`rundir::prior` decides names and provenance).
 
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use color_eyre::eyre::Result;
 
-use super::fail;
+use super::{abs, fail};
 use crate::rundir::discover;
 use crate::rundir::memory::{MemoryKind, MemoryRecord, load_dir};
 
@@ -27,6 +28,20 @@ pub enum MemoryCommand {
     /// Show one record (by id as `list` prints it, or a unique part of it) with its
     /// extracted fields, root causes and lessons, then the full text.
     Show { dir: PathBuf, record: String },
+    /// Copy records of an earlier run into another run's prior (`memory/prior/from-<run>/`),
+    /// with their provenance (source run, original id, import time) and ids that cannot
+    /// collide with the run's own; the next Hypothesis Debate reads them as lessons from
+    /// earlier runs.
+    Import {
+        /// The run the records come from.
+        from: PathBuf,
+        /// Records by id or file name, as `youra memory list <from>` shows them.
+        #[arg(required = true)]
+        records: Vec<String>,
+        /// The run that receives them.
+        #[arg(long, value_name = "RUN")]
+        into: PathBuf,
+    },
 }
 
 pub fn run(cmd: MemoryCommand) -> Result<i32> {
@@ -38,10 +53,15 @@ pub fn run(cmd: MemoryCommand) -> Result<i32> {
             json,
         } => list(&dir, kind, hypothesis.as_deref(), json),
         MemoryCommand::Show { dir, record } => show(&dir, &record),
+        MemoryCommand::Import {
+            from,
+            records,
+            into,
+        } => super::memory_import::run(&abs(from), &records, &abs(into)),
     }
 }
 
-fn records(dir: &Path) -> Result<Vec<MemoryRecord>, i32> {
+pub(super) fn records(dir: &Path) -> Result<Vec<MemoryRecord>, i32> {
     let run = discover(dir).map_err(|e| fail(e, ""))?;
     let mut all = Vec::new();
     for root in run.memory_roots() {

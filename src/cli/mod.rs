@@ -10,6 +10,7 @@ mod compare_cmd;
 mod doctor_cmd;
 pub mod engine_cmd;
 mod memory_cmd;
+mod memory_import;
 mod replay_cmd;
 mod report_cmd;
 mod status;
@@ -82,9 +83,14 @@ pub enum Command {
     Tools(tools_cmd::ToolsCommand),
     /// Watch and steer a run in the terminal: lifecycle, gates, reflection, events, live.
     /// `?` lists the keys of the focused pane; `q` quits.
+    ///
+    /// With several runs (`youra tui new-run old-a old-b`), the first is the one shown and
+    /// steered; the Reflection pane also lists the others' memory records, each with its
+    /// run's name, to browse and search lessons before `youra memory import`.
     Tui {
-        /// Run folder (youra run, YouRA research folder or task folder).
-        dir: PathBuf,
+        /// Run folders (youra run, YouRA research folder or task folder); the first is shown.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
         /// A keymap file whose keys override the defaults (see keymaps/default.toml).
         #[arg(long, value_name = "FILE")]
         keymap: Option<PathBuf>,
@@ -231,17 +237,19 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Tools(cmd) => tools_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
         Command::Tui {
-            dir,
+            dirs,
             keymap,
             theme,
             mouse,
             run,
         } => {
-            let dir = abs(dir);
+            let mut dirs = dirs.into_iter().map(abs);
+            let dir = dirs.next().unwrap_or_default();
             let opts = crate::tui::Options {
                 keymap,
                 theme,
                 mouse,
+                lessons_from: dirs.collect(),
             };
             if run {
                 return engine_cmd::tui_with_engine(&dir, &opts);
@@ -293,7 +301,7 @@ pub fn run() -> color_eyre::Result<i32> {
 
 /// A run folder from the command line, made absolute once here: everything derived from it
 /// (sandbox binds, a detached engine's working directory, printed paths) then agrees.
-fn abs(dir: PathBuf) -> PathBuf {
+pub(crate) fn abs(dir: PathBuf) -> PathBuf {
     std::path::absolute(&dir).unwrap_or(dir)
 }
 

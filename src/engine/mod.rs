@@ -15,6 +15,7 @@ pub mod fabrication;
 pub mod gates;
 pub mod init;
 mod intake;
+pub mod lessons;
 mod literature;
 mod lock;
 mod plan_search;

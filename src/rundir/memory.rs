@@ -117,6 +117,14 @@ pub struct MemoryRecord {
     pub final_status: Option<String>,
     pub failure_type: Option<String>,
     pub gate_type: Option<String>,
+    /// The failure's category, for grouping lessons across hypotheses and runs: a `Failure
+    /// Category` / `Category` field, else the leading token of `Failure Type`
+    /// (`IMPLEMENTATION_BUG - …` → `IMPLEMENTATION_BUG`), else the gate type and its result
+    /// (`MUST_WORK` + `FAIL` → `MUST_WORK_FAIL`); upper case, `None` when the record says none.
+    pub category: Option<String>,
+    /// Where the record came from when `youra memory import` copied it into this run's
+    /// prior; `None` for the run's own records.
+    pub provenance: Option<super::prior::Provenance>,
     /// Where the pipeline went next, as written (`ROUTED_TO_PHASE_0`, `SELF_MODIFY → h-e1-v2`,
     /// or free text): a Routing section's `Outcome`, else a Reflection Outcome / Routing /
     /// Routed To / Reflection field, else a Reflection section's `Outcome`, else the first
@@ -178,6 +186,8 @@ pub fn parse_record(rel_id: &str, path: &Path, text: &str) -> MemoryRecord {
             .or_else(|| run_from_name(rel_id)),
         date,
         final_status: pick(&["Final Status", "Gate Result", "Status", "Result"]),
+        category: category(&fields),
+        provenance: super::prior::Provenance::from_front_matter(&front_matter),
         failure_type: pick(&["Failure Type"]),
         gate_type: pick(&["Gate Type"]),
         routing_decision: routing(&lines, &fields),
@@ -313,6 +323,35 @@ fn date_from_name(rel_id: &str) -> Option<String> {
         }
         _ => Some(parts[i].to_string()),
     }
+}
+
+/// See [`MemoryRecord::category`].
+fn category(fields: &[(String, String)]) -> Option<String> {
+    let token = |v: &str| {
+        let t: String = v
+            .trim()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            .collect();
+        // `MUST_WORK_FAIL - Complete…`: the category ends where the explanation starts.
+        let t = t
+            .split(" - ")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .replace([' ', '-'], "_");
+        (!t.is_empty()).then(|| t.to_ascii_uppercase())
+    };
+    if let Some(c) = lookup(fields, &["Failure Category", "Category", "Failure Type"]) {
+        return token(c);
+    }
+    let gate = lookup(fields, &["Gate Type"]).and_then(token)?;
+    let result =
+        lookup(fields, &["Gate Result", "Final Status", "Status", "Result"]).and_then(token);
+    Some(match result {
+        Some(r) => format!("{gate}_{r}"),
+        None => gate,
+    })
 }
 
 /// Routing: a Routing section's `Outcome`, else a routing-ish field, else a Reflection

@@ -303,3 +303,30 @@ fn load_dir_walks_sorted_and_lossy() {
     assert!(warnings.is_empty());
     assert_eq!(load_dir(&root), (Vec::new(), Vec::new()));
 }
+
+#[test]
+fn failure_category_from_fields_then_gate_and_result() {
+    let cat = |text: &str| parse("failure_h-x_run1", text).category;
+    assert_eq!(
+        cat("**Failure Type:** MUST_WORK_FAIL\n").as_deref(),
+        Some("MUST_WORK_FAIL")
+    );
+    assert_eq!(
+        cat("**Failure Type:** IMPLEMENTATION_BUG - Complete data collection failure\n").as_deref(),
+        Some("IMPLEMENTATION_BUG")
+    );
+    assert_eq!(
+        cat("**Failure Type:** MUST_WORK_GATE_FAIL — directional inversion\n").as_deref(),
+        Some("MUST_WORK_GATE_FAIL")
+    );
+    assert_eq!(
+        cat("- **Gate Type:** SHOULD_WORK\n- **Gate Result:** fail\n").as_deref(),
+        Some("SHOULD_WORK_FAIL")
+    );
+    assert_eq!(
+        cat("**Category:** design flaw\n**Failure Type:** X\n").as_deref(),
+        Some("DESIGN_FLAW")
+    );
+    assert_eq!(cat("# nothing\n"), None);
+    assert_eq!(parse("failure_h-x_run1", "x").provenance, None);
+}

@@ -5,7 +5,10 @@ pub mod archive;
 pub mod artifacts;
 pub mod discover;
 pub mod events;
+pub mod lessons;
 mod markdown;
 pub mod memory;
+pub mod plain;
+pub mod prior;
 
 pub use discover::{Layout, RunDir, discover};

@@ -112,6 +112,10 @@ pub enum Effect {
 pub struct Data {
     pub vsa: Option<Arc<Snapshot>>,
     pub memory: Vec<MemoryRecord>,
+    /// Where each of `memory` links to (archive, attempt log), in the same order.
+    pub memory_links: Vec<crate::rundir::lessons::RecordLinks>,
+    /// The records of the further runs given to `youra tui`, for the lessons browser.
+    pub lessons_from: Vec<super::lessons::OtherRun>,
     pub archives: Vec<ArchiveMarker>,
     pub artifacts: Vec<ArtifactPresence>,
     pub events: Vec<EventRow>,
@@ -157,6 +161,8 @@ pub struct App {
     pub criterion: Option<usize>,
     /// The Lifecycle pane shows the recorded run's gates and routes beside this run's (`R`).
     pub show_recorded: bool,
+    /// The Reflection pane's grouping and `/` search.
+    pub lessons: super::lessons::LessonsState,
 }
 
 impl App {
@@ -177,6 +183,7 @@ impl App {
             filters: Default::default(),
             criterion: None,
             show_recorded: false,
+            lessons: Default::default(),
         }
     }
 
@@ -197,6 +204,8 @@ impl App {
             Some(Overlay::Paper(_)) => Mode::Paper,
             Some(Overlay::Escalation(_)) => Mode::Escalation,
             Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => Mode::Dialog,
+            // While a search is typed, letters are the query's, not the pane's commands.
+            None if self.lessons.search.typing => Mode::Search,
             None => self.focus.mode(),
         }
     }
@@ -214,7 +223,7 @@ impl App {
                 .vsa
                 .as_ref()
                 .map_or(0, |s| s.vsa.sub_hypotheses.len()),
-            PaneId::Reflection => self.filters.memory(&self.data.memory).len(),
+            PaneId::Reflection => super::lessons::entries(self).len(),
             PaneId::Events => self.filters.events(&self.data.events).len(),
             PaneId::Experiments => self.data.experiments.len(),
             PaneId::Plan => self.data.plan.as_ref().map_or(0, |p| p.rows.len()),
@@ -271,6 +280,8 @@ fn loaded(app: &mut App, read: RunRead) {
         Err(e) => app.banner = Some(e),
     }
     app.data.memory = read.memory;
+    app.data.memory_links = read.memory_links;
+    app.data.lessons_from = read.lessons_from;
     app.data.archives = read.archives;
     app.data.artifacts = read.artifacts;
     app.data.events = read.events;
@@ -317,6 +328,9 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     let cmd = app.keymap.resolve(app.mode(), Key::from_event(&key));
     if app.overlay.is_some() {
         return super::dialogs::on_key(app, key, cmd);
+    }
+    if app.mode() == Mode::Search {
+        return super::lessons::search_key(app, key, cmd);
     }
     app.toast = None;
     match cmd {

@@ -8,6 +8,7 @@ use super::dialogs::reason::ReasonDialog;
 use super::dialogs::viewer::Viewer;
 use super::filters::{cycle, distinct};
 use super::keymap::Command;
+use super::lessons;
 use super::panes;
 use crate::stage::Stage;
 use crate::steer::{RoutingAction, Verb, availability};
@@ -58,12 +59,12 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::OpenRecord => open_record(app),
         Command::OpenArtifacts => open_artifacts(app),
         Command::FilterKind => {
-            let kinds = distinct(app.data.memory.iter().map(|r| r.kind));
+            let kinds = distinct(lessons::all_records(app).map(|r| r.kind));
             app.filters.kind = cycle(&app.filters.kind, &kinds);
             app.selected_mut(PaneId::Reflection, 0);
         }
         Command::FilterHypothesis => {
-            let hyps = distinct(app.data.memory.iter().filter_map(|r| r.hypothesis.clone()));
+            let hyps = distinct(lessons::all_records(app).filter_map(|r| r.hypothesis.clone()));
             app.filters.hypothesis = cycle(&app.filters.hypothesis, &hyps);
             app.selected_mut(PaneId::Reflection, 0);
         }
@@ -76,6 +77,9 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
             let stages = distinct(app.data.events.iter().filter_map(|e| e.stage.clone()));
             app.filters.stage = cycle(&app.filters.stage, &stages);
             app.selected_mut(PaneId::Events, 0);
+        }
+        Command::OpenLog if app.focus == PaneId::Reflection => {
+            return lessons::open_link(app, lessons::Link::Log);
         }
         Command::OpenLog => open_log(app),
         Command::FilterAll => {
@@ -99,6 +103,12 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 )));
             }
         }
+        Command::OpenArchive => return lessons::open_link(app, lessons::Link::Archive),
+        Command::ToggleGrouping => lessons::toggle_grouping(app),
+        Command::Search => lessons::start_search(app),
+        Command::SearchNext => lessons::step_match(app, true),
+        Command::SearchPrev => lessons::step_match(app, false),
+        Command::Cancel => lessons::clear_search(app),
         Command::OpenPaper => return vec![Effect::OpenPaper],
         Command::OpenEscalation => {
             if app
@@ -239,19 +249,15 @@ fn edit_hypothesis(app: &mut App, field: &str, choices: &[&str]) {
 }
 
 fn open_record(app: &mut App) {
-    let Some(rec) = app
-        .filters
-        .memory(&app.data.memory)
-        .get(app.selected(PaneId::Reflection))
-        .copied()
-    else {
+    let Some(e) = lessons::selected(app) else {
         return;
     };
-    let lines = panes::markdown::render(&rec.body, &app.theme);
-    app.overlay = Some(Overlay::Viewer(Box::new(Viewer::new(
-        rec.id.clone(),
-        lines,
-    ))));
+    let lines = panes::markdown::render(&e.record.body, &app.theme, usize::MAX);
+    let title = match e.run {
+        Some(run) => format!("{run}: {}", e.record.id),
+        None => e.record.id.clone(),
+    };
+    app.overlay = Some(Overlay::Viewer(Box::new(Viewer::new(title, lines))));
 }
 
 fn picker(app: &mut App, key: &str, title: String, keep: impl Fn(&std::path::Path) -> bool) {

@@ -76,25 +76,10 @@ fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
 }
 
 fn newest_log(dir: &Path) -> Option<PathBuf> {
-    let mut logs: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
-    for sub in [
-        dir.to_path_buf(),
-        dir.join("results"),
-        dir.join("code"),
-        dir.join("logs"),
-    ] {
-        for e in std::fs::read_dir(&sub).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "log") {
-                let t = e
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH);
-                logs.push((t, p));
-            }
-        }
-    }
-    logs.into_iter().max_by_key(|(t, _)| *t).map(|(_, p)| p)
+    crate::rundir::lessons::hypothesis_logs(dir)
+        .into_iter()
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, p)| p)
 }
 
 /// The last lines of a file, reading only its end.

@@ -1,5 +1,6 @@
 //! Pane filters: which memory records and events are listed. Pure functions of the data and
-//! the chosen filter, so counting, drawing and opening agree on the same rows.
+//! the chosen filter, so counting, drawing and opening agree on the same rows (the lessons
+//! browser's order and search are `tui::lessons`').
 
 use crate::rundir::memory::{MemoryKind, MemoryRecord};
 
@@ -22,20 +23,12 @@ pub fn routine(e: &EventRow) -> bool {
 }
 
 impl Filters {
-    /// The records listed, grouped by hypothesis (run-wide records last) and, within a
-    /// hypothesis, by kind: the lessons browser shows each hypothesis's story together.
-    pub fn memory<'a>(&self, records: &'a [MemoryRecord]) -> Vec<&'a MemoryRecord> {
-        let mut out: Vec<&MemoryRecord> = records
-            .iter()
-            .filter(|r| self.kind.is_none_or(|k| r.kind == k))
-            .filter(|r| {
-                self.hypothesis.as_ref().is_none_or(|h| {
-                    r.hypothesis.as_ref() == Some(h) || r.to_hypothesis.as_ref() == Some(h)
-                })
+    /// Whether the kind and hypothesis filters keep `r`.
+    pub fn keeps(&self, r: &MemoryRecord) -> bool {
+        self.kind.is_none_or(|k| r.kind == k)
+            && self.hypothesis.as_ref().is_none_or(|h| {
+                r.hypothesis.as_ref() == Some(h) || r.to_hypothesis.as_ref() == Some(h)
             })
-            .collect();
-        out.sort_by_key(|r| (group(r).is_none(), group(r), r.kind.as_str()));
-        out
     }
 
     pub fn events<'a>(&self, events: &'a [EventRow]) -> Vec<&'a EventRow> {

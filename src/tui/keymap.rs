@@ -95,6 +95,9 @@ commands! {
     Close = "close": "close",
     Search = "search": "search",
     SearchNext = "search_next": "next match",
+    SearchPrev = "search_prev": "previous match",
+    ToggleGrouping = "toggle_grouping": "group by hypothesis / failure category",
+    OpenArchive = "open_archive": "open the archive it caused",
     Confirm = "confirm": "confirm",
     Cancel = "cancel": "cancel",
     NextField = "next_field": "next field",
@@ -242,6 +245,7 @@ modes! {
     Help = "help", pane: false,
     Dialog = "dialog", pane: false,
     Picker = "picker", pane: false,
+    Search = "search", pane: false,
 }
 
 /// The loaded keymap: per mode, key → command, in file order for help listings.

@@ -9,6 +9,7 @@ pub mod experiments;
 pub mod filters;
 pub mod highlight;
 pub mod keymap;
+pub mod lessons;
 pub mod panes;
 pub mod paper;
 pub mod plan_view;

@@ -28,6 +28,10 @@ pub struct EventRow {
 pub struct RunRead {
     pub vsa: Result<Arc<Snapshot>, String>,
     pub memory: Vec<MemoryRecord>,
+    /// Each record's archive and attempt log, in `memory`'s order.
+    pub memory_links: Vec<crate::rundir::lessons::RecordLinks>,
+    /// The further runs given to `youra tui` (the runtime's reader adds them).
+    pub lessons_from: Vec<super::lessons::OtherRun>,
     pub archives: Vec<ArchiveMarker>,
     pub artifacts: Vec<ArtifactPresence>,
     pub events: Vec<EventRow>,
@@ -122,10 +126,9 @@ fn top_level_section(text: &str, key: &str) -> Option<(usize, usize)> {
 }
 
 fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: bool) -> RunRead {
-    let mut memory = Vec::new();
-    for root in run.memory_roots() {
-        memory.extend(load_dir(&root).0);
-    }
+    let memory = read_memory(run);
+    let archives = load_archives(&run.root);
+    let memory_links = crate::rundir::lessons::links(&run.root, &memory, &archives);
     let ids: Vec<String> = vsa
         .as_ref()
         .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
@@ -218,7 +221,9 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         experiments,
         vsa,
         memory,
-        archives: load_archives(&run.root),
+        memory_links,
+        lessons_from: Vec::new(),
+        archives,
         artifacts: scan(&run.root, &ids),
         events,
         gpus: super::experiments::gpus(),
@@ -227,6 +232,29 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         usage,
         recovery,
         metrics,
+    }
+}
+
+fn read_memory(run: &RunDir) -> Vec<MemoryRecord> {
+    let mut memory = Vec::new();
+    for root in run.memory_roots() {
+        memory.extend(load_dir(&root).0);
+    }
+    memory
+}
+
+/// The records of a further run given to `youra tui`, with their links.
+pub fn read_lessons(run: &RunDir) -> super::lessons::OtherRun {
+    let records = read_memory(run);
+    let links = crate::rundir::lessons::links(&run.root, &records, &load_archives(&run.root));
+    super::lessons::OtherRun {
+        name: run.root.file_name().map_or_else(
+            || run.root.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        root: run.root.clone(),
+        records,
+        links,
     }
 }
 

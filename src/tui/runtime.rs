@@ -26,6 +26,8 @@ pub struct Options {
     pub keymap: Option<PathBuf>,
     pub theme: Option<String>,
     pub mouse: bool,
+    /// Further runs whose Reflective Memory the Reflection pane lists beside the shown run's.
+    pub lessons_from: Vec<PathBuf>,
 }
 
 /// A file in the user's config folder: the one `crate::config` reads `youra.toml` from
@@ -76,6 +78,11 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     // The screen is ours: the store's "waiting for the lock" goes to the log only.
     crate::vsa::store::NOTICES_ON_STDERR.store(false, std::sync::atomic::Ordering::Relaxed);
     let run = discover(dir).wrap_err("cannot open the run")?;
+    let others = opts
+        .lessons_from
+        .iter()
+        .map(|d| discover(d).wrap_err_with(|| format!("cannot open the run {}", d.display())))
+        .collect::<Result<Vec<_>>>()?;
     let mut app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
     let (tx, rx) = mpsc::channel();
     let store = Arc::new(Store::new(run.vsa.clone()));
@@ -83,7 +90,7 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
         dirs.push(parent.to_path_buf());
     }
-    let reader = spawn_reader(run.clone(), Arc::clone(&store), tx.clone());
+    let reader = spawn_reader(run.clone(), others, Arc::clone(&store), tx.clone());
     reader.send(()).ok();
     let (go_tx, go_rx) = mpsc::channel();
     spawn_watcher(dirs, tx.clone(), go_rx);
@@ -280,7 +287,12 @@ fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>) {
 
 /// The reader thread: each request reads the run once; requests that pile up meanwhile
 /// collapse into one read.
-fn spawn_reader(run: RunDir, store: Arc<Store>, tx: Sender<AppEvent>) -> Sender<()> {
+fn spawn_reader(
+    run: RunDir,
+    others: Vec<RunDir>,
+    store: Arc<Store>,
+    tx: Sender<AppEvent>,
+) -> Sender<()> {
     let (req_tx, req_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         let mut first = true;
@@ -293,7 +305,8 @@ fn spawn_reader(run: RunDir, store: Arc<Store>, tx: Sender<AppEvent>) -> Sender<
             {
                 return;
             }
-            let read = read_run(&run, &store);
+            let mut read = read_run(&run, &store);
+            read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
             if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
                 return;
             }

@@ -38,6 +38,16 @@ pub enum Role {
     Verified,
     /// A tool call (MCP) in the Events pane.
     ToolCall,
+    /// Markdown `**strong**` text, and table headers.
+    MdStrong,
+    /// Markdown `*emphasis*`.
+    MdEmphasis,
+    /// Markdown `` `code` `` and fenced code blocks.
+    MdCode,
+    /// Table borders and `---` rules in rendered Markdown.
+    MdRule,
+    /// Text that matches the search being typed or kept (`/`).
+    SearchMatch,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod demo;
+pub mod lessons;
 pub mod mid_run;
 pub mod pty;
 pub mod replay_copy;

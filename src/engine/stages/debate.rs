@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Produced, StageRunner, memory_digest};
+use super::{Produced, StageRunner, memory_digest, prior_digest};
 use crate::engine::check::{Check, keys, section_body};
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
@@ -228,6 +228,7 @@ impl StageRunner for HypothesisDebate {
                     .to_string(),
             ),
             ("memory", memory_digest(ctx)),
+            ("prior", prior_digest(ctx)),
         ]
         .into_iter()
         .collect();

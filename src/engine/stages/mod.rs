@@ -71,29 +71,18 @@ pub fn runner(stage: Stage) -> Box<dyn StageRunner> {
     }
 }
 
-/// The memory records of this run, condensed for a prompt (negative knowledge).
+/// The memory records of this run, condensed for a prompt (negative knowledge); imported
+/// records are left to [`prior_digest`].
 pub fn memory_digest(ctx: &StageCtx<'_>) -> String {
+    digest(ctx).this_run
+}
+
+/// Lessons imported from earlier runs (`youra memory import`), each with its source run.
+pub fn prior_digest(ctx: &StageCtx<'_>) -> String {
+    digest(ctx).earlier_runs
+}
+
+fn digest(ctx: &StageCtx<'_>) -> crate::engine::lessons::Digest {
     let (records, _) = crate::rundir::memory::load_dir(&ctx.run.join("memory"));
-    if records.is_empty() {
-        return "(none)".into();
-    }
-    records
-        .iter()
-        .map(|r| {
-            let lessons = r
-                .lessons
-                .iter()
-                .take(3)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("; ");
-            format!(
-                "- {} {}: {}",
-                r.kind.as_str(),
-                r.hypothesis.as_deref().unwrap_or("-"),
-                lessons
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::engine::lessons::digest(&records)
 }

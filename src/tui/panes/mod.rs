@@ -5,9 +5,11 @@ pub mod escalation;
 pub mod events;
 pub mod experiments;
 pub mod gates;
+pub mod lesson_preview;
 pub mod lifecycle;
 pub mod lifecycle_compare;
 pub mod markdown;
+mod md_table;
 pub mod plan;
 pub mod reflection;
 

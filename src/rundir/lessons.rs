@@ -1,0 +1,251 @@
+//! What a Reflective Memory record leads to: the archive its recovery made and the log of
+//! the attempt it records. Also where a sub-hypothesis's experiment logs are, which the
+//! Experiments pane reads too (one place that knows the folders).
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::archive::{ArchiveMarker, load_archives};
+use super::memory::MemoryRecord;
+
+/// A record's links; `None` where the run holds nothing to open.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordLinks {
+    /// The archive's `_ARCHIVED.md` (else its `README.md`).
+    pub archive: Option<PathBuf>,
+    /// The experiment log of the record's attempt.
+    pub log: Option<PathBuf>,
+}
+
+/// The links of each record, in order. Imported records link into the run they came from
+/// (their provenance names it), when that run is still there.
+pub fn links(
+    run_root: &Path,
+    records: &[MemoryRecord],
+    archives: &[ArchiveMarker],
+) -> Vec<RecordLinks> {
+    let mut sources: Vec<(String, Vec<ArchiveMarker>)> = Vec::new();
+    records
+        .iter()
+        .map(|r| {
+            let (root, archives) = match &r.provenance {
+                Some(p) => {
+                    if !sources.iter().any(|(s, _)| s == &p.source_run) {
+                        let found = load_archives(Path::new(&p.source_run));
+                        sources.push((p.source_run.clone(), found));
+                    }
+                    let a = sources.iter().find(|(s, _)| s == &p.source_run);
+                    (
+                        Path::new(&p.source_run),
+                        a.map_or(&[][..], |(_, a)| a.as_slice()),
+                    )
+                }
+                None => (run_root, archives),
+            };
+            RecordLinks {
+                archive: archive_for(r, archives).and_then(marker_file),
+                log: attempt_log(root, r),
+            }
+        })
+        .collect()
+}
+
+fn marker_file(a: &ArchiveMarker) -> Option<PathBuf> {
+    if a.has_marker {
+        return Some(a.path.join("_ARCHIVED.md"));
+    }
+    Some(a.path.join("README.md")).filter(|p| p.is_file())
+}
+
+/// The archive a record's recovery made: among the archives whose trigger, reason or failure
+/// context names the record's hypothesis, the one nearest in time to the record (YouRA
+/// archives just before it writes the record, youra's recovery just after), else the newest.
+pub fn archive_for<'a>(
+    rec: &MemoryRecord,
+    archives: &'a [ArchiveMarker],
+) -> Option<&'a ArchiveMarker> {
+    let h = rec.hypothesis.as_deref()?;
+    let named: Vec<&ArchiveMarker> = archives
+        .iter()
+        .filter(|a| {
+            [&a.trigger, &a.reason, &a.failure_context]
+                .iter()
+                .any(|v| v.as_deref().is_some_and(|t| names(t, h)))
+        })
+        .collect();
+    let when = |a: &ArchiveMarker| a.archived_at.as_deref().and_then(seconds);
+    match rec.date.as_deref().and_then(seconds) {
+        Some(at) => named
+            .iter()
+            .min_by_key(|a| when(a).map_or(i64::MAX, |t| (t - at).abs()))
+            .copied(),
+        None => named.iter().max_by_key(|a| when(a)).copied(),
+    }
+}
+
+/// `text` names hypothesis `h` as a whole id (`h-e1` is not named by `h-e1-v2`).
+fn names(text: &str, h: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    lower.match_indices(h).any(|(i, _)| {
+        let before = lower[..i].chars().next_back().is_none_or(|c| !part(c));
+        let after = lower[i + h.len()..].chars().next().is_none_or(|c| !part(c));
+        before && after
+    })
+}
+
+/// Seconds since the epoch of a timestamp as records and markers write it
+/// (`2026-03-17T04:00:00Z`, `20260317T040000`, `2026-03-17`): its digits, read as
+/// `YYYYmmddHHMMSS` with missing time digits as zero.
+fn seconds(s: &str) -> Option<i64> {
+    let mut digits: String = s.chars().filter(char::is_ascii_digit).take(14).collect();
+    if digits.len() < 8 {
+        return None;
+    }
+    while digits.len() < 14 {
+        digits.push('0');
+    }
+    chrono::NaiveDateTime::parse_from_str(&digits, "%Y%m%d%H%M%S")
+        .ok()
+        .map(|t| t.and_utc().timestamp())
+}
+
+/// The log of the record's attempt: a log of its hypothesis whose name carries the record's
+/// run number (`run2.log`, `attempt_2.log`), else the hypothesis's newest log.
+pub fn attempt_log(run_root: &Path, rec: &MemoryRecord) -> Option<PathBuf> {
+    let h = rec.hypothesis.as_deref()?;
+    let mut logs = hypothesis_logs(&run_root.join(h));
+    logs.sort_by_key(|(t, _)| std::cmp::Reverse(*t));
+    let numbered = rec.run.and_then(|n| {
+        logs.iter().find(|(_, p)| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default();
+            ["run", "attempt", "attempt_", "run_"].iter().any(|pre| {
+                name.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                    .any(|w| w == format!("{pre}{n}"))
+            })
+        })
+    });
+    numbered.or(logs.first()).map(|(_, p)| p.clone())
+}
+
+/// Every `*.log` of a sub-hypothesis (its folder, `results/`, `code/`, `logs/`), with its
+/// modification time.
+pub fn hypothesis_logs(dir: &Path) -> Vec<(SystemTime, PathBuf)> {
+    let mut logs = Vec::new();
+    for sub in [
+        dir.to_path_buf(),
+        dir.join("results"),
+        dir.join("code"),
+        dir.join("logs"),
+    ] {
+        for e in std::fs::read_dir(&sub).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "log") {
+                let t = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                logs.push((t, p));
+            }
+        }
+    }
+    logs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rundir::archive::parse_marker;
+    use crate::rundir::memory::parse_record;
+
+    fn marker(name: &str, trigger: &str) -> ArchiveMarker {
+        let text = format!("**Triggered by:** {trigger}\n");
+        parse_marker(
+            name,
+            Path::new("/r/_archive").join(name).as_path(),
+            Some(&text),
+        )
+    }
+
+    #[test]
+    fn the_archive_is_the_nearest_in_time_that_names_the_hypothesis() {
+        let archives = [
+            marker(
+                "20260317T035502_routing_recovery",
+                "h-e1 (ROUTED_TO_PHASE_0)",
+            ),
+            marker(
+                "20260317T071603_routing_recovery",
+                "h-e1 (LIMITATION_RECORDED)",
+            ),
+            marker("20260318T000000_routing_recovery", "h-e1-v2 (PIVOT)"),
+        ];
+        let rec = |date: &str, h: &str| {
+            parse_record(
+                "failure_x",
+                Path::new("x"),
+                &format!("**Hypothesis:** {h}\n**Date:** {date}\n"),
+            )
+        };
+        let pick = |date, h| archive_for(&rec(date, h), &archives).map(|a| a.dir_name.clone());
+        // YouRA archived at 03:55, then wrote the record at 04:00: the nearest wins.
+        assert_eq!(
+            pick("2026-03-17T04:00:00Z", "h-e1").as_deref(),
+            Some("20260317T035502_routing_recovery")
+        );
+        assert_eq!(
+            pick("2026-03-17T07:00:00Z", "h-e1").as_deref(),
+            Some("20260317T071603_routing_recovery")
+        );
+        assert_eq!(
+            pick("2026-05-01", "h-e1").as_deref(),
+            Some("20260317T071603_routing_recovery")
+        );
+        assert_eq!(
+            pick("undated", "h-e1").as_deref(),
+            Some("20260317T071603_routing_recovery")
+        );
+        assert_eq!(
+            pick("2026-03-17T04:00:00Z", "h-e1-v2").as_deref(),
+            Some("20260318T000000_routing_recovery")
+        );
+        assert_eq!(pick("2026-03-17T04:00:00Z", "h-m1"), None);
+        let l = links(
+            Path::new("/r"),
+            &[rec("2026-03-17T07:00:00Z", "h-e1")],
+            &archives,
+        );
+        assert_eq!(
+            l[0].archive.as_deref(),
+            Some(Path::new(
+                "/r/_archive/20260317T071603_routing_recovery/_ARCHIVED.md"
+            ))
+        );
+    }
+
+    #[test]
+    fn the_attempt_log_prefers_the_run_number_then_the_newest() {
+        let dir = tempfile::tempdir().unwrap();
+        let res = dir.path().join("h-e1/results");
+        std::fs::create_dir_all(&res).unwrap();
+        std::fs::write(res.join("run1.log"), "first").unwrap();
+        std::fs::write(dir.path().join("h-e1/run2.log"), "second").unwrap();
+        let rec = |run: u32| {
+            parse_record(
+                &format!("failure_h-e1_run{run}"),
+                Path::new("x"),
+                "**Hypothesis:** h-e1\n",
+            )
+        };
+        assert_eq!(attempt_log(dir.path(), &rec(1)), Some(res.join("run1.log")));
+        assert_eq!(
+            attempt_log(dir.path(), &rec(2)),
+            Some(dir.path().join("h-e1/run2.log"))
+        );
+        assert!(attempt_log(dir.path(), &rec(3)).is_some());
+        assert_eq!(hypothesis_logs(&dir.path().join("h-x")), []);
+    }
+}
