@@ -121,7 +121,7 @@ fn navigation_keys_move_focus_selection_and_zoom() {
     type_str(&mut a, "z");
     assert!(a.zoomed);
     type_str(&mut a, "?");
-    assert!(matches!(a.overlay, Some(Overlay::Help)));
+    assert!(matches!(a.overlay, Some(Overlay::Help(_))));
     press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
     assert!(a.overlay.is_none());
     assert_eq!(type_and_effects(&mut a, "q"), vec![Effect::Quit]);
@@ -403,7 +403,7 @@ fn every_binding_does_what_its_command_says() {
         use Command as C;
         match cmd {
             C::Quit => assert_eq!(effects, vec![Effect::Quit], "{what}"),
-            C::Help => assert!(matches!(a.overlay, Some(Overlay::Help)), "{what}"),
+            C::Help => assert!(matches!(a.overlay, Some(Overlay::Help(_))), "{what}"),
             C::FocusNext | C::FocusPrev => assert_ne!(a.focus, before_focus, "{what}"),
             C::FocusLifecycle
             | C::FocusGates
@@ -641,8 +641,27 @@ fn the_escalation_card_decides_through_the_steering_dialogs() {
         steered(&effects),
         (Verb::Approve, None, "plateau confirmed".into(), false)
     );
+    // Inside the card: the log and the chart are tabs, esc returns to the causes, then closes.
     let mut a = app();
     type_str(&mut a, "El");
+    assert!(matches!(
+        a.overlay,
+        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Log))
+    ));
+    type_str(&mut a, "g");
+    assert!(matches!(
+        a.overlay,
+        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Chart))
+    ));
+    press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(matches!(
+        a.overlay,
+        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Causes))
+    ));
+    press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(a.overlay.is_none());
+    let mut a = app();
+    type_str(&mut a, "Ef");
     let Some(Overlay::Picker(p)) = &a.overlay else {
         panic!("the failed attempt's results")
     };

@@ -198,7 +198,7 @@ impl App {
     /// The keymap mode that keys resolve in now.
     pub fn mode(&self) -> Mode {
         match &self.overlay {
-            Some(Overlay::Help) => Mode::Help,
+            Some(Overlay::Help(_)) => Mode::Help,
             Some(Overlay::Viewer(_)) => Mode::Viewer,
             Some(Overlay::Picker(_)) => Mode::Picker,
             Some(Overlay::Paper(_)) => Mode::Paper,

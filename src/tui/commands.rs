@@ -34,7 +34,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
             app.quit = true;
             return vec![Effect::Quit];
         }
-        Command::Help => app.overlay = Some(Overlay::Help),
+        Command::Help => app.overlay = Some(Overlay::Help(0)),
         Command::FocusNext => cycle_focus(app, true),
         Command::FocusPrev => cycle_focus(app, false),
         Command::FocusLifecycle => focus(app, PaneId::Lifecycle),

@@ -59,9 +59,12 @@ pub fn draw(app: &App, frame: &mut Frame) {
     } else {
         for (pane, rect) in layout(app, body) {
             panes::draw(app, pane, frame, rect);
+            if body.width < 150 && SHARED.contains(&pane) {
+                tab_strip(app, pane, frame, rect);
+            }
         }
     }
-    frame.render_widget(Paragraph::new(footer_line(app)), footer);
+    frame.render_widget(Paragraph::new(footer_line(app, footer.width)), footer);
     if let Some(o) = &app.overlay {
         overlay(app, o, frame, body);
     }
@@ -109,6 +112,51 @@ pub fn layout(app: &App, body: Rect) -> Vec<(PaneId, Rect)> {
         (PaneId::Reflection, b[0]),
         (last, b[1]),
     ]
+}
+
+/// The panes that share the bottom-right slot below 150 columns.
+const SHARED: [PaneId; 3] = [PaneId::Events, PaneId::Experiments, PaneId::Plan];
+
+/// Below 150 columns Events, Experiments and the Plan tree share one slot: its top border
+/// becomes a tab strip naming all three with their keys, the one shown highlighted, so none
+/// is hidden from a researcher who does not know the numbers (`tab` also reaches them).
+fn tab_strip(app: &App, shown: PaneId, frame: &mut Frame, rect: Rect) {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled("─", t.style(Role::Border))];
+    for p in SHARED {
+        let n = PaneId::ALL
+            .iter()
+            .position(|x| *x == p)
+            .map_or(0, |i| i + 1);
+        let role = if p == shown {
+            if app.focus == p {
+                Role::Selected
+            } else {
+                Role::Title
+            }
+        } else {
+            Role::Muted
+        };
+        spans.push(Span::styled(format!(" {n} {} ", p.title()), t.style(role)));
+        spans.push(Span::styled("│", t.style(Role::Border)));
+    }
+    if shown == PaneId::Events {
+        let n = panes::events::new_count(app);
+        if n > 0 {
+            spans.push(Span::styled(format!(" • {n} new "), t.style(Role::Key)));
+        }
+        let f = app.filters.describe(false);
+        if !f.is_empty() {
+            spans.push(Span::styled(format!(" {f} "), t.style(Role::Key)));
+        }
+    }
+    let strip = Rect {
+        x: rect.x + 1,
+        y: rect.y,
+        width: rect.width.saturating_sub(2),
+        height: 1.min(rect.height),
+    };
+    frame.render_widget(Paragraph::new(Line::from(spans)), strip);
 }
 
 fn status_line(app: &App) -> Line<'static> {
@@ -283,8 +331,10 @@ pub fn waiting(app: &App) -> Option<String> {
     }
 }
 
-/// The last write's outcome, else the keys of the focused pane, from the keymap.
-fn footer_line(app: &App) -> Line<'static> {
+/// The last write's outcome, else the keys of the focused pane, from the keymap: whole hints
+/// only, as many as fit `width`, in priority order — `?` (which lists them all) first, then
+/// the pane's own keys, then quit, the next pane and the other global keys.
+fn footer_line(app: &App, width: u16) -> Line<'static> {
     let t = &app.theme;
     if let Some((msg, err)) = &app.toast {
         return Line::styled(
@@ -293,8 +343,8 @@ fn footer_line(app: &App) -> Line<'static> {
         );
     }
     let mode = app.mode();
-    let mut spans = Vec::new();
-    let wanted: Vec<(super::keymap::Key, Command)> = app
+    let own = app.keymap.bindings_of(mode);
+    let mut wanted: Vec<(super::keymap::Key, Command)> = app
         .keymap
         .bindings(mode)
         .into_iter()
@@ -312,25 +362,40 @@ fn footer_line(app: &App) -> Line<'static> {
             )
         })
         .collect();
-    let mut width = 0usize;
+    let pane_own = |c: &Command| !mode.is_pane() || own.contains(c);
+    let rank = |c: &Command| match c {
+        Command::Help => 0,
+        c if pane_own(c) => 1,
+        Command::Quit => 2,
+        Command::FocusNext => 3,
+        Command::FocusLifecycle
+        | Command::FocusGates
+        | Command::FocusReflection
+        | Command::FocusEvents
+        | Command::FocusExperiments
+        | Command::FocusPlan => 5,
+        _ => 4,
+    };
+    wanted.sort_by_key(|(_, c)| rank(c));
+    let mut spans = Vec::new();
+    let mut used = 0usize;
     for (k, c) in wanted {
-        let piece = format!(" {k} {}", short(c));
-        width += piece.chars().count();
-        if width > 200 {
-            break;
-        }
         // Steering needs a youra engine: on a YouRA folder its keys are shown, dimmed.
         let off = !app.native() && is_steering(c);
+        let name = format!(" {}{}", short(c), if off { " (off)" } else { "" });
+        let key = format!(" {k}");
+        let w = key.chars().count() + name.chars().count();
+        if used + w > width as usize {
+            continue;
+        }
+        used += w;
         let (key_role, name_role) = if off {
             (Role::Muted, Role::Muted)
         } else {
             (Role::Key, Role::Footer)
         };
-        spans.push(Span::styled(format!(" {k}"), t.style(key_role)));
-        spans.push(Span::styled(
-            format!(" {}{}", short(c), if off { " (off)" } else { "" }),
-            t.style(name_role),
-        ));
+        spans.push(Span::styled(key, t.style(key_role)));
+        spans.push(Span::styled(name, t.style(name_role)));
     }
     Line::from(spans)
 }
@@ -380,7 +445,7 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     match o {
-        Overlay::Help => {
+        Overlay::Help(scroll) => {
             let mode = app.focus.mode();
             let lines: Vec<Line> = app
                 .keymap
@@ -395,9 +460,22 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
                 .collect();
             let r = centered(area, 50, lines.len() as u16 + 2);
             frame.render_widget(Clear, r);
-            let title = format!(" keys: {} (esc closes) ", app.focus.title());
+            // A list taller than the screen scrolls (j/k, page keys); never past its end.
+            let visible = r.height.saturating_sub(2);
+            let top = (*scroll).min((lines.len() as u16).saturating_sub(visible));
+            let more = if (lines.len() as u16) > visible {
+                format!(
+                    " {}-{} of {} (j/k scroll)",
+                    top + 1,
+                    (top + visible).min(lines.len() as u16),
+                    lines.len()
+                )
+            } else {
+                String::new()
+            };
+            let title = format!(" keys: {}{more} (esc closes) ", app.focus.title());
             frame.render_widget(
-                Paragraph::new(lines).block(
+                Paragraph::new(lines).scroll((top, 0)).block(
                     Block::default()
                         .borders(Borders::ALL)
                         .title(title)

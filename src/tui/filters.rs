@@ -19,7 +19,12 @@ pub struct Filters {
 
 /// Whether an event row is routine bookkeeping, hidden unless every event is asked for.
 pub fn routine(e: &EventRow) -> bool {
-    e.kind.as_deref() == Some("llm_call") || (e.from_history && e.actor == "engine")
+    match e.kind.as_deref() {
+        Some("llm_call") => true,
+        // The engine's field diffs; a researcher's or an editor's edit is news.
+        Some("vsa_diff") => e.actor == "engine",
+        _ => false,
+    }
 }
 
 impl Filters {
@@ -103,6 +108,36 @@ pub fn distinct<T: Clone + PartialEq>(values: impl Iterator<Item = T>) -> Vec<T>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routine_rows_are_model_calls_and_the_engines_field_diffs() {
+        let row = |kind: Option<&str>, actor: &str, history: bool| EventRow {
+            at: None,
+            actor: actor.into(),
+            stage: None,
+            text: String::new(),
+            from_history: history,
+            kind: kind.map(str::to_string),
+        };
+        let cases = [
+            (row(Some("llm_call"), "engine", false), true),
+            (row(Some("vsa_diff"), "engine", true), true),
+            (row(Some("vsa_diff"), "dana", true), false),
+            (row(None, "engine", true), false),
+            (row(Some("decision"), "dana", false), false),
+            (row(Some("gate"), "engine", false), false),
+        ];
+        for (r, want) in cases {
+            assert_eq!(routine(&r), want, "{r:?}");
+        }
+        let all = Filters {
+            all_events: true,
+            ..Filters::default()
+        };
+        let rows: Vec<EventRow> = vec![row(Some("llm_call"), "engine", false)];
+        assert_eq!(Filters::default().events(&rows).len(), 0);
+        assert_eq!(all.events(&rows).len(), 1);
+    }
 
     #[test]
     fn cycling_visits_each_value_then_clears() {

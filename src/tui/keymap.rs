@@ -338,6 +338,16 @@ impl Keymap {
     }
 
     /// The first key bound to `cmd` in `mode`, to name it in hints.
+    /// The commands `mode`'s own table binds (not those it falls back to [global] for).
+    pub fn bindings_of(&self, mode: Mode) -> Vec<Command> {
+        self.modes
+            .get(&mode)
+            .into_iter()
+            .flatten()
+            .map(|(_, c)| *c)
+            .collect()
+    }
+
     pub fn key_for(&self, mode: Mode, cmd: Command) -> Option<Key> {
         self.bindings(mode)
             .into_iter()

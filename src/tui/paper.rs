@@ -89,15 +89,64 @@ pub fn read_paper(root: &Path) -> Result<Paper, String> {
         },
     };
     let rel = path.strip_prefix(root).unwrap_or(&path);
+    // One line per paragraph, so the view wraps it to its own width instead of re-wrapping
+    // the file's hard-wrapped lines (which left orphan words at every source break).
+    let text = reflow(&text);
     Ok(Paper {
         file: rel.display().to_string(),
         registry_note,
-        lines: text
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-            .collect(),
+        lines: text.split('\n').map(str::to_string).collect(),
         numbers: check(&text, &registry, verify::DEFAULT_TOLERANCE),
     })
+}
+
+/// The manuscript with each prose paragraph's lines joined by spaces (CRLF read as LF).
+/// Headings, list items, quotes, table rows, code (fenced or indented), blank lines and a
+/// line ending in a Markdown hard break (two spaces or `\`) keep their own lines.
+pub fn reflow(markdown: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut fenced = false;
+    let mut joinable = false;
+    for raw in markdown.split('\n') {
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            out.push(line.to_string());
+            joinable = false;
+            continue;
+        }
+        let plain = !fenced && is_plain_prose(line);
+        match out.last_mut() {
+            Some(prev) if plain && joinable => {
+                prev.push(' ');
+                prev.push_str(line.trim());
+            }
+            _ => out.push(line.to_string()),
+        }
+        joinable = plain && !(line.ends_with("  ") || line.ends_with('\\'));
+    }
+    out.join("\n")
+}
+
+/// A line that continues or starts a paragraph of prose (not a block of its own kind).
+fn is_plain_prose(line: &str) -> bool {
+    if line.trim().is_empty() || line.starts_with("    ") || line.starts_with('\t') {
+        return false;
+    }
+    let t = line.trim_start();
+    let numbered = {
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        digits > 0 && matches!(t[digits..].chars().next(), Some('.' | ')'))
+    };
+    !(numbered
+        || t.starts_with('#')
+        || t.starts_with('|')
+        || t.starts_with('>')
+        || t.starts_with("- ")
+        || t.starts_with("* ")
+        || t.starts_with("+ ")
+        || t.starts_with("<!--"))
 }
 
 /// Every checked number of `markdown` (prose and table bodies, as the sanitizer checks them),
@@ -198,6 +247,25 @@ pub fn describe(n: &PaperNumber) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::report::registry::Entry;
+
+    #[test]
+    fn paragraphs_are_joined_and_blocks_kept() {
+        let cases = [
+            ("one\ntwo\n\nthree", "one two\n\nthree"),
+            ("# Title\nprose\nmore", "# Title\nprose more"),
+            ("- a\n- b\ntext", "- a\n- b\ntext"),
+            ("1. a\n2) b", "1. a\n2) b"),
+            ("| a |\n| b |", "| a |\n| b |"),
+            ("```\ncode\nmore\n```\nx\ny", "```\ncode\nmore\n```\nx y"),
+            ("hard  \nbreak", "hard  \nbreak"),
+            ("crlf\r\nline\r\n", "crlf line\n"),
+            ("> q\n> r", "> q\n> r"),
+            ("    indented\n    code", "    indented\n    code"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(reflow(input), want, "{input:?}");
+        }
+    }
 
     fn registry() -> Registry {
         Registry {

@@ -142,7 +142,8 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
             stage: h.phase.clone(),
             text: h.summary(),
             from_history: true,
-            kind: None,
+            // youra's own entries are field diffs (`path: old -> new`); YouRA's are prose.
+            kind: h.path.is_some().then(|| "vsa_diff".to_string()),
         }));
     }
     // Newest first; entries without a time keep file order at the end.
@@ -268,8 +269,15 @@ fn read_events(path: &Path) -> Vec<EventRow> {
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
             let kind = s("kind").unwrap_or_else(|| "event".into());
             let mut parts = vec![kind.clone()];
-            // The stage names a stage_start/stage_end row (and places every other one).
-            for k in ["stage", "hypothesis", "result", "action", "message"] {
+            // A stage's own rows name it; on the others it would crowd out the message (the
+            // pane's stage filter still places them).
+            let names_stage = matches!(kind.as_str(), "stage_start" | "stage_end" | "breakpoint");
+            let keys: &[&str] = if names_stage {
+                &["stage", "hypothesis", "result", "action", "message"]
+            } else {
+                &["hypothesis", "result", "action", "message"]
+            };
+            for k in keys {
                 if let Some(x) = s(k) {
                     parts.push(x);
                 }

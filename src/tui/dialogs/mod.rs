@@ -14,7 +14,8 @@ use super::app::{App, Effect};
 use super::keymap::Command;
 
 pub enum Overlay {
-    Help,
+    /// The keys of the focused pane, scrolled by this many rows.
+    Help(u16),
     Edit(Box<edit::EditDialog>),
     Reason(Box<reason::ReasonDialog>),
     CommandLine(Box<reason::ReasonDialog>),
@@ -45,9 +46,20 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
         return Vec::new();
     };
     let outcome = match overlay {
-        Overlay::Help => match cmd {
+        Overlay::Help(scroll) => match cmd {
             Some(Command::Close | Command::Cancel | Command::Help | Command::Quit) => {
                 Outcome::Close
+            }
+            Some(c @ (Command::Down | Command::Up | Command::PageDown | Command::PageUp)) => {
+                let step: i32 = match c {
+                    Command::Down => 1,
+                    Command::Up => -1,
+                    Command::PageDown => 10,
+                    _ => -10,
+                };
+                // Bounded when drawn: the list's length depends on the pane and the keymap.
+                *scroll = (i32::from(*scroll) + step).clamp(0, 200) as u16;
+                Outcome::Stay
             }
             _ => Outcome::Stay,
         },
