@@ -227,7 +227,7 @@ pub struct DemoOptions {
 }
 
 /// The pace of the demo in the TUI: about a minute to the escalation.
-pub const DEMO_PACE_MS: u64 = 900;
+pub const DEMO_PACE_MS: u64 = 1200;
 /// How long a headless demo's escalation waits before the waiting policy rejects it.
 pub const POLICY_WAIT_S: f64 = 2.0;
 

@@ -142,7 +142,22 @@ fn choose(
         mine.set_vetoed(o, true).map_err(err("restrict"))?;
     }
     let mut rng = XorShift64::new(s.seed ^ (tree.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    Ok(select(&mine, budget, crate::plan::REEXPAND_LIMIT, &mut rng))
+    let mut selection = select(&mine, budget, crate::plan::REEXPAND_LIMIT, &mut rng);
+    // The copy's vetoes are the engine's restriction, not the researcher's: say so, or the
+    // Plan pane would name a veto nobody made.
+    for c in selection
+        .levels
+        .iter_mut()
+        .flat_map(|l| l.candidates.iter_mut())
+        .filter(|c| others.contains(&c.id) && !tree.get(&c.id).is_some_and(|n| n.vetoed))
+    {
+        let of = tree
+            .get(&c.id)
+            .and_then(|n| n.hypothesis_id.clone())
+            .unwrap_or_else(|| "another sub-hypothesis".into());
+        c.why = format!("{of}'s plan: this attempt searches {id}'s subtree");
+    }
+    Ok(selection)
 }
 
 fn clear_forced(run: &Path, budget: &mut Budget) -> Result<(), StageError> {

@@ -159,54 +159,50 @@ fn tab_strip(app: &App, shown: PaneId, frame: &mut Frame, rect: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), strip);
 }
 
+/// The status line, most urgent first, so a narrow terminal cuts only the least of it: what
+/// waits, the stage and since when, the status, the plan budget left, tokens and cost, the
+/// revision, the run's name.
 fn status_line(app: &App) -> Line<'static> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(" youra ", t.style(Role::Title))];
     // What waits for the researcher comes first: it is what the eye must land on.
-    if let Some(w) = waiting(app) {
+    let waits = waiting(app);
+    if let Some(w) = &waits {
         spans.push(Span::styled(format!(" {w} "), t.style(Role::Attention)));
         spans.push(Span::raw(" "));
     }
-    if let Some(snap) = &app.data.vsa {
-        let v = &snap.vsa;
-        let stage = v
-            .workflow
-            .current_phase
-            .as_deref()
-            .map(|p| {
-                crate::stage::Stage::parse(p)
-                    .map_or_else(|| p.to_string(), |s| s.name().to_string())
-            })
-            .unwrap_or_else(|| "-".into());
-        let since = app
-            .data
-            .stage_since
-            .as_deref()
-            .map(|s| format!(" since {s}"))
-            .unwrap_or_default();
-        spans.push(Span::styled(
-            format!("{stage}{since}"),
-            t.style(Role::Emphasis),
-        ));
+    let Some(snap) = &app.data.vsa else {
+        return Line::from(spans);
+    };
+    let v = &snap.vsa;
+    let stage = v
+        .workflow
+        .current_phase
+        .as_deref()
+        .map(|p| {
+            crate::stage::Stage::parse(p).map_or_else(|| p.to_string(), |s| s.name().to_string())
+        })
+        .unwrap_or_else(|| "-".into());
+    // Today's date goes without saying.
+    let today = chrono::Utc::now().format("%m-%d ").to_string();
+    let since = app
+        .data
+        .stage_since
+        .as_deref()
+        .map(|s| format!(" since {}", s.strip_prefix(&today).unwrap_or(s)))
+        .unwrap_or_default();
+    spans.push(Span::styled(
+        format!("{stage}{since}"),
+        t.style(Role::Emphasis),
+    ));
+    // What waits already says the status; otherwise it is the next thing to know.
+    if waits.is_none() {
         let status = v
             .workflow
             .status
             .as_ref()
             .map_or("-".into(), ToString::to_string);
-        // What waits already says the status; otherwise it is the next thing to know.
-        if waiting(app).is_none() {
-            spans.push(Span::styled(format!(" · {status}"), t.style(Role::Text)));
-        }
-        spans.push(Span::styled(
-            format!(" · rev {}", v.revision),
-            t.style(Role::Muted),
-        ));
-    }
-    if let Some(u) = &app.data.usage {
-        spans.push(Span::styled(
-            format!(" · {}", usage_text(u)),
-            t.style(Role::Text),
-        ));
+        spans.push(Span::styled(format!(" · {status}"), t.style(Role::Text)));
     }
     if let Some(r) = app.data.plan.as_ref().and_then(|p| p.remaining_share()) {
         spans.push(Span::styled(
@@ -218,16 +214,25 @@ fn status_line(app: &App) -> Line<'static> {
             }),
         ));
     }
-    if let Some(snap) = &app.data.vsa {
+    if let Some(u) = &app.data.usage {
         spans.push(Span::styled(
-            format!(" · {}", snap.vsa.project_name.as_deref().unwrap_or("run")),
-            t.style(Role::Muted),
+            format!(" · {}", usage_text(u)),
+            t.style(Role::Text),
         ));
     }
+    spans.push(Span::styled(
+        format!(
+            " · rev {} · {}",
+            v.revision,
+            v.project_name.as_deref().unwrap_or("run")
+        ),
+        t.style(Role::Muted),
+    ));
     Line::from(spans)
 }
 
-/// `41 calls · 6.2k tokens · $0.0123`: what the run has spent on models so far.
+/// `6.2k tokens $0.0123` (`$0` for free models, `+ unknown` for unpriced ones): what the run
+/// has spent on models so far, from the ledger.
 pub fn usage_text(u: &crate::llm::ledger::Totals) -> String {
     let tokens = u.input_tokens + u.output_tokens;
     let tokens = if tokens >= 1_000_000 {
@@ -237,7 +242,12 @@ pub fn usage_text(u: &crate::llm::ledger::Totals) -> String {
     } else {
         tokens.to_string()
     };
-    format!("{} calls · {tokens} tokens · {}", u.calls, u.cost_text())
+    let cost = if u.cost_usd == 0.0 && u.unpriced_calls == 0 {
+        "$0".to_string()
+    } else {
+        u.cost_text()
+    };
+    format!("{tokens} tokens {cost}")
 }
 
 /// The run's MCP servers and their health: one glance says whether the roles have tools.
