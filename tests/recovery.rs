@@ -340,7 +340,10 @@ fn an_escalation_waits_then_approve_applies_the_pivot() {
 #[test]
 fn reject_keeps_the_hypothesis_and_refines_it() {
     let mut s = interactive_pivot();
-    s.round(1).passing_attempt("h-e1", &scaled());
+    // The continuation recorded after the rejection (δ(Pivot) = Method-Refine applied).
+    s.after("Method-Refine")
+        .round(1)
+        .passing_attempt("h-e1", &scaled());
     let (_g, dir) = setup(&s, "INTERACTIVE", "");
     assert_eq!(run(&dir, true), RunEnd::Paused);
     steer(&dir, Verb::Reject, None);
@@ -362,7 +365,9 @@ fn override_applies_the_researchers_action() {
     let end = run(&dir, true);
     let reason = stopped(end);
     assert!(
-        reason.contains("stage=experiment_design hypothesis=h-e1 round=1 attempt=1 (call #0)"),
+        reason.contains(
+            "stage=experiment_design hypothesis=h-e1 round=1 attempt=1 decisions=Design-Refine (call #0)"
+        ),
         "design again: {reason}"
     );
     assert!(field(&dir, &["sub_hypotheses", "h-e1", "design_constraint"]).is_some());
@@ -371,7 +376,9 @@ fn override_applies_the_researchers_action() {
 #[test]
 fn the_waiting_policy_decides_when_nobody_does() {
     let mut s = interactive_pivot();
-    s.round(1).passing_attempt("h-e1", &scaled());
+    s.after("Method-Refine")
+        .round(1)
+        .passing_attempt("h-e1", &scaled());
     let (_g, dir) = setup(
         &s,
         "INTERACTIVE",

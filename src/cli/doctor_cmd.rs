@@ -22,9 +22,13 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
     if json {
         let mut value = serde_json::to_value(&report)?;
         value["ok"] = serde_json::Value::Bool(report.ok());
+        value["warnings"] = serde_json::json!(settings.independence_warnings());
         println!("{}", serde_json::to_string(&value)?);
     } else {
         print!("{}", doctor::render(&report));
+        for w in settings.independence_warnings() {
+            println!("warning: {w}");
+        }
         if report.ok() {
             println!(
                 "every role can work; dialects remembered in {}",

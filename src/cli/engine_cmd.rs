@@ -34,6 +34,11 @@ pub fn init_cmd(
         dir.display(),
         dir.display()
     );
+    if let Ok(c) = crate::config::load(dir) {
+        for w in c.llm.settings().independence_warnings() {
+            println!("warning: {w}");
+        }
+    }
     Ok(0)
 }
 
@@ -43,6 +48,9 @@ const DEFAULT_LLM_TOML: &str = "# Models per role. `provider` is openai, anthrop
 # `youra doctor <run>` checks every role's endpoint and picks how replies are constrained.\n\
 [llm.default]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n\n\
 # [llm.roles.controller]\n# model = \"gpt-4o\"\n\n\
+# The critic and the clamp judge check the generator's failure attribution: another model,\n\
+# so the generator does not grade itself (youra init and doctor warn when they coincide).\n\
+[llm.roles.critic]\nmodel = \"gpt-4o\"\n\n[llm.roles.judge]\nmodel = \"gpt-4o\"\n\n\
 # Output caps (tokens) by role or role.stage; prices in US$ per million tokens.\n\
 # [llm.caps]\n# \"executor.manuscript_drafting\" = 8000\n\
 # [llm.prices]\n# \"gpt-4o-mini\" = { input = 0.15, output = 0.6 }\n";

@@ -176,6 +176,7 @@ pub fn propose(
                 .unwrap_or_default(),
         ),
         ("log_tail", crate::exec::tail_lines(&f.log, 15).join("\n")),
+        ("retry", String::new()),
     ]
     .into_iter()
     .collect();
@@ -186,11 +187,30 @@ pub fn propose(
         &vars,
         &crate::reflect::attribution::generator_schema(),
     )?;
-    let candidates = candidates_from_value(&generated).map_err(|e| {
-        StageError::MustStop(format!(
-            "{id}: the generator's attributions are unusable: {e}"
-        ))
-    })?;
+    // A reply the schema admits may still be unusable (K outside [3, 5], evidence that cites
+    // no observation): asked again once, naming what was wrong, before the run stops.
+    let candidates = match candidates_from_value(&generated) {
+        Ok(c) => c,
+        Err(first) => {
+            let mut again = vars.clone();
+            again.insert(
+                "retry",
+                format!("Your previous answer was unusable: {first}. Answer again, fixing that."),
+            );
+            let retried = ctx.ask_json(
+                "generator",
+                "system/executor",
+                "attribution_generate",
+                &again,
+                &crate::reflect::attribution::generator_schema(),
+            )?;
+            candidates_from_value(&retried).map_err(|e| {
+                StageError::MustStop(format!(
+                    "{id}: the generator's attributions are unusable, twice: {first}; then {e}"
+                ))
+            })?
+        }
+    };
     vars.insert("candidates", numbered(&candidates));
     let scored = ctx.ask_json(
         "critic",
@@ -206,9 +226,8 @@ pub fn propose(
         .cloned()
         .ok_or_else(|| StageError::MustStop(format!("{id}: no attribution to route on")))?;
     let severity = top.severity.unwrap_or(0.0);
-    vars.insert("category", top.category.as_str().to_string());
-    vars.insert("severity", format!("{severity:.2}"));
-    vars.insert("cause", top.description.clone());
+    // The judge sees the evidence and every candidate unranked, not the critic's pick and its
+    // severity: an independent verdict, not a second opinion on the first.
     let judge = ctx
         .ask_json(
             "judge",

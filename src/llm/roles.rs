@@ -44,6 +44,46 @@ pub struct LlmSettings {
     pub caps: BTreeMap<String, u32>,
 }
 
+impl LlmSettings {
+    /// A role's settings as resolved: its own table over `[llm.default]`.
+    pub fn role(&self, role: &str) -> RoleConfig {
+        self.roles
+            .get(role)
+            .cloned()
+            .unwrap_or_default()
+            .or(&self.default)
+    }
+
+    /// SAGE's critic and the Verdict Clamp's judge must not be the generator asking itself:
+    /// one warning for each of them that resolves to the generator's provider and model (a
+    /// replayed run is exempt: it serves what was recorded).
+    pub fn independence_warnings(&self) -> Vec<String> {
+        let who = |r: &str| {
+            let c = self.role(r);
+            (
+                c.provider.unwrap_or_default(),
+                c.base_url.clone(),
+                c.model.clone(),
+            )
+        };
+        let generator = who("generator");
+        if generator.0 == ProviderKind::Replay {
+            return Vec::new();
+        }
+        ["critic", "judge"]
+            .into_iter()
+            .filter(|r| who(r) == generator)
+            .map(|r| {
+                format!(
+                    "the {r} resolves to the generator's model ({} {}): failure attribution needs an independent {r}; set [llm.roles.{r}] model (or provider) in youra.toml to another one",
+                    generator.0.as_str(),
+                    generator.2.as_deref().unwrap_or("(default model)")
+                )
+            })
+            .collect()
+    }
+}
+
 impl Roles {
     /// Build every role's provider for the run at `run`. Replay bundles are shared between
     /// roles that name the same one, so ordinals count per key across the whole run.
