@@ -77,7 +77,7 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
     );
     assert!(stdout.contains("run complete"), "{stdout}");
     assert!(
-        stdout.contains("the waiting policy does — reject after 2 s"),
+        stdout.contains("the waiting policy does — reject after 0.5 s"),
         "the output says who answers: {stdout}"
     );
     assert_eq!(

@@ -103,11 +103,11 @@ fn a_threshold_edit_decides_the_next_gate_and_is_named() {
         .lines()
         .find(|l| {
             l.contains(
-                r#""hypothesis":"h-e1","role":"controller","round":1,"stage":"coding_validation""#,
+                r#""hypothesis":"h-e1","role":"controller","round":2,"stage":"coding_validation""#,
             )
         })
-        .expect("the bundle judges h-e1's second validation")
-        .replace(r#""round":1,"#, "");
+        .expect("the bundle judges h-e1's third validation (the plan tree's standardized node)")
+        .replace(r#""round":2,"#, "");
     std::fs::write(&bundle, format!("{text}{line}\n")).unwrap();
     let bp = youra(
         &[

@@ -93,7 +93,7 @@ fn the_lifecycle_pane_sets_the_recorded_routes_beside_each_stage() {
     }
     let screen = lifecycle(&app, 100, 30);
     assert!(
-        screen.contains("h-c1 now FAIL min_group_accuracy 0.9638 (>= 0.97)"),
+        screen.contains("» h-c1 now FAIL min_group_accuracy 0.9638 (>= 0.97)"),
         "{screen}"
     );
     assert!(

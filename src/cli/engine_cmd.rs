@@ -237,7 +237,7 @@ pub struct DemoOptions {
 /// The pace of the demo in the TUI: about a minute to the escalation.
 pub const DEMO_PACE_MS: u64 = 1200;
 /// How long a headless demo's escalation waits before the waiting policy rejects it.
-pub const POLICY_WAIT_S: f64 = 2.0;
+pub const POLICY_WAIT_S: f64 = 0.5;
 
 /// Make a fresh demo run: the bundled replay transcript and the penguin data, INTERACTIVE
 /// with the plan tree on (a token budget), under `dir` or a new folder in the temp dir.

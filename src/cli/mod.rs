@@ -191,7 +191,7 @@ pub enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
         /// Run without the TUI, printing events; exit 0 when the run completes. Nobody
-        /// answers the escalation, so the waiting policy rejects it after 2 s.
+        /// answers the escalation, so the waiting policy rejects it after 0.5 s.
         #[arg(long)]
         headless: bool,
         /// Replay the recorded replies quickly (for tests; the default pace is watchable).

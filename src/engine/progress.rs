@@ -146,9 +146,10 @@ pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
         .iter()
         .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
         .find(|h| {
-            h.prerequisites
-                .iter()
-                .all(|p| vsa.hypothesis(p).is_some_and(|x| x.status.is_validated()))
+            h.prerequisites.iter().all(|p| {
+                vsa.hypothesis(p)
+                    .is_some_and(|x| x.status.lets_dependants_start(x.gate.gate_type.as_ref()))
+            })
         })
         .map(|h| h.id.as_str())
 }

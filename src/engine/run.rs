@@ -54,13 +54,15 @@ impl Engine {
                     continue;
                 }
                 Some(WorkflowStatus::Paused | WorkflowStatus::AwaitingApproval) => {
-                    if self.options.exit_when_paused {
-                        return Ok(RunEnd::Paused);
-                    }
-                    // With a waiting policy, look again at least every half second.
                     let policy = self.config.engine.approval_timeout_s > 0.0;
                     let awaiting =
                         snap.vsa.workflow.status == Some(WorkflowStatus::AwaitingApproval);
+                    // `--until-pause` returns when the run waits for someone; an escalation
+                    // with a waiting policy is decided without anyone, so it is waited out.
+                    if self.options.exit_when_paused && !(policy && awaiting) {
+                        return Ok(RunEnd::Paused);
+                    }
+                    // With a waiting policy, look again at least every half second.
                     self.wait_for_change_or(
                         (policy && awaiting).then(|| Duration::from_millis(500)),
                     );

@@ -99,7 +99,13 @@ fn build_reads_results_logs_and_gates() {
     assert_eq!(r.value("h-e1.results.accuracy"), Some(0.8123));
     assert_eq!(r.value("h-e1.metrics.acc.final"), Some(0.8));
     assert_eq!(r.value("h-m1.gate.failed_checks.0.actual"), Some(-0.31));
-    assert_eq!(r.get("h-m1.gate.failed_checks.0.required"), None);
+    // A required value is declared, not measured: it may be stated, never verify a claim.
+    assert!(
+        r.get("h-m1.gate.failed_checks.0.required")
+            .is_some_and(|e| e.declared),
+        "{:?}",
+        r.get("h-m1.gate.failed_checks.0.required")
+    );
     assert!(r.entries.iter().all(|e| !e.key.starts_with("notes")));
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
     assert!(r.warnings[0].contains("h-m1/results/experiment_results.json"));

@@ -151,15 +151,50 @@ vocabulary! {
 }
 
 impl HypothesisStatus {
-    /// Validated or completed: what a dependant's prerequisite must be before it starts.
+    /// Validated or completed.
     pub fn is_validated(&self) -> bool {
         matches!(self, Self::Validated | Self::Completed)
+    }
+
+    /// Whether a prerequisite with this status and gate lets its dependants start (YouRA §3:
+    /// only MUST_WORK gates block; a failed SHOULD_WORK gate is a recorded limitation and its
+    /// dependants proceed). A gate of unknown type blocks, as MUST_WORK does.
+    pub fn lets_dependants_start(&self, gate: Option<&GateType>) -> bool {
+        self.is_validated()
+            || (matches!(self, Self::Failed | Self::Partial)
+                && matches!(gate, Some(GateType::ShouldWork)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_must_work_failure_blocks_its_dependants() {
+        use GateType::{MustWork, ShouldWork};
+        use HypothesisStatus as S;
+        let cases = [
+            (S::Validated, Some(MustWork), true),
+            (S::Completed, None, true),
+            (S::Failed, Some(ShouldWork), true),
+            (S::Partial, Some(ShouldWork), true),
+            (S::Failed, Some(MustWork), false),
+            (S::Partial, Some(MustWork), false),
+            (S::Failed, None, false),
+            (S::Blocked, Some(ShouldWork), false),
+            (S::Skipped, Some(ShouldWork), false),
+            (S::Ready, Some(ShouldWork), false),
+            (S::InProgress, Some(MustWork), false),
+        ];
+        for (status, gate, want) in cases {
+            assert_eq!(
+                status.lets_dependants_start(gate.as_ref()),
+                want,
+                "{status:?} {gate:?}"
+            );
+        }
+    }
 
     #[test]
     fn drifted_names_normalise_and_say_so() {

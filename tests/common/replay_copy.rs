@@ -42,7 +42,7 @@ pub fn steer(b: &Path, verb: &[&str]) {
 }
 
 /// From the breakpoint before h-m1's Coding & Validation: on through the breakpoints (h-m1's
-/// escalation is answered by the recorded run's waiting policy) until h-c1's criteria are
+/// escalation is answered by the recorded run's waiting policy, as in the recorded run) until h-c1's criteria are
 /// designed, tighten its threshold, lift the breakpoint, and finish.
 pub fn tighten_and_finish(b: &Path) {
     let designed = |b: &Path| {
@@ -66,15 +66,8 @@ pub fn tighten_and_finish(b: &Path) {
         if designed(b) {
             break;
         }
-        // `--until-pause` also returns while h-m1's escalation waits: answer it as the
-        // recorded run's waiting policy did (reject), so the recorded continuation applies.
-        let waits = youra::vsa::store::Store::new(b.join("verification_state.yaml"))
-            .load()
-            .unwrap()
-            .vsa
-            .workflow
-            .awaits_decision();
-        steer(b, &[if waits { "reject" } else { "resume" }]);
+        // h-m1's escalation is waited out: the recorded run's waiting policy answers it.
+        steer(b, &["resume"]);
         youra_exits(&["run", s(b), "--until-pause"], 3);
     }
     assert!(designed(b), "the breakpoint before h-c1's experiment");

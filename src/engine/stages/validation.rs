@@ -263,8 +263,9 @@ fn limitation(
 }
 
 /// Statistics recomputed and dependants settled as they stand once `id` has `status`:
-/// those whose prerequisites are all validated become READY, those waiting on a failed
-/// prerequisite BLOCKED. Added to the gate's transaction.
+/// those whose prerequisites all let them start (validated, or a failed SHOULD_WORK gate: a
+/// limitation, not a block) become READY, those waiting on a failed MUST_WORK prerequisite
+/// BLOCKED. Added to the gate's transaction.
 pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: HypothesisStatus) {
     let status_of = |h: &crate::vsa::SubHypothesis| {
         if h.id == id {
@@ -332,15 +333,15 @@ pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: Hypothes
         .iter()
         .filter(|h| h.id != id && h.status == HypothesisStatus::NotStarted)
     {
-        let pre: Vec<HypothesisStatus> = h
+        let pre: Vec<(HypothesisStatus, Option<crate::vsa::enums::GateType>)> = h
             .prerequisites
             .iter()
             .filter_map(|p| snap.vsa.hypothesis(p))
-            .map(status_of)
+            .map(|p| (status_of(p), p.gate.gate_type.clone()))
             .collect();
-        let next = if pre.iter().all(HypothesisStatus::is_validated) {
+        let next = if pre.iter().all(|(s, g)| s.lets_dependants_start(g.as_ref())) {
             HypothesisStatus::Ready
-        } else if pre.iter().any(|p| {
+        } else if pre.iter().any(|(p, _)| {
             matches!(
                 p,
                 HypothesisStatus::Failed
