@@ -355,3 +355,45 @@ fn tests_first_when_the_tasks_ask_run_before_the_experiment() {
     let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
     assert_eq!(ev.iter().filter(|e| e.kind == "tests").count(), 2);
 }
+
+/// YouRA §3: only MUST_WORK gates block. h-m1's SHOULD_WORK gate misses (a limitation), and
+/// h-c1, which depends on it, still runs; the run stops only where the bundle ends.
+#[test]
+fn a_failed_should_work_gate_lets_its_dependants_proceed() {
+    let plan = r#"{"sub_hypotheses":[
+ {"id":"h-e1","type":"EXISTENCE","statement":"A nearest-centroid classifier on standardized bill length and depth reaches accuracy >= 0.9.","gate":{"type":"MUST_WORK","criterion":"accuracy >= 0.9"},"prerequisites":[]},
+ {"id":"h-m1","type":"MECHANISM","statement":"The same rule reaches accuracy >= 0.99.","gate":{"type":"SHOULD_WORK","criterion":"accuracy >= 0.99"},"prerequisites":["h-e1"]},
+ {"id":"h-c1","type":"CONDITION","statement":"It keeps accuracy >= 0.9 within each sex.","gate":{"type":"SHOULD_WORK","criterion":"min_group_accuracy >= 0.9"},"prerequisites":["h-m1"]}
+],"rationale":"A claim, a stronger one that may fail, and a condition on the stronger one."}"#;
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true);
+    s.reply("executor", "verification_planning", None, 1, plan)
+        .ok("verification_planning", None, 1);
+    let scaled = code_reply("centroid.py", CENTROID_PY, &["--standardize"]);
+    s.design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt("h-e1", &scaled);
+    s.design_and_plan("h-m1", &brief("accuracy", ">=", 0.99))
+        .passing_attempt("h-m1", &scaled);
+    s.design_and_plan("h-c1", &brief("min_group_accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-c1",
+            &code_reply(
+                "centroid.py",
+                CENTROID_PY,
+                &["--standardize", "--by", "sex"],
+            ),
+        );
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    with_data(&dir);
+    let end = run(&dir);
+    assert!(
+        matches!(&end, RunEnd::Stopped(r) if r.contains("evidence_check")),
+        "{end:?}"
+    );
+    assert_eq!(gate(&dir, "h-m1"), ("FAILED".into(), "FAIL".into()));
+    assert_eq!(
+        gate(&dir, "h-c1"),
+        ("VALIDATED".into(), "PASS".into()),
+        "a SHOULD_WORK failure is a limitation, not a block"
+    );
+}

@@ -74,12 +74,14 @@ pub fn violations(vsa: &Vsa) -> Vec<Violation> {
                     if matches!(
                         h.status,
                         HypothesisStatus::Ready | HypothesisStatus::InProgress
-                    ) && !pre.status.is_validated() =>
+                    ) && !pre
+                        .status
+                        .lets_dependants_start(pre.gate.gate_type.as_ref()) =>
                 {
                     out.push(v(
                         Invariant::PrerequisitesFirst,
                         format!(
-                            "{} is {} but its prerequisite {p} is {}, not validated",
+                            "{} is {} but its prerequisite {p} is {}, neither validated nor a failed SHOULD_WORK gate",
                             h.id, h.status, pre.status
                         ),
                     ));
