@@ -23,6 +23,8 @@ pub struct RunConfig {
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,
+    /// Where experiments run: `[exec] backend`, `[exec.slurm]` (`src/exec/config.rs`).
+    pub exec: crate::exec::ExecSection,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]

@@ -232,6 +232,8 @@ pub struct DemoOptions {
     pub headless: bool,
     /// Start with a breakpoint before Coding & Validation.
     pub step: bool,
+    /// Where the experiments run (`--exec slurm`: `[exec] backend = "slurm"`).
+    pub exec: crate::exec::BackendKind,
 }
 
 /// The pace of the demo in the TUI: about a minute to the escalation.
@@ -262,8 +264,15 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
          # An escalation waits this long for the researcher (0 = until answered), then:\n\
          approval_timeout_s = {wait:.1}\napproval_default = \"reject\"\n\n\
          # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
-         [plan]\nbudget_tokens = 40000\npolicy = \"adaptive\"\n",
+         [plan]\nbudget_tokens = 40000\npolicy = \"adaptive\"\n{exec}",
         pace = o.pace_ms,
+        exec = match o.exec {
+            crate::exec::BackendKind::Local => "",
+            // The clients find the cluster through SLURM_CONF or /etc/slurm/slurm.conf.
+            crate::exec::BackendKind::Slurm => {
+                "\n# The experiments run as Slurm jobs (youra demo --exec slurm).\n[exec]\nbackend = \"slurm\"\n"
+            }
+        },
     );
     let opts = InitOptions {
         topic: DEMO_TOPIC.trim().to_string(),
@@ -302,6 +311,7 @@ pub fn demo_cmd(
     headless: bool,
     fast: bool,
     step: bool,
+    exec: crate::exec::BackendKind,
 ) -> color_eyre::Result<i32> {
     // In the TUI the replies come at a watchable pace (--fast: quickly); headless, as fast
     // as they are read.
@@ -316,6 +326,7 @@ pub fn demo_cmd(
             pace_ms,
             headless,
             step,
+            exec,
         },
     )?;
     println!(

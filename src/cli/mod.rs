@@ -200,7 +200,27 @@ pub enum Command {
         /// Start with a breakpoint before Coding & Validation (`n` runs one stage, `c` resumes).
         #[arg(long)]
         step: bool,
+        /// Where the experiments run: `local` processes, or `slurm` jobs (the cluster's
+        /// clients must work here: SLURM_CONF or /etc/slurm/slurm.conf).
+        #[arg(long, value_enum, default_value = "local")]
+        exec: ExecArg,
     },
+}
+
+/// `youra demo --exec`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ExecArg {
+    Local,
+    Slurm,
+}
+
+impl From<ExecArg> for crate::exec::BackendKind {
+    fn from(a: ExecArg) -> Self {
+        match a {
+            ExecArg::Local => crate::exec::BackendKind::Local,
+            ExecArg::Slurm => crate::exec::BackendKind::Slurm,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -285,7 +305,8 @@ pub fn run() -> color_eyre::Result<i32> {
             headless,
             fast,
             step,
-        } => engine_cmd::demo_cmd(dir.map(abs), headless, fast, step),
+            exec,
+        } => engine_cmd::demo_cmd(dir.map(abs), headless, fast, step, exec.into()),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "youra", &mut std::io::stdout());

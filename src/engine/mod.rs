@@ -174,6 +174,8 @@ impl Engine {
                     .map(str::to_string)
             })
             .unwrap_or_else(|| "(no topic: set [run] topic in youra.toml)".into());
+        // `[exec] backend`: local processes or Slurm jobs (see "Executor").
+        let backend = crate::exec::backend_for(&config.exec);
         Ok(Engine {
             run: run.to_path_buf(),
             store,
@@ -183,7 +185,7 @@ impl Engine {
             config,
             topic,
             options,
-            backend: Arc::new(crate::exec::LocalBackend::new()),
+            backend,
             tools,
             lock,
             released: None,

@@ -108,6 +108,9 @@ pub enum ExitKind {
     TimedOut,
     /// [`RunningJob::kill`](super::RunningJob::kill) was called.
     Killed,
+    /// The scheduler ended it for using more memory than it asked for (Slurm's
+    /// OUT_OF_MEMORY; locally an allocation fails under RLIMIT_AS instead).
+    OutOfMemory,
     /// It had more processes at once than `Job::max_processes` (this many), and was stopped.
     ProcessLimit(u32),
 }
@@ -125,6 +128,7 @@ impl ExitKind {
             ExitKind::Signalled(sig) => format!("signal:{sig}"),
             ExitKind::TimedOut => "timeout".to_string(),
             ExitKind::Killed => "killed".to_string(),
+            ExitKind::OutOfMemory => "out-of-memory".to_string(),
             ExitKind::ProcessLimit(n) => format!("process-limit:{n}"),
         }
     }

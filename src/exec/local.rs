@@ -106,15 +106,15 @@ impl Backend for LocalBackend {
     }
 }
 
-/// The canonical paths of a checked job.
-struct JobPaths {
-    workspace: PathBuf,
-    workdir: PathBuf,
-    results: PathBuf,
-    log: PathBuf,
+/// The canonical paths of a checked job (the Slurm back end checks jobs the same way).
+pub(super) struct JobPaths {
+    pub(super) workspace: PathBuf,
+    pub(super) workdir: PathBuf,
+    pub(super) results: PathBuf,
+    pub(super) log: PathBuf,
 }
 
-fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
+pub(super) fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
     if job.argv.first().is_none_or(|p| p.is_empty()) {
         return Err(ExecError::InvalidJob(
             "argv is empty; give the command to run, e.g. [\"python3\", \"train.py\"]".into(),
@@ -158,7 +158,7 @@ fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
     })
 }
 
-fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
+pub(super) fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
     let mut warnings = Vec::new();
     if job.network && sandboxed {
         warnings.push("network access allowed for this job (network: true)".to_string());
@@ -174,7 +174,7 @@ fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
 /// `results/attempts/<n>/` (n = 1, 2, … in the order they ran), so this run's outcome holds
 /// only what this run wrote and every earlier attempt stays readable: the chart draws each
 /// as its own series, the paper may report a failed first attempt, the registry keeps it.
-fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
+pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExecError::Workspace { path, source }
@@ -250,7 +250,7 @@ pub fn attempt_numbers(attempts: &Path) -> Vec<u32> {
 
 /// Truncates the log, then reopens it for appending: stdout and stderr share this one open
 /// file, so their lines land in the order written.
-fn open_log(path: &Path) -> Result<File, ExecError> {
+pub(super) fn open_log(path: &Path) -> Result<File, ExecError> {
     let err = |source| ExecError::Workspace {
         path: path.to_path_buf(),
         source,

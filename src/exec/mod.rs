@@ -5,11 +5,13 @@
 //!
 //! The engine is synchronous: it calls [`Backend::start`], then [`RunningJob::wait`] on its
 //! own thread; the TUI may call [`RunningJob::tail`] and [`RunningJob::kill`] meanwhile.
-//! [`LocalBackend`] runs jobs on this machine; a cluster back end (Slurm) would implement the
-//! same two traits from the same [`Job`]. See `docs/ARCHITECTURE.md`, "Executor".
+//! [`LocalBackend`] runs jobs on this machine; [`SlurmBackend`] submits the same sandboxed
+//! command to a Slurm cluster ([`backend_for`] picks one from `[exec]`). See
+//! `docs/ARCHITECTURE.md`, "Executor".
 
 pub mod agent;
 mod agent_check;
+pub mod config;
 mod confine;
 mod env;
 mod gpu;
@@ -19,9 +21,11 @@ mod local;
 mod log;
 mod metrics;
 pub mod sandbox;
+pub mod slurm;
 mod supervise;
 
 pub use agent_check::Violation;
+pub use config::{BackendKind, ExecSection, SlurmSettings};
 pub use confine::{PathError, confine, write_confined};
 pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
 pub use gpu::{
@@ -37,6 +41,7 @@ pub use local::{ATTEMPTS_DIR, LocalBackend, attempt_numbers};
 pub use log::tail_lines;
 pub use metrics::{MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_results};
 pub use sandbox::{Availability, SandboxError, bwrap_args, probe as probe_sandbox};
+pub use slurm::SlurmBackend;
 
 use std::path::PathBuf;
 
@@ -58,6 +63,10 @@ pub enum ExecError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "the scheduler refused the job: {0}; check [exec.slurm] in youra.toml and that the cluster is up (sinfo)"
+    )]
+    Submit(String),
     #[error("cannot start {program:?}: {source}; check that it is installed and on PATH")]
     Spawn {
         program: String,
@@ -69,12 +78,36 @@ pub enum ExecError {
 pub trait Backend: Send + Sync {
     /// Starts `job`. May block while the GPUs it wants are taken by other jobs.
     fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError>;
+
+    /// Follows `job` as the scheduler job `scheduler_id` an earlier engine started (see
+    /// [`RunningJob::scheduler_id`]), without submitting it again; `None` when the scheduler
+    /// no longer knows it. Local processes die with their engine, so by default: `None`.
+    fn attach(
+        &self,
+        _job: &Job,
+        _scheduler_id: &str,
+    ) -> Result<Option<Box<dyn RunningJob>>, ExecError> {
+        Ok(None)
+    }
+}
+
+/// The back end `[exec] backend` names.
+pub fn backend_for(exec: &ExecSection) -> std::sync::Arc<dyn Backend> {
+    match exec.backend {
+        BackendKind::Local => std::sync::Arc::new(LocalBackend::new()),
+        BackendKind::Slurm => std::sync::Arc::new(SlurmBackend::new(&exec.slurm)),
+    }
 }
 
 /// A started job. Safe to share: one thread waits while another tails or kills.
 pub trait RunningJob: Send + Sync {
     /// The process id of the job's leader (its process group id), where there is one.
     fn pid(&self) -> Option<u32>;
+    /// The scheduler's id for the job (a Slurm job id), which outlives the engine: recorded
+    /// in the VSA so a restarted engine can [`Backend::attach`] to it. None for local jobs.
+    fn scheduler_id(&self) -> Option<String> {
+        None
+    }
     /// The last `n` lines of the live log (stdout and stderr together).
     fn tail(&self, n: usize) -> Vec<String>;
     /// Ends the job now (SIGTERM to the group, then SIGKILL after the grace period).

@@ -234,15 +234,17 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
     for dir in spec.read_only {
         add(&[os("--ro-bind"), dir.as_os_str(), dir.as_os_str()]);
     }
-    // The sandbox's own root (a tmpfs holding the mount points) read-only from here on:
-    // only the workspace, /tmp and HOME below take writes.
-    add(&[os("--remount-ro"), os("/")]);
-    // The workspace, writable; after --tmpfs /tmp so a workspace under /tmp stays visible.
+    // The workspace, writable; after --tmpfs /tmp so a workspace under /tmp stays visible,
+    // and before the root turns read-only: bwrap creates the mount point's parents in the
+    // root (`/work/runs/…` has none there), which fails on a read-only root.
     add(&[
         os("--bind"),
         spec.workspace.as_os_str(),
         spec.workspace.as_os_str(),
     ]);
+    // The sandbox's own root (a tmpfs holding the mount points) read-only from here on;
+    // the remount is not recursive, so only the workspace, /tmp and HOME take writes.
+    add(&[os("--remount-ro"), os("/")]);
     if !spec.network {
         add(&[os("--unshare-net")]);
     }

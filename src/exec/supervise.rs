@@ -48,19 +48,37 @@ enum Control {
 
 /// Where the outcome is published once, for every waiter.
 #[derive(Default)]
-struct Shared {
+pub(super) struct Shared {
     outcome: Mutex<Option<JobOutcome>>,
     done: Condvar,
 }
 
 impl Shared {
-    fn publish(&self, outcome: JobOutcome) {
+    pub(super) fn publish(&self, outcome: JobOutcome) {
         let mut slot = self.outcome.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(outcome);
         }
         drop(slot);
         self.done.notify_all();
+    }
+
+    /// Blocks until the outcome is published; every caller gets the same one.
+    pub(super) fn wait(&self) -> JobOutcome {
+        let mut slot = self.outcome.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(outcome) = slot.as_ref() {
+                return outcome.clone();
+            }
+            slot = self.done.wait(slot).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    pub(super) fn get(&self) -> Option<JobOutcome> {
+        self.outcome
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
@@ -280,7 +298,7 @@ fn hit_memory_limit(tail: &[String]) -> bool {
     tail.iter().any(|l| SIGNS.iter().any(|s| l.contains(s)))
 }
 
-fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
+pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
     let mut warnings = collect.warnings.clone();
     if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
         warnings.push(format!(
@@ -350,28 +368,10 @@ impl RunningJob for JobHandle {
     }
 
     fn wait(&self) -> JobOutcome {
-        let mut slot = self
-            .shared
-            .outcome
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        loop {
-            if let Some(outcome) = slot.as_ref() {
-                return outcome.clone();
-            }
-            slot = self
-                .shared
-                .done
-                .wait(slot)
-                .unwrap_or_else(|p| p.into_inner());
-        }
+        self.shared.wait()
     }
 
     fn try_outcome(&self) -> Option<JobOutcome> {
-        self.shared
-            .outcome
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared.get()
     }
 }

@@ -525,11 +525,10 @@ fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, St
             .hypothesis(id)
             .message(argv.join(" ")),
     );
-    let running = ctx
-        .backend
-        .start(&job)
-        .map_err(|e| format!("the experiment could not start: {e}"))?;
+    // A scheduler job an earlier engine submitted is followed, not submitted again.
+    let running = super::reattach::start_or_attach(ctx, id, &job)?;
     let outcome = running.wait();
+    super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());
     ctx.emit(
         Event::new("experiment_exit")
             .hypothesis(id)

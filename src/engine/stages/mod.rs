@@ -8,6 +8,7 @@ mod evidence;
 pub(super) mod implementation;
 mod literature;
 pub(super) mod planning;
+mod reattach;
 mod refinement;
 pub(super) mod review;
 mod scoping;

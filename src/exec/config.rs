@@ -1,0 +1,91 @@
+//! `[exec]` in youra.toml: which back end runs the experiments, and `[exec.slurm]`, how to
+//! submit them to a Slurm cluster. Parsed here, used where the engine builds its back end.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Where experiments run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// Processes on this machine (`LocalBackend`).
+    #[default]
+    Local,
+    /// Batch jobs on a Slurm cluster (`SlurmBackend`).
+    Slurm,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExecSection {
+    pub backend: BackendKind,
+    pub slurm: SlurmSettings,
+}
+
+/// `[exec.slurm]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SlurmSettings {
+    pub partition: Option<String>,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    /// More `sbatch` flags, each one word: `["--constraint=a100", "--exclusive"]`.
+    pub extra_args: Vec<String>,
+    /// `SLURM_CONF` for the clients (default: theirs, or the environment's).
+    pub conf: Option<PathBuf>,
+    /// `--mem` in MiB (default: the experiment's memory limit, none for GPU jobs).
+    pub mem_mb: Option<u64>,
+    /// Seconds between looks at a job's state: every look is one `squeue` call to the
+    /// controller, which a busy cluster's administrators count.
+    pub poll_s: f64,
+}
+
+impl Default for SlurmSettings {
+    fn default() -> Self {
+        SlurmSettings {
+            partition: None,
+            account: None,
+            qos: None,
+            extra_args: Vec::new(),
+            conf: None,
+            mem_mb: None,
+            poll_s: 2.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ExecSection, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_both_backends() {
+        assert_eq!(parse("").unwrap().backend, BackendKind::Local);
+        let s = parse("backend = \"slurm\"\n[slurm]\npartition = \"gpu\"\nextra_args = [\"--exclusive\"]\npoll_s = 0.5\n").unwrap();
+        assert_eq!(s.backend, BackendKind::Slurm);
+        assert_eq!(s.slurm.partition.as_deref(), Some("gpu"));
+        assert_eq!(s.slurm.extra_args, ["--exclusive"]);
+        assert_eq!(s.slurm.poll_s, 0.5);
+        assert_eq!(parse("").unwrap().slurm.poll_s, 2.0);
+    }
+
+    #[test]
+    fn errors_name_what_is_valid() {
+        let e = parse("backend = \"kubernetes\"").unwrap_err();
+        assert!(
+            e.contains("kubernetes") && e.contains("`local`") && e.contains("`slurm`"),
+            "{e}"
+        );
+        let e = parse("[slurm]\npartiton = \"gpu\"").unwrap_err();
+        assert!(e.contains("partiton") && e.contains("partition"), "{e}");
+        let e = parse("backnd = \"slurm\"").unwrap_err();
+        assert!(e.contains("backnd"), "{e}");
+        let e = parse("[slurm]\nextra_args = \"--exclusive\"").unwrap_err();
+        assert!(e.contains("extra_args") || e.contains("sequence"), "{e}");
+    }
+}

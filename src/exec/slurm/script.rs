@@ -1,0 +1,305 @@
+//! The batch script a Slurm job runs, and the `sbatch` flags that submit it. The script does
+//! on the compute node what the local back end does before `exec`: no core files, the
+//! address-space and CPU-time limits (`ulimit`), the allow-listed environment only (`env
+//! -i`), then the same bubblewrap command line. Every word is single-quoted, so a workspace
+//! named `my run's data` reaches bwrap as one argument. Pure: tested by rendering it and
+//! running it under bash.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::exec::ExecError;
+use crate::exec::limits::ChildLimits;
+
+/// What the script needs, all decided on the submitting machine.
+#[derive(Debug)]
+pub struct ScriptSpec<'a> {
+    /// Where the command starts (bwrap resolves its relative paths from here).
+    pub cwd: &'a Path,
+    /// The job's whole environment, in order.
+    pub env: &'a [(String, String)],
+    /// GPU jobs see the GPUs Slurm allocated (`CUDA_VISIBLE_DEVICES` from the job's
+    /// environment), not the value computed on the submitting machine.
+    pub slurm_gpus: bool,
+    pub limits: ChildLimits,
+    /// bwrap and its arguments then the experiment's argv, or the bare argv.
+    pub command: &'a [OsString],
+}
+
+/// `'…'` with each `'` written as `'\''`: bash takes everything else literally.
+pub fn quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+fn utf8<'a>(what: &str, s: &'a std::ffi::OsStr) -> Result<&'a str, ExecError> {
+    s.to_str()
+        .ok_or_else(|| ExecError::InvalidJob(format!("{what} {s:?} is not UTF-8")))
+}
+
+/// The batch script's text.
+pub fn render(spec: &ScriptSpec<'_>) -> Result<String, ExecError> {
+    let mut out = String::from(
+        "#!/bin/bash\n# youra experiment job (generated; see docs/ARCHITECTURE.md, \"Executor\")\n",
+    );
+    out.push_str("ulimit -c 0 || exit 125\n");
+    if let Some(bytes) = spec.limits.address_space {
+        // ulimit -v counts KiB; round down so the limit never exceeds what was asked.
+        out.push_str(&format!(
+            "ulimit -v {} || exit 125\n",
+            (bytes / 1024).max(1)
+        ));
+    }
+    if let Some(s) = spec.limits.cpu_seconds {
+        // Hard one second above soft, as locally: SIGXCPU first, then SIGKILL. Soft first:
+        // a hard limit below the current (unlimited) soft one is refused.
+        out.push_str(&format!(
+            "ulimit -S -t {s} && ulimit -H -t {} || exit 125\n",
+            s.saturating_add(1)
+        ));
+    }
+    let cwd = utf8("the job's directory", spec.cwd.as_os_str())?;
+    out.push_str(&format!("cd -- {} || exit 125\n", quote(cwd)));
+    // `--` before the assignments (after them env would take it for the command): a name
+    // or value starting with `-` is never read as an option.
+    out.push_str("exec env -i --");
+    for (name, value) in spec.env {
+        if spec.slurm_gpus && name == "CUDA_VISIBLE_DEVICES" {
+            // Double quotes on purpose: expanded on the node, from Slurm's allocation.
+            out.push_str(" \"CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}\"");
+            continue;
+        }
+        out.push(' ');
+        out.push_str(&quote(&format!("{name}={value}")));
+    }
+    if spec.command.is_empty() {
+        return Err(ExecError::InvalidJob("the job has no command".into()));
+    }
+    for word in spec.command {
+        out.push(' ');
+        out.push_str(&quote(utf8("the argument", word)?));
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+/// Submission settings that come from youra.toml's `[exec.slurm]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiteFlags {
+    pub partition: Option<String>,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    pub extra: Vec<String>,
+}
+
+/// What one submission asks Slurm for.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub name: &'a str,
+    pub chdir: &'a Path,
+    pub log: &'a Path,
+    pub time_limit: Duration,
+    pub grace: Duration,
+    pub mem_mb: Option<u64>,
+    pub gpus: usize,
+    pub site: &'a SiteFlags,
+}
+
+/// `sbatch`'s arguments (the script comes on stdin). `--no-requeue`: youra retries a node
+/// failure once itself, and a job Slurm requeued would overwrite its own results.
+pub fn sbatch_args(r: &Request<'_>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
+        "--parsable".into(),
+        "--no-requeue".into(),
+        format!("--job-name={}", r.name).into(),
+        os_flag("--chdir=", r.chdir.as_os_str()),
+        os_flag("--output=", &output_pattern(r.log)),
+        format!("--time={}", time_minutes(r.time_limit + r.grace)).into(),
+    ];
+    if let Some(mb) = r.mem_mb {
+        args.push(format!("--mem={mb}M").into());
+    }
+    if r.gpus > 0 {
+        args.push(format!("--gres=gpu:{}", r.gpus).into());
+    }
+    let site = r.site;
+    for (flag, value) in [
+        ("--partition", &site.partition),
+        ("--account", &site.account),
+        ("--qos", &site.qos),
+    ] {
+        if let Some(v) = value {
+            args.push(format!("{flag}={v}").into());
+        }
+    }
+    args.extend(site.extra.iter().map(OsString::from));
+    args
+}
+
+fn os_flag(flag: &str, value: &std::ffi::OsStr) -> OsString {
+    let mut s = OsString::from(flag);
+    s.push(value);
+    s
+}
+
+/// `--output` expands `%j`, `%u` and the like: a literal `%` in a path is written `%%`.
+pub fn output_pattern(path: &Path) -> OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut out = Vec::new();
+    for &b in path.as_os_str().as_bytes() {
+        out.push(b);
+        if b == b'%' {
+            out.push(b'%');
+        }
+    }
+    OsString::from_vec(out)
+}
+
+/// Slurm's `--time` in whole minutes, rounded up (its least is one minute): a backstop above
+/// the engine's own limit, which cancels the job on time.
+pub fn time_minutes(d: Duration) -> u64 {
+    (d.as_secs() + u64::from(d.subsec_nanos() > 0))
+        .div_ceil(60)
+        .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn quotes_survive_bash() {
+        for word in [
+            "plain",
+            "with space",
+            "it's",
+            "'",
+            "$HOME `x` \\n \"q\"",
+            "",
+        ] {
+            let out = Command::new("bash")
+                .args(["-c", &format!("printf %s {}", quote(word))])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word);
+        }
+    }
+
+    #[test]
+    fn a_script_for_a_workspace_with_spaces_and_a_quote_runs() {
+        let root = tempfile::tempdir().unwrap();
+        let ws = root.path().join("my run's data/h-e1");
+        std::fs::create_dir_all(&ws).unwrap();
+        let env = vec![
+            ("PATH".to_string(), "/usr/bin:/bin".to_string()),
+            ("YOURA_WORKSPACE".to_string(), ws.display().to_string()),
+            ("CUDA_VISIBLE_DEVICES".to_string(), "7".to_string()),
+        ];
+        let script_args: Vec<OsString> = vec![
+            "bash".into(),
+            "-c".into(),
+            "printf '%s|%s|%s|%s|' \"$PWD\" \"$YOURA_WORKSPACE\" \"$CUDA_VISIBLE_DEVICES\" \"$1\"; ulimit -v; ulimit -c; env | wc -l".into(),
+            "arg0".into(),
+            "one arg with 'quotes' and $x".into(),
+        ];
+        let spec = ScriptSpec {
+            cwd: &ws,
+            env: &env,
+            slurm_gpus: true,
+            limits: ChildLimits::new(Some(512 << 20), Some(Duration::from_secs(30))),
+            command: &script_args,
+        };
+        let text = render(&spec).unwrap();
+        let path = root.path().join("job.sh");
+        std::fs::write(&path, &text).unwrap();
+        let syntax = Command::new("bash").arg("-n").arg(&path).status().unwrap();
+        assert!(syntax.success(), "bash -n rejected:\n{text}");
+        let out = Command::new("bash")
+            .arg(&path)
+            .env("CUDA_VISIBLE_DEVICES", "2,3")
+            .env("SECRET_TOKEN", "leak")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let ws_s = ws.display().to_string();
+        // Slurm's GPUs, not the submitting machine's; nothing else from the parent leaks
+        // (env -i: PATH, YOURA_WORKSPACE, CUDA_VISIBLE_DEVICES and bash's own PWD, SHLVL, _).
+        let want = format!("{ws_s}|{ws_s}|2,3|one arg with 'quotes' and $x|524288\n0\n");
+        assert!(
+            stdout.starts_with(&want),
+            "{stdout:?} {}\nwanted {want:?}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let vars: usize = stdout.lines().last().unwrap().trim().parse().unwrap();
+        assert!(vars <= 6, "{stdout}");
+        assert!(!stdout.contains("leak"));
+    }
+
+    #[test]
+    fn a_missing_directory_fails_the_job_with_125() {
+        let env = vec![];
+        let cmd: Vec<OsString> = vec!["true".into()];
+        let spec = ScriptSpec {
+            cwd: Path::new("/nonexistent/youra dir"),
+            env: &env,
+            slurm_gpus: false,
+            limits: ChildLimits::new(None, None),
+            command: &cmd,
+        };
+        let status = Command::new("bash")
+            .args(["-c", &render(&spec).unwrap()])
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(125));
+    }
+
+    #[test]
+    fn sbatch_flags() {
+        let site = SiteFlags {
+            partition: Some("gpu".into()),
+            account: Some("lab".into()),
+            qos: None,
+            extra: vec!["--constraint=a100".into()],
+        };
+        let r = Request {
+            name: "youra-h-e1",
+            chdir: Path::new("/runs/a b"),
+            log: Path::new("/runs/a b/100%/run.log"),
+            time_limit: Duration::from_secs(120),
+            grace: Duration::from_secs(5),
+            mem_mb: Some(2048),
+            gpus: 2,
+            site: &site,
+        };
+        let args: Vec<String> = sbatch_args(&r)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "--parsable",
+                "--no-requeue",
+                "--job-name=youra-h-e1",
+                "--chdir=/runs/a b",
+                "--output=/runs/a b/100%%/run.log",
+                "--time=3",
+                "--mem=2048M",
+                "--gres=gpu:2",
+                "--partition=gpu",
+                "--account=lab",
+                "--constraint=a100",
+            ]
+        );
+    }
+
+    #[test]
+    fn time_rounds_up_to_minutes() {
+        assert_eq!(time_minutes(Duration::from_secs(1)), 1);
+        assert_eq!(time_minutes(Duration::from_secs(60)), 1);
+        assert_eq!(time_minutes(Duration::from_secs(61)), 2);
+        assert_eq!(time_minutes(Duration::from_secs(905)), 16);
+        assert_eq!(time_minutes(Duration::ZERO), 1);
+    }
+}

@@ -1,0 +1,389 @@
+//! The Slurm back end against a real one-node cluster (`scripts/slurm-cluster.sh`, started
+//! once per test binary and stopped at its exit when this binary started it): exit codes,
+//! cancellation, the time limit, the demo's experiments as Slurm jobs, and a killed engine
+//! re-attaching to its job. Skipped, naming the packages, when `sbatch` is absent outside
+//! CI; under `CI` or `YOURA_REQUIRE_SLURM=1` a missing Slurm fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use youra::exec::{Backend, ExitKind, Job, SlurmBackend, SlurmSettings};
+use youra::vsa::store::Store;
+
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-cluster.sh");
+const STATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/slurm");
+
+fn required() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
+        || std::env::var_os("YOURA_REQUIRE_SLURM").is_some_and(|v| v == "1")
+}
+
+extern "C" fn stop_cluster() {
+    let _ = Command::new(SCRIPT).arg("stop").status();
+}
+
+/// The cluster's `slurm.conf`, or `None` (skip) when Slurm is not installed here.
+fn cluster() -> Option<&'static Path> {
+    static CONF: OnceLock<Option<PathBuf>> = OnceLock::new();
+    CONF.get_or_init(|| {
+        let have = Command::new("sh")
+            .args(["-c", "command -v sbatch && command -v slurmctld && command -v munged"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !have && !required() {
+            eprintln!("skipping: Slurm is not installed (apt-get install slurm-wlm munge, or scripts/slurm-cluster.sh install)");
+            return None;
+        }
+        let running = Path::new(STATE).join("slurmctld.pid").is_file();
+        let out = Command::new(SCRIPT).arg("start").output().expect("run scripts/slurm-cluster.sh");
+        assert!(
+            out.status.success(),
+            "scripts/slurm-cluster.sh start failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if !running {
+            // SAFETY: registers a plain extern "C" function; it runs at process exit.
+            unsafe { libc::atexit(stop_cluster) };
+        }
+        Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    })
+    .as_deref()
+}
+
+fn backend(conf: &Path) -> SlurmBackend {
+    SlurmBackend::new(&SlurmSettings {
+        conf: Some(conf.to_path_buf()),
+        poll_s: 0.2,
+        ..Default::default()
+    })
+}
+
+fn job(root: &Path, name: &str, script: &str) -> Job {
+    let ws = root.join(name);
+    std::fs::create_dir_all(ws.join("code")).unwrap();
+    let mut job = Job::new(&ws, vec!["sh".into(), "-c".into(), script.into()]);
+    job.time_limit = Duration::from_secs(60);
+    job.memory_limit = Some(256 << 20);
+    job.max_processes = None;
+    job
+}
+
+/// Workspaces under target/: the cluster's node must see them (it does: one node).
+fn workdir() -> tempfile::TempDir {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/slurm-tests");
+    std::fs::create_dir_all(&base).unwrap();
+    tempfile::Builder::new()
+        .prefix("run ")
+        .tempdir_in(base)
+        .unwrap()
+}
+
+fn squeue(conf: &Path, id: &str) -> String {
+    let out = Command::new("squeue")
+        .args(["-h", "-j", id, "-o", "%T"])
+        .env("SLURM_CONF", conf)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn wait_running(conf: &Path, id: &str) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while squeue(conf, id) != "RUNNING" {
+        assert!(Instant::now() < until, "job {id} never ran");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_job_that_exits_3_fails_with_exit_3_and_its_log() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let j = job(
+        tmp.path(),
+        "h-x1",
+        "echo \"in $PWD\"; echo '{\"metrics\": {\"acc\": 0.5}}' > \"$YOURA_RESULTS_DIR/experiment_results.json\"; exit 3",
+    );
+    let running = b.start(&j).unwrap();
+    let id = running.scheduler_id().expect("a Slurm job id");
+    let outcome = running.wait();
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap_or_default();
+    assert_eq!(
+        outcome.exit,
+        ExitKind::Exited(3),
+        "{:?}\n{log}",
+        outcome.warnings
+    );
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap();
+    assert!(log.contains("in ") && log.contains("h-x1/code"), "{log}");
+    assert!(
+        log.trim_end().ends_with("EXPERIMENT COMPLETE (exit=3)"),
+        "{log}"
+    );
+    assert_eq!(outcome.results.unwrap()["metrics"]["acc"], 0.5);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("Slurm job {id}")))
+    );
+    assert_eq!(squeue(conf, &id), "", "the job left the queue");
+}
+
+#[test]
+fn a_job_runs_in_the_sandbox_and_completes() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    // Inside bwrap: writes outside the workspace fail, the network is gone.
+    let j = job(
+        tmp.path(),
+        "h-ok",
+        "touch /etc/youra-escape 2>/dev/null && exit 9; echo sandboxed-ok",
+    );
+    let outcome = b.start(&j).unwrap().wait();
+    assert_eq!(outcome.exit, ExitKind::Exited(0), "{:?}", outcome.warnings);
+    assert!(outcome.sandboxed, "bubblewrap is installed here");
+    assert!(
+        std::fs::read_to_string(&outcome.log_path)
+            .unwrap()
+            .contains("sandboxed-ok")
+    );
+}
+
+#[test]
+fn kill_cancels_the_job() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let running = b.start(&job(tmp.path(), "h-k", "sleep 120")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    wait_running(conf, &id);
+    let t = Instant::now();
+    running.kill();
+    let outcome = running.wait();
+    assert_eq!(outcome.exit, ExitKind::Killed);
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    assert_eq!(squeue(conf, &id), "");
+    assert!(b.live_jobs().is_empty());
+}
+
+#[test]
+fn the_time_limit_cancels_the_job_as_timed_out() {
+    // Slurm's own TIMEOUT needs a whole minute (its least --time); the engine's limit
+    // cancels on time, and Slurm's TIMEOUT maps to the same kind (the unit table).
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let mut j = job(tmp.path(), "h-t", "echo start; sleep 120");
+    j.time_limit = Duration::from_secs(2);
+    let running = b.start(&j).unwrap();
+    let id = running.scheduler_id().unwrap();
+    let outcome = running.wait();
+    assert_eq!(outcome.exit, ExitKind::TimedOut, "{:?}", outcome.warnings);
+    assert_eq!(squeue(conf, &id), "");
+    assert!(
+        std::fs::read_to_string(&outcome.log_path)
+            .unwrap()
+            .contains("EXPERIMENT COMPLETE (exit=timeout)")
+    );
+}
+
+#[test]
+fn dropping_the_backend_cancels_its_jobs() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let running = b.start(&job(tmp.path(), "h-d", "sleep 120")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    drop(b);
+    assert_eq!(running.wait().exit, ExitKind::Killed);
+    assert_eq!(squeue(conf, &id), "");
+}
+
+#[test]
+fn submission_to_start_overhead() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let mut lags = Vec::new();
+    for i in 0..3 {
+        let j = job(tmp.path(), &format!("h-b{i}"), "date +%s.%N");
+        let submitted = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let outcome = b.start(&j).unwrap().wait();
+        assert!(outcome.exit.success());
+        let log = std::fs::read_to_string(&outcome.log_path).unwrap();
+        let started: f64 = log.lines().next().unwrap().trim().parse().unwrap();
+        lags.push(started - submitted);
+    }
+    lags.sort_by(f64::total_cmp);
+    println!(
+        "slurm submission-to-start overhead (one node, {} jobs): median {:.2} s, min {:.2} s, max {:.2} s",
+        lags.len(),
+        lags[lags.len() / 2],
+        lags[0],
+        lags[lags.len() - 1]
+    );
+    assert!(lags[0] > 0.0 && lags[lags.len() - 1] < 30.0, "{lags:?}");
+}
+
+fn status(dir: &Path, h: &str) -> String {
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    snap.vsa
+        .hypothesis(h)
+        .map_or("absent".into(), |x| x.status.as_str().to_string())
+}
+
+/// A user config with the test cluster's conf and a quick poll.
+fn user_config(root: &Path, conf: &Path) -> PathBuf {
+    let dir = root.join("config");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("youra.toml"),
+        format!(
+            "[exec.slurm]\nconf = \"{}\"\npoll_s = 0.2\n",
+            conf.display()
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn youra(config: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_youra"));
+    c.env("YOURA_CONFIG_DIR", config);
+    c
+}
+
+fn events(dir: &Path, kind: &str) -> Vec<youra::rundir::events::Event> {
+    youra::rundir::events::read(&dir.join("events.jsonl"))
+        .into_iter()
+        .filter(|e| e.kind == kind)
+        .collect()
+}
+
+#[test]
+fn the_demo_through_slurm_gives_the_local_gate_results() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let dir = tmp.path().join("demo");
+    let out = youra(&user_config(tmp.path(), conf))
+        .args([
+            "demo",
+            "--headless",
+            "--exec",
+            "slurm",
+            "--dir",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
+        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
+    );
+    let submitted = events(&dir, "experiment_submitted");
+    assert!(
+        submitted.len() >= 3,
+        "every experiment was a Slurm job: {submitted:?}"
+    );
+    let vsa = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
+    assert!(
+        vsa.contains("slurm_job:") && vsa.contains("ended_at:"),
+        "{vsa}"
+    );
+}
+
+#[test]
+fn a_killed_engine_reattaches_to_its_running_job() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let config = user_config(tmp.path(), conf);
+    let dir = tmp.path().join("demo");
+    let mut child = youra(&config)
+        .args([
+            "demo",
+            "--headless",
+            "--exec",
+            "slurm",
+            "--dir",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it as soon as its first job is submitted (pending or running).
+    let until = Instant::now() + Duration::from_secs(120);
+    let (hypothesis, id) = loop {
+        if let Some(e) = events(&dir, "experiment_submitted").into_iter().next() {
+            break (e.hypothesis.clone().unwrap(), e.result.clone().unwrap());
+        }
+        assert!(Instant::now() < until, "no job was submitted");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let state = squeue(conf, &id);
+    assert!(
+        matches!(state.as_str(), "PENDING" | "RUNNING" | "CONFIGURING"),
+        "the job outlived its engine: {state:?}"
+    );
+    let out = youra(&config)
+        .args(["run", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let attached = events(&dir, "experiment_attach");
+    assert_eq!(
+        attached.first().and_then(|e| e.result.clone()),
+        Some(id.clone()),
+        "{attached:?}"
+    );
+    // No second submission for that experiment: the next one of that hypothesis (if any)
+    // came after the attached job had ended.
+    let submitted: Vec<String> = events(&dir, "experiment_submitted")
+        .into_iter()
+        .filter(|e| e.hypothesis.as_deref() == Some(hypothesis.as_str()))
+        .filter_map(|e| e.result)
+        .collect();
+    assert_eq!(submitted.first(), Some(&id), "{submitted:?}");
+    assert_eq!(
+        submitted.iter().filter(|s| **s == id).count(),
+        1,
+        "{submitted:?}"
+    );
+    assert_eq!(
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
+        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
+    );
+}
