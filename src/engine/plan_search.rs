@@ -31,6 +31,29 @@ fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// Which attempt a node's packet records (`packet.extra["attempt"]`): the sub-hypothesis, its
+/// round and the stage attempt, as the VSA counts them. The tree is saved before the VSA
+/// records the gate, so a kill between the two leaves a packet the VSA does not know of yet;
+/// the resumed attempt finds it by this key, executes the same node again and does not count
+/// its reward twice.
+fn attempt_key(ctx: &StageCtx<'_>, id: &str) -> String {
+    format!("{id}#{}#{}", ctx.round, ctx.attempt)
+}
+
+/// The node a killed run of this very attempt executed and recorded, if any.
+fn recorded_by_this_attempt(tree: &PlanTree, key: &str) -> Option<NodeId> {
+    tree.nodes()
+        .iter()
+        .find(|n| {
+            n.packet
+                .as_ref()
+                .and_then(|p| p.extra.get("attempt"))
+                .and_then(|v| v.as_str())
+                == Some(key)
+        })
+        .map(|n| n.id.clone())
+}
+
 /// The run's tree and budget (a fresh budget from the settings the first time).
 pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageError> {
     let loaded = load(run, Plans::Read).map_err(err("load"))?;
@@ -82,6 +105,14 @@ pub fn next(
         let node = tree.add_root(draft, &now());
         tree.save(ctx.run, std::slice::from_ref(&node))
             .map_err(err("save"))?;
+    }
+    if let Some(node) = recorded_by_this_attempt(&tree, &attempt_key(ctx, id)) {
+        let plan = tree
+            .get(&node)
+            .and_then(|n| n.plan.clone())
+            .unwrap_or_default();
+        ctx.roles.ledger().set_plan_node(Some(node.to_string()));
+        return Ok(Some(Step { node, plan }));
     }
     for _ in 0..4 {
         let selection = choose(&tree, &budget, s, id)?;
@@ -221,6 +252,17 @@ fn expand(
     Ok(())
 }
 
+/// The sub-hypothesis a node's subtree belongs to (its root's).
+fn node_hypothesis(tree: &PlanTree, node: &NodeId) -> Option<String> {
+    let mut at = tree.get(node)?;
+    loop {
+        if let Some(h) = &at.hypothesis_id {
+            return Some(h.clone());
+        }
+        at = tree.get(at.parent.as_ref()?)?;
+    }
+}
+
 /// Record the attempt's reward (`None`: it produced no usable result) and backpropagate.
 pub fn record(
     ctx: &StageCtx<'_>,
@@ -232,12 +274,22 @@ pub fn record(
     let (mut tree, mut budget) = open(ctx.run, s)?;
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
         .map_err(err("charge the ledger"))?;
+    let key = attempt_key(ctx, node_hypothesis(&tree, node).as_deref().unwrap_or("-"));
+    if recorded_by_this_attempt(&tree, &key).as_ref() == Some(node) {
+        // Recorded before a kill, by this same attempt: backpropagating again would count
+        // one experiment twice.
+        save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
+        ctx.roles.ledger().set_plan_node(None);
+        return Ok(());
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert("attempt".into(), serde_json::Value::String(key));
     let packet = Packet {
         reward: reward.unwrap_or(0.0),
         cost_tokens: budget.node_tokens.get(node.as_str()).copied().unwrap_or(0),
         logs,
         finished_at: now(),
-        extra: Default::default(),
+        extra,
     };
     let recorded = match reward {
         Some(_) => tree.record_outcome(node, packet, crate::plan::DELTA),

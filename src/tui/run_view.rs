@@ -146,7 +146,9 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
             kind: h.path.is_some().then(|| "vsa_diff".to_string()),
         }));
     }
-    // Newest first; entries without a time keep file order at the end.
+    // Newest first; entries written in the same millisecond newest first too (reversed before
+    // the stable sort: a routing and its escalation are often one tick apart, or none).
+    events.reverse();
     events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
     let metrics: Vec<Metrics> = ids
         .iter()
