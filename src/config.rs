@@ -23,6 +23,26 @@ pub struct RunConfig {
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,
+    /// Where and how many experiments run at once.
+    pub exec: ExecSection,
+}
+
+/// `[exec]`: how the executor runs experiments.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ExecSection {
+    /// How many experiments may run at once (unset: one per GPU found, 1 without GPUs;
+    /// 1 runs them one after another exactly as before). See "Parallel experiments" in
+    /// docs/ARCHITECTURE.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<usize>,
+}
+
+impl ExecSection {
+    /// The effective limit on this machine, with `gpus` usable GPUs.
+    pub fn max_parallel(&self, gpus: usize) -> usize {
+        self.max_parallel.unwrap_or(gpus.max(1))
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -251,6 +271,14 @@ pub fn explain_with(
             origin: "[recovery]".into(),
             message,
         })?;
+    if config.exec.max_parallel == Some(0) {
+        return Err(ConfigError::Invalid {
+            origin: "[exec]".into(),
+            message:
+                "max_parallel = 0 would never run an experiment; give 1 (one at a time) or more"
+                    .into(),
+        });
+    }
     let effective = Value::try_from(&config).map_err(|e| ConfigError::Invalid {
         origin: "the effective configuration".into(),
         message: e.to_string(),
@@ -362,5 +390,19 @@ mod tests {
         std::fs::write(run.path().join("youra.toml"), "[engine\n").unwrap();
         let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
         assert!(e.contains("line 1, column"), "{e}");
+    }
+
+    #[test]
+    fn max_parallel_defaults_to_the_gpus_and_refuses_zero() {
+        let run = tempfile::tempdir().unwrap();
+        let c = load_with(run.path(), None, &[]).unwrap();
+        assert_eq!(c.exec.max_parallel(0), 1, "no GPU: one at a time");
+        assert_eq!(c.exec.max_parallel(4), 4, "one per GPU");
+        std::fs::write(run.path().join("youra.toml"), "[exec]\nmax_parallel = 2\n").unwrap();
+        let c = load_with(run.path(), None, &[]).unwrap();
+        assert_eq!(c.exec.max_parallel(8), 2);
+        std::fs::write(run.path().join("youra.toml"), "[exec]\nmax_parallel = 0\n").unwrap();
+        let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
+        assert!(e.contains("[exec]") && e.contains("max_parallel"), "{e}");
     }
 }

@@ -84,6 +84,11 @@ pub trait RunningJob: Send + Sync {
     fn wait(&self) -> JobOutcome;
     /// The outcome if the job has ended, without blocking.
     fn try_outcome(&self) -> Option<JobOutcome>;
+    /// Where the job runs, for people (the Experiments pane, `youra status`): `cpu`,
+    /// `GPU <id>` locally; a cluster back end names its job id and node.
+    fn placement(&self) -> String {
+        String::new()
+    }
 }
 
 /// Half of this machine's memory in MiB (`MemTotal` in /proc/meminfo), the default address
