@@ -253,6 +253,14 @@ pub fn explain_with(
             origin: "[recovery]".into(),
             message,
         })?;
+    if config.exec.max_parallel == Some(0) {
+        return Err(ConfigError::Invalid {
+            origin: "[exec]".into(),
+            message:
+                "max_parallel = 0 would never run an experiment; give 1 (one at a time) or more"
+                    .into(),
+        });
+    }
     let effective = Value::try_from(&config).map_err(|e| ConfigError::Invalid {
         origin: "the effective configuration".into(),
         message: e.to_string(),
@@ -364,5 +372,19 @@ mod tests {
         std::fs::write(run.path().join("youra.toml"), "[engine\n").unwrap();
         let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
         assert!(e.contains("line 1, column"), "{e}");
+    }
+
+    #[test]
+    fn max_parallel_defaults_to_the_gpus_and_refuses_zero() {
+        let run = tempfile::tempdir().unwrap();
+        let c = load_with(run.path(), None, &[]).unwrap();
+        assert_eq!(c.exec.max_parallel(0), 1, "no GPU: one at a time");
+        assert_eq!(c.exec.max_parallel(4), 4, "one per GPU");
+        std::fs::write(run.path().join("youra.toml"), "[exec]\nmax_parallel = 2\n").unwrap();
+        let c = load_with(run.path(), None, &[]).unwrap();
+        assert_eq!(c.exec.max_parallel(8), 2);
+        std::fs::write(run.path().join("youra.toml"), "[exec]\nmax_parallel = 0\n").unwrap();
+        let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
+        assert!(e.contains("[exec]") && e.contains("max_parallel"), "{e}");
     }
 }

@@ -468,6 +468,42 @@ fn gpu_jobs_queue_for_a_free_gpu() {
 }
 
 #[test]
+fn two_concurrent_gpu_jobs_get_different_gpus_and_say_where_they_run() {
+    let fake = |i: u32| GpuInfo {
+        index: i,
+        uuid: format!("GPU-fake-{i}"),
+        memory_used_mib: Some(0),
+        memory_total_mib: Some(81559),
+        utilization_pct: Some(0),
+        mig: None,
+    };
+    let pool = GpuPool::new(vec![fake(0), fake(1)]);
+    let b = LocalBackend::with_gpus(Arc::clone(&pool));
+    let (ws1, ws2) = (workspace(), workspace());
+    let mut first = job(
+        ws1.path(),
+        SandboxMode::Auto,
+        &["sh", "-c", "echo $CUDA_VISIBLE_DEVICES; sleep 0.3"],
+    );
+    first.gpus = 1;
+    let mut second = first.clone();
+    second.workspace = ws2.path().to_path_buf();
+    let a = b.start(&first).unwrap_or_else(|e| panic!("{e}"));
+    let c = b.start(&second).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(pool.available(), 0, "both run at once, one GPU each");
+    let mut places = vec![a.placement(), c.placement()];
+    places.sort();
+    assert_eq!(places, ["GPU GPU-fake-0", "GPU GPU-fake-1"]);
+    let (one, two) = (a.wait(), c.wait());
+    assert_ne!(one.gpus, two.gpus);
+    assert_eq!(pool.available(), 2);
+    let cpu = job(ws1.path(), SandboxMode::Auto, &["true"]);
+    let on_cpu = b.start(&cpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(on_cpu.placement(), "cpu");
+    on_cpu.wait();
+}
+
+#[test]
 fn path_escapes_are_refused() {
     let root = workspace();
     let root = root.path();

@@ -36,6 +36,8 @@ struct StatusReport<'a> {
     artifacts: Vec<ArtifactPresence>,
     /// What the model calls cost, from `ledger.tsv` (absent when no call was made).
     usage: Option<Usage>,
+    /// The experiment queue: waiting, running (where, for how long), finished.
+    experiments: Vec<crate::rundir::jobs::JobRow>,
 }
 
 #[derive(Serialize)]
@@ -122,6 +124,11 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         invariant_violations: violations(vsa),
         artifacts: scan(&run.root, &ids),
         usage: usage(&run.root),
+        experiments: crate::rundir::jobs::queue(
+            &crate::rundir::events::read(&run.root.join("events.jsonl")),
+            vsa,
+            chrono::Utc::now().fixed_offset(),
+        ),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -203,6 +210,7 @@ fn print_text(r: &StatusReport<'_>) {
     for w in &r.waiting {
         println!(">> WAITING FOR YOU: {w}");
     }
+    print_running(&r.experiments);
     let summary: Vec<String> = r.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     println!(
         "\nSub-hypotheses ({}): {}",
@@ -301,5 +309,25 @@ fn truncate(s: &str, n: usize) -> String {
         one_line
     } else {
         format!("{}…", one_line.chars().take(n - 1).collect::<String>())
+    }
+}
+
+/// The experiments running now, one line each, and how many wait for a slot.
+fn print_running(jobs: &[crate::rundir::jobs::JobRow]) {
+    use crate::rundir::jobs::JobState;
+    let running: Vec<_> = jobs
+        .iter()
+        .filter(|j| matches!(j.state, JobState::Running { .. }))
+        .collect();
+    let waiting = jobs.iter().filter(|j| j.state == JobState::Waiting).count();
+    if running.is_empty() && waiting == 0 {
+        return;
+    }
+    println!(
+        "Running:    {} experiment(s), {waiting} waiting",
+        running.len()
+    );
+    for j in running {
+        println!("  {:<12} {}", j.hypothesis, j.label());
     }
 }

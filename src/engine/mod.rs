@@ -18,6 +18,7 @@ mod intake;
 pub mod lessons;
 mod literature;
 mod lock;
+mod parallel;
 mod plan_search;
 pub mod progress;
 pub mod prompts;
@@ -90,6 +91,10 @@ pub struct Engine {
     at_breakpoint: Option<Stage>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,
+    /// How many experiments may run at once (`[exec] max_parallel`).
+    max_parallel: usize,
+    /// Coding & Validation steps whose experiments run now (`parallel.rs`).
+    flying: Vec<parallel::Flying>,
 }
 
 /// Start the configured MCP servers and write their health where the TUI looks
@@ -174,23 +179,27 @@ impl Engine {
                     .map(str::to_string)
             })
             .unwrap_or_else(|| "(no topic: set [run] topic in youra.toml)".into());
-        // `[exec] backend`: local processes or Slurm jobs (see "Executor").
-        let backend = crate::exec::backend_for(&config.exec);
+        let gpus = crate::exec::GpuPool::detect();
+        let max_parallel = config.exec.max_parallel(gpus.usable());
+        // `[exec] backend`: local processes (with this machine's GPUs) or Slurm jobs.
+        let backend = crate::exec::backend_for(&config.exec, gpus);
         Ok(Engine {
             run: run.to_path_buf(),
             store,
             roles,
             prompts: Prompts::new(run),
             events: EventLog::new(run),
-            config,
             topic,
             options,
+            max_parallel,
             backend,
+            config,
             tools,
             lock,
             released: None,
             at_breakpoint: None,
             timings: Vec::new(),
+            flying: Vec::new(),
         })
     }
 

@@ -141,10 +141,32 @@ pub fn round(doc: &Document, step: &Step) -> u32 {
 /// The sub-hypothesis the loop works on next: the first in file order that is not finished
 /// and whose prerequisites are all validated.
 pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
+    next_hypothesis_besides(vsa, &[])
+}
+
+/// Every sub-hypothesis the loop could work on now, in file order: not finished, its
+/// prerequisites all validated (the experiment queue's waiting ones).
+pub fn ready_hypotheses(vsa: &Vsa) -> Vec<&str> {
     use crate::vsa::enums::HypothesisStatus as S;
     vsa.sub_hypotheses
         .iter()
         .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
+        .filter(|h| {
+            h.prerequisites
+                .iter()
+                .all(|p| vsa.hypothesis(p).is_some_and(|x| x.status.is_validated()))
+        })
+        .map(|h| h.id.as_str())
+        .collect()
+}
+
+/// As [`next_hypothesis`], passing over those in `busy` (whose experiments run now).
+pub fn next_hypothesis_besides<'a>(vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
+    use crate::vsa::enums::HypothesisStatus as S;
+    vsa.sub_hypotheses
+        .iter()
+        .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
+        .filter(|h| !busy.contains(&h.id.as_str()))
         .find(|h| {
             h.prerequisites.iter().all(|p| {
                 vsa.hypothesis(p)
@@ -155,13 +177,20 @@ pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
 }
 
 pub fn next(doc: &Document, vsa: &Vsa) -> Step {
+    next_besides(doc, vsa, &[])
+}
+
+/// The next step when the sub-hypotheses in `busy` have experiments in flight: the loop
+/// goes on with the next ready one in file order; past the loop only when none is busy
+/// (the caller lands the flying ones first).
+pub fn next_besides(doc: &Document, vsa: &Vsa, busy: &[&str]) -> Step {
     if let Some(s) = BEFORE_LOOP
         .iter()
         .find(|s| !done(phase_status(doc, **s).as_deref()))
     {
         return Step::Stage(*s);
     }
-    if let Some(h) = next_hypothesis(vsa) {
+    if let Some(h) = next_hypothesis_besides(vsa, busy) {
         let stage = LOOP
             .iter()
             .find(|s| !done(loop_status(doc, h, **s).as_deref()))
@@ -211,6 +240,13 @@ mod tests {
         assert_eq!(
             step(&loop_),
             Step::Hypothesis(Stage::ImplementationPlanning, "h-m1".into())
+        );
+        let doc = crate::yaml::parse(loop_.as_bytes()).unwrap();
+        let vsa = crate::vsa::read(&doc).0;
+        assert_eq!(
+            next_besides(&doc, &vsa, &["h-m1"]),
+            Step::Stage(Stage::EvidenceCheck),
+            "h-m2 waits for h-m1: nothing else is ready"
         );
         let failed = loop_.replace("status: READY", "status: FAILED");
         assert_eq!(step(&failed), Step::Stage(Stage::EvidenceCheck));

@@ -19,11 +19,27 @@ use crate::vsa::pause::PauseCause;
 use crate::yaml::NewNode;
 
 /// How one step ended.
-enum StepEnd {
+pub(super) enum StepEnd {
     Complete,
     Stop(String),
     /// Recovery moved the run; nothing to mark.
     Rerouted,
+    /// Its experiment runs on; the step ends when it lands (`parallel.rs`).
+    Flying,
+}
+
+/// One attempt of a step, as the controller's judgement needs it.
+pub(super) struct Attempted {
+    pub round: u32,
+    pub attempt: u32,
+    pub resume: Option<String>,
+    pub started: std::time::Instant,
+}
+
+/// After an attempt: the step's end, or another attempt with this instruction.
+pub(super) enum Settled {
+    End(StepEnd),
+    Again(String),
 }
 
 impl Engine {
@@ -33,6 +49,7 @@ impl Engine {
         self.emit(Event::new("engine_start").message(self.lock_note()));
         loop {
             if self.options.cancel.load(Ordering::Relaxed) {
+                self.abandon_flying();
                 return Ok(RunEnd::Cancelled);
             }
             let snap = match self.store.load_reconciled() {
@@ -47,6 +64,18 @@ impl Engine {
                 }
             };
             if self.take_directives(&snap)? {
+                continue;
+            }
+            // Paused, waiting or ending: experiments in flight land first, as a serial
+            // run's step finishes before the loop looks at the status again.
+            let active = matches!(
+                snap.vsa.workflow.status,
+                None | Some(WorkflowStatus::Active)
+            );
+            if !self.flying.is_empty() && !active {
+                if let StepEnd::Stop(reason) = self.land()? {
+                    return self.stop_flying(&reason);
+                }
                 continue;
             }
             match snap.vsa.workflow.status {
@@ -88,10 +117,24 @@ impl Engine {
                         self.stop(&reason)?;
                         return Ok(RunEnd::Stopped(reason));
                     }
-                    StepEnd::Complete | StepEnd::Rerouted => continue,
+                    StepEnd::Complete | StepEnd::Rerouted | StepEnd::Flying => continue,
                 }
             }
-            let step = progress::next(&snap.doc, &snap.vsa);
+            let busy = self.busy();
+            let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
+            let step = progress::next_besides(&snap.doc, &snap.vsa, &busy);
+            let stepping = snap
+                .doc
+                .root
+                .as_ref()
+                .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
+                == Some(true);
+            if self.must_land(&step, stepping) {
+                if let StepEnd::Stop(reason) = self.land()? {
+                    return self.stop_flying(&reason);
+                }
+                continue;
+            }
             let Some(stage) = step.stage() else {
                 self.set(
                     "workflow.status",
@@ -104,18 +147,9 @@ impl Engine {
             if self.breakpoint(&snap, &step, stage)? {
                 continue;
             }
-            let stepping = snap
-                .doc
-                .root
-                .as_ref()
-                .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
-                == Some(true);
             match self.run_step(&step, stepping)? {
-                StepEnd::Complete => {}
-                StepEnd::Stop(reason) => {
-                    self.stop(&reason)?;
-                    return Ok(RunEnd::Stopped(reason));
-                }
+                StepEnd::Complete | StepEnd::Flying => {}
+                StepEnd::Stop(reason) => return self.stop_flying(&reason),
                 // A step whose gate failed ends in its route, not a completion: the
                 // researcher stepping through sees the gate and the route before the next
                 // stage runs.
@@ -352,7 +386,7 @@ impl Engine {
         }
     }
 
-    fn run_step(&mut self, step: &Step, stepping: bool) -> Result<StepEnd, EngineError> {
+    pub(super) fn run_step(&mut self, step: &Step, stepping: bool) -> Result<StepEnd, EngineError> {
         let Some(stage) = step.stage() else {
             return Ok(StepEnd::Complete);
         };
@@ -375,64 +409,61 @@ impl Engine {
         )?;
         self.emit(self.stage_event("stage_start", stage, h.as_deref()));
         self.log(&format!("start {}", step.describe()));
+        self.attempts(step, stepping, round, 1, None)
+    }
+
+    /// The step's attempts from `first` on: the stage runs, its output is checked and the
+    /// controller judges it; a resume goes round again. A Coding & Validation step in a
+    /// parallel run may instead leave its experiment in flight (`StepEnd::Flying`).
+    pub(super) fn attempts(
+        &mut self,
+        step: &Step,
+        stepping: bool,
+        round: u32,
+        first: u32,
+        mut resume: Option<String>,
+    ) -> Result<StepEnd, EngineError> {
+        let Some(stage) = step.stage() else {
+            return Ok(StepEnd::Complete);
+        };
+        let h = step.hypothesis().map(str::to_string);
         let runner = super::stages::runner(stage);
-        let mut resume: Option<String> = None;
         let max = self.config.engine.max_resumes + 1;
-        for attempt in 1..=max {
+        for attempt in first..=max {
             let _attempt = tracing::info_span!("attempt", attempt).entered();
             let started = std::time::Instant::now();
             let ctx = self.ctx(stage, h.clone(), round, attempt, resume.clone());
-            let produced = match runner.run(&ctx, h.as_deref()) {
-                Ok(p) => p,
-                Err(e) if e.resumable() && attempt < max => {
-                    self.log(&format!(
-                        "{}: attempt {attempt}: {e}; resuming",
-                        stage.name()
-                    ));
-                    resume = Some(e.to_string());
-                    continue;
-                }
-                Err(StageError::MustStop(reason)) => return Ok(StepEnd::Stop(reason)),
-                Err(StageError::Rerouted(note)) => {
-                    self.log(&note);
-                    return Ok(StepEnd::Rerouted);
-                }
-                Err(e) => return Ok(StepEnd::Stop(format!("{}: {e}", step.describe()))),
+            let produced = match (self.may_fly(step, stepping), h.as_deref()) {
+                (true, Some(id)) => match super::stages::coding::start(&ctx, id) {
+                    Ok(super::stages::coding::Flight::Started(flight)) => {
+                        let decisions = ctx.decisions.clone();
+                        drop(ctx);
+                        self.flying.push(super::parallel::Flying {
+                            step: step.clone(),
+                            round,
+                            attempt,
+                            resume,
+                            started,
+                            decisions,
+                            flight,
+                        });
+                        return Ok(StepEnd::Flying);
+                    }
+                    Ok(super::stages::coding::Flight::Done(p)) => Ok(p),
+                    Err(e) => Err(e),
+                },
+                _ => runner.run(&ctx, h.as_deref()),
             };
-            let elapsed = started.elapsed();
-            if !produced.check.ok() {
-                if attempt == max {
-                    return Ok(StepEnd::Stop(format!(
-                        "{}: output check failed after {attempt} attempts: {}",
-                        step.describe(),
-                        produced.check.describe()
-                    )));
-                }
-                resume = Some(format!(
-                    "Your output is incomplete ({}). Write it again with every required part.",
-                    produced.check.describe()
-                ));
-                continue;
-            }
-            let decision = judge(&ctx, &produced.artifact, &produced.check.describe());
             drop(ctx);
-            self.timings.push(elapsed);
-            match decision {
-                Decision::PhaseComplete { reason } => {
-                    self.complete(step, round % 1000, produced, &reason, stepping)?;
-                    return Ok(StepEnd::Complete);
-                }
-                Decision::MustStop { reason } => {
-                    return Ok(StepEnd::Stop(format!("controller: {reason}")));
-                }
-                Decision::Resume { prompt } => {
-                    self.emit(
-                        self.stage_event("controller", stage, h.as_deref())
-                            .result("RESUME")
-                            .message(prompt.clone()),
-                    );
-                    resume = Some(prompt);
-                }
+            let attempted = Attempted {
+                round,
+                attempt,
+                resume: resume.clone(),
+                started,
+            };
+            match self.settle(step, stepping, attempted, produced)? {
+                Settled::End(end) => return Ok(end),
+                Settled::Again(prompt) => resume = Some(prompt),
             }
         }
         Ok(StepEnd::Stop(format!(
@@ -443,7 +474,80 @@ impl Engine {
         )))
     }
 
-    fn ctx(
+    /// What one attempt's result means for the step: its end (complete, stopped,
+    /// rerouted), or another attempt with this instruction.
+    pub(super) fn settle(
+        &mut self,
+        step: &Step,
+        stepping: bool,
+        at: Attempted,
+        produced: Result<super::Produced, StageError>,
+    ) -> Result<Settled, EngineError> {
+        let Some(stage) = step.stage() else {
+            return Ok(Settled::End(StepEnd::Complete));
+        };
+        let h = step.hypothesis();
+        let max = self.config.engine.max_resumes + 1;
+        let attempt = at.attempt;
+        let produced = match produced {
+            Ok(p) => p,
+            Err(e) if e.resumable() && attempt < max => {
+                self.log(&format!(
+                    "{}: attempt {attempt}: {e}; resuming",
+                    stage.name()
+                ));
+                return Ok(Settled::Again(e.to_string()));
+            }
+            Err(StageError::MustStop(reason)) => return Ok(Settled::End(StepEnd::Stop(reason))),
+            Err(StageError::Rerouted(note)) => {
+                self.log(&note);
+                return Ok(Settled::End(StepEnd::Rerouted));
+            }
+            Err(e) => {
+                return Ok(Settled::End(StepEnd::Stop(format!(
+                    "{}: {e}",
+                    step.describe()
+                ))));
+            }
+        };
+        let elapsed = at.started.elapsed();
+        if !produced.check.ok() {
+            if attempt == max {
+                return Ok(Settled::End(StepEnd::Stop(format!(
+                    "{}: output check failed after {attempt} attempts: {}",
+                    step.describe(),
+                    produced.check.describe()
+                ))));
+            }
+            return Ok(Settled::Again(format!(
+                "Your output is incomplete ({}). Write it again with every required part.",
+                produced.check.describe()
+            )));
+        }
+        let ctx = self.ctx(stage, h.map(str::to_string), at.round, attempt, at.resume);
+        let decision = judge(&ctx, &produced.artifact, &produced.check.describe());
+        drop(ctx);
+        self.timings.push(elapsed);
+        match decision {
+            Decision::PhaseComplete { reason } => {
+                self.complete(step, at.round % 1000, produced, &reason, stepping)?;
+                Ok(Settled::End(StepEnd::Complete))
+            }
+            Decision::MustStop { reason } => {
+                Ok(Settled::End(StepEnd::Stop(format!("controller: {reason}"))))
+            }
+            Decision::Resume { prompt } => {
+                self.emit(
+                    self.stage_event("controller", stage, h)
+                        .result("RESUME")
+                        .message(prompt.clone()),
+                );
+                Ok(Settled::Again(prompt))
+            }
+        }
+    }
+
+    pub(super) fn ctx(
         &self,
         stage: Stage,
         hypothesis: Option<String>,
@@ -534,7 +638,14 @@ impl Engine {
         Ok(())
     }
 
-    fn stop(&mut self, reason: &str) -> Result<(), EngineError> {
+    /// Stop the run; experiments still in flight are killed (their steps never recorded).
+    fn stop_flying(&mut self, reason: &str) -> Result<RunEnd, EngineError> {
+        self.abandon_flying();
+        self.stop(reason)?;
+        Ok(RunEnd::Stopped(reason.to_string()))
+    }
+
+    pub(super) fn stop(&mut self, reason: &str) -> Result<(), EngineError> {
         self.log(&format!("MUST_STOP: {reason}"));
         self.emit(
             Event::new("stop")

@@ -20,7 +20,19 @@ pub enum BackendKind {
 #[serde(default, deny_unknown_fields)]
 pub struct ExecSection {
     pub backend: BackendKind,
+    /// How many experiments may run at once (unset: one per GPU found, 1 without GPUs;
+    /// 1 runs them one after another exactly as before). See "Parallel experiments" in
+    /// docs/ARCHITECTURE.md.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<usize>,
     pub slurm: SlurmSettings,
+}
+
+impl ExecSection {
+    /// The effective limit on this machine, with `gpus` usable GPUs.
+    pub fn max_parallel(&self, gpus: usize) -> usize {
+        self.max_parallel.unwrap_or(gpus.max(1))
+    }
 }
 
 /// `[exec.slurm]`.

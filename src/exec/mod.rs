@@ -92,9 +92,12 @@ pub trait Backend: Send + Sync {
 }
 
 /// The back end `[exec] backend` names.
-pub fn backend_for(exec: &ExecSection) -> std::sync::Arc<dyn Backend> {
+pub fn backend_for(
+    exec: &ExecSection,
+    gpus: std::sync::Arc<GpuPool>,
+) -> std::sync::Arc<dyn Backend> {
     match exec.backend {
-        BackendKind::Local => std::sync::Arc::new(LocalBackend::new()),
+        BackendKind::Local => std::sync::Arc::new(LocalBackend::with_gpus(gpus)),
         BackendKind::Slurm => std::sync::Arc::new(SlurmBackend::new(&exec.slurm)),
     }
 }
@@ -117,6 +120,11 @@ pub trait RunningJob: Send + Sync {
     fn wait(&self) -> JobOutcome;
     /// The outcome if the job has ended, without blocking.
     fn try_outcome(&self) -> Option<JobOutcome>;
+    /// Where the job runs, for people (the Experiments pane, `youra status`): `cpu`,
+    /// `GPU <id>` locally; a cluster back end names its job id and node.
+    fn placement(&self) -> String {
+        String::new()
+    }
 }
 
 /// Half of this machine's memory in MiB (`MemTotal` in /proc/meminfo), the default address

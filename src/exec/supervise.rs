@@ -86,6 +86,8 @@ impl Shared {
 pub struct JobHandle {
     pid: u32,
     log_path: PathBuf,
+    /// `CUDA_VISIBLE_DEVICES` as given to the job (empty: CPU only).
+    gpus: String,
     control: Sender<Control>,
     shared: Arc<Shared>,
 }
@@ -101,6 +103,7 @@ pub fn spawn(
     let (started_tx, started_rx) = mpsc::sync_channel(1);
     let shared = Arc::new(Shared::default());
     let log_path = collect.log_path.clone();
+    let gpus = collect.gpus.clone();
     let (shared2, control2) = (Arc::clone(&shared), control.clone());
     let spawned = thread::Builder::new()
         .name("youra-exec".into())
@@ -134,6 +137,7 @@ pub fn spawn(
     Ok(JobHandle {
         pid,
         log_path,
+        gpus,
         control,
         shared,
     })
@@ -356,6 +360,13 @@ pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Durat
 impl RunningJob for JobHandle {
     fn pid(&self) -> Option<u32> {
         Some(self.pid)
+    }
+
+    fn placement(&self) -> String {
+        match self.gpus.as_str() {
+            "" => "cpu".into(),
+            g => format!("GPU {g}"),
+        }
     }
 
     fn tail(&self, n: usize) -> Vec<String> {

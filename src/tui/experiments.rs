@@ -1,6 +1,7 @@
 //! What the Experiments pane lists: per sub-hypothesis, its metric series, the newest log
-//! with its tail, and whether it runs; plus GPU use when `nvidia-smi` exists. Read off the UI
-//! thread with the rest of the run.
+//! with its tail, and its place in the experiment queue (waiting, running where, finished,
+//! with elapsed time: `rundir::jobs`); plus GPU use when `nvidia-smi` exists. Read off the
+//! UI thread with the rest of the run.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -26,6 +27,8 @@ pub struct Experiment {
     pub metrics: Option<Metrics>,
     pub log: Option<PathBuf>,
     pub tail: Vec<String>,
+    /// Its row in the experiment queue, when it has one.
+    pub job: Option<crate::rundir::jobs::JobRow>,
 }
 
 pub fn read_experiments(
@@ -33,12 +36,14 @@ pub fn read_experiments(
     ids: &[String],
     metrics: &[Metrics],
     events: &[EventRow],
+    jobs: &[crate::rundir::jobs::JobRow],
 ) -> Vec<Experiment> {
     ids.iter()
         .filter_map(|h| {
             let m = metrics.iter().find(|m| &m.hypothesis == h).cloned();
             let log = newest_log(&root.join(h));
-            if m.is_none() && log.is_none() {
+            let job = jobs.iter().find(|j| &j.hypothesis == h).cloned();
+            if m.is_none() && log.is_none() && job.is_none() {
                 return None;
             }
             let tail = log.as_deref().map(tail_lines).unwrap_or_default();
@@ -48,6 +53,7 @@ pub fn read_experiments(
                 metrics: m,
                 log,
                 tail,
+                job,
             })
         })
         .collect()
@@ -131,7 +137,7 @@ mod tests {
         let body: String = (0..200).map(|i| format!("step {i}\n")).collect::<String>()
             + "EXPERIMENT COMPLETE (exit=3)\n";
         std::fs::write(h.join("run.log"), body).unwrap();
-        let ex = read_experiments(dir.path(), &["h-e1".into(), "h-x".into()], &[], &[]);
+        let ex = read_experiments(dir.path(), &["h-e1".into(), "h-x".into()], &[], &[], &[]);
         assert_eq!(ex.len(), 1);
         assert_eq!(ex[0].state, RunState::Finished(Some(3)));
         assert_eq!(ex[0].tail.len(), TAIL_LINES);

@@ -42,98 +42,199 @@ impl StageRunner for CodingValidation {
         let id = hypothesis.ok_or_else(|| {
             StageError::NotAvailable("Coding & Validation needs a sub-hypothesis".into())
         })?;
-        let brief = ctx
-            .read(&format!("{id}/{}", super::design::ARTIFACT))
-            .unwrap_or_default();
-        let criteria_now = || -> Result<criteria::Criteria, StageError> {
-            criteria::current(&*ctx.vsa()?, id, &brief).map_err(|e| StageError::MustStop(format!("{id}: the gate criteria cannot be read ({e}); set sub_hypotheses.{id}.gate.criteria or fix {id}/02c_experiment_brief.md, and retry")))
-        };
-        // What the code must measure: the criteria as they stand now. The gate itself is
-        // judged against them as they stand after the experiment (a researcher's edit
-        // during the run counts).
-        let criteria = criteria_now()?.list;
-        let tasks = ctx
-            .read(&format!("{id}/{}", super::implementation::TASKS))
-            .unwrap_or_default();
-        let refinement = snapshot_field(ctx, id, "refinement");
-        let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
-        let mut history = Vec::new();
-        let step = match ctx.plan.budget_tokens > 0 {
-            true => match crate::engine::plan_search::next(
-                ctx,
-                ctx.plan,
-                id,
-                &format!("# Plan for {id}\n\n{brief}"),
-            )? {
-                Some(step) => Some(step),
-                None => return budget_spent(ctx, id),
-            },
-            false => None,
-        };
-        if let Some(s) = step.as_ref().filter(|s| !s.plan.starts_with("# Plan for ")) {
-            let plan = format!("Execute this plan (plan-tree node {}):\n{}", s.node, s.plan);
-            failure = Some(failure.map_or(plan.clone(), |f| format!("{plan}\n\n{f}")));
-        }
-        for attempt in 1..=ctx.settings.repair_attempts + 1 {
-            match self.attempt(
-                ctx,
-                id,
-                attempt,
-                &brief,
-                &tasks,
-                &criteria,
-                failure.as_deref(),
-            )? {
-                Attempt::Measured { outcome, measured } => {
-                    let judged = criteria_now()?;
-                    let criteria = judged.list.clone();
-                    let gate = gates::evaluate(&criteria, &measured);
-                    if let Some(step) = &step {
-                        let scored: Vec<crate::plan::Criterion> = criteria
-                            .iter()
-                            .map(|c| {
-                                crate::plan::Criterion::new(
-                                    &c.metric,
-                                    c.op,
-                                    c.value,
-                                    measured.get(&c.metric).copied(),
-                                )
-                            })
-                            .collect();
-                        let logs = vec![format!("{id}/results/run.log")];
-                        crate::engine::plan_search::record(
-                            ctx,
-                            ctx.plan,
-                            &step.node,
-                            Some(crate::plan::reward(&scored, false)),
-                            logs,
-                        )?;
-                    }
-                    return super::validation::record(ctx, id, &judged, &gate, &outcome, &history);
-                }
-                Attempt::Repair(why) => {
-                    ctx.emit(
-                        Event::new("repair")
-                            .hypothesis(id)
-                            .result(&format!("attempt {attempt}"))
-                            .message(first_line(&why)),
-                    );
-                    history.push(format!("attempt {attempt}: {}", first_line(&why)));
-                    failure = Some(why);
-                }
+        // Serially, each job is waited for at once: the same path as a parallel run, whose
+        // engine keeps the started job in flight and calls `resume` later.
+        let mut flight = start(ctx, id)?;
+        loop {
+            match flight {
+                Flight::Done(produced) => return Ok(produced),
+                Flight::Started(f) => flight = resume(ctx, *f)?,
             }
         }
-        if let Some(step) = &step {
-            crate::engine::plan_search::record(
-                ctx,
-                ctx.plan,
-                &step.node,
-                None,
-                vec![format!("{id}/results/run.log")],
-            )?;
-        }
-        super::validation::exhausted(ctx, id, &history)
     }
+}
+
+/// Where a Coding & Validation step stands: done, or waiting on its experiment.
+pub enum Flight {
+    Done(Produced),
+    Started(Box<InFlight>),
+}
+
+/// A step between starting its experiment and reading the outcome: the job and everything
+/// the attempt loop needs to go on (the engine may hold several of these at once).
+pub struct InFlight {
+    progress: Progress,
+    files: Files,
+    pub job: Box<dyn crate::exec::RunningJob>,
+}
+
+impl InFlight {
+    pub fn hypothesis(&self) -> &str {
+        &self.progress.id
+    }
+}
+
+/// The attempt loop's state, carried across a job.
+struct Progress {
+    id: String,
+    brief: String,
+    tasks: String,
+    /// What the code must measure (the criteria when the step started).
+    criteria: Vec<Criterion>,
+    failure: Option<String>,
+    history: Vec<String>,
+    step: Option<crate::engine::plan_search::Step>,
+    attempt: u32,
+}
+
+/// Begin the step: ask for code and start its experiment (or end at once: no attempt could
+/// start one, or the plan budget is spent).
+pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
+    let brief = ctx
+        .read(&format!("{id}/{}", super::design::ARTIFACT))
+        .unwrap_or_default();
+    // What the code must measure: the criteria as they stand now. The gate itself is
+    // judged against them as they stand after the experiment (a researcher's edit
+    // during the run counts).
+    let criteria = criteria_now(ctx, id, &brief)?.list;
+    let tasks = ctx
+        .read(&format!("{id}/{}", super::implementation::TASKS))
+        .unwrap_or_default();
+    let refinement = snapshot_field(ctx, id, "refinement");
+    let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
+    let step = match ctx.plan.budget_tokens > 0 {
+        true => match crate::engine::plan_search::next(
+            ctx,
+            ctx.plan,
+            id,
+            &format!("# Plan for {id}\n\n{brief}"),
+        )? {
+            Some(step) => Some(step),
+            None => return budget_spent(ctx, id).map(Flight::Done),
+        },
+        false => None,
+    };
+    if let Some(s) = step.as_ref().filter(|s| !s.plan.starts_with("# Plan for ")) {
+        let plan = format!("Execute this plan (plan-tree node {}):\n{}", s.node, s.plan);
+        failure = Some(failure.map_or(plan.clone(), |f| format!("{plan}\n\n{f}")));
+    }
+    let progress = Progress {
+        id: id.to_string(),
+        brief,
+        tasks,
+        criteria,
+        failure,
+        history: Vec::new(),
+        step,
+        attempt: 1,
+    };
+    drive(ctx, progress)
+}
+
+/// Wait for the step's experiment (at once if it has ended), judge what it measured, and
+/// go on: the gate's record, or a repair attempt that starts the next experiment.
+pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
+    let InFlight {
+        mut progress,
+        files,
+        job,
+    } = f;
+    let outcome = job.wait();
+    super::reattach::collected(ctx, &progress.id, job.as_ref(), &outcome.exit.log_label());
+    drop(job);
+    exit_event(ctx, &progress.id, &outcome);
+    match judge_outcome(ctx, &progress, &files, outcome)? {
+        Attempt::Measured { outcome, measured } => measured_step(ctx, &progress, outcome, measured),
+        Attempt::Repair(why) => {
+            progress.repair(ctx, why);
+            drive(ctx, progress)
+        }
+    }
+}
+
+fn criteria_now(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    brief: &str,
+) -> Result<criteria::Criteria, StageError> {
+    criteria::current(&*ctx.vsa()?, id, brief).map_err(|e| StageError::MustStop(format!("{id}: the gate criteria cannot be read ({e}); set sub_hypotheses.{id}.gate.criteria or fix {id}/02c_experiment_brief.md, and retry")))
+}
+
+impl Progress {
+    /// This attempt needs repair: the event, the history line, the next attempt's context.
+    fn repair(&mut self, ctx: &StageCtx<'_>, why: String) {
+        ctx.emit(
+            Event::new("repair")
+                .hypothesis(&self.id)
+                .result(&format!("attempt {}", self.attempt))
+                .message(first_line(&why)),
+        );
+        self.history
+            .push(format!("attempt {}: {}", self.attempt, first_line(&why)));
+        self.failure = Some(why);
+        self.attempt += 1;
+    }
+}
+
+/// Attempts from `p.attempt` on until one starts an experiment, or none is left.
+fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
+    while p.attempt <= ctx.settings.repair_attempts + 1 {
+        match prepare(ctx, &p)? {
+            Prepared::Repair(why) => p.repair(ctx, why),
+            Prepared::Started { files, job } => {
+                return Ok(Flight::Started(Box::new(InFlight {
+                    progress: p,
+                    files,
+                    job,
+                })));
+            }
+        }
+    }
+    if let Some(step) = &p.step {
+        crate::engine::plan_search::record(
+            ctx,
+            ctx.plan,
+            &step.node,
+            None,
+            vec![format!("{}/results/run.log", p.id)],
+        )?;
+    }
+    super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
+}
+
+/// The gate judged on what was measured, scored in the plan tree where there is one.
+fn measured_step(
+    ctx: &StageCtx<'_>,
+    p: &Progress,
+    outcome: JobOutcome,
+    measured: BTreeMap<String, f64>,
+) -> Result<Flight, StageError> {
+    let id = p.id.as_str();
+    let judged = criteria_now(ctx, id, &p.brief)?;
+    let criteria = judged.list.clone();
+    let gate = gates::evaluate(&criteria, &measured);
+    if let Some(step) = &p.step {
+        let scored: Vec<crate::plan::Criterion> = criteria
+            .iter()
+            .map(|c| {
+                crate::plan::Criterion::new(
+                    &c.metric,
+                    c.op,
+                    c.value,
+                    measured.get(&c.metric).copied(),
+                )
+            })
+            .collect();
+        let logs = vec![format!("{id}/results/run.log")];
+        crate::engine::plan_search::record(
+            ctx,
+            ctx.plan,
+            &step.node,
+            Some(crate::plan::reward(&scored, false)),
+            logs,
+        )?;
+    }
+    super::validation::record(ctx, id, &judged, &gate, &outcome, &p.history).map(Flight::Done)
 }
 
 /// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).
@@ -184,129 +285,140 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").chars().take(200).collect()
 }
 
-impl CodingValidation {
-    #[allow(clippy::too_many_arguments)]
-    fn attempt(
-        &self,
-        ctx: &StageCtx<'_>,
-        id: &str,
-        attempt: u32,
-        brief: &str,
-        tasks: &str,
-        criteria: &[Criterion],
-        failure: Option<&str>,
-    ) -> Result<Attempt, StageError> {
-        let vars: Vars = [
-            ("hypothesis", id.to_string()),
-            ("attempt", attempt.to_string()),
-            ("brief", brief.to_string()),
-            ("tasks", tasks.to_string()),
-            (
-                "failure",
-                failure
-                    .map(|f| format!("The previous attempt failed. Fix this:\n{f}"))
-                    .unwrap_or_default(),
-            ),
-        ]
-        .into_iter()
-        .collect();
-        let mut tests = None;
-        let written = match ctx.coding_agent {
-            Some(agent) => run_agent(ctx, id, agent, failure),
-            None => {
-                let reply = ctx.ask_json(
-                    "executor",
-                    "system/executor",
-                    "coding",
-                    &vars,
-                    &code_schema(),
-                )?;
-                tests = reply
-                    .get("test_command")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect::<Vec<_>>()
-                    })
-                    .filter(|a| !a.is_empty());
-                write_files(ctx, id, &reply)
-            }
-        };
-        let (files, argv) = match written {
-            Ok(x) => x,
-            Err(why) => return Ok(Attempt::Repair(why)),
-        };
-        if let Some(why) = compliance(ctx, id, tasks, tests)? {
-            return Ok(Attempt::Repair(why));
+/// One attempt up to its experiment: code written, tests first where asked, the job
+/// started; or what to repair before anything could run.
+enum Prepared {
+    Repair(String),
+    Started {
+        files: Files,
+        job: Box<dyn crate::exec::RunningJob>,
+    },
+}
+
+fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
+    let (id, attempt, tasks) = (p.id.as_str(), p.attempt, p.tasks.as_str());
+    let failure = p.failure.as_deref();
+    let vars: Vars = [
+        ("hypothesis", id.to_string()),
+        ("attempt", attempt.to_string()),
+        ("brief", p.brief.clone()),
+        ("tasks", tasks.to_string()),
+        (
+            "failure",
+            failure
+                .map(|f| format!("The previous attempt failed. Fix this:\n{f}"))
+                .unwrap_or_default(),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let mut tests = None;
+    let written = match ctx.coding_agent {
+        Some(agent) => run_agent(ctx, id, agent, failure),
+        None => {
+            let reply = ctx.ask_json(
+                "executor",
+                "system/executor",
+                "coding",
+                &vars,
+                &code_schema(),
+            )?;
+            tests = reply
+                .get("test_command")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .filter(|a| !a.is_empty());
+            write_files(ctx, id, &reply)
         }
-        let outcome = match run(ctx, id, argv) {
-            Ok(o) => o,
-            Err(why) => return Ok(Attempt::Repair(why)),
-        };
-        if !outcome.violations.is_empty() {
-            ctx.emit(
-                crate::rundir::events::Event::new("sandbox_violation")
-                    .hypothesis(id)
-                    .message(outcome.violations.join("; ")),
-            );
-            return Ok(Attempt::Repair(format!(
-                "sandbox violation, a fabrication suspect: the experiment replaced files youra reads with links:\n{}\nWrite results only as plain files under results/, computed from the data.",
-                outcome
-                    .violations
-                    .iter()
-                    .map(|v| format!("- {v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )));
-        }
-        if !outcome.exit.success() {
-            let tail = crate::exec::tail_lines(&outcome.log_path, 20).join("\n");
-            return Ok(Attempt::Repair(format!(
-                "the experiment ended with exit={} after {:.1}s. Log tail:\n{tail}",
-                outcome.exit.log_label(),
-                outcome.duration.as_secs_f64()
-            )));
-        }
-        let records: Vec<BTreeMap<String, f64>> =
-            outcome.metrics.iter().map(|r| r.values.clone()).collect();
-        let measured = gates::measured(outcome.results.as_ref(), &records);
-        if criteria.iter().all(|c| !measured.contains_key(&c.metric)) {
-            return Ok(Attempt::Repair(format!(
-                "the experiment exited 0 but reported none of the gate's metrics ({}) in results/experiment_results.json or results/metrics.jsonl",
-                criteria
-                    .iter()
-                    .map(|c| c.metric.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        let metrics: Vec<String> = criteria.iter().map(|c| c.metric.clone()).collect();
-        let dataset = crate::engine::check::section_body(brief, "Dataset")
-            .map(|d| d.lines().next().unwrap_or("").trim().to_string())
-            .filter(|d| !d.is_empty());
-        let findings = fabrication::check(&Evidence {
-            files: &files,
-            metrics: &metrics,
-            real_dataset: dataset.as_deref(),
-            records: &records,
-        });
-        if !findings.is_empty() {
-            let list = findings
-                .iter()
-                .map(|f| format!("- {f}"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            return Ok(Attempt::Repair(format!(
-                "fabrication checks found:\n{list}\nCompute every reported value from the data."
-            )));
-        }
-        if let Some(why) = judge_fabrication(ctx, id, brief, &files, &outcome)? {
-            return Ok(Attempt::Repair(why));
-        }
-        Ok(Attempt::Measured { outcome, measured })
+    };
+    let (files, argv) = match written {
+        Ok(x) => x,
+        Err(why) => return Ok(Prepared::Repair(why)),
+    };
+    if let Some(why) = compliance(ctx, id, tasks, tests)? {
+        return Ok(Prepared::Repair(why));
     }
+    match start_job(ctx, id, argv) {
+        Ok(job) => Ok(Prepared::Started { files, job }),
+        Err(why) => Ok(Prepared::Repair(why)),
+    }
+}
+
+/// What the ended experiment is worth: usable measurements, or what to repair.
+fn judge_outcome(
+    ctx: &StageCtx<'_>,
+    p: &Progress,
+    files: &Files,
+    outcome: JobOutcome,
+) -> Result<Attempt, StageError> {
+    let (id, brief, criteria) = (p.id.as_str(), p.brief.as_str(), &p.criteria);
+    let files = files.as_slice();
+    if !outcome.violations.is_empty() {
+        ctx.emit(
+            crate::rundir::events::Event::new("sandbox_violation")
+                .hypothesis(id)
+                .message(outcome.violations.join("; ")),
+        );
+        return Ok(Attempt::Repair(format!(
+            "sandbox violation, a fabrication suspect: the experiment replaced files youra reads with links:\n{}\nWrite results only as plain files under results/, computed from the data.",
+            outcome
+                .violations
+                .iter()
+                .map(|v| format!("- {v}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )));
+    }
+    if !outcome.exit.success() {
+        let tail = crate::exec::tail_lines(&outcome.log_path, 20).join("\n");
+        return Ok(Attempt::Repair(format!(
+            "the experiment ended with exit={} after {:.1}s. Log tail:\n{tail}",
+            outcome.exit.log_label(),
+            outcome.duration.as_secs_f64()
+        )));
+    }
+    let records: Vec<BTreeMap<String, f64>> =
+        outcome.metrics.iter().map(|r| r.values.clone()).collect();
+    let measured = gates::measured(outcome.results.as_ref(), &records);
+    if criteria.iter().all(|c| !measured.contains_key(&c.metric)) {
+        return Ok(Attempt::Repair(format!(
+            "the experiment exited 0 but reported none of the gate's metrics ({}) in results/experiment_results.json or results/metrics.jsonl",
+            criteria
+                .iter()
+                .map(|c| c.metric.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let metrics: Vec<String> = criteria.iter().map(|c| c.metric.clone()).collect();
+    let dataset = crate::engine::check::section_body(brief, "Dataset")
+        .map(|d| d.lines().next().unwrap_or("").trim().to_string())
+        .filter(|d| !d.is_empty());
+    let findings = fabrication::check(&Evidence {
+        files,
+        metrics: &metrics,
+        real_dataset: dataset.as_deref(),
+        records: &records,
+    });
+    if !findings.is_empty() {
+        let list = findings
+            .iter()
+            .map(|f| format!("- {f}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Ok(Attempt::Repair(format!(
+            "fabrication checks found:\n{list}\nCompute every reported value from the data."
+        )));
+    }
+    if let Some(why) = judge_fabrication(ctx, id, brief, files, &outcome)? {
+        return Ok(Attempt::Repair(why));
+    }
+    Ok(Attempt::Measured { outcome, measured })
 }
 
 /// The external coding agent writes the code (in the sandbox, charged to the ledger, its
@@ -502,7 +614,13 @@ fn compliance(
     }
 }
 
-fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
+/// Start the experiment in the sandbox with the run's limits; it runs on while the caller
+/// goes on.
+fn start_job(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    argv: Vec<String>,
+) -> Result<Box<dyn crate::exec::RunningJob>, String> {
     let s = ctx.settings;
     let mut job = Job::new(ctx.run.join(id), argv.clone());
     job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
@@ -520,15 +638,30 @@ fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, St
         "off" => SandboxMode::Off,
         _ => SandboxMode::Auto,
     };
-    ctx.emit(
-        Event::new("experiment_start")
-            .hypothesis(id)
-            .message(argv.join(" ")),
-    );
+    // Emitted once started, so its time is when the job began (after any wait for a GPU)
+    // and it can say where the job runs.
     // A scheduler job an earlier engine submitted is followed, not submitted again.
-    let running = super::reattach::start_or_attach(ctx, id, &job)?;
+    let started = super::reattach::start_or_attach(ctx, id, &job);
+    let mut event = Event::new("experiment_start")
+        .hypothesis(id)
+        .message(argv.join(" "));
+    if let Ok(running) = &started {
+        event = event.action(&running.placement());
+    }
+    ctx.emit(event);
+    started
+}
+
+/// Run a job to its end (the compliance tests: short, and always waited for).
+fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
+    let running = start_job(ctx, id, argv)?;
     let outcome = running.wait();
     super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());
+    exit_event(ctx, id, &outcome);
+    Ok(outcome)
+}
+
+fn exit_event(ctx: &StageCtx<'_>, id: &str, outcome: &JobOutcome) {
     ctx.emit(
         Event::new("experiment_exit")
             .hypothesis(id)
@@ -540,7 +673,6 @@ fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, St
                 if outcome.sandboxed { ", sandboxed" } else { "" }
             )),
     );
-    Ok(outcome)
 }
 
 /// The independent model check: the judge role compares brief, code and results.

@@ -230,6 +230,10 @@ impl RunningJob for SlurmJob {
         Some(lock(&self.id).clone())
     }
 
+    fn placement(&self) -> String {
+        format!("Slurm job {}", lock(&self.id))
+    }
+
     fn tail(&self, n: usize) -> Vec<String> {
         tail_lines(&self.log_path, n)
     }

@@ -1,5 +1,6 @@
-//! Experiments: sub-hypotheses with results or logs (running / finished, exit code), the
-//! selected one's metric curve (`results/metrics.jsonl`) and the tail of its newest log; GPU
+//! Experiments: the queue (waiting, running where and for how long, finished with exit and
+//! elapsed time) of sub-hypotheses with experiments, results or logs, the selected one's
+//! metric curve (`results/metrics.jsonl`) and the tail of its newest log; GPU
 //! use when `nvidia-smi` exists.
 
 use ratatui::Frame;
@@ -9,6 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
 use super::{block, clip};
+use crate::rundir::jobs::{JobRow, JobState};
 use crate::tui::app::{App, PaneId};
 use crate::tui::experiments::{Experiment, RunState};
 use crate::tui::run_view::Metrics;
@@ -86,9 +88,23 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// The queue's word for the row where it has one (it knows waiting, where and how long).
+fn job_text(job: &JobRow) -> (String, Role) {
+    let role = match &job.state {
+        JobState::Waiting => Role::Muted,
+        JobState::Running { .. } => Role::Attention,
+        JobState::Finished { exit, .. } if exit == "0" => Role::Ok,
+        JobState::Finished { .. } => Role::GateFailed,
+    };
+    (job.label(), role)
+}
+
 fn row(app: &App, e: &Experiment, selected: bool, width: usize) -> Line<'static> {
     let t = &app.theme;
-    let (state, role) = state_text(&e.state);
+    let (state, role) = e
+        .job
+        .as_ref()
+        .map_or_else(|| state_text(&e.state), job_text);
     let what = match (&e.metrics, &e.log) {
         (Some(m), _) => m
             .series

@@ -1,0 +1,141 @@
+//! The experiment queue, read from the event log and the VSA: per sub-hypothesis in file
+//! order, whether its experiment waits (ready, not started), runs (where, since when) or
+//! has finished (exit, elapsed). One reader for the Experiments pane and `youra status`.
+
+use chrono::{DateTime, FixedOffset};
+use serde::Serialize;
+
+use super::events::Event;
+use crate::vsa::Vsa;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum JobState {
+    /// Ready (its prerequisites validated) and not started yet.
+    Waiting,
+    /// Started and not ended: where (`cpu`, `GPU <id>`) and for how long so far.
+    Running { placement: String, elapsed_s: f64 },
+    /// Its newest experiment ended: the exit (`0`, `timeout`, …) and how long it took.
+    Finished { exit: String, elapsed_s: f64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobRow {
+    pub hypothesis: String,
+    #[serde(flatten)]
+    pub state: JobState,
+}
+
+impl JobRow {
+    /// `running cpu 3.2s`, `waiting`, `done 2.0s`, `exit 3 2.0s` (for a pane's row).
+    pub fn label(&self) -> String {
+        match &self.state {
+            JobState::Waiting => "waiting".into(),
+            JobState::Running {
+                placement,
+                elapsed_s,
+            } => format!("running {placement} {elapsed_s:.1}s"),
+            JobState::Finished { exit, elapsed_s } if exit == "0" => {
+                format!("done {elapsed_s:.1}s")
+            }
+            JobState::Finished { exit, elapsed_s } => format!("exit {exit} {elapsed_s:.1}s"),
+        }
+    }
+}
+
+fn time(e: &Event) -> Option<DateTime<FixedOffset>> {
+    DateTime::parse_from_rfc3339(&e.time).ok()
+}
+
+/// The queue at `now`: every sub-hypothesis that has run an experiment or is ready for one.
+pub fn queue(events: &[Event], vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<JobRow> {
+    let ready = crate::engine::progress::ready_hypotheses(vsa);
+    vsa.sub_hypotheses
+        .iter()
+        .filter_map(|h| {
+            let mine = || {
+                events
+                    .iter()
+                    .filter(|e| e.hypothesis.as_deref() == Some(h.id.as_str()))
+            };
+            let last_start = mine().rfind(|e| e.kind == "experiment_start");
+            let last_exit = mine().rfind(|e| e.kind == "experiment_exit");
+            let seconds = |a: Option<DateTime<FixedOffset>>, b: DateTime<FixedOffset>| {
+                a.map_or(0.0, |a| (b - a).num_milliseconds().max(0) as f64 / 1000.0)
+            };
+            let state = match (last_start, last_exit) {
+                (Some(s), exit) if exit.is_none_or(|x| time(x) < time(s)) => JobState::Running {
+                    placement: s.action.clone().unwrap_or_else(|| "?".into()),
+                    elapsed_s: seconds(time(s), now),
+                },
+                (start, Some(x)) => JobState::Finished {
+                    exit: x.result.clone().unwrap_or_else(|| "?".into()),
+                    elapsed_s: time(x).map_or(0.0, |t| seconds(start.and_then(time), t)),
+                },
+                _ if ready.contains(&h.id.as_str()) => JobState::Waiting,
+                _ => return None,
+            };
+            Some(JobRow {
+                hypothesis: h.id.clone(),
+                state,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: &str, h: &str, at: &str, result: Option<&str>, action: Option<&str>) -> Event {
+        let mut e = Event::new(kind).hypothesis(h);
+        e.time = at.into();
+        e.result = result.map(str::to_string);
+        e.action = action.map(str::to_string);
+        e
+    }
+
+    #[test]
+    fn waiting_running_and_finished_with_elapsed_times() {
+        let doc = crate::yaml::parse(b"sub_hypotheses:\n  h-e1: {status: VALIDATED, prerequisites: []}\n  h-e2: {status: READY, prerequisites: []}\n  h-e3: {status: READY, prerequisites: []}\n  h-m1: {status: NOT_STARTED, prerequisites: [h-e3]}\n").unwrap();
+        let vsa = crate::vsa::read(&doc).0;
+        let events = vec![
+            ev(
+                "experiment_start",
+                "h-e1",
+                "2026-01-01T00:00:00Z",
+                None,
+                Some("cpu"),
+            ),
+            ev(
+                "experiment_exit",
+                "h-e1",
+                "2026-01-01T00:00:02.500Z",
+                Some("0"),
+                None,
+            ),
+            ev(
+                "experiment_start",
+                "h-e2",
+                "2026-01-01T00:00:01Z",
+                None,
+                Some("GPU GPU-1"),
+            ),
+        ];
+        let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:04Z").unwrap();
+        let q = queue(&events, &vsa, now);
+        let labels: Vec<(String, String)> = q
+            .iter()
+            .map(|r| (r.hypothesis.clone(), r.label()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                ("h-e1".to_string(), "done 2.5s".to_string()),
+                ("h-e2".to_string(), "running GPU GPU-1 3.0s".to_string()),
+                ("h-e3".to_string(), "waiting".to_string()),
+            ],
+            "h-m1 waits on h-e3, so it is not queued yet"
+        );
+    }
+}
