@@ -7,10 +7,10 @@
 use crate::llm::ReplySchema;
 use crate::llm::schema as js;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde_json::Value;
 
+use super::experiment::{compliance, exit_event, start_job};
 use super::{Produced, StageRunner};
 use crate::engine::criteria::{self, Criterion};
 use crate::engine::ctx::{StageCtx, Vars};
@@ -18,7 +18,7 @@ use crate::engine::error::StageError;
 use crate::engine::fabrication::{self, Evidence};
 use crate::engine::gates;
 use crate::engine::reply::str_field;
-use crate::exec::{Job, JobOutcome, SandboxMode};
+use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
 
 pub const ARTIFACT: &str = "04_validation.md";
@@ -571,108 +571,6 @@ fn write_files(
         return Err("the reply has no \"command\" (e.g. [\"python3\", \"train.py\"])".into());
     }
     Ok((written, argv))
-}
-
-/// Whether any task asks for its compliance tests first (`test_first: true` in 03_tasks.yaml).
-pub fn wants_tests_first(tasks_yaml: &str) -> bool {
-    crate::yaml::parse(tasks_yaml.as_bytes())
-        .ok()
-        .and_then(|d| d.root)
-        .and_then(|r| {
-            r.get("tasks").and_then(|t| t.as_seq()).map(|t| {
-                t.iter().any(|x| {
-                    x.get("test_first").and_then(|v| v.as_scalar()?.as_bool()) == Some(true)
-                })
-            })
-        })
-        .unwrap_or(false)
-}
-
-/// Tests first, where the tasks ask: the coder's `test_command` runs (sandboxed, like the
-/// experiment) before the experiment; missing or failing tests send the attempt to repair.
-fn compliance(
-    ctx: &StageCtx<'_>,
-    id: &str,
-    tasks: &str,
-    tests: Option<Vec<String>>,
-) -> Result<Option<String>, StageError> {
-    if ctx.coding_agent.is_some() || !wants_tests_first(tasks) {
-        return Ok(None);
-    }
-    let Some(argv) = tests else {
-        return Ok(Some("the tasks ask for compliance tests first (test_first: true): write them and give the command that runs them as \"test_command\"".into()));
-    };
-    ctx.emit(Event::new("tests").hypothesis(id).message(argv.join(" ")));
-    match run(ctx, id, argv) {
-        Ok(o) if o.exit.success() => Ok(None),
-        Ok(o) => Ok(Some(format!(
-            "the compliance tests failed (exit={}). Log tail:\n{}",
-            o.exit.log_label(),
-            crate::exec::tail_lines(&o.log_path, 20).join("\n")
-        ))),
-        Err(why) => Ok(Some(format!("the compliance tests could not run: {why}"))),
-    }
-}
-
-/// Start the experiment in the sandbox with the run's limits; it runs on while the caller
-/// goes on.
-fn start_job(
-    ctx: &StageCtx<'_>,
-    id: &str,
-    argv: Vec<String>,
-) -> Result<Box<dyn crate::exec::RunningJob>, String> {
-    let s = ctx.settings;
-    let mut job = Job::new(ctx.run.join(id), argv.clone());
-    job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
-    job.memory_limit =
-        (s.experiment_memory_mb > 0 && s.gpus == 0).then(|| s.experiment_memory_mb * 1024 * 1024);
-    job.max_processes = (s.experiment_max_processes > 0).then_some(s.experiment_max_processes);
-    job.network = s.allow_network;
-    job.gpus = s.gpus;
-    let data = ctx.run.join("data");
-    if data.is_dir() {
-        job.read_only.push(data);
-    }
-    job.sandbox = match s.sandbox.to_ascii_lowercase().as_str() {
-        "required" => SandboxMode::Required,
-        "off" => SandboxMode::Off,
-        _ => SandboxMode::Auto,
-    };
-    // Emitted once started, so its time is when the job began (after any wait for a GPU)
-    // and it can say where the job runs.
-    // A scheduler job an earlier engine submitted is followed, not submitted again.
-    let started = super::reattach::start_or_attach(ctx, id, &job);
-    let mut event = Event::new("experiment_start")
-        .hypothesis(id)
-        .message(argv.join(" "));
-    if let Ok(running) = &started {
-        event = event.action(&running.placement());
-    }
-    ctx.emit(event);
-    started
-}
-
-/// Run a job to its end (the compliance tests: short, and always waited for).
-fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
-    let running = start_job(ctx, id, argv)?;
-    let outcome = running.wait();
-    super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());
-    exit_event(ctx, id, &outcome);
-    Ok(outcome)
-}
-
-fn exit_event(ctx: &StageCtx<'_>, id: &str, outcome: &JobOutcome) {
-    ctx.emit(
-        Event::new("experiment_exit")
-            .hypothesis(id)
-            .result(&outcome.exit.log_label())
-            .message(format!(
-                "{:.1}s, {} metric records{}",
-                outcome.duration.as_secs_f64(),
-                outcome.metrics.len(),
-                if outcome.sandboxed { ", sandboxed" } else { "" }
-            )),
-    );
 }
 
 /// The independent model check: the judge role compares brief, code and results.

@@ -5,6 +5,7 @@ pub(super) mod debate;
 mod design;
 mod drafting;
 mod evidence;
+mod experiment;
 pub(super) mod implementation;
 mod literature;
 pub(super) mod planning;

@@ -1,0 +1,113 @@
+//! The experiment job of Coding & Validation: the compliance tests a test-first task list asks
+//! for, then the sandboxed job with the run's limits (started, or followed when an earlier
+//! engine submitted it to a scheduler), and the events that say when it started, where it
+//! runs and how it ended. Split from `coding.rs`, which decides what to run and judges it.
+
+use std::time::Duration;
+
+use crate::engine::ctx::StageCtx;
+use crate::engine::error::StageError;
+use crate::exec::{Job, JobOutcome, SandboxMode};
+use crate::rundir::events::Event;
+
+/// Whether any task asks for its compliance tests first (`test_first: true` in 03_tasks.yaml).
+pub fn wants_tests_first(tasks_yaml: &str) -> bool {
+    crate::yaml::parse(tasks_yaml.as_bytes())
+        .ok()
+        .and_then(|d| d.root)
+        .and_then(|r| {
+            r.get("tasks").and_then(|t| t.as_seq()).map(|t| {
+                t.iter().any(|x| {
+                    x.get("test_first").and_then(|v| v.as_scalar()?.as_bool()) == Some(true)
+                })
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// Tests first, where the tasks ask: the coder's `test_command` runs (sandboxed, like the
+/// experiment) before the experiment; missing or failing tests send the attempt to repair.
+pub(super) fn compliance(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    tasks: &str,
+    tests: Option<Vec<String>>,
+) -> Result<Option<String>, StageError> {
+    if ctx.coding_agent.is_some() || !wants_tests_first(tasks) {
+        return Ok(None);
+    }
+    let Some(argv) = tests else {
+        return Ok(Some("the tasks ask for compliance tests first (test_first: true): write them and give the command that runs them as \"test_command\"".into()));
+    };
+    ctx.emit(Event::new("tests").hypothesis(id).message(argv.join(" ")));
+    match run(ctx, id, argv) {
+        Ok(o) if o.exit.success() => Ok(None),
+        Ok(o) => Ok(Some(format!(
+            "the compliance tests failed (exit={}). Log tail:\n{}",
+            o.exit.log_label(),
+            crate::exec::tail_lines(&o.log_path, 20).join("\n")
+        ))),
+        Err(why) => Ok(Some(format!("the compliance tests could not run: {why}"))),
+    }
+}
+
+/// Start the experiment in the sandbox with the run's limits; it runs on while the caller
+/// goes on.
+pub(super) fn start_job(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    argv: Vec<String>,
+) -> Result<Box<dyn crate::exec::RunningJob>, String> {
+    let s = ctx.settings;
+    let mut job = Job::new(ctx.run.join(id), argv.clone());
+    job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
+    job.memory_limit =
+        (s.experiment_memory_mb > 0 && s.gpus == 0).then(|| s.experiment_memory_mb * 1024 * 1024);
+    job.max_processes = (s.experiment_max_processes > 0).then_some(s.experiment_max_processes);
+    job.network = s.allow_network;
+    job.gpus = s.gpus;
+    let data = ctx.run.join("data");
+    if data.is_dir() {
+        job.read_only.push(data);
+    }
+    job.sandbox = match s.sandbox.to_ascii_lowercase().as_str() {
+        "required" => SandboxMode::Required,
+        "off" => SandboxMode::Off,
+        _ => SandboxMode::Auto,
+    };
+    // Emitted once started, so its time is when the job began (after any wait for a GPU)
+    // and it can say where the job runs.
+    // A scheduler job an earlier engine submitted is followed, not submitted again.
+    let started = super::reattach::start_or_attach(ctx, id, &job);
+    let mut event = Event::new("experiment_start")
+        .hypothesis(id)
+        .message(argv.join(" "));
+    if let Ok(running) = &started {
+        event = event.action(&running.placement());
+    }
+    ctx.emit(event);
+    started
+}
+
+/// Run a job to its end (the compliance tests: short, and always waited for).
+fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
+    let running = start_job(ctx, id, argv)?;
+    let outcome = running.wait();
+    super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());
+    exit_event(ctx, id, &outcome);
+    Ok(outcome)
+}
+
+pub(super) fn exit_event(ctx: &StageCtx<'_>, id: &str, outcome: &JobOutcome) {
+    ctx.emit(
+        Event::new("experiment_exit")
+            .hypothesis(id)
+            .result(&outcome.exit.log_label())
+            .message(format!(
+                "{:.1}s, {} metric records{}",
+                outcome.duration.as_secs_f64(),
+                outcome.metrics.len(),
+                if outcome.sandboxed { ", sandboxed" } else { "" }
+            )),
+    );
+}
