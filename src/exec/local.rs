@@ -114,6 +114,25 @@ pub(super) struct JobPaths {
     pub(super) log: PathBuf,
 }
 
+impl JobPaths {
+    /// The sandbox `job` runs in here: the one description both back ends hand to bwrap, so
+    /// a Slurm job is confined exactly as a local one.
+    pub(super) fn sandbox<'a>(&'a self, job: &'a Job) -> SandboxSpec<'a> {
+        SandboxSpec {
+            workspace: &self.workspace,
+            workdir: &self.workdir,
+            network: job.network,
+            gpu_devices: if job.gpus > 0 {
+                sandbox::nvidia_device_nodes()
+            } else {
+                Vec::new()
+            },
+            read_only: &job.read_only,
+            toolchain: &sandbox::toolchain().prefixes,
+        }
+    }
+}
+
 pub(super) fn check_job(job: &Job) -> Result<JobPaths, ExecError> {
     if job.argv.first().is_none_or(|p| p.is_empty()) {
         return Err(ExecError::InvalidJob(
@@ -273,18 +292,7 @@ fn build_command(job: &Job, paths: &JobPaths, bwrap: Option<&Path>) -> Result<Co
         command.args(&job.argv[1..]).current_dir(&paths.workdir);
         return Ok(command);
     };
-    let spec = SandboxSpec {
-        workspace: &paths.workspace,
-        workdir: &paths.workdir,
-        network: job.network,
-        gpu_devices: if job.gpus > 0 {
-            sandbox::nvidia_device_nodes()
-        } else {
-            Vec::new()
-        },
-        read_only: &job.read_only,
-        toolchain: &sandbox::toolchain().prefixes,
-    };
+    let spec = paths.sandbox(job);
     let mut command = Command::new(bwrap);
     command.args(sandbox::bwrap_args(&spec)).args(&job.argv);
     // bwrap resolves its own relative paths from here; the job starts in --chdir.

@@ -17,7 +17,7 @@ use crate::exec::env::{EnvInputs, build_env, parent_passthrough};
 use crate::exec::job::{Job, METRICS_FILE, RESULTS_FILE};
 use crate::exec::limits::ChildLimits;
 use crate::exec::local::{check_job, open_log, policy_warnings, prepare_results};
-use crate::exec::sandbox::{self, Availability, SandboxSpec};
+use crate::exec::sandbox::{self, Availability};
 use crate::exec::supervise::Collect;
 use crate::exec::{Backend, ExecError, RunningJob};
 
@@ -102,18 +102,7 @@ impl SlurmBackend {
         }
         let (command, cwd): (Vec<OsString>, _) = match bwrap.as_deref() {
             Some(bwrap) => {
-                let spec = SandboxSpec {
-                    workspace: &paths.workspace,
-                    workdir: &paths.workdir,
-                    network: job.network,
-                    gpu_devices: if job.gpus > 0 {
-                        sandbox::nvidia_device_nodes()
-                    } else {
-                        Vec::new()
-                    },
-                    read_only: &job.read_only,
-                    toolchain: &sandbox::toolchain().prefixes,
-                };
+                let spec = paths.sandbox(job);
                 let mut c = vec![bwrap.as_os_str().to_os_string()];
                 c.extend(sandbox::bwrap_args(&spec));
                 c.extend(job.argv.iter().map(OsString::from));
