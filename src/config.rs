@@ -125,18 +125,33 @@ impl Default for EngineSettings {
     }
 }
 
-/// `[plan]`: with a token budget, each Coding & Validation attempt executes one node of the
-/// plan tree, refinements expand it, and an exhausted budget moves the run to Evidence Check.
+/// `[plan]`: with a token budget, Coding & Validation of a sub-hypothesis is a plan-tree
+/// search (PrimeScientist): each attempt executes the node the policy selects, the search goes
+/// on after the first pass while the budget lasts, and the best node's result is the gate's.
+/// An exhausted budget moves the run to Evidence Check.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlanSettings {
-    /// Tokens (planning and execution, from the ledger) the search may spend; 0 = no plan tree.
+    /// Tokens of the plan's own calls (planning and execution, from the ledger, from the
+    /// plan's start) the search may spend; 0 = no plan tree.
     pub budget_tokens: u64,
     /// Optional wall-time budget in seconds (r is the smaller share).
     pub budget_secs: Option<f64>,
-    /// adaptive, uct, greedy, random, or fixed:<α>.
-    pub policy: String,
+    /// adaptive, uct, uct:<c>, greedy, random, fixed or fixed:<α>: anything else is an error
+    /// naming these.
+    pub policy: crate::plan::Policy,
+    /// α's cap.
     pub alpha_max: f64,
+    /// Pruning threshold δ: a child more than δ below its parent's Q leaves selection.
+    pub delta: f64,
+    /// Children per expansion at most (m).
+    pub max_children: usize,
+    /// Re-expansions of a node whose children were all pruned, after its first.
+    pub reexpand_limit: u32,
+    /// Attempts a sub-hypothesis's search may make after its first pass; unset = while the
+    /// budget lasts (the paper's search). The VSA's `sub_hypotheses.<h>.search.after_pass`,
+    /// when set, overrides it for that sub-hypothesis.
+    pub after_pass: Option<u32>,
     /// Seed of the selection's draws (with the tree's size, so a restart draws the same).
     pub seed: u64,
 }
@@ -146,10 +161,46 @@ impl Default for PlanSettings {
         PlanSettings {
             budget_tokens: 0,
             budget_secs: None,
-            policy: "adaptive".into(),
-            alpha_max: 10.0,
+            policy: crate::plan::Policy::Adaptive,
+            alpha_max: crate::plan::ALPHA_MAX,
+            delta: crate::plan::DELTA,
+            max_children: crate::plan::MAX_CHILDREN,
+            reexpand_limit: crate::plan::REEXPAND_LIMIT,
+            after_pass: None,
             seed: 7,
         }
+    }
+}
+
+impl PlanSettings {
+    /// What a configured value cannot mean, named with its key.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !(self.alpha_max.is_finite() && self.alpha_max >= 1.0) {
+            out.push(format!(
+                "[plan] alpha_max = {}: give a number >= 1",
+                self.alpha_max
+            ));
+        }
+        if !(self.delta.is_finite() && (0.0..=1.0).contains(&self.delta)) {
+            out.push(format!(
+                "[plan] delta = {}: give a number in [0, 1]",
+                self.delta
+            ));
+        }
+        if !(1..=8).contains(&self.max_children) {
+            out.push(format!(
+                "[plan] max_children = {}: give 1 to 8",
+                self.max_children
+            ));
+        }
+        if self
+            .budget_secs
+            .is_some_and(|t| !(t.is_finite() && t > 0.0))
+        {
+            out.push("[plan] budget_secs: give a positive number of seconds".into());
+        }
+        out
     }
 }
 
@@ -253,6 +304,12 @@ pub fn explain_with(
             origin: "[recovery]".into(),
             message,
         })?;
+    if let Some(message) = config.plan.problems().into_iter().next() {
+        return Err(ConfigError::Invalid {
+            origin: "[plan]".into(),
+            message,
+        });
+    }
     if config.exec.max_parallel == Some(0) {
         return Err(ConfigError::Invalid {
             origin: "[exec]".into(),
@@ -386,5 +443,38 @@ mod tests {
         std::fs::write(run.path().join("youra.toml"), "[exec]\nmax_parallel = 0\n").unwrap();
         let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
         assert!(e.contains("[exec]") && e.contains("max_parallel"), "{e}");
+    }
+
+    #[test]
+    fn plan_settings_are_typed_and_checked() {
+        let run = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(run.path().join("youra.toml"), text).unwrap();
+        write(
+            "[plan]\nbudget_tokens = 9\npolicy = \"uct:2\"\ndelta = 0.1\nmax_children = 2\nreexpand_limit = 1\nafter_pass = 3\n",
+        );
+        let c = load_with(run.path(), None, &[]).unwrap();
+        assert_eq!(c.plan.policy, crate::plan::Policy::Uct { c: 2.0 });
+        assert_eq!(
+            (
+                c.plan.delta,
+                c.plan.max_children,
+                c.plan.reexpand_limit,
+                c.plan.after_pass
+            ),
+            (0.1, 2, 1, Some(3))
+        );
+        // (config, what the error must name)
+        let table = [
+            ("[plan]\npolicy = \"adaptve\"\n", "use adaptive, uct"),
+            ("[plan]\ndelta = 2.0\n", "delta = 2"),
+            ("[plan]\nmax_children = 0\n", "max_children = 0"),
+            ("[plan]\nalpha_max = 0.5\n", "alpha_max = 0.5"),
+            ("[plan]\nbudget_secs = -1.0\n", "budget_secs"),
+        ];
+        for (text, want) in table {
+            write(text);
+            let e = load_with(run.path(), None, &[]).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
+        }
     }
 }

@@ -44,6 +44,24 @@ fn paper(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("paper/06_paper_final.md")).expect("a final paper")
 }
 
+/// The first line of each executed plan of `h`'s subtree, in id order: the recorded code of
+/// each continuation must be the plan the policy chose (`tests/common/demo.rs` records the
+/// arguments of that plan).
+fn executed_plans(dir: &Path, h: &str) -> Vec<String> {
+    let tree = youra::plan::load(dir, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    youra::plan::subtree(&tree, h)
+        .iter()
+        .filter_map(|id| tree.get(id))
+        .filter(|n| n.packet.is_some())
+        .map(|n| {
+            let plan = n.plan.clone().unwrap_or_default();
+            plan.lines().next().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
 /// The plan tree the demo searched: several evaluated nodes, one pruned.
 fn assert_the_plan_tree(dir: &Path) {
     let loaded = youra::plan::load(dir, youra::plan::Plans::Read).unwrap();
@@ -92,14 +110,46 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         dir.join("memory/failure_h-e1_run1.md").is_file(),
         "the first h-e1 run failed its gate and was attributed"
     );
+    // The search went on after the standardized pass: the flipper-length sibling ran last
+    // and missed, and the gate is the best node's, not the last attempt's.
     let results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(results["metrics"]["accuracy"], 0.9356, "the refined run");
-    assert_eq!(results["standardized"], true);
-    // Every attempt is kept: unscaled (1), bill depth alone (2), then the current one.
-    for (n, acc) in [(1, 0.8832), (2, 0.6137)] {
+    assert_eq!(results["metrics"]["accuracy"], 0.7746, "the last run");
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let e1 = snap
+        .doc
+        .root
+        .as_ref()
+        .unwrap()
+        .get("sub_hypotheses")
+        .unwrap()
+        .get("h-e1")
+        .unwrap();
+    let field = |path: &[&str]| {
+        path.iter()
+            .try_fold(e1, |n, k| n.get(k))
+            .and_then(|n| n.as_str().map(str::to_string))
+    };
+    assert_eq!(
+        field(&["gate", "measured", "accuracy"]).as_deref(),
+        Some("0.9356")
+    );
+    assert_eq!(field(&["search", "best_node"]).as_deref(), Some("n-0003"));
+    assert_eq!(field(&["search", "settled"]).as_deref(), Some("true"));
+    assert!(
+        field(&["search", "why"])
+            .unwrap()
+            .contains("the only passing node of 4 executed"),
+        "{:?}",
+        field(&["search", "why"])
+    );
+    // Every attempt is kept: unscaled (1), bill depth alone (2), standardized (3), then the
+    // current one.
+    for (n, acc) in [(1, 0.8832), (2, 0.6137), (3, 0.9356)] {
         let r: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(
                 dir.join(format!("h-e1/results/attempts/{n}/experiment_results.json")),
@@ -110,6 +160,16 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
     }
     assert_the_plan_tree(&dir);
+    assert_eq!(
+        executed_plans(&dir, "h-e1"),
+        [
+            "# Plan for h-e1",
+            "# Bill depth alone",
+            "# Standardize the features",
+            "# Flipper length for bill length"
+        ]
+    );
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten folds"]);
     let decision = events(&dir)
         .into_iter()
         .find(|e| e.kind == "decision")
@@ -227,6 +287,15 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
         "absent",
         "the redesign replaced the plan"
     );
+    // Each redesigned search went on after its pass; the code each recorded continuation runs
+    // matches the plan of the node the policy chose.
+    for (h, after) in [
+        ("h-e2", "# Ten seeds"),
+        ("h-m2", "# Ten folds"),
+        ("h-c2", "# Ten seeds"),
+    ] {
+        assert_eq!(executed_plans(&dir, h)[1..], [after], "{h}");
+    }
     let d = events(&dir)
         .into_iter()
         .find(|e| e.kind == "decision")
@@ -260,6 +329,9 @@ fn overriding_with_proceed_keeps_the_negative_result() {
         ],
     );
     finish(&dir, child);
+    // This branch's tree differs from the reject's, and so does the node chosen after h-c1's
+    // pass (its recorded code follows it).
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten seeds"]);
     assert_eq!(
         (
             status(&dir, "h-e1"),

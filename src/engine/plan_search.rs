@@ -1,14 +1,17 @@
 //! The plan tree in the hypothesis loop (PrimeScientist §3.2–3.3), on when `[plan]
-//! budget_tokens` > 0: each Coding & Validation attempt executes one plan node of its
-//! sub-hypothesis, chosen by the configured policy with α from the remaining budget; an
-//! evaluated leaf is expanded by the reflector role; the reward of the gate backpropagates;
-//! every token in the ledger is charged; an exhausted budget ends the loop.
+//! budget_tokens` > 0: Coding & Validation of a sub-hypothesis is a tree search. Each attempt
+//! executes one plan node of its sub-hypothesis, chosen by the configured policy with α from
+//! the remaining budget; an evaluated leaf is expanded by the reflector role; the reward of
+//! the gate backpropagates; the plan's own calls are charged from the ledger. The search goes
+//! on after the first pass while the budget (and `after_pass`) allows, and its result is the
+//! best passing node's measured result; an exhausted budget ends the loop.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::config::PlanSettings;
 use crate::plan::{
-    Action, Budget, Draft, NodeId, Packet, PlanTree, Plans, Policy, Prior, XorShift64, load,
+    Action, Best, Budget, Draft, NodeId, Packet, PlanTree, Plans, Prior, Room, XorShift64, load,
     parse_expansion, save_budget, save_selection, select,
 };
 use crate::rundir::events::Event;
@@ -22,6 +25,158 @@ pub struct Step {
     pub node: NodeId,
     pub plan: String,
 }
+
+/// What the next attempt of a sub-hypothesis does.
+#[derive(Debug, Clone)]
+pub enum Next {
+    /// Execute this node.
+    Run(Step),
+    /// The budget is spent and nothing of this sub-hypothesis passed.
+    Spent,
+    /// The budget is spent (or the subtree exhausted) after a pass: the best node is the
+    /// result.
+    Settle(Note),
+}
+
+/// Where a sub-hypothesis's search stands after an attempt that was scored.
+#[derive(Debug, Clone)]
+pub enum After {
+    /// Nothing in its subtree has passed: the gate is judged as always.
+    Open,
+    /// It has passed, and the search goes on.
+    Continue(Note),
+    /// It has passed, and the search ends: the best node is the result.
+    Settle(Note),
+}
+
+/// What the VSA records of a search that has passed (`sub_hypotheses.<h>.search`).
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub best: Best,
+    /// Why it goes on or ends.
+    pub why: String,
+    /// Attempts made since the first pass.
+    pub after_pass_attempts: u32,
+}
+
+impl Note {
+    /// The search's fields as edits of one transaction (the engine's keys only: a
+    /// researcher's `after_pass` limit beside them stays).
+    pub fn edits(&self, tx: &mut crate::vsa::mutation::Mutation, id: &str, settled: bool) {
+        use crate::vsa::mutation::Change;
+        use crate::yaml::NewNode;
+        let s = |v: String| NewNode::Scalar(v);
+        let base = format!("sub_hypotheses.{id}.{SEARCH_KEY}");
+        let fields = [
+            ("best_node", s(self.best.node.to_string())),
+            ("best_reward", s(format!("{:.4}", self.best.reward))),
+            ("passing_nodes", s(self.best.passing.to_string())),
+            (
+                "after_pass_attempts",
+                s(self.after_pass_attempts.to_string()),
+            ),
+            ("settled", s(settled.to_string())),
+            (
+                "why",
+                crate::engine::yamlout::text(&format!("{} — {}", self.best.why(), self.why)),
+            ),
+        ];
+        for (k, v) in fields {
+            tx.push(
+                Change::at(format!("{base}.{k}"), v),
+                "plan_search",
+                &self.why,
+            );
+        }
+    }
+}
+
+/// A scalar of `sub_hypotheses.<id>.search` as the VSA has it now.
+fn search_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
+    let snap = ctx.vsa().ok()?;
+    let v = snap
+        .doc
+        .root
+        .as_ref()?
+        .get("sub_hypotheses")?
+        .get(id)?
+        .get(SEARCH_KEY)?
+        .get(key)?
+        .as_str()?
+        .trim()
+        .to_string();
+    (!v.is_empty()).then_some(v)
+}
+
+/// After a scored attempt of `id` (recorded in the tree): whether anything passed, and if so
+/// whether the search goes on. Read at the moment it decides: the tree, the budget, and from
+/// the VSA the attempts since the first pass, the researcher's `after_pass` limit and the
+/// sub-hypotheses still open.
+pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<After, StageError> {
+    let (tree, mut budget) = open(ctx.run, s)?;
+    let Some(best) = crate::plan::best_passing(&tree, id) else {
+        return Ok(After::Open);
+    };
+    crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
+        .map_err(err("charge the ledger"))?;
+    let passed_before = search_field(ctx, id, "best_node").is_some();
+    let before: u32 = search_field(ctx, id, "after_pass_attempts")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let after_pass = before + u32::from(passed_before);
+    let limit = search_field(ctx, id, "after_pass")
+        .and_then(|v| v.parse().ok())
+        .or(s.after_pass);
+    let ids = crate::plan::subtree(&tree, id);
+    let costs: Vec<u64> = ids
+        .iter()
+        .filter_map(|n| budget.node_tokens.get(n.as_str()).copied())
+        .collect();
+    let executed: u64 = budget.node_tokens.values().sum();
+    let expansions: u64 = tree.nodes().iter().map(|n| u64::from(n.expansions)).sum();
+    let per_attempt = costs.iter().sum::<u64>() / (costs.len().max(1) as u64)
+        + budget.used_tokens.saturating_sub(executed) / expansions.max(1);
+    let others = {
+        use crate::vsa::enums::HypothesisStatus as S;
+        let snap = ctx.vsa()?;
+        snap.vsa
+            .sub_hypotheses
+            .iter()
+            .filter(|h| h.id != id && matches!(h.status, S::Ready | S::NotStarted | S::InProgress))
+            .count() as u64
+    };
+    let exhausted = matches!(choose(&tree, &budget, s, id)?.action, Action::Exhausted);
+    let room = Room {
+        after_pass,
+        limit,
+        remaining: budget.total_tokens.saturating_sub(budget.used_tokens),
+        per_attempt,
+        others,
+        exhausted,
+    };
+    let decided = crate::plan::goes_on(&room);
+    let going = decided.is_ok();
+    let why = decided.unwrap_or_else(|e| e);
+    ctx.emit(
+        Event::new("plan")
+            .hypothesis(id)
+            .action(if going { "search_on" } else { "search_end" })
+            .message(format!("best {} — {why}", best.why())),
+    );
+    let note = Note {
+        best,
+        why,
+        after_pass_attempts: after_pass,
+    };
+    Ok(if going {
+        After::Continue(note)
+    } else {
+        After::Settle(note)
+    })
+}
+
+/// The VSA map of a sub-hypothesis's search: `sub_hypotheses.<h>.search`.
+pub const SEARCH_KEY: &str = "search";
 
 fn err(what: &str) -> impl Fn(crate::plan::PlanError) -> StageError + '_ {
     move |e| StageError::MustStop(format!("plan tree: {what}: {e}"))
@@ -61,21 +216,21 @@ pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageErr
         let mut b = Budget::tokens(s.budget_tokens);
         b.time_budget_secs = s.budget_secs;
         b.alpha_max = s.alpha_max;
-        b.policy = s.policy.parse::<Policy>().unwrap_or_default();
+        b.policy = s.policy;
         b
     });
     Ok((loaded.tree, budget))
 }
 
 /// Choose what attempt `id` executes next: its root plan the first time, else the node the
-/// policy selects (expanding an evaluated leaf through the reflector first). `Ok(None)` when
-/// the budget is spent.
+/// policy selects (expanding an evaluated leaf through the reflector first); or the end of
+/// the budget.
 pub fn next(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     id: &str,
     root_plan: &str,
-) -> Result<Option<Step>, StageError> {
+) -> Result<Next, StageError> {
     let (mut tree, mut budget) = open(ctx.run, s)?;
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
         .map_err(err("charge the ledger"))?;
@@ -90,7 +245,11 @@ pub fn next(
                     budget.used_tokens, budget.total_tokens
                 )),
         );
-        return Ok(None);
+        let why = format!(
+            "the budget is spent ({} of {} tokens)",
+            budget.used_tokens, budget.total_tokens
+        );
+        return Ok(settled(ctx, &tree, id, why));
     }
     if !tree.roots().any(|r| r.hypothesis_id.as_deref() == Some(id)) {
         let draft = Draft {
@@ -112,7 +271,7 @@ pub fn next(
             .and_then(|n| n.plan.clone())
             .unwrap_or_default();
         ctx.roles.ledger().set_plan_node(Some(node.to_string()));
-        return Ok(Some(Step { node, plan }));
+        return Ok(Next::Run(Step { node, plan }));
     }
     for _ in 0..4 {
         let selection = choose(&tree, &budget, s, id)?;
@@ -134,15 +293,38 @@ pub fn next(
                 );
                 clear_forced(ctx.run, &mut budget)?;
                 ctx.roles.ledger().set_plan_node(Some(node.to_string()));
-                return Ok(Some(Step { node, plan }));
+                return Ok(Next::Run(Step { node, plan }));
             }
-            Action::Expand { node } | Action::Widen { node } => expand(ctx, &mut tree, id, &node)?,
-            Action::Exhausted => return Ok(None),
+            Action::Expand { node } | Action::Widen { node } => {
+                expand(ctx, s, &mut tree, id, &node)?
+            }
+            Action::Exhausted => {
+                return Ok(settled(
+                    ctx,
+                    &tree,
+                    id,
+                    "nothing left in the subtree".into(),
+                ));
+            }
         }
     }
     Err(StageError::MustStop(format!(
         "plan tree: no executable plan for {id} after four expansions"
     )))
+}
+
+/// The end of `id`'s search without another attempt: its best node, or nothing passed.
+fn settled(ctx: &StageCtx<'_>, tree: &PlanTree, id: &str, why: String) -> Next {
+    match crate::plan::best_passing(tree, id) {
+        Some(best) => Next::Settle(Note {
+            best,
+            why,
+            after_pass_attempts: search_field(ctx, id, "after_pass_attempts")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        }),
+        None => Next::Spent,
+    }
 }
 
 /// Selection restricted to `id`'s subtree (other sub-hypotheses' roots are vetoed in a copy),
@@ -160,8 +342,7 @@ fn choose(
         .and_then(|f| NodeId::new(f).ok())
         .filter(|f| tree.get(f).is_some())
     {
-        return crate::plan::force(tree, budget, crate::plan::REEXPAND_LIMIT, &forced)
-            .map_err(err("force"));
+        return crate::plan::force(tree, budget, s.reexpand_limit, &forced).map_err(err("force"));
     }
     let mut mine = tree.clone();
     let others: Vec<NodeId> = tree
@@ -173,7 +354,7 @@ fn choose(
         mine.set_vetoed(o, true).map_err(err("restrict"))?;
     }
     let mut rng = XorShift64::new(s.seed ^ (tree.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut selection = select(&mine, budget, crate::plan::REEXPAND_LIMIT, &mut rng);
+    let mut selection = select(&mine, budget, s.reexpand_limit, &mut rng);
     // The copy's vetoes are the engine's restriction, not the researcher's: say so, or the
     // Plan pane would name a veto nobody made.
     for c in selection
@@ -201,6 +382,7 @@ fn clear_forced(run: &Path, budget: &mut Budget) -> Result<(), StageError> {
 /// The reflector proposes up to three substantively different children of `node`.
 fn expand(
     ctx: &StageCtx<'_>,
+    s: &PlanSettings,
     tree: &mut PlanTree,
     id: &str,
     node: &NodeId,
@@ -220,28 +402,27 @@ fn expand(
         .iter()
         .filter_map(|c| tree.get(c)?.plan.clone())
         .collect();
-    let prompt =
-        crate::plan::expansion_prompt(&plan, &outcome, &failure, crate::plan::MAX_CHILDREN);
+    let prompt = crate::plan::expansion_prompt(&plan, &outcome, &failure, s.max_children);
     let system = ctx.prompts.render("system/executor", &Default::default())?;
+    // The reflector's rows are the plan's planning: charged to the budget, not to the node.
+    ctx.roles
+        .ledger()
+        .set_plan_node(Some(format!("{}{node}", crate::plan::EXPAND_PREFIX)));
     let reply = ctx.ask_structured(
         "reflector",
         vec![
             crate::llm::Message::system(system),
             crate::llm::Message::user(prompt),
         ],
-        &crate::plan::expansion_schema(crate::plan::MAX_CHILDREN),
-    )?;
+        &crate::plan::expansion_schema(s.max_children),
+    );
+    ctx.roles.ledger().set_plan_node(None);
+    let reply = reply?;
     let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
-    let expansion = parse_expansion(
-        &reply.to_string(),
-        &plan,
-        &refs,
-        crate::plan::MAX_CHILDREN,
-        Some(id),
-    )
-    .map_err(|e| StageError::Output(e.to_string()))?;
+    let expansion = parse_expansion(&reply.to_string(), &plan, &refs, s.max_children, Some(id))
+        .map_err(|e| StageError::Output(e.to_string()))?;
     let ids = tree
-        .expand(node, expansion.drafts, crate::plan::MAX_CHILDREN, &now())
+        .expand(node, expansion.drafts, s.max_children, &now())
         .map_err(err("expand"))?;
     let mut changed = ids.clone();
     changed.push(node.clone());
@@ -263,14 +444,22 @@ fn node_hypothesis(tree: &PlanTree, node: &NodeId) -> Option<String> {
     }
 }
 
+/// What an attempt measured, for its node's packet: the metrics and whether the gate passed.
+pub struct Scored<'a> {
+    pub reward: f64,
+    pub measured: &'a BTreeMap<String, f64>,
+    pub passed: bool,
+}
+
 /// Record the attempt's reward (`None`: it produced no usable result) and backpropagate.
 pub fn record(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     node: &NodeId,
-    reward: Option<f64>,
+    scored: Option<Scored<'_>>,
     logs: Vec<String>,
 ) -> Result<(), StageError> {
+    let reward = scored.as_ref().map(|x| x.reward);
     let (mut tree, mut budget) = open(ctx.run, s)?;
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
         .map_err(err("charge the ledger"))?;
@@ -284,6 +473,20 @@ pub fn record(
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attempt".into(), serde_json::Value::String(key));
+    if let Some(x) = &scored {
+        extra.insert(crate::plan::PASSED_KEY.into(), x.passed.into());
+        extra.insert(
+            crate::plan::MEASURED_KEY.into(),
+            serde_json::Value::Object(
+                x.measured
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        Some((k.clone(), serde_json::Number::from_f64(*v)?.into()))
+                    })
+                    .collect(),
+            ),
+        );
+    }
     let packet = Packet {
         reward: reward.unwrap_or(0.0),
         cost_tokens: budget.node_tokens.get(node.as_str()).copied().unwrap_or(0),
@@ -292,7 +495,7 @@ pub fn record(
         extra,
     };
     let recorded = match reward {
-        Some(_) => tree.record_outcome(node, packet, crate::plan::DELTA),
+        Some(_) => tree.record_outcome(node, packet, s.delta),
         None => tree.record_failure(node, packet),
     }
     .map_err(err("record"))?;

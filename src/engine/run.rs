@@ -598,18 +598,23 @@ impl Engine {
         let Some(stage) = step.stage() else {
             return Ok(());
         };
-        let entry = NewNode::Map(vec![
-            (
-                "status".into(),
-                NewNode::Scalar(PhaseStatus::Completed.as_str().into()),
-            ),
-            ("completed_at".into(), now()),
-            ("file".into(), text(artifact)),
-            ("round".into(), NewNode::Scalar(round.to_string())),
-        ]);
         let path = match step.hypothesis() {
             Some(h) => format!("sub_hypotheses.{h}.{}", loop_field(stage)),
             None => format!("phases.{}", stage.key()),
+        };
+        let entry = if produced.reopen {
+            let snap = self.store.load()?;
+            super::progress::status_entry(&snap.doc, &path, PhaseStatus::NotStarted)
+        } else {
+            NewNode::Map(vec![
+                (
+                    "status".into(),
+                    NewNode::Scalar(PhaseStatus::Completed.as_str().into()),
+                ),
+                ("completed_at".into(), now()),
+                ("file".into(), text(artifact)),
+                ("round".into(), NewNode::Scalar(round.to_string())),
+            ])
         };
         let why = format!(
             "{} complete: {}",

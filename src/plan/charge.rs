@@ -1,7 +1,10 @@
 //! Charging the budget from the ledger (`<run>/ledger.tsv`, one row per LLM call, written by
-//! `llm::ledger`). Every planning and execution token counts (PrimeScientist §3.2: U =
-//! C_exec + C_refl), so the budget is charged from the one record of them, not from each
-//! caller's estimate.
+//! `llm::ledger`). The plan's own calls count (PrimeScientist §3.2: U = C_exec + C_refl):
+//! a row charged to a node (its execution: the coder, the fabrication judge) or to an
+//! expansion (`expand:<node>`, the reflector's planning). Everything else the run spends
+//! (the debate, the papers, recovery) is not the search's, so r = 1 at the first selection
+//! and the budget starts with the plan. The budget is charged from the one record of the
+//! calls, not from each caller's estimate.
 //!
 //! Idempotent: `budget.ledger_offset` remembers the bytes already charged and is saved in
 //! the same atomic write as the totals (`save_budget`), so a restart charges only the rows
@@ -19,6 +22,9 @@ use super::error::{PlanError, io};
 pub const LEDGER_FILE: &str = "ledger.tsv";
 /// The `plan_node` value of a row charged to no node.
 const NO_NODE: &str = "-";
+/// The `plan_node` prefix of an expansion's rows: `expand:<node>` (planning, charged to the
+/// budget but not to the node's own execution cost).
+pub const EXPAND_PREFIX: &str = "expand:";
 
 /// What one charge did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -51,9 +57,11 @@ pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
             continue;
         }
         match parse_row(text) {
-            Ok((tokens, node)) => {
+            // A row of no node is not the plan's call: read past, not charged.
+            Ok((_, None)) => {}
+            Ok((tokens, Some(node))) => {
                 budget.used_tokens = budget.used_tokens.saturating_add(tokens);
-                if let Some(node) = node {
+                if !node.starts_with(EXPAND_PREFIX) {
                     let slot = budget.node_tokens.entry(node.to_string()).or_default();
                     *slot = slot.saturating_add(tokens);
                 }
@@ -170,8 +178,8 @@ mod tests {
             (header.clone(), 0, 0, false, 0, header.len()),
             (
                 format!("{header}{a}{b}"),
-                2,
-                130,
+                1,
+                120,
                 false,
                 0,
                 header.len() + a.len() + b.len(),
@@ -179,8 +187,8 @@ mod tests {
             (format!("{a}{torn}"), 1, 120, true, 0, a.len()),
             (
                 format!("{a}{bad}{b}"),
-                2,
-                130,
+                1,
+                120,
                 false,
                 1,
                 a.len() + bad.len() + b.len(),
@@ -207,12 +215,16 @@ mod tests {
             "{}{}{}",
             row(10, 1, "n-0001"),
             row(3, 0, "n-0002"),
-            row(1, 1, "n-0001")
-        );
+            row(1, 1, "n-0001"),
+        ) + &row(50, 50, "expand:n-0001")
+            + &row(1000, 1000, "-");
         charge_rows(&mut budget, text.as_bytes());
         assert_eq!(budget.node_tokens["n-0001"], 13);
         assert_eq!(budget.node_tokens["n-0002"], 3);
         assert_eq!(budget.node_tokens.len(), 2);
+        // The expansion is planning: charged to the budget, not to the node's execution.
+        // The row of no node (the debate, a paper) is not the plan's.
+        assert_eq!(budget.used_tokens, 16 + 100);
     }
 
     #[test]

@@ -8,13 +8,15 @@
 //!   (running mean, pruning, re-expansion bound), `eligibility.rs` (what descent may enter)
 //! - `reward.rs` h(s) from a gate's criteria and metrics; `charge.rs` the budget charged from
 //!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
-//!   `expand.rs` the reflector's expansion prompt and reply rules
+//!   `expand.rs` the reflector's expansion prompt and reply rules; `best.rs` the search's
+//!   result (the best passing node) and whether a search goes on after its first pass
 //! - `sim.rs` synthetic research tasks and `bench.rs` the policy comparison
 //!   (`youra bench allocation`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
 //!   `rng.rs` seeded draws
 
 pub mod bench;
+mod best;
 mod budget;
 mod charge;
 mod directives;
@@ -35,8 +37,11 @@ mod structure;
 mod tree;
 mod values;
 
+pub use best::{Best, MEASURED_KEY, PASSED_KEY, Room, best_passing, goes_on, subtree};
 pub use budget::{Budget, MIN_SHARE, remaining_share};
-pub use charge::{Charged, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows};
+pub use charge::{
+    Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows,
+};
 pub use directives::{
     ALPHA_MAX_LIMIT, DirectiveApplied, DirectiveRefused, PlanDirective, apply_directive,
     parse_directive,
@@ -57,7 +62,7 @@ pub use policy::{
     ALPHA_MAX, EPSILON, FIXED_ALPHA, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax, floored,
     probabilities, sample_index, uct_score, weight,
 };
-pub use reward::{Criterion, Op, UnknownOp, met, reward, satisfaction, shortfall};
+pub use reward::{Criterion, Op, UnknownOp, all_met, met, reward, satisfaction, score, shortfall};
 pub use rng::{Draw, Fixed, XorShift64};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};

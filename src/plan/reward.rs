@@ -2,17 +2,27 @@
 //! metrics it measured (pure). The engine builds `Criterion`s from the gate and the metrics
 //! file; nothing here knows the VSA or the executor.
 //!
-//! Rule: each criterion scores a satisfaction in [0, 1]; the reward is their mean.
-//! - met → 1;
-//! - unmet → `PARTIAL_CAP · max(0, 1 − shortfall / max(|required|, SCALE_FLOOR))`, so an
-//!   attempt that came close earns more than one that missed badly, yet any unmet criterion
-//!   scores at most 0.5, below any met one;
-//! - not measured (absent or not a finite number) → 0: a claim without a number is no
-//!   evidence;
-//! - a crash, no criteria, or no criterion measured at all → reward 0.
+//! PrimeScientist rewards a node with the task's score. A gate's metric has no fixed range
+//! (an accuracy, a gain, a loss), so the score is normalised against the gate's own
+//! threshold, and the gate's verdict still decides which half of [0, 1] the reward is in:
 //!
-//! Properties the tests pin: all met ⇒ 1; the reward never decreases when a measured value
-//! moves in the criterion's direction; meeting one more criterion never lowers it.
+//! | the attempt                    | reward                                                   |
+//! |--------------------------------|----------------------------------------------------------|
+//! | every criterion met            | mean of `0.5 + 0.5 · m / (1 + m)`, m = margin / scale     |
+//! | some criterion unmet           | mean of: met → 0.5, unmet → `satisfaction` (≤ 0.5)        |
+//! | crash, no criteria, none measured | 0                                                     |
+//!
+//! - margin: how far past the threshold, in the criterion's direction (0 at the threshold;
+//!   `==` met counts as margin ∞, i.e. 1); scale = `max(|required|, SCALE_FLOOR)`. So a pass
+//!   scores in [0.5, 1) and a better measurement scores more: the search has something to
+//!   climb after its first pass, and the best node is the best measured one.
+//! - `satisfaction` of an unmet criterion is `PARTIAL_CAP · max(0, 1 − shortfall / scale)`:
+//!   an attempt that came close earns more than one that missed badly; not measured → 0.
+//! - a pass never scores below a miss (both meet at 0.5 only at the threshold itself).
+//!
+//! Properties the tests pin: a pass ≥ 0.5 ≥ a miss; the reward never decreases when a
+//! measured value moves in the criterion's direction; meeting one more criterion never
+//! lowers it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -124,7 +134,36 @@ pub fn satisfaction(c: &Criterion) -> f64 {
     PARTIAL_CAP * (1.0 - relative).max(0.0)
 }
 
-/// h(s): the mean satisfaction, or 0 after a crash or without any measured criterion.
+/// A met criterion's normalised score in [0.5, 1]: 0.5 at the threshold, rising with the
+/// margin past it (relative to the threshold's scale) towards 1. An unmet or unmeasured one
+/// scores its `satisfaction` (≤ 0.5).
+pub fn score(c: &Criterion) -> f64 {
+    let Some(m) = c.measured.filter(|m| m.is_finite()) else {
+        return 0.0;
+    };
+    if !c.required.is_finite() || !met(c.op, c.required, m) {
+        return satisfaction(c);
+    }
+    let margin = match c.op {
+        Op::Ge | Op::Gt => m - c.required,
+        Op::Le | Op::Lt => c.required - m,
+        Op::Eq => return 1.0,
+    };
+    let x = (margin / c.required.abs().max(SCALE_FLOOR)).max(0.0);
+    PARTIAL_CAP + (1.0 - PARTIAL_CAP) * x / (1.0 + x)
+}
+
+/// Whether every criterion is met (false without criteria).
+pub fn all_met(criteria: &[Criterion]) -> bool {
+    !criteria.is_empty()
+        && criteria.iter().all(|c| {
+            c.measured.is_some_and(|m| {
+                m.is_finite() && c.required.is_finite() && met(c.op, c.required, m)
+            })
+        })
+}
+
+/// h(s) (see the module's table), or 0 after a crash or without any measured criterion.
 pub fn reward(criteria: &[Criterion], crashed: bool) -> f64 {
     let measured = criteria
         .iter()
@@ -132,8 +171,16 @@ pub fn reward(criteria: &[Criterion], crashed: bool) -> f64 {
     if crashed || !measured {
         return 0.0;
     }
-    let sum: f64 = criteria.iter().map(satisfaction).sum();
-    (sum / criteria.len() as f64).clamp(0.0, 1.0)
+    let n = criteria.len() as f64;
+    let sum: f64 = if all_met(criteria) {
+        criteria.iter().map(score).sum()
+    } else {
+        criteria
+            .iter()
+            .map(|c| satisfaction(c).min(PARTIAL_CAP))
+            .sum()
+    };
+    (sum / n).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -178,21 +225,50 @@ mod tests {
 
     #[test]
     fn reward_table() {
-        let met = c(Op::Ge, 0.5, Some(0.6));
+        let met = c(Op::Ge, 0.5, Some(0.6)); // margin 0.1 / 0.5 = 0.2 → 0.5 + 0.5·0.2/1.2
+        let far = c(Op::Ge, 0.5, Some(1.0)); // margin 1 → 0.75
         let close = c(Op::Ge, 1.0, Some(0.8)); // 0.4
         let missing = c(Op::Ge, 1.0, None);
+        let at = c(Op::Ge, 0.5, Some(0.5)); // met at the threshold: 0.5
         let table: &[(&[Criterion], bool, f64)] = &[
             (&[], false, 0.0),
-            (std::slice::from_ref(&met), false, 1.0),
-            (&[met.clone(), met.clone()], false, 1.0),
-            (&[met.clone(), close.clone()], false, 0.7),
-            (&[met.clone(), missing.clone()], false, 0.5),
+            (std::slice::from_ref(&met), false, 0.5 + 0.5 * 0.2 / 1.2),
+            (std::slice::from_ref(&far), false, 0.75),
+            (std::slice::from_ref(&at), false, 0.5),
+            (
+                &[met.clone(), far.clone()],
+                false,
+                (0.5 + 0.5 * 0.2 / 1.2 + 0.75) / 2.0,
+            ),
+            // Not all met: a met criterion counts 0.5, so no miss outranks a pass.
+            (&[met.clone(), close.clone()], false, (0.5 + 0.4) / 2.0),
+            (&[far.clone(), close.clone()], false, (0.5 + 0.4) / 2.0),
+            (&[met.clone(), missing.clone()], false, 0.25),
+            (std::slice::from_ref(&close), false, 0.4),
             (std::slice::from_ref(&missing), false, 0.0),
             (&[met.clone(), met.clone()], true, 0.0), // a crash earns nothing
+            (&[c(Op::Eq, 3.0, Some(3.0))], false, 1.0),
+            (&[c(Op::Le, 0.02, Some(0.01))], false, 0.5 + 0.5 * 0.5 / 1.5),
         ];
         for (criteria, crashed, want) in table {
             let got = reward(criteria, *crashed);
             assert!((got - want).abs() < 1e-12, "{criteria:?} {crashed}: {got}");
+        }
+    }
+
+    #[test]
+    fn a_pass_never_scores_below_a_miss_and_better_passes_score_more() {
+        let mut last = -1.0;
+        for i in 0..=400 {
+            let m = 0.5 + i as f64 * 0.005; // 0.5 ..= 2.5 against >= 1.0
+            let r = reward(&[c(Op::Ge, 1.0, Some(m))], false);
+            if m < 1.0 {
+                assert!(r <= 0.5, "{m}: {r}");
+            } else {
+                assert!((0.5..1.0).contains(&r), "{m}: {r}");
+            }
+            assert!(r >= last, "{m}: {r} < {last}");
+            last = r;
         }
     }
 

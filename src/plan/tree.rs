@@ -368,6 +368,14 @@ impl PlanTree {
             });
         }
         let path = self.path_to(id)?;
+        // Pruning compares the child with its parent's Q as it stood before this reward:
+        // folding the child in first would drag the parent's Q towards it and spare a child
+        // the paper prunes (PrimeScientist §3.3).
+        let parent_q = self.nodes[i]
+            .parent
+            .as_ref()
+            .and_then(|p| self.index.get(p))
+            .map(|&p| self.nodes[p].stats.q);
         for n in &path {
             if let Some(j) = self.position(n) {
                 let s = &mut self.nodes[j].stats;
@@ -377,11 +385,6 @@ impl PlanTree {
         let node = &mut self.nodes[i];
         node.status = status;
         node.packet = Some(packet);
-        let parent_q = node
-            .parent
-            .as_ref()
-            .and_then(|p| self.index.get(p))
-            .map(|&p| self.nodes[p].stats.q);
         let pruned = status == NodeStatus::Evaluated
             && !self.nodes[i].pinned
             && parent_q.is_some_and(|q| should_prune(reward, q, delta));

@@ -155,3 +155,25 @@ fn preorder_and_ids() {
     assert_eq!(t.path_to(&kids[1]).unwrap(), vec![r1, kids[1].clone()]);
     assert_eq!(t.next_id().as_str(), "n-0005");
 }
+
+#[test]
+fn pruning_compares_with_the_parents_q_before_the_child_is_folded_in() {
+    // (parent's reward, child's reward, pruned). With the child folded in first, the
+    // parent's Q would be the mean of the two and the third and fourth rows would survive.
+    let table: &[(f64, f64, bool)] = &[
+        (0.5, 0.46, false), // within δ
+        (0.5, 0.45, false), // exactly δ below: kept
+        (0.5, 0.42, true),  // (0.5 + 0.42) / 2 = 0.46 would keep it
+        (0.2, 0.14, true),  // (0.2 + 0.14) / 2 = 0.17 would keep it
+        (0.5, 0.9, false),
+        (0.0, 0.0, false), // a parent at 0 has nothing to fall below
+    ];
+    for &(parent, child, want) in table {
+        let mut t = PlanTree::new();
+        let r = t.add_root(draft(Some(0.5)), "t");
+        t.record_outcome(&r, packet(parent), DELTA).unwrap();
+        let c = t.expand(&r, vec![draft(None)], MAX_CHILDREN, "t").unwrap()[0].clone();
+        let rec = t.record_outcome(&c, packet(child), DELTA).unwrap();
+        assert_eq!(rec.pruned, want, "parent {parent} child {child}");
+    }
+}

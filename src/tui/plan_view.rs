@@ -1,6 +1,7 @@
 //! What the Plan tree pane shows, read off the UI thread: the nodes in display order with
 //! their status, Q, visits and P, the last selection's weight, probability and reason per
-//! candidate, and the budget with its remaining share and α.
+//! candidate, the budget with its remaining share and α, and each sub-hypothesis's best node
+//! (the search's result) with why it was chosen.
 
 use std::path::Path;
 
@@ -22,6 +23,8 @@ pub struct PlanRow {
     pub probability: Option<f64>,
     pub why: Option<String>,
     pub on_path: bool,
+    /// The search's result for its sub-hypothesis: why it is the best node.
+    pub best: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -100,6 +103,18 @@ pub fn read_plan(run_root: &Path) -> Option<PlanView> {
             .as_ref()
             .is_some_and(|s| s.path.iter().any(|p| p.as_str() == id))
     };
+    let bests: Vec<plan::Best> = loaded
+        .tree
+        .roots()
+        .filter_map(|r| r.hypothesis_id.as_deref())
+        .filter_map(|h| plan::best_passing(&loaded.tree, h))
+        .collect();
+    let best = |id: &str| {
+        bests
+            .iter()
+            .find(|b| b.node.as_str() == id)
+            .map(|b| format!("best node of its sub-hypothesis — {}", b.why()))
+    };
     view.rows = loaded
         .tree
         .preorder()
@@ -122,6 +137,7 @@ pub fn read_plan(run_root: &Path) -> Option<PlanView> {
                     .map(|c| c.probability),
                 why: c.map(|c| c.why.clone()),
                 on_path: on_path(n.id.as_str()),
+                best: best(n.id.as_str()),
             }
         })
         .collect();

@@ -102,6 +102,33 @@ const M1_EXPANSION: &str = r##"{"children": [
  {"plan": "# Repeat over ten seeds\n\nRepeat the 5-fold cross-validation with seeds 0 to 9 and judge the mean gain of body mass, with its range: one split of 342 birds may overstate it.", "prior": {"estimate": 0.2, "hypothesis": "the gain is split noise", "rationale": "folds of 68 birds", "changes": ["ten seeds"], "risks": ["the gain may be real"]}}
 ]}"##;
 
+/// After a pass the search tries one more node (`[plan] after_pass = 1` in the demo): the
+/// reflector's children of a passing plan. The first repeats the protocol over ten seeds
+/// (a sturdier estimate of the same rule); the second moves to ten folds.
+fn refinement(what: &str) -> String {
+    format!(
+        r##"{{"children": [
+ {{"plan": "# Ten seeds\n\nKeep {what} and repeat the 5-fold cross-validation with seeds 0 to 9; report the mean, so one lucky split cannot carry the result.", "prior": {{"estimate": 0.6, "hypothesis": "one split may flatter the rule", "rationale": "folds of about 68 birds", "changes": ["ten seeds"], "risks": ["a lower mean"]}}}},
+ {{"plan": "# Ten folds\n\nKeep {what} but score it with 10 folds, so each rule trains on 90 % of the birds.", "prior": {{"estimate": 0.4, "hypothesis": "more training rows help", "rationale": "the curve still rises", "changes": ["10 folds"], "risks": ["noisier folds"]}}}}
+]}}"##
+    )
+}
+
+/// The search's one attempt after a pass: the reflector expands the passing plan, then the
+/// node the policy selects runs (`args`: that node's plan as code; for h-e1 it is the
+/// flipper-length sibling left from the first expansion, which misses); the best node, not
+/// the last, is the gate's result.
+fn refined(s: &mut Script, h: &str, what: &str, args: &[&str]) {
+    s.reply(
+        "reflector",
+        "coding_validation",
+        Some(h),
+        1,
+        &refinement(what),
+    );
+    passing(s, h, args);
+}
+
 fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
     let items: Vec<serde_json::Value> = list
         .iter()
@@ -567,6 +594,13 @@ fn until_the_escalation(s: &mut Script) {
     );
     s.round(2);
     passing(s, "h-e1", &["--standardize"]);
+    s.round(3);
+    refined(
+        s,
+        "h-e1",
+        "the standardized bill features",
+        &["--features", "flipper_length_mm,bill_depth_mm"],
+    );
     s.round(0);
     design(
         s,
@@ -586,7 +620,10 @@ fn until_the_escalation(s: &mut Script) {
     );
 }
 
-fn h_c1(s: &mut Script) {
+/// h-c1's design, its passing root and one node after the pass; `after` is the code of the
+/// node the policy chooses in this branch's tree (the trees differ after a reject and after an
+/// override, and so do the seeded draws).
+fn h_c1(s: &mut Script, after: &[&str]) {
     design(
         s,
         "h-c1",
@@ -596,6 +633,14 @@ fn h_c1(s: &mut Script) {
         0.9,
     );
     passing(s, "h-c1", &["--standardize", "--by", "sex"]);
+    s.round(1);
+    refined(
+        s,
+        "h-c1",
+        "the standardized bill rule within each sex",
+        after,
+    );
+    s.round(0);
 }
 
 /// The whole demo: the study to the escalation, then a recorded continuation for each
@@ -628,11 +673,11 @@ pub fn script() -> Script {
         &verdict("Valid", 0.8),
     );
     s.round(0);
-    h_c1(&mut s);
+    h_c1(&mut s, &["--standardize", "--by", "sex", "--folds", "10"]);
     paper(&mut s, &CHECKED);
     // Overridden with Proceed: the failure stands as the finding.
     s.after("Proceed").round(0);
-    h_c1(&mut s);
+    h_c1(&mut s, &["--standardize", "--by", "sex", "--repeats", "10"]);
     paper(&mut s, &KEPT);
     // Approved: the Pivot archives the work from the debate on and debates again.
     s.after("Pivot").round(1);
@@ -650,6 +695,14 @@ pub fn script() -> Script {
     let accuracy = "accuracy: the share of held-out birds whose species the rule gets right.";
     design(&mut s, "h-e2", accuracy, "accuracy", ">=", 0.92);
     passing(&mut s, "h-e2", &["--standardize"]);
+    s.round(1001);
+    refined(
+        &mut s,
+        "h-e2",
+        "the standardized bill features",
+        &["--standardize", "--repeats", "10"],
+    );
+    s.round(1000);
     design(
         &mut s,
         "h-m2",
@@ -663,6 +716,14 @@ pub fn script() -> Script {
         "h-m2",
         &["--standardize", "--compare", "body_mass_g"],
     );
+    s.round(1001);
+    refined(
+        &mut s,
+        "h-m2",
+        "the standardized comparison with body mass",
+        &["--standardize", "--compare", "body_mass_g", "--folds", "10"],
+    );
+    s.round(1000);
     design(
         &mut s,
         "h-c2",
@@ -672,6 +733,13 @@ pub fn script() -> Script {
         0.9,
     );
     passing(&mut s, "h-c2", &["--standardize", "--by", "sex"]);
+    s.round(1001);
+    refined(
+        &mut s,
+        "h-c2",
+        "the standardized bill rule within each sex",
+        &["--standardize", "--by", "sex", "--repeats", "10"],
+    );
     s.round(1);
     paper(&mut s, &REDESIGNED);
     s

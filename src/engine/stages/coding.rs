@@ -17,6 +17,7 @@ use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::engine::fabrication::{self, Evidence};
 use crate::engine::gates;
+use crate::engine::plan_search as search;
 use crate::engine::reply::str_field;
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
@@ -103,14 +104,12 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
     let refinement = snapshot_field(ctx, id, "refinement");
     let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
     let step = match ctx.plan.budget_tokens > 0 {
-        true => match crate::engine::plan_search::next(
-            ctx,
-            ctx.plan,
-            id,
-            &format!("# Plan for {id}\n\n{brief}"),
-        )? {
-            Some(step) => Some(step),
-            None => return budget_spent(ctx, id).map(Flight::Done),
+        true => match search::next(ctx, ctx.plan, id, &format!("# Plan for {id}\n\n{brief}"))? {
+            search::Next::Run(step) => Some(step),
+            search::Next::Spent => return budget_spent(ctx, id).map(Flight::Done),
+            search::Next::Settle(note) => {
+                return settle(ctx, id, &brief, note, None, &[]).map(Flight::Done);
+            }
         },
         false => None,
     };
@@ -191,15 +190,43 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
         }
     }
     if let Some(step) = &p.step {
-        crate::engine::plan_search::record(
+        search::record(
             ctx,
             ctx.plan,
             &step.node,
             None,
             vec![format!("{}/results/run.log", p.id)],
         )?;
+        match search::after_attempt(ctx, ctx.plan, &p.id)? {
+            search::After::Open => {}
+            search::After::Continue(note) => {
+                let criteria = criteria_now(ctx, &p.id, &p.brief)?;
+                return super::validation::search_step(
+                    ctx, &p.id, &criteria, None, &p.history, &note,
+                )
+                .map(Flight::Done);
+            }
+            search::After::Settle(note) => {
+                return settle(ctx, &p.id, &p.brief, note, None, &p.history).map(Flight::Done);
+            }
+        }
     }
     super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
+}
+
+/// The search of `id` ends after a pass: the gate is judged on its best node's measured
+/// values, against the criteria as they stand now (a researcher's edit counts).
+fn settle(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    brief: &str,
+    note: search::Note,
+    outcome: Option<&JobOutcome>,
+    history: &[String],
+) -> Result<Produced, StageError> {
+    let judged = criteria_now(ctx, id, brief)?;
+    let gate = gates::evaluate(&judged.list, &note.best.measured);
+    super::validation::record(ctx, id, &judged, &gate, outcome, history, Some(&note))
 }
 
 /// The gate judged on what was measured, scored in the plan tree where there is one.
@@ -226,15 +253,40 @@ fn measured_step(
             })
             .collect();
         let logs = vec![format!("{id}/results/run.log")];
-        crate::engine::plan_search::record(
+        let passed = gate.verdict == gates::Verdict::Pass;
+        search::record(
             ctx,
             ctx.plan,
             &step.node,
-            Some(crate::plan::reward(&scored, false)),
+            Some(search::Scored {
+                reward: crate::plan::reward(&scored, false),
+                measured: &measured,
+                passed,
+            }),
             logs,
         )?;
+        match search::after_attempt(ctx, ctx.plan, id)? {
+            search::After::Open => {}
+            search::After::Continue(note) => {
+                return super::validation::search_step(
+                    ctx,
+                    id,
+                    &judged,
+                    Some((&gate, &outcome)),
+                    &p.history,
+                    &note,
+                )
+                .map(Flight::Done);
+            }
+            search::After::Settle(note) => {
+                // The attempt's own exit and log belong in the report only when it is the best.
+                let own = (note.best.node == step.node).then_some(&outcome);
+                return settle(ctx, id, &p.brief, note, own, &p.history).map(Flight::Done);
+            }
+        }
     }
-    super::validation::record(ctx, id, &judged, &gate, &outcome, &p.history).map(Flight::Done)
+    super::validation::record(ctx, id, &judged, &gate, Some(&outcome), &p.history, None)
+        .map(Flight::Done)
 }
 
 /// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).

@@ -32,6 +32,9 @@ pub struct Produced {
     pub commit: crate::vsa::mutation::Mutation,
     /// Events emitted once the commit is written (never twice for one commit).
     pub events: Vec<crate::rundir::events::Event>,
+    /// The step is done for now but runs again: its status goes back to NOT_STARTED with one
+    /// more round (a plan-tree search that goes on after a pass), in the same transaction.
+    pub reopen: bool,
 }
 
 impl Produced {
@@ -42,6 +45,7 @@ impl Produced {
             check,
             commit: crate::vsa::mutation::Mutation::by("engine"),
             events: Vec::new(),
+            reopen: false,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::engine::criteria::Criteria;
 use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
 use crate::engine::gates::{GateOutcome, Verdict};
+use crate::engine::plan_search::Note;
 use crate::engine::yamlout::{now, text};
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
@@ -83,13 +84,17 @@ fn record_key(ctx: &StageCtx<'_>) -> String {
 /// A MUST_WORK gate not met also opens the recovery journal in that transaction and goes
 /// straight into recovery; otherwise the transaction is returned to be written with the
 /// stage's completion (after the controller accepts the validation record).
+/// With a plan-tree search, `search` is its end: the gate is the best node's, and the VSA's
+/// `search` map says which node and why (`outcome` is `None` when the best node is not the
+/// attempt that just ran).
 pub fn record(
     ctx: &StageCtx<'_>,
     id: &str,
     criteria: &Criteria,
     gate: &GateOutcome,
-    outcome: &JobOutcome,
+    outcome: Option<&JobOutcome>,
     history: &[String],
+    search: Option<&Note>,
 ) -> Result<Produced, StageError> {
     let snap = ctx.vsa()?;
     let (must, gtype) = gate_type(&snap, id);
@@ -100,7 +105,10 @@ pub fn record(
         Verdict::Fail => HypothesisStatus::Failed,
     };
     let why = format!("{id} gate {verdict} on measured metrics");
-    let report = markdown(id, &gtype, criteria, gate, outcome, history);
+    let mut report = markdown(id, &gtype, criteria, gate, outcome, history);
+    if let Some(n) = search {
+        report.push_str(&search_section(n, true));
+    }
     let rel = format!("{id}/{}", super::coding::ARTIFACT);
     ctx.write(&rel, &report)?;
     let mut message = gate
@@ -109,12 +117,18 @@ pub fn record(
         .map(|c| c.reason.clone())
         .collect::<Vec<_>>();
     message.extend(criteria.edits.iter().cloned());
+    if let Some(n) = search {
+        message.push(format!("the search's result is {}", n.best.why()));
+    }
     let event = Event::new("gate")
         .hypothesis(id)
         .result(verdict)
         .message(message.join("; "));
     let mut tx = Mutation::by("engine");
     gate_edits(&mut tx, id, gate, &why);
+    if let Some(n) = search {
+        n.edits(&mut tx, id, true);
+    }
     tx.push(
         Change::Set {
             path: format!("sub_hypotheses.{id}.status"),
@@ -365,23 +379,111 @@ pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: Hypothes
     }
 }
 
+/// A step of a plan-tree search that has passed and goes on: the gate fields show the best
+/// node so far, the sub-hypothesis stays IN_PROGRESS (its dependants wait for its result),
+/// and Coding & Validation is reopened for the next node. No recovery: the sub-hypothesis has
+/// passed, and a later node that misses is only a worse branch of its search.
+pub fn search_step(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    criteria: &Criteria,
+    attempt: Option<(&GateOutcome, &JobOutcome)>,
+    history: &[String],
+    note: &Note,
+) -> Result<Produced, StageError> {
+    let best = crate::engine::gates::evaluate(&criteria.list, &note.best.measured);
+    let (gtype, verdict) = (gate_type(&*ctx.vsa()?, id).1, best.verdict.as_str());
+    let mut report = match attempt {
+        Some((gate, outcome)) => markdown(id, &gtype, criteria, gate, Some(outcome), history),
+        None => format!("# Validation: {id}\n\nThis attempt produced no usable result.\n"),
+    };
+    report.push_str(&search_section(note, false));
+    let rel = format!("{id}/{}", super::coding::ARTIFACT);
+    ctx.write(&rel, &report)?;
+    let why = format!("{id}: plan-tree search goes on ({})", note.why);
+    let mut tx = Mutation::by("engine");
+    gate_edits(&mut tx, id, &best, &why);
+    note.edits(&mut tx, id, false);
+    tx.push(
+        Change::Set {
+            path: format!("sub_hypotheses.{id}.status"),
+            value: HypothesisStatus::InProgress.as_str().into(),
+        },
+        "status",
+        &why,
+    );
+    let mut produced = Produced::new(
+        rel,
+        Check {
+            missing: Vec::new(),
+        },
+    );
+    produced.commit = tx;
+    produced.reopen = true;
+    produced.events.push(
+        Event::new("gate")
+            .hypothesis(id)
+            .result(verdict)
+            .message(format!(
+                "best so far {}; the search goes on: {}",
+                note.best.why(),
+                note.why
+            )),
+    );
+    Ok(produced)
+}
+
+fn search_section(note: &Note, settled: bool) -> String {
+    let mut out = format!(
+        "\n## Plan-tree search\n\n- Best node: {}\n- Attempts after the first pass: {}\n",
+        note.best.why(),
+        note.after_pass_attempts
+    );
+    let measured = note
+        .best
+        .measured
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if !measured.is_empty() {
+        out.push_str(&format!("- Best node measured: {measured}\n"));
+    }
+    out.push_str(&format!(
+        "- {}: {}\n",
+        if settled {
+            "The search ended"
+        } else {
+            "The search goes on"
+        },
+        note.why
+    ));
+    out
+}
+
 fn markdown(
     id: &str,
     gtype: &str,
     criteria: &Criteria,
     gate: &GateOutcome,
-    outcome: &JobOutcome,
+    outcome: Option<&JobOutcome>,
     history: &[String],
 ) -> String {
     let mut out = vec![
         format!("# Validation: {id}\n"),
-        format!(
-            "**Gate:** {gtype}  \n**Result:** {}  \n**Exit:** {}  \n**Duration:** {:.1} s  \n**Sandboxed:** {}\n",
-            gate.verdict.as_str(),
-            outcome.exit.log_label(),
-            outcome.duration.as_secs_f64(),
-            outcome.sandboxed
-        ),
+        match outcome {
+            Some(outcome) => format!(
+                "**Gate:** {gtype}  \n**Result:** {}  \n**Exit:** {}  \n**Duration:** {:.1} s  \n**Sandboxed:** {}\n",
+                gate.verdict.as_str(),
+                outcome.exit.log_label(),
+                outcome.duration.as_secs_f64(),
+                outcome.sandboxed
+            ),
+            None => format!(
+                "**Gate:** {gtype}  \n**Result:** {}  \n**Measured by:** the plan-tree search's best node (an earlier attempt)\n",
+                gate.verdict.as_str()
+            ),
+        },
     ];
     out.push("## Results\n\n| Check | Actual | Threshold | Passed |\n|-------|--------|-----------|--------|".into());
     for c in &criteria.list {
@@ -419,17 +521,19 @@ fn markdown(
                 .join("\n")
         ));
     }
-    if !outcome.warnings.is_empty() {
-        out.push(format!(
-            "\n## Warnings\n\n{}",
-            outcome
-                .warnings
-                .iter()
-                .map(|w| format!("- {w}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ));
+    if let Some(outcome) = outcome {
+        if !outcome.warnings.is_empty() {
+            out.push(format!(
+                "\n## Warnings\n\n{}",
+                outcome
+                    .warnings
+                    .iter()
+                    .map(|w| format!("- {w}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        out.push(format!("\nLog: `{}`\n", outcome.log_path.display()));
     }
-    out.push(format!("\nLog: `{}`\n", outcome.log_path.display()));
     out.join("\n")
 }

@@ -1,6 +1,7 @@
 //! Plan tree: PrimeScientist's plan nodes (`plan/`): status, Q, visits, P, the last
 //! selection's weight and probability per candidate and why, pinned / vetoed / pruned marks,
-//! and the budget gauge with the remaining share r and α.
+//! the budget gauge with the remaining share r and α, and ★ on each sub-hypothesis's best
+//! node (the search's result), whose line below says why it was chosen.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -56,7 +57,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let why = view
         .rows
         .get(sel)
-        .and_then(|r| r.why.clone())
+        .and_then(|r| match (&r.best, &r.why) {
+            (Some(b), Some(w)) => Some(format!("{b} · {w}")),
+            (b, w) => b.clone().or_else(|| w.clone()),
+        })
         .or_else(|| view.action())
         .unwrap_or_default();
     frame.render_widget(
@@ -96,7 +100,8 @@ fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
 fn row(app: &App, r: &PlanRow, selected: bool, width: usize) -> Line<'static> {
     let t = &app.theme;
     let marks = format!(
-        "{}{}",
+        "{}{}{}",
+        if r.best.is_some() { "★ best" } else { "" },
         if r.pinned { "[pinned]" } else { "" },
         if r.vetoed { "[vetoed]" } else { "" }
     );
