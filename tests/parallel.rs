@@ -46,7 +46,12 @@ fn script() -> Script {
 }
 
 fn run(parallel: usize) -> (tempfile::TempDir, std::path::PathBuf) {
-    let toml = format!("experiment_time_limit_s = 60\n\n[exec]\nmax_parallel = {parallel}\n");
+    run_with(parallel, "")
+}
+
+fn run_with(parallel: usize, extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let toml =
+        format!("experiment_time_limit_s = 60\n\n[exec]\nmax_parallel = {parallel}\n{extra}");
     let (g, dir) = replay_run(&script(), &toml);
     with_data(&dir);
     (g, dir)
@@ -231,4 +236,47 @@ fn killed_while_two_experiments_run_a_resumed_run_ends_in_the_same_vsa() {
     // A step the kill cut short was started again: its "start …" entry is written twice,
     // as after any restart (tests/kill_sweep.rs); everything else is the serial run's.
     assert_eq!(essence(&serial), essence(&dir));
+}
+
+/// Each node's (sub-hypothesis, reward) of the run's plan tree, in id order.
+fn rewards(dir: &Path) -> Vec<(Option<String>, Option<f64>)> {
+    let tree = youra::plan::load(dir, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    tree.nodes()
+        .iter()
+        .map(|n| {
+            (
+                n.hypothesis_id.clone(),
+                n.packet.as_ref().map(|p| (p.reward * 1e6).round() / 1e6),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn with_the_plan_tree_the_roots_of_independent_sub_hypotheses_run_together() {
+    // One node per sub-hypothesis (after_pass = 0: each search ends at its first pass), so
+    // the four roots selected in the same round of the loop fly two at a time.
+    let plan = "\n[plan]\nbudget_tokens = 100000\nafter_pass = 0\n";
+    let (_g1, serial) = run_with(1, plan);
+    let end = common::script::run_engine(&serial, true);
+    let (_g2, parallel) = run_with(2, plan);
+    let end2 = common::script::run_engine(&parallel, true);
+    assert_eq!(end, end2);
+    assert_eq!(overlapping(&serial), 0);
+    assert!(overlapping(&parallel) >= 2, "{:?}", spans(&parallel));
+    assert_eq!(essence(&serial), essence(&parallel));
+    assert_eq!(rewards(&serial), rewards(&parallel));
+    assert_eq!(rewards(&parallel).len(), 4, "one root per sub-hypothesis");
+    // Each node's rows in the ledger are its own, also while another node flew.
+    let budget = youra::plan::load(&parallel, youra::plan::Plans::Read)
+        .unwrap()
+        .budget
+        .unwrap();
+    let serial_budget = youra::plan::load(&serial, youra::plan::Plans::Read)
+        .unwrap()
+        .budget
+        .unwrap();
+    assert_eq!(budget.node_tokens, serial_budget.node_tokens);
 }

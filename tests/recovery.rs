@@ -540,3 +540,67 @@ fn pin_veto_and_force_act_on_the_plan_tree() {
         d.last().unwrap().note
     );
 }
+
+/// Set `path` to `value` in the run's VSA, as a researcher's edit.
+fn edit(dir: &Path, path: &str, value: &str) {
+    let mut m = youra::vsa::mutation::Mutation::new(
+        youra::vsa::mutation::Change::Set {
+            path: path.into(),
+            value: value.into(),
+        },
+        "field_edit",
+        "dana",
+        "the researcher's edit",
+    );
+    m.create = true;
+    Store::new(dir.join("verification_state.yaml"))
+        .mutate(&m)
+        .unwrap();
+}
+
+#[test]
+fn the_search_goes_on_after_a_pass_until_the_researcher_limits_it_in_the_vsa() {
+    let mut s = start();
+    s.failing_attempt("h-e1", &raw(), "Method", 0.7, &verdict("NotValid", 0.3));
+    s.round(1)
+        .reply("reflector", "coding_validation", Some("h-e1"), 1, EXPANSION)
+        .passing_attempt("h-e1", &scaled());
+    // The settling step of round 2 (after the researcher's limit) is checked by the
+    // controller like any other.
+    s.round(2).ok("coding_validation", Some("h-e1"), 1);
+    // No `after_pass`: the search goes on while the budget lasts.
+    let (_g, dir) = setup(
+        &s,
+        "UNATTENDED",
+        "\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\n",
+    );
+    let reason = stopped(run(&dir, true));
+    // It went on after the pass: the next node of h-e1 (round 2) has no recorded reply.
+    assert!(
+        reason.contains("hypothesis=h-e1") && reason.contains("round=2"),
+        "{reason}"
+    );
+    assert_eq!(
+        status(&dir, "h-e1"),
+        "IN_PROGRESS",
+        "passed, still searching"
+    );
+    let vsa = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
+    assert!(
+        vsa.contains("best_node: n-0003") || vsa.contains("best_node: n-0002"),
+        "{vsa}"
+    );
+    assert!(vsa.contains("settled: false"), "{vsa}");
+    // The researcher ends the search at its pass: read when the engine decides the next node.
+    edit(&dir, "sub_hypotheses.h-e1.search.after_pass", "0");
+    edit(&dir, "workflow.status", "ACTIVE");
+    let reason = stopped(run(&dir, true));
+    assert!(reason.contains("hypothesis=h-m1"), "{reason}");
+    assert_eq!(status(&dir, "h-e1"), "VALIDATED");
+    let vsa = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
+    assert!(vsa.contains("settled: true"), "{vsa}");
+    assert!(vsa.contains("the limit is 0"), "{vsa}");
+    let report = std::fs::read_to_string(dir.join("h-e1/04_validation.md")).unwrap();
+    assert!(report.contains("## Plan-tree search"), "{report}");
+    assert!(report.contains("Best node: n-000"), "{report}");
+}

@@ -39,14 +39,16 @@ pub fn must_land(flying: usize, slots: usize, step: &Step, stepping: bool) -> bo
 
 impl Engine {
     /// Whether this step may leave its experiment in flight. Never with one slot (the
-    /// serial engine, unchanged), never when stepping (a step ends before the pause), and
-    /// not with the plan tree on: its next node depends on the last one's reward.
+    /// serial engine, unchanged), and never when stepping (a step ends before the pause).
+    /// With the plan tree on, the nodes that fly together are those of different
+    /// sub-hypotheses selected in the same round of the loop: one sub-hypothesis never has
+    /// two nodes in flight, since `busy` keeps it out of the loop until its node lands (its
+    /// next node depends on the last one's reward).
     pub(super) fn may_fly(&self, step: &Step, stepping: bool) -> bool {
         self.max_parallel > 1
             && !stepping
             && step.stage() == Some(Stage::CodingValidation)
             && step.hypothesis().is_some()
-            && self.config.plan.budget_tokens == 0
     }
 
     /// The sub-hypotheses whose experiments are in flight.

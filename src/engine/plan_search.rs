@@ -265,6 +265,11 @@ pub fn next(
         tree.save(ctx.run, std::slice::from_ref(&node))
             .map_err(err("save"))?;
     }
+    if let Some(why) = limit_reached(ctx, s, id) {
+        // A researcher who lowers `search.after_pass` mid-search ends it here, before another
+        // node is selected or expanded.
+        return Ok(settled(ctx, &tree, id, why));
+    }
     if let Some(node) = recorded_by_this_attempt(&tree, &attempt_key(ctx, id)) {
         let plan = tree
             .get(&node)
@@ -311,6 +316,19 @@ pub fn next(
     Err(StageError::MustStop(format!(
         "plan tree: no executable plan for {id} after four expansions"
     )))
+}
+
+/// Why `id`'s search may not try another node after its pass, read from the VSA now: the
+/// attempts since the first pass have reached `search.after_pass` (or `[plan] after_pass`).
+fn limit_reached(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Option<String> {
+    search_field(ctx, id, "best_node")?;
+    let done: u32 = search_field(ctx, id, "after_pass_attempts")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let limit = search_field(ctx, id, "after_pass")
+        .and_then(|v| v.parse().ok())
+        .or(s.after_pass)?;
+    (done >= limit).then(|| format!("{done} attempt(s) after the first pass, the limit is {limit}"))
 }
 
 /// The end of `id`'s search without another attempt: its best node, or nothing passed.

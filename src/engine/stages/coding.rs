@@ -139,6 +139,13 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
         job,
     } = f;
     let outcome = job.wait();
+    if let Some(step) = &progress.step {
+        // Another sub-hypothesis's node may have been selected while this one flew: the
+        // rows of this attempt's judging are this node's.
+        ctx.roles
+            .ledger()
+            .set_plan_node(Some(step.node.to_string()));
+    }
     super::reattach::collected(ctx, &progress.id, job.as_ref(), &outcome.exit.log_label());
     drop(job);
     exit_event(ctx, &progress.id, &outcome);
@@ -181,6 +188,11 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
             Prepared::Started { files, job } => {
+                // While the job runs the loop may work on other sub-hypotheses: their calls
+                // are not this node's (`resume` tags the judging again).
+                if p.step.is_some() {
+                    ctx.roles.ledger().set_plan_node(None);
+                }
                 return Ok(Flight::Started(Box::new(InFlight {
                     progress: p,
                     files,
