@@ -106,14 +106,33 @@ fn the_sweep_is_deterministic_per_seed() {
     }
     // The summary: one line per setting, adaptive against its rival and the loop.
     let s = lines.iter().position(|l| l.starts_with("summary")).unwrap();
-    let summary = &lines[s + 2..];
-    assert_eq!(summary.len(), blocks.len(), "{out}");
+    let header = s + lines[s..]
+        .iter()
+        .position(|l| l.starts_with("setting"))
+        .unwrap();
+    let summary = &lines[header + 1..header + 1 + blocks.len()];
+    assert!(lines[header + 1 + blocks.len()].is_empty(), "{out}");
     for l in summary {
         let verdicts = l
             .split_whitespace()
             .filter(|w| ["wins", "loses", "tie"].contains(w))
             .count();
         assert_eq!(verdicts, 4, "{l}");
+    }
+    let settings = blocks.len();
+    for whom in ["its rival", "keep-or-revert"] {
+        let line = lines
+            .iter()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "adaptive against {whom}, over {settings} settings"
+                ))
+            })
+            .unwrap_or_else(|| panic!("{whom}: {out}"));
+        assert!(
+            line.contains("best/ref: wins") && line.contains("max obs: wins"),
+            "{line}"
+        );
     }
 }
 

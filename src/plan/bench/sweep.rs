@@ -6,6 +6,7 @@
 //! verdict is read from a distribution and not from one ordering.
 
 use std::fmt::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{DRAW, Verdict};
 use super::{Results, Row, describe, draws, evaluate, mean_se, paired, table};
@@ -146,12 +147,30 @@ pub fn settings() -> Vec<Setting> {
     out
 }
 
+/// What a searcher is scored by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// Best true reward over the task's reference.
+    BestRef,
+    /// Max observed reward, the paper's measure.
+    MaxObs,
+}
+
+impl Measure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Measure::BestRef => "best/ref",
+            Measure::MaxObs => "max obs",
+        }
+    }
+}
+
 /// Adaptive against another searcher: the paired difference of a measure, and what it says.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Versus {
     pub other: String,
-    /// `best/ref` or `max obs`.
-    pub measure: &'static str,
+    pub measure: Measure,
     pub diff: f64,
     pub ci95: f64,
     pub verdict: Verdict,
@@ -181,7 +200,7 @@ fn versus(r: &Results) -> Vec<Versus> {
         .filter(|&s| s != a && r.names[s] != LOOP)
         .max_by(|&x, &y| mean_se(&norm[x]).0.total_cmp(&mean_se(&norm[y]).0));
     let mut out = Vec::new();
-    let mut push = |other: usize, measure: &'static str, x: &[f64], y: &[f64]| {
+    let mut push = |other: usize, measure: Measure, x: &[f64], y: &[f64]| {
         let (diff, ci95) = paired(x, y);
         out.push(Versus {
             other: r.names[other].clone(),
@@ -192,8 +211,8 @@ fn versus(r: &Results) -> Vec<Versus> {
         });
     };
     for other in rival.into_iter().chain(r.index(LOOP)) {
-        push(other, "best/ref", &norm[a], &norm[other]);
-        push(other, "max obs", &r.seen(a), &r.seen(other));
+        push(other, Measure::BestRef, &norm[a], &norm[other]);
+        push(other, Measure::MaxObs, &r.seen(a), &r.seen(other));
     }
     out
 }
@@ -214,21 +233,25 @@ fn point(setting: Setting, tasks: usize, seed: u64) -> Point {
     }
 }
 
-/// Every setting on `tasks` tasks from `seed`, settings spread over up to `threads`
-/// threads (the result does not depend on how many).
+/// Every setting on `tasks` tasks from `seed`, on up to `threads` threads (the result does
+/// not depend on how many). Workers take the next setting from a shared counter, largest
+/// budget first, so the long settings do not queue behind each other on one thread.
 pub fn run(tasks: usize, seed: u64, threads: usize) -> Vec<Point> {
     let all = settings();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(all[i].spec.budget_tokens));
+    let next = AtomicUsize::new(0);
     let threads = threads.clamp(1, all.len());
     let mut out: Vec<Option<Point>> = vec![None; all.len()];
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let all = &all;
-                scope.spawn(move || {
-                    (t..all.len())
-                        .step_by(threads)
-                        .map(|i| (i, point(all[i], tasks, seed)))
-                        .collect::<Vec<_>>()
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push((i, point(all[i], tasks, seed)));
+                    }
+                    done
                 })
             })
             .collect();
@@ -274,7 +297,7 @@ pub fn render(points: &[Point], tasks: usize, seed: u64) -> String {
 /// One line per setting: adaptive's rank, and its paired differences.
 pub fn summary(points: &[Point]) -> String {
     let mut s = format!(
-        "summary: adaptive's rank by best/ref (of 8), its 1st/4 share, and adaptive − rival paired \
+        "summary: adaptive's rank by best/ref (of 8), its 1st/4 share, and adaptive − rival paired\n  \
          over tasks with 95% intervals; rival = the best other tree policy by best/ref, loop = \
          keep-or-revert\n\
          {:<18} {:>4} {:>5} {:<9} {:<20} {:<20} {:<20} {:<20}\n",
@@ -288,7 +311,7 @@ pub fn summary(points: &[Point]) -> String {
         "vs loop max obs"
     );
     for p in points {
-        let cell = |other_is_loop: bool, measure: &str| {
+        let cell = |other_is_loop: bool, measure: Measure| {
             p.versus
                 .iter()
                 .find(|v| (v.other == LOOP) == other_is_loop && v.measure == measure)
@@ -312,13 +335,45 @@ pub fn summary(points: &[Point]) -> String {
             p.adaptive_rank,
             first,
             rival,
-            cell(false, "best/ref"),
-            cell(false, "max obs"),
-            cell(true, "best/ref"),
-            cell(true, "max obs")
+            cell(false, Measure::BestRef),
+            cell(false, Measure::MaxObs),
+            cell(true, Measure::BestRef),
+            cell(true, Measure::MaxObs)
+        );
+    }
+    s.push('\n');
+    for (against_loop, whom) in [(false, "its rival"), (true, "keep-or-revert")] {
+        let counts: Vec<String> = [Measure::BestRef, Measure::MaxObs]
+            .iter()
+            .map(|&m| {
+                let [w, t, l] = tally(points, against_loop, m);
+                format!("{}: wins {w}, ties {t}, loses {l}", m.as_str())
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "adaptive against {whom}, over {} settings: {}",
+            points.len(),
+            counts.join("; ")
         );
     }
     s
+}
+
+/// Across settings, how often adaptive wins, ties and loses against its rival (or the
+/// loop) on `measure`.
+pub fn tally(points: &[Point], against_loop: bool, measure: Measure) -> [usize; 3] {
+    let mut n = [0; 3];
+    for v in points.iter().flat_map(|p| &p.versus) {
+        if (v.other == LOOP) == against_loop && v.measure == measure {
+            n[match v.verdict {
+                Verdict::Wins => 0,
+                Verdict::Indistinct => 1,
+                Verdict::Loses => 2,
+            }] += 1;
+        }
+    }
+    n
 }
 
 #[cfg(test)]
@@ -342,6 +397,36 @@ mod tests {
             assert_eq!(k.set(s.spec, k.get(&base)), base, "{}", s.label());
         }
         assert!(all.iter().any(|s| s.label() == "early~long -0.60"));
+    }
+
+    #[test]
+    fn the_tally_counts_verdicts_per_opponent_and_measure() {
+        let v = |other: &str, measure, verdict| Versus {
+            other: other.into(),
+            measure,
+            diff: 0.0,
+            ci95: 0.0,
+            verdict,
+        };
+        let point = |versus| Point {
+            setting: settings()[0],
+            label: "x".into(),
+            rows: Vec::new(),
+            adaptive_rank: 1,
+            versus,
+        };
+        let points = [
+            point(vec![
+                v("greedy", Measure::BestRef, Verdict::Loses),
+                v("greedy", Measure::MaxObs, Verdict::Indistinct),
+                v(LOOP, Measure::BestRef, Verdict::Wins),
+            ]),
+            point(vec![v("fixed:10", Measure::BestRef, Verdict::Loses)]),
+        ];
+        assert_eq!(tally(&points, false, Measure::BestRef), [0, 0, 2]);
+        assert_eq!(tally(&points, false, Measure::MaxObs), [0, 1, 0]);
+        assert_eq!(tally(&points, true, Measure::BestRef), [1, 0, 0]);
+        assert_eq!(tally(&points, true, Measure::MaxObs), [0, 0, 0]);
     }
 
     #[test]
