@@ -26,6 +26,9 @@ pub enum Knob {
     /// The most refining the first plan can gain (`headroom`'s upper end): how much depth
     /// pays before choosing among alternatives matters.
     Headroom,
+    /// The spread of long-run value among siblings (`direction_sd`): how much choosing a
+    /// direction matters beside the immediate gain.
+    Direction,
     /// A multiple of D.1's expansion cost: not a hidden property but the one observable
     /// the tree misses at 1× (it executes fewer plans than the paper's 10–16).
     PlanningCost,
@@ -34,12 +37,13 @@ pub enum Knob {
 }
 
 impl Knob {
-    pub const ALL: [Knob; 7] = [
+    pub const ALL: [Knob; 8] = [
         Knob::Drift,
         Knob::EarlyLongCorr,
         Knob::PriorCorr,
         Knob::Noise,
         Knob::Headroom,
+        Knob::Direction,
         Knob::PlanningCost,
         Knob::Budget,
     ];
@@ -51,6 +55,7 @@ impl Knob {
             Knob::PriorCorr => "prior corr",
             Knob::Noise => "noise",
             Knob::Headroom => "headroom",
+            Knob::Direction => "direction sd",
             Knob::PlanningCost => "plan cost×",
             Knob::Budget => "budget M",
         }
@@ -64,6 +69,7 @@ impl Knob {
             Knob::PriorCorr => &[0.0, 0.3, 0.6, 0.9],
             Knob::Noise => &[0.02, 0.05, 0.1, 0.2],
             Knob::Headroom => &[0.0, 0.3, 0.6],
+            Knob::Direction => &[0.03, 0.06, 0.12, 0.2],
             Knob::PlanningCost => &[0.25, 0.5, 1.0],
             Knob::Budget => &[0.5, 1.0, 1.5, 3.0, 6.0],
         }
@@ -73,9 +79,7 @@ impl Knob {
     pub fn show(self, value: f64) -> String {
         match self {
             Knob::Drift | Knob::EarlyLongCorr => format!("{value:+.2}"),
-            Knob::PriorCorr | Knob::Noise | Knob::Headroom | Knob::PlanningCost | Knob::Budget => {
-                format!("{value:.2}")
-            }
+            _ => format!("{value:.2}"),
         }
     }
 
@@ -86,6 +90,7 @@ impl Knob {
             Knob::PriorCorr => spec.prior_corr,
             Knob::Noise => spec.noise,
             Knob::Headroom => spec.headroom.1,
+            Knob::Direction => spec.direction_sd,
             Knob::PlanningCost => spec.expand_cost.0 as f64 / D1_EXPAND.0 as f64,
             Knob::Budget => spec.budget_tokens as f64 / 1e6,
         }
@@ -98,6 +103,7 @@ impl Knob {
             Knob::PriorCorr => spec.prior_corr = value,
             Knob::Noise => spec.noise = value,
             Knob::Headroom => spec.headroom.1 = value,
+            Knob::Direction => spec.direction_sd = value,
             Knob::PlanningCost => {
                 let scale = |t: u64| (t as f64 * value).round() as u64;
                 spec.expand_cost = (scale(D1_EXPAND.0), scale(D1_EXPAND.1));
