@@ -1,6 +1,8 @@
 //! `youra bench allocation --sweep`: the benchmark repeated while one task property the
 //! paper does not measure is varied at a time around the paper calibration (drift, the
-//! correlation of early rewards with long-run value, the prior's informativeness, noise).
+//! correlation of early rewards with long-run value, the prior's informativeness, noise;
+//! also the root's headroom and the long-run spread among siblings), and, beside them, the
+//! planning cost and the budget. One at a time, not a grid: 25 settings.
 //! Every setting meets the same task seeds. Per setting: the table, and adaptive against
 //! the best other tree policy and against keep-or-revert as paired 95% intervals, so the
 //! verdict is read from a distribution and not from one ordering.
