@@ -15,13 +15,19 @@ use crate::reflect::bench as routing_bench;
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
     /// Every allocation policy (adaptive, greedy, UCT, random, fixed α) and a linear
-    /// keep-or-revert loop on the same synthetic research tasks at equal token budget:
-    /// mean best reward with a 95% interval, attempts, and attempts to reach 90% of the best.
+    /// keep-or-revert loop on the same synthetic research tasks at equal token budget
+    /// (calibrated to PrimeScientist): mean best/reference and max observed reward with 95%
+    /// intervals, attempts, and the share of 8-task draws each ranks first.
     /// Deterministic: the same seed prints the same table.
     Allocation {
-        /// How many synthetic tasks (at least 1).
+        /// How many synthetic tasks (at least 1); with --sweep, per setting.
         #[arg(long, default_value_t = 200)]
         tasks: usize,
+        /// Repeat the benchmark varying drift, the early/long-run reward correlation, the
+        /// prior's informativeness and noise, one at a time, with paired adaptive-vs-rival
+        /// intervals per setting.
+        #[arg(long)]
+        sweep: bool,
         /// Seed of the tasks and of the policies' draws.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -56,6 +62,7 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
         BenchCommand::Allocation {
             tasks,
+            sweep,
             seed,
             time,
             json,
@@ -68,14 +75,29 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
                 return Ok(2);
             }
             let start = Instant::now();
-            let rows = bench::run(tasks, seed);
-            if json {
-                let out = serde_json::json!({
-                    "bench": "allocation", "tasks": tasks, "seed": seed, "rows": rows,
-                });
-                println!("{out}");
+            if sweep {
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let points = bench::sweep::run(tasks, seed, threads);
+                if json {
+                    let out = serde_json::json!({
+                        "bench": "allocation-sweep", "tasks": tasks, "seed": seed,
+                        "draw": bench::DRAW, "settings": points,
+                    });
+                    println!("{out}");
+                } else {
+                    print!("{}", bench::sweep::render(&points, tasks, seed));
+                }
             } else {
-                print!("{}", bench::render(&rows, tasks, seed));
+                let results = bench::run(tasks, seed);
+                if json {
+                    let out = serde_json::json!({
+                        "bench": "allocation", "tasks": tasks, "seed": seed,
+                        "spec": crate::plan::sim::TaskSpec::default(), "rows": results.rows(),
+                    });
+                    println!("{out}");
+                } else {
+                    print!("{}", bench::render(&results, seed));
+                }
             }
             if time {
                 eprintln!("took {:.2} s", start.elapsed().as_secs_f64());

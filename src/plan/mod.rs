@@ -10,8 +10,8 @@
 //!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
 //!   `expand.rs` the reflector's expansion prompt and reply rules; `best.rs` the search's
 //!   result (the best passing node) and whether a search goes on after its first pass
-//! - `sim.rs` synthetic research tasks and `bench.rs` the policy comparison
-//!   (`youra bench allocation`)
+//! - `sim/` synthetic research tasks calibrated to the paper and `bench/` the policy comparison
+//!   and its sweep (`youra bench allocation [--sweep]`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
 //!   `rng.rs` seeded draws
 

@@ -1,0 +1,215 @@
+//! One search on one synthetic task until the budget or the attempt cap is spent: a tree
+//! policy through the real plan-tree code (`select`, `expand`, `record_outcome` with
+//! pruning, `record_failure`, the budget's r and α), or AutoResearch's keep-or-revert loop.
+
+use std::collections::HashMap;
+
+use super::mix;
+use super::task::{Hidden, Task};
+use crate::plan::budget::Budget;
+use crate::plan::files::{Packet, Prior};
+use crate::plan::id::NodeId;
+use crate::plan::policy::Policy;
+use crate::plan::rng::XorShift64;
+use crate::plan::select::select;
+use crate::plan::selection::Action;
+use crate::plan::tree::{Draft, PlanTree};
+use crate::plan::values::{DELTA, MAX_CHILDREN, REEXPAND_LIMIT};
+
+/// What one search achieved.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// The best true reward among the plans executed without failing (0 if none).
+    pub best: f64,
+    /// The best observed reward: the paper's "max reward".
+    pub seen: f64,
+    /// The running best true reward after each execution.
+    pub trace: Vec<f64>,
+    pub failures: usize,
+    /// Reflector calls: root drafts and expansions (0 for the linear loop).
+    pub expansions: usize,
+    /// Tokens spent, and the part of them spent by the reflector.
+    pub tokens: u64,
+    pub planning_tokens: u64,
+}
+
+impl Outcome {
+    pub fn attempts(&self) -> usize {
+        self.trace.len()
+    }
+
+    /// Executions until the running best reached `target`, if it did.
+    pub fn attempts_to(&self, target: f64) -> Option<usize> {
+        self.trace.iter().position(|&b| b >= target).map(|i| i + 1)
+    }
+
+    fn executed(&mut self, h: Hidden, seen: Option<f64>) {
+        match seen {
+            Some(s) => {
+                self.best = self.best.max(h.reward);
+                self.seen = self.seen.max(s);
+            }
+            None => self.failures += 1,
+        }
+        self.trace.push(self.best);
+    }
+}
+
+/// One search with `policy` through the plan-tree code. When nothing is left to select
+/// (every plan failed, pruned or dead-ended) a new root is drafted, as recovery would
+/// redesign the plan.
+pub fn run_tree(task: &Task, policy: Policy, seed: u64) -> Outcome {
+    let spec = &task.spec;
+    let mut budget = Budget::tokens(spec.budget_tokens);
+    budget.policy = policy;
+    let mut rng = XorShift64::new(mix(seed ^ task.seed));
+    let mut tree = PlanTree::new();
+    let mut hidden: HashMap<NodeId, Hidden> = HashMap::new();
+    let mut out = Outcome::default();
+    let mut drafts = 0u64;
+    while !budget.exhausted() && out.attempts() < spec.attempt_cap {
+        let action = select(&tree, &budget, REEXPAND_LIMIT, &mut rng).action;
+        let node = match &action {
+            Action::Exhausted => {
+                let root = task.root(drafts);
+                drafts += 1;
+                out.expansions += 1;
+                let cost = task.expand_cost(root, u64::MAX);
+                out.planning_tokens += cost;
+                charge(&mut budget, &mut out, cost);
+                hidden.insert(tree.add_root(draft(0.5), "sim"), root);
+                continue;
+            }
+            Action::Execute { node } | Action::Expand { node } | Action::Widen { node } => node,
+        };
+        let Some(&h) = hidden.get(node) else { break };
+        if let Action::Execute { .. } = action {
+            charge(&mut budget, &mut out, task.exec_cost(h));
+            let seen = task.observe(h);
+            let recorded = match seen {
+                Some(reward) => tree.record_outcome(node, packet(reward), DELTA),
+                None => tree.record_failure(node, packet(0.0)),
+            };
+            if recorded.is_err() {
+                break;
+            }
+            out.executed(h, seen);
+            continue;
+        }
+        let Some(n) = tree.get(node) else { break };
+        let first = n.children.len() as u64;
+        out.expansions += 1;
+        let cost = task.expand_cost(h, u64::from(n.expansions));
+        out.planning_tokens += cost;
+        charge(&mut budget, &mut out, cost);
+        let kids: Vec<Hidden> = (0..MAX_CHILDREN as u64)
+            .map(|i| task.child(h, first + i))
+            .collect();
+        let drafts = kids.iter().map(|&k| draft(task.prior(k))).collect();
+        let Ok(ids) = tree.expand(node, drafts, MAX_CHILDREN, "sim") else {
+            break;
+        };
+        hidden.extend(ids.into_iter().zip(kids));
+    }
+    out
+}
+
+fn charge(budget: &mut Budget, out: &mut Outcome, tokens: u64) {
+    budget.charge(tokens, 0.0);
+    out.tokens += tokens;
+}
+
+fn packet(reward: f64) -> Packet {
+    Packet {
+        reward,
+        ..Packet::default()
+    }
+}
+
+fn draft(p: f64) -> Draft {
+    Draft {
+        plan: String::new(),
+        prior: Prior {
+            estimate: Some(p),
+            ..Prior::default()
+        },
+        hypothesis_id: None,
+    }
+}
+
+/// The linear keep-or-revert loop of AutoResearch: each iteration is one coding-agent
+/// invocation that edits the incumbent (its next untried child), runs it, and keeps the
+/// edit only if the observed reward improved. No reflector, so no planning cost beyond
+/// the execution's own tokens; the same budget and attempt cap.
+pub fn run_linear(task: &Task) -> Outcome {
+    let spec = &task.spec;
+    let mut out = Outcome::default();
+    let mut incumbent = task.root(0);
+    out.tokens += task.exec_cost(incumbent);
+    let mut incumbent_seen = task.observe(incumbent);
+    out.executed(incumbent, incumbent_seen);
+    let mut tries = 0u64;
+    while out.tokens < spec.budget_tokens && out.attempts() < spec.attempt_cap {
+        let next = task.child(incumbent, tries);
+        out.tokens += task.exec_cost(next);
+        let seen = task.observe(next);
+        out.executed(next, seen);
+        if seen > incumbent_seen {
+            (incumbent, incumbent_seen, tries) = (next, seen, 0);
+        } else {
+            tries += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::sim::TaskSpec;
+
+    #[test]
+    fn searches_are_deterministic_and_keep_to_the_budget() {
+        let t = Task {
+            seed: 3,
+            spec: TaskSpec::default(),
+        };
+        for p in [
+            Policy::Adaptive,
+            Policy::Greedy,
+            Policy::Random,
+            Policy::Uct { c: 2f64.sqrt() },
+        ] {
+            let a = run_tree(&t, p, 1);
+            assert_eq!(a, run_tree(&t, p, 1), "{p}");
+            assert!((4..=25).contains(&a.attempts()), "{p}: {}", a.attempts());
+            assert!(a.trace.windows(2).all(|w| w[0] <= w[1]));
+            assert_eq!(a.best, *a.trace.last().unwrap());
+            // The last charge may overshoot B by one call, never by more.
+            assert!(
+                a.tokens < t.spec.budget_tokens + t.spec.expand_cost.1,
+                "{p}"
+            );
+        }
+        let l = run_linear(&t);
+        assert_eq!(l, run_linear(&t));
+        assert!((15..=25).contains(&l.attempts()), "{}", l.attempts());
+        assert_eq!(l.expansions, 0);
+        assert_eq!(l.attempts_to(0.0), Some(1));
+        assert_eq!(l.attempts_to(2.0), None);
+    }
+
+    #[test]
+    fn a_failed_execution_scores_nothing() {
+        let spec = TaskSpec {
+            fail_rate: 1.0,
+            ..TaskSpec::default()
+        };
+        let t = Task { seed: 4, spec };
+        for o in [run_tree(&t, Policy::Greedy, 1), run_linear(&t)] {
+            assert_eq!((o.best, o.seen), (0.0, 0.0));
+            assert_eq!(o.failures, o.attempts());
+            assert!(o.attempts() >= 1);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The parameters of the synthetic tasks. The defaults are PrimeScientist's observables
+//! where the paper states them (§4.1, Appendix D.1, Tables 2–3); where it does not, a
+//! neutral value that the sweep (`bench::sweep`) varies, so no verdict rests on a guess.
+
+/// The shape of one family of synthetic tasks.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct TaskSpec {
+    /// B = 1.5M tokens per task, planning and execution together (§4.1, GPT-5 setting).
+    pub budget_tokens: u64,
+    /// A reflector call (the root's draft, or an expansion of up to m children): uniform in
+    /// [lo, hi). Appendix D.1: "a plan expansion consumes 0.1 to 0.3 million tokens".
+    pub expand_cost: (u64, u64),
+    /// One execution: uniform in [lo, hi). D.1 gives 62% of tokens to the coding agent over
+    /// the 10–16 attempts of Tables 2–3, i.e. 0.62·1.5M / 16..10 ≈ 58–93k.
+    pub exec_cost: (u64, u64),
+    /// The cap on research attempts of the main comparisons (§4.1: 25 on AutoLab).
+    pub attempt_cap: usize,
+    /// The share of executions that end without a reward (crash, no metric). Tables 2–3's
+    /// single-run agent scores 0 on 9 of 20 tasks; plans written after reflection fail less,
+    /// so a quarter. Recorded as the engine records them (`record_failure`).
+    pub fail_rate: f64,
+    /// The root plan's true reward: uniform in [lo, hi) (single-run scores, Tables 2–3).
+    pub root_reward: (f64, f64),
+    /// The root direction's long-run value is its reward plus uniform [lo, hi): what
+    /// refining the first plan can reach (tree and loop gain ≈ 0.1–0.2 over a single run).
+    pub headroom: (f64, f64),
+    /// A child closes this share of the gap between its parent's reward and the parent's
+    /// long-run value: refinement chains plateau within a few steps.
+    pub pull: f64,
+    /// The spread of a child's immediate gain among siblings.
+    pub gain_sd: f64,
+    /// The spread of a child's long-run value around its parent's: a new direction.
+    pub direction_sd: f64,
+    /// Swept. Added to every child's long-run value: how much depth pays by itself. 0 means
+    /// refining only pays through choosing among alternatives.
+    pub drift: f64,
+    /// Swept. corr(immediate gain, change in long-run value) among siblings, in [−1, 1]:
+    /// negative means the child that scores best now leads to a worse direction.
+    pub early_long_corr: f64,
+    /// Swept. corr(the reflector's P, the immediate gain) among siblings, in [0, 1]. The
+    /// paper does not measure it; a forecast of an untried change is taken to be weakly
+    /// informative by default.
+    pub prior_corr: f64,
+    /// The reflector's P: its mean over children and its spread (see `prior_corr`).
+    pub prior_mean: f64,
+    pub prior_sd: f64,
+    /// Swept. Observed reward = true reward + N(0, noise), clamped to [0, 1].
+    pub noise: f64,
+}
+
+impl Default for TaskSpec {
+    fn default() -> TaskSpec {
+        TaskSpec {
+            budget_tokens: 1_500_000,
+            expand_cost: (100_000, 300_000),
+            exec_cost: (50_000, 95_000),
+            attempt_cap: 25,
+            fail_rate: 0.25,
+            root_reward: (0.1, 0.7),
+            headroom: (0.0, 0.3),
+            pull: 0.5,
+            gain_sd: 0.08,
+            direction_sd: 0.06,
+            drift: 0.0,
+            early_long_corr: 0.0,
+            prior_corr: 0.3,
+            prior_mean: 0.5,
+            prior_sd: 0.2,
+            noise: 0.05,
+        }
+    }
+}
