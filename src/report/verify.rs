@@ -106,8 +106,22 @@ pub fn declared<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Opti
 
 /// The registry value closest to `w` (relative difference, best scaling), if any.
 pub fn nearest(w: &Written, registry: &Registry) -> Option<Nearest> {
+    nearest_in(w, registry.entries.iter().filter(|e| !e.declared))
+}
+
+/// The first of `entries` that `w` verifies.
+pub fn find_in<'r>(
+    w: &Written,
+    mut entries: impl Iterator<Item = &'r Entry>,
+    tolerance: f64,
+) -> Option<&'r Entry> {
+    entries.find(|e| verifies(w, e, tolerance))
+}
+
+/// The one of `entries` closest to `w` (relative difference, best scaling), if any.
+pub fn nearest_in<'r>(w: &Written, entries: impl Iterator<Item = &'r Entry>) -> Option<Nearest> {
     let mut best: Option<(f64, &Entry)> = None;
-    for e in registry.entries.iter().filter(|e| !e.declared) {
+    for e in entries {
         for s in scales(w, e) {
             let a = w.value * s;
             let d = if e.value == 0.0 {
