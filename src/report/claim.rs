@@ -15,8 +15,8 @@
 //! registry knows: ids (`h-e1`, `H-E1`; `h-e1` also names its versions `h-e1-v2`),
 //! vocabulary metrics as prose writes them (`accuracy`, `R²`), and the registry's own metric
 //! and condition names as phrases at word edges, separators optional, a plural `s` allowed
-//! (`gains` names `gain`, `baseline` names `baseline_model`, `features with variance` names
-//! the count `n_features_with_variance`).
+//! (`gains` names `gain` and its qualified `gain_min`, `baseline` names `baseline_model`,
+//! `features with variance` names the count `n_features_with_variance`).
 
 use serde::Serialize;
 
@@ -202,11 +202,7 @@ pub fn names_hypothesis(mentioned: &str, hypothesis: &str) -> bool {
 /// `accuracy std` → `accuracy`). Only the end counts: in `perplexity filter documented`
 /// or `accuracy with body mass` the metric word describes something else.
 pub fn metric_family(name: &str) -> Option<&'static str> {
-    let mut words: Vec<&str> = name.split_whitespace().collect();
-    while words.len() > 1 && words.last().is_some_and(|w| QUALIFIERS.contains(w)) {
-        words.pop();
-    }
-    let head = words.join(" ");
+    let head = without_qualifiers(name);
     TERMS
         .iter()
         .filter(|t| t.kind == ClaimKind::Metric)
@@ -221,20 +217,45 @@ pub fn metric_family(name: &str) -> Option<&'static str> {
         .map(|t| t.name)
 }
 
+/// A metric name without its trailing qualifiers: `gain min` → `gain`, so that “the gain”
+/// names the spread of the gain too.
+fn without_qualifiers(name: &str) -> String {
+    let mut words: Vec<&str> = name.split_whitespace().collect();
+    while words.len() > 1 && words.last().is_some_and(|w| QUALIFIERS.contains(w)) {
+        words.pop();
+    }
+    words.join(" ")
+}
+
 /// `phrase` is the last word(s) of `name`, at a word edge, separators optional.
 fn ends_with_phrase(name: &str, phrase: &str) -> bool {
     name.char_indices()
         .any(|(i, _)| phrase_at(name, i, phrase) == Some(name.len()))
 }
 
-/// `phrase` occurs in `text` between word edges, optionally followed by a plural `s`.
-pub fn contains_phrase(text: &str, phrase: &str) -> bool {
-    if phrase.is_empty() {
+/// `phrase` occurs in `text` between word edges (`phrase_at`'s case and separator rules).
+/// `lower` is `text` in lower case: a text without the phrase's first word is rejected by
+/// a plain substring search before any position is tried.
+fn occurs(text: &str, lower: &str, phrase: &str) -> bool {
+    let first_word = phrase
+        .split([' ', '-', '_', '–', '—'])
+        .next()
+        .unwrap_or(phrase)
+        .to_lowercase();
+    if first_word.is_empty() || !lower.contains(&first_word) {
         return false;
     }
-    text.char_indices().any(|(i, _)| {
-        phrase_at(text, i, phrase).is_some() || phrase_at(text, i, &format!("{phrase}s")).is_some()
-    })
+    let lead = first_word.chars().next();
+    text.char_indices()
+        .filter(|(_, c)| c.to_lowercase().next() == lead)
+        .any(|(i, _)| phrase_at(text, i, phrase).is_some())
+}
+
+/// `phrase` occurs in the lower-case text `lower` between word edges, optionally followed
+/// by a plural `s`.
+fn names(lower: &str, phrase: &str) -> bool {
+    occurs(lower, lower, phrase)
+        || (!phrase.is_empty() && occurs(lower, lower, &format!("{phrase}s")))
 }
 
 /// The claims a text names, among those the registry knows.
@@ -332,10 +353,9 @@ impl ClaimIndex {
             .iter()
             .filter(|t| t.kind == ClaimKind::Metric && self.families.contains(&t.name))
             .filter(|t| {
-                std::iter::once(&t.name).chain(t.prose.iter()).any(|s| {
-                    text.char_indices()
-                        .any(|(i, _)| phrase_at(text, i, s).is_some())
-                })
+                std::iter::once(&t.name)
+                    .chain(t.prose.iter())
+                    .any(|s| occurs(text, &lower, s))
             })
             .map(|t| t.name)
             .collect();
@@ -351,17 +371,16 @@ impl ClaimIndex {
                 .metrics
                 .iter()
                 .filter(|m| {
-                    contains_phrase(&lower, m)
-                        || count_of(m).is_some_and(|what| contains_phrase(&lower, what))
+                    names(&lower, m)
+                        || names(&lower, &without_qualifiers(m))
+                        || count_of(m).is_some_and(|what| names(&lower, what))
                 })
                 .cloned()
                 .collect(),
             conditions: self
                 .conditions
                 .iter()
-                .filter(|c| {
-                    contains_phrase(&lower, c) || contains_phrase(&lower, &without_generic(c))
-                })
+                .filter(|c| names(&lower, c) || names(&lower, &without_generic(c)))
                 .cloned()
                 .collect(),
         }

@@ -146,6 +146,7 @@ fn mentions_table() {
         entries: [
             "h-e1.results.metrics.accuracy",
             "h-m1.results.metrics.gain",
+            "h-m1.results.metrics.gain_min",
             "h-c1.results.metrics.group_accuracy.female",
             "regression.baseline_model.r_squared",
             "features.n_features_with_variance",
@@ -171,7 +172,7 @@ fn mentions_table() {
             "h-m1 gains 0.03 over h-e1",
             &["h-e1", "h-m1"],
             &[],
-            &["gain"],
+            &["gain", "gain min"],
             &[],
         ),
         ("female birds", &[], &[], &[], &["female"]),
