@@ -15,7 +15,8 @@
 //! narrows nothing is unbound: like before claim-level grounding, it may state any
 //! measured value, and it is counted as such (weaker) so a reader can see it.
 
-use super::claim::{ClaimIndex, ClaimKey, Mentions, names_hypothesis};
+use super::claim::{ClaimKey, names_hypothesis};
+use super::mentions::{ClaimIndex, Mentions};
 use super::registry::Registry;
 
 /// The values a number may state.
@@ -115,6 +116,24 @@ mod tests {
                 .collect(),
             ..Registry::empty()
         }
+    }
+
+    #[test]
+    fn values_no_hypothesis_owns_stay_under_a_named_one() {
+        // YouRA's registry: most results sit in sections, not under `h_*`.
+        let reg = registry(&[
+            "gate_results.h_e1_v2.criteria_met.0.actual", // 0
+            "registry.n_total_models",                    // 1
+            "h-m1.results.metrics.gain",                  // 2
+        ]);
+        let index = ClaimIndex::new(&reg);
+        let b = bind(
+            &index,
+            &reg,
+            &index.mentions("h-e1-v2 assembled the registry"),
+        );
+        assert_eq!(b.claim.as_deref(), Some("h-e1-v2"));
+        assert_eq!(b.candidates, [0, 1]);
     }
 
     #[test]

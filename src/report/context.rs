@@ -15,8 +15,8 @@
 
 use std::ops::Range;
 
-use super::claim::{ClaimIndex, Mentions};
 use super::markdown::{self, Line, LineKind};
+use super::mentions::{ClaimIndex, Mentions};
 use super::numbers;
 
 /// Words a sentence is split at (with the spaces around them).

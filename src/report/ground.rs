@@ -91,7 +91,7 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
 mod tests {
     use super::*;
     use crate::report::binding::bind;
-    use crate::report::claim::ClaimIndex;
+    use crate::report::mentions::ClaimIndex;
     use crate::report::numbers::scan;
 
     #[test]

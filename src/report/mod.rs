@@ -7,8 +7,8 @@
 //! - [`numbers`]: numbers in text, with byte spans, values and written precision.
 //! - [`verify`]: whether a written number states a registry value (tolerance, rounding,
 //!   percent/fraction).
-//! - [`claim`]: the claim (hypothesis, metric, conditions) each registry value states, and
-//!   what a text names; [`context`]: a number's clause or table row and column;
+//! - [`claim`]: the claim (hypothesis, metric, conditions) each registry value states;
+//!   [`mentions`]: what a text names of them; [`context`]: a number's clause or table row and column;
 //!   [`binding`]: the values its context allows; [`ground`]: the verdict on one number
 //!   (bound, unbound, declared, wrong claim, unverified).
 //! - [`markdown`]: prose, pipe tables and their cells, code.
@@ -27,6 +27,7 @@ pub mod error;
 pub mod findings;
 pub mod ground;
 pub mod markdown;
+pub mod mentions;
 pub mod numbers;
 mod numbers_lex;
 pub mod provenance;

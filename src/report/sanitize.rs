@@ -16,10 +16,10 @@ use std::ops::Range;
 use serde::Serialize;
 
 use super::binding::bind;
-use super::claim::{ClaimIndex, Mentions};
 use super::context;
 use super::ground::{Verdict, WrongClaim, judge};
 use super::markdown::{self, Line, LineKind};
+use super::mentions::{ClaimIndex, Mentions};
 use super::numbers::{self, Number};
 use super::registry::Registry;
 use super::verify::{Nearest, Written};
