@@ -44,9 +44,14 @@ fn run_with(paper: &str) -> tempfile::TempDir {
 }
 
 fn check(run: &Path) -> (i32, String) {
+    check_with(run, &[])
+}
+
+fn check_with(run: &Path, extra: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_youra"))
         .args(["report", "check"])
         .arg(run)
+        .args(extra)
         .output()
         .expect("run youra");
     let text = format!(
@@ -93,6 +98,25 @@ fn swapped_accuracies_fail_as_wrong_claims() {
         "{out}"
     );
     assert!(out.contains("4 MAJOR, 0 MINOR"), "{out}");
+    // The same as data, and in the report a reviewer reads beside the sanitized paper.
+    let (_, json) = check_with(dir.path(), &["--json", "--write"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON output");
+    assert_eq!(v["findings"][0]["kind"], "WrongClaim", "{json}");
+    assert_eq!(v["findings"][0]["severity"], "Major");
+    let report = std::fs::read_to_string(dir.path().join("paper/review/sanitizer_report.md"))
+        .expect("sanitizer report");
+    assert!(
+        report.contains(
+            "| 7:10 | 0.85 | 0.85 | cell | wrong claim: its context names h-e1 · accuracy"
+        ),
+        "{report}"
+    );
+    let sanitized = std::fs::read_to_string(dir.path().join("paper/06_paper_sanitized.md"))
+        .expect("sanitized paper");
+    assert!(
+        sanitized.contains("| h-e1 | --- |\n| h-e2 | --- |"),
+        "{sanitized}"
+    );
 }
 
 #[test]
