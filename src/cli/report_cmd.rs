@@ -15,7 +15,8 @@ use crate::report::{Corpus, DEFAULT_TOLERANCE, provenance, registry_build, sanit
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
     /// Check a paper against the run: every table number must be a measured value (1%
-    /// relative tolerance), prose numbers are listed, and every dataset, model, metric,
+    /// relative tolerance) of the claim its row and column name, prose numbers are listed
+    /// (a prose number stating another claim's value than its sentence names is MAJOR), and every dataset, model, metric,
     /// statistical test and hyperparameter named must appear in the run's code, configs or
     /// logs. Exit 1 when a MAJOR finding remains, 0 when none, 2 for usage or I/O errors.
     Check(CheckArgs),
@@ -82,7 +83,10 @@ fn ground_truth(run: &Path) -> Result<(Registry, String)> {
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
-    if let (false, Origin::Measured { files }) = (built.is_empty(), &built.origin) {
+    // Declared values alone (thresholds, config, dataset sizes) are no results to check
+    // against: then the registry file is the ground truth, and they join it.
+    let measured = built.entries.iter().any(|e| !e.declared);
+    if let (true, Origin::Measured { files }) = (measured, &built.origin) {
         let note = format!(
             "{} values from measured results ({})",
             built.len(),
@@ -92,9 +96,16 @@ fn ground_truth(run: &Path) -> Result<(Registry, String)> {
     }
     let file = run.join(REGISTRY_FILE);
     if file.is_file() {
-        let loaded = registry_yaml::load(&file).wrap_err(
+        let mut loaded = registry_yaml::load(&file).wrap_err(
             "no measured results under h-*/results, and the registry file cannot be used",
         )?;
+        let known: Vec<String> = loaded.entries.iter().map(|e| e.key.clone()).collect();
+        loaded.entries.extend(
+            built
+                .entries
+                .into_iter()
+                .filter(|e| e.declared && !known.contains(&e.key)),
+        );
         let note = format!(
             "{} values loaded from {REGISTRY_FILE} (no measured results under h-*/results)",
             loaded.len()
@@ -136,6 +147,9 @@ fn check(args: &CheckArgs) -> Result<i32> {
             "findings": all,
             "replacements": sanitized.replacements,
             "unverified_prose": sanitized.unverified_prose,
+            "bound_numbers": sanitized.bound,
+            "unbound_numbers": sanitized.unbound,
+            "declared_numbers": sanitized.declared_numbers,
             "claims": prov.checked,
             "major": count(&all, Severity::Major),
             "minor": count(&all, Severity::Minor),
@@ -171,9 +185,11 @@ fn print_text(
     println!("paper: {paper}");
     println!("ground truth: {note}");
     println!(
-        "checked: {} table numbers, {} prose numbers ({} of them values the run declared: thresholds, seeds, config), {} method claims against {} files",
+        "checked: {} table numbers, {} prose numbers ({} stating the claim their context names, {} naming no claim and matching some measured value, {} values the run declared: thresholds, seeds, config, dataset sizes), {} method claims against {} files",
         s.table_numbers,
         s.prose_numbers,
+        s.bound.len(),
+        s.unbound.len(),
         s.declared_numbers,
         p.checked.len(),
         p.files_searched

@@ -7,9 +7,14 @@
 //!   prose number flags a place to look rather than a proven fault.
 //! - An unmatched method claim is MAJOR: the paper describes an experiment the run did not
 //!   perform.
+//! - A wrong claim is MAJOR, in a table or in prose: the number's context names one claim
+//!   (a hypothesis, metric or condition) and the number is another claim's measured value,
+//!   as when two hypotheses' accuracies are swapped. That is a false result, not a place
+//!   to look.
 
 use serde::Serialize;
 
+use super::ground::WrongClaim;
 use super::provenance::ProvenanceReport;
 use super::sanitize::SanitizeReport;
 use super::verify::Nearest;
@@ -34,12 +39,16 @@ pub enum FindingKind {
     UnverifiedTableNumber,
     UnverifiedProseNumber,
     UnmatchedClaim,
+    /// A number that states a different claim's value than the one its context names.
+    WrongClaim,
 }
 
 /// The severity rule.
 pub fn severity(kind: FindingKind) -> Severity {
     match kind {
-        FindingKind::UnverifiedTableNumber | FindingKind::UnmatchedClaim => Severity::Major,
+        FindingKind::UnverifiedTableNumber
+        | FindingKind::UnmatchedClaim
+        | FindingKind::WrongClaim => Severity::Major,
         FindingKind::UnverifiedProseNumber => Severity::Minor,
     }
 }
@@ -86,10 +95,39 @@ fn nearest_text(n: Option<&Nearest>) -> String {
     }
 }
 
-/// Findings from the sanitizer: table numbers MAJOR, prose numbers MINOR.
+/// A wrong claim's finding: where, what the context names, what to state instead.
+fn wrong_claim(line: usize, column: usize, number: &str, wc: &WrongClaim) -> Finding {
+    let v = super::registry::format_value;
+    let e = &wc.expected;
+    let expected = format!(
+        "state {}'s value {} ({}), or name the claim {number} belongs to",
+        wc.claim,
+        v(e.value),
+        e.key
+    );
+    finding(
+        FindingKind::WrongClaim,
+        line,
+        column,
+        format!(
+            "wrong claim: {number} is bound to {} but is the value of {} = {}; {expected}",
+            wc.claim,
+            wc.states.key,
+            v(wc.states.value)
+        ),
+        format!(
+            "{} is measured at {}; {} at {}",
+            wc.states.key, wc.states.location, e.key, e.location
+        ),
+    )
+}
+
+/// Findings from the sanitizer: table numbers MAJOR, prose numbers MINOR, wrong claims
+/// MAJOR wherever they are.
 pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
-    let table = report.replacements.iter().map(|r| {
-        finding(
+    let table = report.replacements.iter().map(|r| match &r.wrong_claim {
+        Some(wc) => wrong_claim(r.line, r.column, &r.original, wc),
+        None => finding(
             FindingKind::UnverifiedTableNumber,
             r.line,
             r.column,
@@ -98,20 +136,24 @@ pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
                 r.original, r.cell
             ),
             nearest_text(r.nearest.as_ref()),
-        )
+        ),
     });
-    let prose = report.unverified_prose.iter().map(|u| {
-        finding(
-            FindingKind::UnverifiedProseNumber,
-            u.line,
-            u.column,
-            format!(
-                "number {} in prose is not a measured value: “{}”",
-                u.number, u.context
+    let prose = report
+        .unverified_prose
+        .iter()
+        .map(|u| match &u.wrong_claim {
+            Some(wc) => wrong_claim(u.line, u.column, &u.number, wc),
+            None => finding(
+                FindingKind::UnverifiedProseNumber,
+                u.line,
+                u.column,
+                format!(
+                    "number {} in prose is not a measured value: “{}”",
+                    u.number, u.context
+                ),
+                nearest_text(u.nearest.as_ref()),
             ),
-            nearest_text(u.nearest.as_ref()),
-        )
-    });
+        });
     table.chain(prose).collect()
 }
 
@@ -206,6 +248,7 @@ mod tests {
             (FindingKind::UnverifiedTableNumber, Severity::Major),
             (FindingKind::UnverifiedProseNumber, Severity::Minor),
             (FindingKind::UnmatchedClaim, Severity::Major),
+            (FindingKind::WrongClaim, Severity::Major),
         ];
         for (kind, want) in cases {
             assert_eq!(severity(kind), want, "{kind:?}");

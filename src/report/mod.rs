@@ -7,6 +7,10 @@
 //! - [`numbers`]: numbers in text, with byte spans, values and written precision.
 //! - [`verify`]: whether a written number states a registry value (tolerance, rounding,
 //!   percent/fraction).
+//! - [`claim`]: the claim (hypothesis, metric, conditions) each registry value states;
+//!   [`mentions`]: what a text names of them; [`context`]: a number's clause or table row and column;
+//!   [`binding`]: the values its context allows; [`ground`]: the verdict on one number
+//!   (bound, unbound, declared, wrong claim, unverified).
 //! - [`markdown`]: prose, pipe tables and their cells, code.
 //! - [`sanitize`]: unverified table numbers become `---`; unverified prose numbers are listed.
 //! - [`provenance`] / [`corpus`] / [`vocab`]: datasets, models, metrics, statistical tests and
@@ -15,16 +19,22 @@
 //!
 //! See "Grounded reporting" in `docs/ARCHITECTURE.md`.
 
+pub mod binding;
+pub mod claim;
+pub mod context;
 pub mod corpus;
 pub mod error;
 pub mod findings;
+pub mod ground;
 pub mod markdown;
+pub mod mentions;
 pub mod numbers;
 mod numbers_lex;
 pub mod provenance;
 mod provenance_match;
 pub mod registry;
 pub mod registry_build;
+pub mod registry_data;
 pub mod registry_yaml;
 pub mod review;
 pub mod sanitize;

@@ -9,6 +9,8 @@
 //!   `final` only: "trained for 11,200 steps" is a claim, a "best step" is not.
 //! - `verification_state.yaml`: `<h>.gate.<path>` for numbers under a gate's `result` or
 //!   `actual` keys (what was observed, not what was required), read with `crate::yaml`.
+//! - Declared, never verifying a measurement: a gate's thresholds, `h-*/03_config.md`
+//!   pairs, and dataset sizes from the data (`registry_data`).
 //!
 //! A malformed file or log line is skipped with a warning, never fatal: its numbers then
 //! stay unverified, which errs on the side of flagging a claim.
@@ -88,7 +90,11 @@ pub fn config_entries(h: &str, rel: &str, text: &str) -> Vec<Entry> {
 pub fn build(run: &Path) -> Result<Registry, ReportError> {
     let mut registry = Registry::empty();
     let mut files = Vec::new();
-    for h in hypothesis_dirs(run)? {
+    let hypotheses = hypothesis_dirs(run)?;
+    let (data, data_files) = super::registry_data::data_entries(run, &hypotheses);
+    registry.entries.extend(data);
+    files.extend(data_files);
+    for h in hypotheses {
         let results = run.join(&h).join("results");
         let config_rel = format!("{h}/{CONFIG_FILE}");
         if let Some(text) = read_optional(&run.join(&config_rel), &mut registry) {

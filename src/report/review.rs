@@ -23,13 +23,17 @@ pub fn sanitizer_report(
     };
     let mut out = format!(
         "# Sanitizer report\n\nPaper: `{paper}` · tolerance {}% relative · registry: {} values, {origin}\n\n\
-         {} table numbers checked, {} replaced with `---`; {} prose numbers checked, {} unverified; {} state values the run declared (thresholds, seeds, config).\n",
+         {} table numbers checked, {} replaced with `---`; {} prose numbers checked, {} unverified; \
+         {} state the claim their context names, {} name no claim (verified against any measured value, weaker), \
+         {} state values the run declared (thresholds, seeds, config, dataset sizes).\n",
         (tolerance * 1000.0).round() / 10.0,
         registry.len(),
         s.table_numbers,
         s.replacements.len(),
         s.prose_numbers,
         s.unverified_prose.len(),
+        s.bound.len(),
+        s.unbound.len(),
         s.declared_numbers,
     );
     out.push_str(&format!("\n## Replacements ({})\n\n", s.replacements.len()));
@@ -59,9 +63,22 @@ pub fn sanitizer_report(
                 super::registry::format_value(n.value)
             )
         });
+        let wrong = u.wrong_claim.as_ref().map_or(String::new(), |wc| {
+            format!(" — {}", super::sanitize::wrong_claim_reason(wc))
+        });
         out.push_str(&format!(
-            "- {}:{} `{}` in “{}”{near}\n",
+            "- {}:{} `{}` in “{}”{near}{wrong}\n",
             u.line, u.column, u.number, u.context
+        ));
+    }
+    out.push_str(&format!(
+        "\n## Numbers that name no claim ({}), verified against any measured value\n\n",
+        s.unbound.len()
+    ));
+    for n in &s.unbound {
+        out.push_str(&format!(
+            "- {}:{} `{}` matches {}\n",
+            n.line, n.column, n.number, n.key
         ));
     }
     out

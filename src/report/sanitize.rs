@@ -2,18 +2,27 @@
 //! one that does not is replaced with `---`. Numbers in prose are checked the same way and
 //! listed, not replaced (beyond SAGE: rewriting prose would change sentences' meaning).
 //!
-//! A cell's number is verified when ANY registry value matches it under `verify`'s rules
-//! (1% relative tolerance, rounding as written, percent/fraction). An unverified number
-//! replaces the whole cell when the cell holds nothing else (besides its unit and emphasis
-//! marks: `**0.95**`, `12 ms`), else just the number (`0.81 ± ---`). Header cells are labels
-//! and are not checked. A column whose header has `%` holds percentages.
+//! Each number is bound to the claim its context names (`context`: the clause of its
+//! sentence, or its row and column) and judged against that claim's values (`ground`):
+//! a number that states another claim's value is a wrong claim and is replaced like an
+//! unverified one. A number whose context names no claim is checked against every
+//! measured value, as a whitelist, and counted as unbound. An unverified number replaces
+//! the whole cell when the cell holds nothing else (besides its unit and emphasis marks:
+//! `**0.95**`, `12 ms`), else just the number (`0.81 ± ---`). Header cells are labels and
+//! are not checked. A column whose header has `%` holds percentages.
+
+use std::ops::Range;
 
 use serde::Serialize;
 
+use super::binding::bind;
+use super::context;
+use super::ground::{Verdict, WrongClaim, judge};
 use super::markdown::{self, Line, LineKind};
+use super::mentions::{ClaimIndex, Mentions};
 use super::numbers::{self, Number};
 use super::registry::Registry;
-use super::verify::{self, Nearest, Written};
+use super::verify::{Nearest, Written};
 
 /// What replaces an unverified table number.
 pub const PLACEHOLDER: &str = "---";
@@ -32,10 +41,14 @@ pub struct Replacement {
     pub whole_cell: bool,
     pub value: f64,
     pub reason: String,
+    /// The nearest value of the claim the cell names (of the registry when it names none).
     pub nearest: Option<Nearest>,
+    /// Set when the number states a different claim's value than the one its row and
+    /// column name.
+    pub wrong_claim: Option<WrongClaim>,
 }
 
-/// A number in prose that states no measured value.
+/// A number in prose that states no value of its claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnverifiedNumber {
     pub line: usize,
@@ -45,6 +58,18 @@ pub struct UnverifiedNumber {
     /// The surrounding text on its line, for the reader.
     pub context: String,
     pub nearest: Option<Nearest>,
+    /// Set when the number states a different claim's value than the one its sentence names.
+    pub wrong_claim: Option<WrongClaim>,
+}
+
+/// A number that passed, and the measured value it states (for a view that shows sources).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatchedNumber {
+    pub line: usize,
+    pub column: usize,
+    pub number: String,
+    /// The measured value it matched.
+    pub key: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,7 +81,12 @@ pub struct SanitizeReport {
     /// How many numbers were checked in table bodies and in prose.
     pub table_numbers: usize,
     pub prose_numbers: usize,
-    /// Numbers that state a value the run declared (thresholds, seeds, config): not flagged.
+    /// Numbers that state a value of the claim their context names.
+    pub bound: Vec<MatchedNumber>,
+    /// Numbers whose context names no claim, verified against any measured value (weaker).
+    pub unbound: Vec<MatchedNumber>,
+    /// Numbers that state a value the run declared (thresholds, seeds, config, dataset
+    /// sizes): not flagged.
     pub declared_numbers: usize,
 }
 
@@ -69,22 +99,24 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
         unverified_prose: Vec::new(),
         table_numbers: 0,
         prose_numbers: 0,
+        bound: Vec::new(),
+        unbound: Vec::new(),
         declared_numbers: 0,
     };
+    let ctx = Ctx {
+        markdown,
+        registry,
+        index: ClaimIndex::new(registry),
+        tolerance,
+    };
+    let clauses = prose_clauses(&ctx, &lines);
     let mut edits: Vec<(usize, usize)> = Vec::new();
     for line in &lines {
         match line.kind {
             LineKind::TableRow { header } => {
-                let ctx = Ctx {
-                    markdown,
-                    registry,
-                    tolerance,
-                    line,
-                };
-                let header = &lines[header];
-                edits.extend(check_row(&ctx, header, &mut report));
+                edits.extend(check_row(&ctx, line, &lines[header], &mut report));
             }
-            LineKind::Prose => check_prose(markdown, line, registry, tolerance, &mut report),
+            LineKind::Prose => check_prose(&ctx, line, &clauses, &mut report),
             _ => {}
         }
     }
@@ -95,28 +127,62 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
 struct Ctx<'a> {
     markdown: &'a str,
     registry: &'a Registry,
+    index: ClaimIndex,
     tolerance: f64,
-    line: &'a Line,
+}
+
+/// Why a number did not pass, for the report.
+struct Problem {
+    nearest: Option<Nearest>,
+    reason: String,
+    wrong_claim: Option<WrongClaim>,
 }
 
 impl Ctx<'_> {
-    /// `None` when the number is verified; else the nearest value and the reason.
-    fn unverified(
+    /// Judge a number whose context names `named`; `None` when it passes (counted).
+    fn problem(
         &self,
         n: &Number,
         percent_column: bool,
-        declared: &mut usize,
-    ) -> Option<(Option<Nearest>, String)> {
+        named: &Mentions,
+        at: (usize, usize, &str),
+        report: &mut SanitizeReport,
+    ) -> Option<Problem> {
         let w = Written::of(n, percent_column);
-        if verify::find(&w, self.registry, self.tolerance).is_some() {
-            return None;
+        let binding = bind(&self.index, self.registry, named);
+        let matched = |key: &str| MatchedNumber {
+            line: at.0,
+            column: at.1,
+            number: at.2.to_string(),
+            key: key.to_string(),
+        };
+        match judge(&w, &binding, self.registry, self.tolerance) {
+            Verdict::Bound(e) => report.bound.push(matched(&e.key)),
+            Verdict::Declared(_) => report.declared_numbers += 1,
+            Verdict::Unbound(e) => report.unbound.push(matched(&e.key)),
+            Verdict::WrongClaim(wc) => {
+                return Some(Problem {
+                    nearest: Some(wc.expected.clone()),
+                    reason: wrong_claim_reason(&wc),
+                    wrong_claim: Some(wc),
+                });
+            }
+            Verdict::Unverified(nearest) => {
+                let reason = match (&binding.claim, &nearest) {
+                    (Some(claim), Some(_)) => format!(
+                        "{} (the claim named here: {claim})",
+                        reason(nearest.as_ref(), self.tolerance)
+                    ),
+                    _ => reason(nearest.as_ref(), self.tolerance),
+                };
+                return Some(Problem {
+                    nearest,
+                    reason,
+                    wrong_claim: None,
+                });
+            }
         }
-        if verify::declared(&w, self.registry, self.tolerance).is_some() {
-            *declared += 1;
-            return None;
-        }
-        let nearest = verify::nearest(&w, self.registry);
-        Some((nearest.clone(), reason(nearest.as_ref(), self.tolerance)))
+        None
     }
 }
 
@@ -135,40 +201,65 @@ pub fn reason(nearest: Option<&Nearest>, tolerance: f64) -> String {
     }
 }
 
+/// A wrong claim in words: the claim named, what it measured, what the number states.
+pub fn wrong_claim_reason(wc: &WrongClaim) -> String {
+    let v = super::registry::format_value;
+    let e = &wc.expected;
+    let expected = format!("{} = {} ({})", e.key, v(e.value), e.location);
+    format!(
+        "wrong claim: its context names {}, measured as {expected}, but it states {} = {} ({})",
+        wc.claim,
+        wc.states.key,
+        v(wc.states.value),
+        wc.states.location
+    )
+}
+
 /// Check one body row; returns the byte ranges to replace with the placeholder.
-fn check_row(ctx: &Ctx, header: &Line, report: &mut SanitizeReport) -> Vec<(usize, usize)> {
+fn check_row(
+    ctx: &Ctx,
+    line: &Line,
+    header: &Line,
+    report: &mut SanitizeReport,
+) -> Vec<(usize, usize)> {
     let md = ctx.markdown;
     let header_cells = markdown::cells(&md[header.start..header.end], header.start);
-    let row = &md[ctx.line.start..ctx.line.end];
+    let row = &md[line.start..line.end];
+    let cells = markdown::cells(row, line.start);
+    let texts: Vec<&str> = cells.iter().map(|c| &md[c.start..c.end]).collect();
     let mut edits = Vec::new();
-    for (i, cell) in markdown::cells(row, ctx.line.start).into_iter().enumerate() {
-        let percent_column = header_cells
-            .get(i)
-            .is_some_and(|h| md[h.start..h.end].contains('%'));
-        let text = &md[cell.start..cell.end];
+    for (i, cell) in cells.iter().enumerate() {
+        let head = header_cells.get(i).map(|h| &md[h.start..h.end]);
+        let percent_column = head.is_some_and(|h| h.contains('%'));
+        let named = ctx.index.mentions(&context::cell_context(head, &texts, i));
+        let text = texts[i];
         let found = numbers::scan(text);
         report.table_numbers += found.len();
-        let mut declared = 0;
-        let bad: Vec<(&Number, Option<Nearest>, String)> = found
-            .iter()
-            .filter_map(|n| {
-                ctx.unverified(n, percent_column, &mut declared)
-                    .map(|(near, why)| (n, near, why))
-            })
-            .collect();
-        report.declared_numbers += declared;
+        let mut bad: Vec<(&Number, Problem)> = Vec::new();
+        for n in &found {
+            let at = cell.start + n.start;
+            let place = (
+                line.number,
+                markdown::column(md, line.start, at),
+                &md[at..cell.start + n.end],
+            );
+            if let Some(p) = ctx.problem(n, percent_column, &named, place, report) {
+                bad.push((n, p));
+            }
+        }
         let whole = found.len() == 1 && bad.len() == 1 && only_the_number(text, &found[0]);
-        for (n, nearest, why) in bad {
+        for (n, p) in bad {
             let at = cell.start + n.start;
             report.replacements.push(Replacement {
-                line: ctx.line.number,
-                column: markdown::column(md, ctx.line.start, at),
+                line: line.number,
+                column: markdown::column(md, line.start, at),
                 original: md[at..cell.start + n.end].to_string(),
                 cell: text.trim().to_string(),
                 whole_cell: whole,
                 value: n.value,
-                reason: why,
-                nearest,
+                reason: p.reason,
+                nearest: p.nearest,
+                wrong_claim: p.wrong_claim,
             });
             if !whole {
                 edits.push((at, cell.start + n.end));
@@ -192,32 +283,47 @@ pub fn only_the_number(cell: &str, n: &Number) -> bool {
         .all(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~'))
 }
 
+/// Every clause of prose in the document, by byte range, with the claim it names.
+fn prose_clauses(ctx: &Ctx, lines: &[Line]) -> Vec<(Range<usize>, Mentions)> {
+    let mut out = Vec::new();
+    for p in context::paragraphs(ctx.markdown, lines) {
+        for (r, named) in context::prose_clauses(&ctx.markdown[p.clone()], &ctx.index) {
+            out.push((p.start + r.start..p.start + r.end, named));
+        }
+    }
+    out
+}
+
 fn check_prose(
-    md: &str,
+    ctx: &Ctx,
     line: &Line,
-    registry: &Registry,
-    tolerance: f64,
+    clauses: &[(Range<usize>, Mentions)],
     report: &mut SanitizeReport,
 ) {
+    let md = ctx.markdown;
     let text = &md[line.start..line.end];
     let found = numbers::scan(text);
     report.prose_numbers += found.len();
+    let unnamed = Mentions::default();
     for n in found {
-        let w = Written::of(&n, false);
-        if verify::find(&w, registry, tolerance).is_some() {
+        let at = line.start + n.start;
+        let named = clauses
+            .iter()
+            .find(|(r, _)| r.contains(&at))
+            .map_or(&unnamed, |(_, m)| m);
+        let column = markdown::column(md, line.start, at);
+        let number = &text[n.start..n.end];
+        let Some(p) = ctx.problem(&n, false, named, (line.number, column, number), report) else {
             continue;
-        }
-        if verify::declared(&w, registry, tolerance).is_some() {
-            report.declared_numbers += 1;
-            continue;
-        }
+        };
         report.unverified_prose.push(UnverifiedNumber {
             line: line.number,
-            column: markdown::column(md, line.start, line.start + n.start),
-            number: text[n.start..n.end].to_string(),
+            column,
+            number: number.to_string(),
             value: n.value,
             context: context(text, n.start, n.end),
-            nearest: verify::nearest(&w, registry),
+            nearest: p.nearest,
+            wrong_claim: p.wrong_claim,
         });
     }
 }

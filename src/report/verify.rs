@@ -106,18 +106,48 @@ pub fn declared<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Opti
 
 /// The registry value closest to `w` (relative difference, best scaling), if any.
 pub fn nearest(w: &Written, registry: &Registry) -> Option<Nearest> {
+    nearest_in(w, registry.entries.iter().filter(|e| !e.declared))
+}
+
+/// The one of `entries` that `w` verifies most closely (ties: the first), so that a number
+/// is shown against the value it states rather than a neighbour within tolerance.
+pub fn find_in<'r>(
+    w: &Written,
+    entries: impl Iterator<Item = &'r Entry>,
+    tolerance: f64,
+) -> Option<&'r Entry> {
     let mut best: Option<(f64, &Entry)> = None;
-    for e in registry.entries.iter().filter(|e| !e.declared) {
-        for s in scales(w, e) {
+    for e in entries.filter(|e| verifies(w, e, tolerance)) {
+        let d = distance(w, e);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, e));
+        }
+    }
+    best.map(|(_, e)| e)
+}
+
+/// |a − b| / |b| under the best scaling tried (infinite against a 0 that `a` is not).
+fn distance(w: &Written, e: &Entry) -> f64 {
+    scales(w, e)
+        .iter()
+        .map(|s| {
             let a = w.value * s;
-            let d = if e.value == 0.0 {
+            if e.value == 0.0 {
                 if a == 0.0 { 0.0 } else { f64::INFINITY }
             } else {
                 (a - e.value).abs() / e.value.abs()
-            };
-            if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, e));
             }
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The one of `entries` closest to `w` (relative difference, best scaling), if any.
+pub fn nearest_in<'r>(w: &Written, entries: impl Iterator<Item = &'r Entry>) -> Option<Nearest> {
+    let mut best: Option<(f64, &Entry)> = None;
+    for e in entries {
+        let d = distance(w, e);
+        if best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, e));
         }
     }
     best.filter(|(d, _)| d.is_finite()).map(|(d, e)| Nearest {
@@ -200,6 +230,17 @@ mod tests {
         let e = entry("sparsity", 0.965);
         assert!(!verifies(&Written::of(n, false), &e, DEFAULT_TOLERANCE));
         assert!(verifies(&Written::of(n, true), &e, DEFAULT_TOLERANCE));
+    }
+
+    #[test]
+    fn find_in_takes_the_closest_match() {
+        let entries = [entry("gain_min", 0.0321), entry("gain", 0.0323)];
+        let got = find_in(&written("0.0323"), entries.iter(), DEFAULT_TOLERANCE);
+        assert_eq!(got.map(|e| e.key.as_str()), Some("gain"));
+        assert_eq!(
+            find_in(&written("0.5"), entries.iter(), DEFAULT_TOLERANCE),
+            None
+        );
     }
 
     #[test]

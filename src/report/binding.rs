@@ -1,0 +1,169 @@
+//! Which measured values a number may state, given the claim its context names
+//! ([`Mentions`]). Narrowing goes one dimension at a time, each only when it leaves
+//! something:
+//!
+//! 1. hypotheses named → the values of those hypotheses (and their versions), and the
+//!    values no hypothesis owns (YouRA's registry keeps most results outside any `h_*`
+//!    section: they may be any hypothesis's);
+//! 2. metrics named (a vocabulary metric such as accuracy, or the registry's own metric
+//!    name such as `gain`) → the values of a named metric;
+//! 3. conditions named (`female`, `baseline`) → the values naming the most of them.
+//!
+//! A dimension that would leave nothing is skipped: the context names something the
+//! registry does not hold together (“h-e1's F1” when h-e1 measured no F1), and a binding
+//! too narrow would flag a number for the reader's choice of words. A number whose context
+//! narrows nothing is unbound: like before claim-level grounding, it may state any
+//! measured value, and it is counted as such (weaker) so a reader can see it.
+
+use super::claim::{ClaimKey, names_hypothesis};
+use super::mentions::{ClaimIndex, Mentions};
+use super::registry::Registry;
+
+/// The values a number may state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    /// The claim as its context names it (`h-e1 · accuracy`); `None` when unbound.
+    pub claim: Option<String>,
+    /// Indices into `Registry::entries`, measured values only.
+    pub candidates: Vec<usize>,
+}
+
+impl Binding {
+    pub fn is_bound(&self) -> bool {
+        self.claim.is_some()
+    }
+}
+
+fn names_metric(k: &ClaimKey, m: &Mentions) -> bool {
+    k.family.is_some_and(|f| m.families.contains(&f))
+        || k.metric.as_ref().is_some_and(|n| m.metrics.contains(n))
+}
+
+fn named_conditions(k: &ClaimKey, m: &Mentions) -> usize {
+    k.conditions
+        .iter()
+        .filter(|c| m.conditions.contains(c))
+        .count()
+}
+
+/// Narrow the measured values to what `m` names (see the module rules).
+pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
+    let mut set: Vec<usize> = (0..registry.entries.len())
+        .filter(|&i| !registry.entries[i].declared)
+        .collect();
+    let mut label: Vec<String> = Vec::new();
+    let key = |i: usize| &index.keys[i];
+
+    let named_h = |i: usize| {
+        key(i)
+            .hypothesis
+            .as_ref()
+            .is_some_and(|h| m.hypotheses.iter().any(|n| names_hypothesis(n, h)))
+    };
+    let by_h: Vec<usize> = set
+        .iter()
+        .copied()
+        .filter(|&i| named_h(i) || key(i).hypothesis.is_none())
+        .collect();
+    if set.iter().any(|&i| named_h(i)) {
+        set = by_h;
+        label.push(m.hypotheses.join("/"));
+    }
+
+    let by_metric: Vec<usize> = set
+        .iter()
+        .copied()
+        .filter(|&i| names_metric(key(i), m))
+        .collect();
+    if !by_metric.is_empty() {
+        let mut names: Vec<String> = m.families.iter().map(|f| f.to_string()).collect();
+        for n in &m.metrics {
+            if !names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
+                names.push(n.clone());
+            }
+        }
+        set = by_metric;
+        label.push(names.join("/"));
+    }
+
+    let most = set
+        .iter()
+        .map(|&i| named_conditions(key(i), m))
+        .max()
+        .unwrap_or(0);
+    if most > 0 {
+        set.retain(|&i| named_conditions(key(i), m) == most);
+        label.push(m.conditions.join("/"));
+    }
+
+    Binding {
+        claim: (!label.is_empty()).then(|| label.join(" · ")),
+        candidates: set,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::registry::Entry;
+
+    fn registry(keys: &[&str]) -> Registry {
+        Registry {
+            entries: keys
+                .iter()
+                .map(|k| Entry::new((*k).to_string(), 1.0))
+                .chain([Entry::new("h-e1.gate.criteria.0.value".into(), 0.9).declared()])
+                .collect(),
+            ..Registry::empty()
+        }
+    }
+
+    #[test]
+    fn values_no_hypothesis_owns_stay_under_a_named_one() {
+        // YouRA's registry: most results sit in sections, not under `h_*`.
+        let reg = registry(&[
+            "gate_results.h_e1_v2.criteria_met.0.actual", // 0
+            "registry.n_total_models",                    // 1
+            "h-m1.results.metrics.gain",                  // 2
+        ]);
+        let index = ClaimIndex::new(&reg);
+        let b = bind(
+            &index,
+            &reg,
+            &index.mentions("h-e1-v2 assembled the registry"),
+        );
+        assert_eq!(b.claim.as_deref(), Some("h-e1-v2"));
+        assert_eq!(b.candidates, [0, 1]);
+    }
+
+    #[test]
+    fn bind_table() {
+        let reg = registry(&[
+            "h-e1.results.metrics.accuracy",              // 0
+            "h-e1.attempt1.results.metrics.accuracy",     // 1
+            "h-e1.results.metrics.f1",                    // 2
+            "h-e2.results.metrics.accuracy",              // 3
+            "h-e1-v2.results.metrics.accuracy",           // 4
+            "h-c1.results.metrics.group_accuracy.female", // 5
+            "h-c1.results.metrics.group_accuracy.male",   // 6
+            "h-m1.results.metrics.gain",                  // 7
+        ]);
+        let index = ClaimIndex::new(&reg);
+        let cases: &[(&str, Option<&str>, &[usize])] = &[
+            ("h-e1 reaches", Some("h-e1/h-e1-v2"), &[0, 1, 2, 4]),
+            ("h-e1 accuracy", Some("h-e1/h-e1-v2 · accuracy"), &[0, 1, 4]),
+            ("h-e1-v2 accuracy", Some("h-e1-v2 · accuracy"), &[4]),
+            ("the F1 of h-e2", Some("h-e2"), &[3]), // h-e2 has no F1: metric skipped
+            ("accuracy", Some("accuracy"), &[0, 1, 3, 4, 5, 6]),
+            ("female accuracy", Some("accuracy · female"), &[5]),
+            ("h-m1 gains", Some("h-m1 · gain"), &[7]),
+            ("body mass adds", None, &[0, 1, 2, 3, 4, 5, 6, 7]),
+            ("h-x9 accuracy", Some("accuracy"), &[0, 1, 3, 4, 5, 6]), // unknown id
+        ];
+        for (text, claim, want) in cases {
+            let b = bind(&index, &reg, &index.mentions(text));
+            assert_eq!(b.claim.as_deref(), *claim, "{text}");
+            assert_eq!(b.candidates, *want, "{text}");
+        }
+    }
+}

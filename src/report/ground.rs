@@ -1,0 +1,160 @@
+//! The verdict on one written number, given the claim its context binds it to
+//! ([`Binding`]). In this order:
+//!
+//! 1. it states one of its claim's values (1% or as rounded, `verify`'s forms) →
+//!    [`Verdict::Bound`], or, when its context names no claim, any measured value →
+//!    [`Verdict::Unbound`] (the registry as a whitelist: weaker, counted apart);
+//! 2. it states a value the run declared (a gate threshold, a seed, a config value, a
+//!    dataset's size) → [`Verdict::Declared`]; declared values are not bound, since a
+//!    paper quotes a threshold wherever it discusses the metric;
+//! 3. it is bound, written with two significant digits or more, its claim has a value of
+//!    its size (within 50%), and it states another claim's measured value →
+//!    [`Verdict::WrongClaim`]: the value of a different hypothesis, metric or condition.
+//!    A number nowhere near any value of its claim (p = 1.1e-8 in a clause about
+//!    R² = 0.43) says the binding read the wrong words, not that the paper swapped
+//!    values; a one-digit number (`3/4 features`) says too little to tell whose it is
+//!    (as in `verify`'s rounding rule). Both are judged unbound;
+//! 4. else [`Verdict::Unverified`], with the nearest value of its claim (or of the
+//!    registry when unbound).
+
+use serde::Serialize;
+
+use super::binding::Binding;
+use super::registry::{Entry, Registry};
+use super::verify::{self, Nearest, Written};
+
+/// A number bound to one claim that states another claim's value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WrongClaim {
+    /// The claim its context names (`h-e1 · accuracy`).
+    pub claim: String,
+    /// That claim's value nearest to the number: what the paper should state.
+    pub expected: Nearest,
+    /// The other claim's value the number does state.
+    pub states: Nearest,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict<'r> {
+    Bound(&'r Entry),
+    Unbound(&'r Entry),
+    Declared(&'r Entry),
+    WrongClaim(WrongClaim),
+    Unverified(Option<Nearest>),
+}
+
+/// How far (relative) a number may lie from its claim's value and still be read as a
+/// wrong value of that claim rather than a misread binding.
+pub const PLAUSIBLE: f64 = 0.5;
+
+fn exact(e: &Entry) -> Nearest {
+    Nearest {
+        key: e.key.clone(),
+        value: e.value,
+        location: e.location(),
+        relative_diff: 0.0,
+    }
+}
+
+/// Judge `w` against its binding (see the module rules).
+pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f64) -> Verdict<'r> {
+    let candidates = || b.candidates.iter().map(|&i| &registry.entries[i]);
+    if let Some(e) = verify::find_in(w, candidates(), tolerance) {
+        return if b.is_bound() {
+            Verdict::Bound(e)
+        } else {
+            Verdict::Unbound(e)
+        };
+    }
+    if let Some(e) = verify::declared(w, registry, tolerance) {
+        return Verdict::Declared(e);
+    }
+    let expected = verify::nearest_in(w, candidates());
+    if let Some(other) = verify::find(w, registry, tolerance) {
+        return match (&b.claim, expected) {
+            (Some(claim), Some(expected))
+                if expected.relative_diff <= PLAUSIBLE && w.sig_digits >= 2 =>
+            {
+                Verdict::WrongClaim(WrongClaim {
+                    claim: claim.clone(),
+                    expected,
+                    states: exact(other),
+                })
+            }
+            _ => Verdict::Unbound(other),
+        };
+    }
+    Verdict::Unverified(expected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::binding::bind;
+    use crate::report::mentions::ClaimIndex;
+    use crate::report::numbers::scan;
+
+    #[test]
+    fn judge_table() {
+        let reg = Registry {
+            entries: vec![
+                Entry::new("h-e1.results.metrics.accuracy".into(), 0.91),
+                Entry::new("h-e2.results.metrics.accuracy".into(), 0.85),
+                Entry::new("h-e1.gate.criteria.0.value".into(), 0.9).declared(),
+            ],
+            ..Registry::empty()
+        };
+        let index = ClaimIndex::new(&reg);
+        let cases = [
+            (
+                "h-e1 accuracy",
+                "0.91",
+                "bound h-e1.results.metrics.accuracy",
+            ),
+            (
+                "h-e2 accuracy",
+                "0.85",
+                "bound h-e2.results.metrics.accuracy",
+            ),
+            (
+                "h-e1 accuracy",
+                "0.85",
+                "wrong h-e2.results.metrics.accuracy",
+            ),
+            (
+                "h-e1 accuracy",
+                "0.90",
+                "declared h-e1.gate.criteria.0.value",
+            ),
+            (
+                "h-e1 accuracy",
+                "0.5",
+                "unverified h-e1.results.metrics.accuracy",
+            ),
+            ("the mean", "0.85", "unbound h-e2.results.metrics.accuracy"),
+            (
+                "the mean",
+                "0.5",
+                "unverified h-e2.results.metrics.accuracy",
+            ),
+        ];
+        for (context, number, want) in cases {
+            let w = Written::of(&scan(number)[0], false);
+            let b = bind(&index, &reg, &index.mentions(context));
+            let got = match judge(&w, &b, &reg, 0.01) {
+                Verdict::Bound(e) => format!("bound {}", e.key),
+                Verdict::Unbound(e) => format!("unbound {}", e.key),
+                Verdict::Declared(e) => format!("declared {}", e.key),
+                Verdict::WrongClaim(wc) => {
+                    assert_eq!(wc.claim, "h-e1 · accuracy");
+                    assert_eq!(wc.expected.key, "h-e1.results.metrics.accuracy");
+                    format!("wrong {}", wc.states.key)
+                }
+                Verdict::Unverified(n) => {
+                    format!("unverified {}", n.map(|n| n.key).unwrap_or_default())
+                }
+            };
+            assert_eq!(got, want, "{number} in “{context}”");
+        }
+    }
+}
