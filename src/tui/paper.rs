@@ -177,7 +177,12 @@ pub fn check(markdown: &str, registry: &Registry, tolerance: f64) -> Vec<PaperNu
                     nearest: u.nearest.clone(),
                     replaced: false,
                 },
-                (None, None) => match measured(&n, registry, tolerance) {
+                // The value the sanitizer bound it to (the claim its context names), so the
+                // view shows the source `youra report check` judged it by; a declared value
+                // or an older report falls back to the closest measured value.
+                (None, None) => match bound(&report, registry, line.number, column)
+                    .or_else(|| measured(&n, registry, tolerance))
+                {
                     Some(s) => s,
                     None => continue,
                 },
@@ -193,6 +198,26 @@ pub fn check(markdown: &str, registry: &Registry, tolerance: f64) -> Vec<PaperNu
         }
     }
     out
+}
+
+/// The entry the sanitizer matched the number at (line, column) to.
+fn bound(
+    report: &crate::report::SanitizeReport,
+    registry: &Registry,
+    line: usize,
+    column: usize,
+) -> Option<Source> {
+    let m = report
+        .bound
+        .iter()
+        .chain(&report.unbound)
+        .find(|m| m.line == line && m.column == column)?;
+    let entry = registry.get(&m.key)?;
+    Some(Source::Measured {
+        key: entry.key.clone(),
+        value: entry.value,
+        location: entry.location(),
+    })
 }
 
 /// The registry entry a verified number states (a `%` column is tried as a percentage too).
@@ -307,6 +332,26 @@ mod tests {
             Source::Unverified { replaced: true, .. }
         ));
         assert!(describe(&found[2])[1].starts_with("nearest measured value 0.9912"));
+    }
+
+    #[test]
+    fn a_number_shows_the_source_of_the_claim_it_states() {
+        // Two hypotheses measured the same accuracy: the sentence about h-e2 is its value,
+        // not the first entry that happens to match.
+        let reg = Registry {
+            entries: vec![
+                Entry::new("h-e1.results.accuracy".into(), 0.93),
+                Entry::new("h-e2.results.accuracy".into(), 0.93),
+            ],
+            ..Registry::empty()
+        };
+        let found = check(
+            "# Results\n\nThe accuracy of h-e2 is 0.93.\n",
+            &reg,
+            verify::DEFAULT_TOLERANCE,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(describe(&found[0])[1], "key: h-e2.results.accuracy");
     }
 
     #[test]
