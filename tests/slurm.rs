@@ -97,6 +97,68 @@ fn wait_running(conf: &Path, id: &str) {
     }
 }
 
+fn scontrol(conf: &Path, id: &str) -> String {
+    let out = Command::new("scontrol")
+        .args(["show", "job", id])
+        .env("SLURM_CONF", conf)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Slurm's own time limit, not youra's: youra's is set far beyond the cluster's `--time=1`
+/// (a site's extra flag, which comes last and so wins). Slurm's least limit is a minute and
+/// slurmctld tests limits every 30 s (`PERIODIC_TIMEOUT`, fixed in its source), so this
+/// takes 60 to 90 s; its name sorts first so it starts at once and the others run beside it.
+#[test]
+fn a_job_over_its_slurm_time_limit_ends_as_timeout() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = SlurmBackend::new(&SlurmSettings {
+        conf: Some(conf.to_path_buf()),
+        poll_s: 0.2,
+        extra_args: vec!["--time=1".into()],
+        ..Default::default()
+    });
+    let mut j = job(tmp.path(), "h-st", "echo start; sleep 300");
+    j.time_limit = Duration::from_secs(600);
+    let t = Instant::now();
+    let running = b.start(&j).unwrap();
+    let id = running.scheduler_id().unwrap();
+    let outcome = running.wait();
+    let waited = t.elapsed();
+    assert_eq!(outcome.exit, ExitKind::TimedOut, "{:?}", outcome.warnings);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w == &format!("Slurm ended job {id} as TIMEOUT")),
+        "{:?}",
+        outcome.warnings
+    );
+    let record = scontrol(conf, &id);
+    let info = youra::exec::slurm::state::JobInfo::parse(&record).unwrap();
+    assert_eq!(
+        info.state,
+        youra::exec::slurm::state::SlurmState::Timeout,
+        "{record}"
+    );
+    let ran = info.run_time.unwrap();
+    assert!(ran >= Duration::from_secs(60), "{record}");
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap();
+    assert!(log.contains("DUE TO TIME LIMIT"), "{log}");
+    assert!(
+        log.trim_end()
+            .ends_with("EXPERIMENT COMPLETE (exit=timeout)"),
+        "{log}"
+    );
+    println!(
+        "slurm TIMEOUT at --time=1: Slurm ran the job {} s (60 s limit, then slurmctld's next 30 s check); youra reported it {:.1} s after submitting",
+        ran.as_secs(),
+        waited.as_secs_f64()
+    );
+}
+
 #[test]
 fn a_job_that_exits_3_fails_with_exit_3_and_its_log() {
     let Some(conf) = cluster() else { return };
@@ -173,8 +235,8 @@ fn kill_cancels_the_job() {
 
 #[test]
 fn the_time_limit_cancels_the_job_as_timed_out() {
-    // Slurm's own TIMEOUT needs a whole minute (its least --time); the engine's limit
-    // cancels on time, and Slurm's TIMEOUT maps to the same kind (the unit table).
+    // youra's own limit (below Slurm's --time, which is rounded up to whole minutes above
+    // limit + grace) cancels the job on time; Slurm's own TIMEOUT is the test above.
     let Some(conf) = cluster() else { return };
     let tmp = workdir();
     let b = backend(conf);

@@ -53,6 +53,28 @@ impl SlurmState {
             _ => SlurmState::Other(word.to_string()),
         }
     }
+
+    /// The word Slurm prints for the state (`TIMEOUT`), for notes a person reads.
+    pub fn name(&self) -> &str {
+        match self {
+            SlurmState::Pending => "PENDING",
+            SlurmState::Configuring => "CONFIGURING",
+            SlurmState::Running => "RUNNING",
+            SlurmState::Completing => "COMPLETING",
+            SlurmState::Suspended => "SUSPENDED",
+            SlurmState::Requeued => "REQUEUED",
+            SlurmState::Completed => "COMPLETED",
+            SlurmState::Failed => "FAILED",
+            SlurmState::Timeout => "TIMEOUT",
+            SlurmState::Cancelled => "CANCELLED",
+            SlurmState::OutOfMemory => "OUT_OF_MEMORY",
+            SlurmState::NodeFail => "NODE_FAIL",
+            SlurmState::BootFail => "BOOT_FAIL",
+            SlurmState::Deadline => "DEADLINE",
+            SlurmState::Preempted => "PREEMPTED",
+            SlurmState::Other(word) => word,
+        }
+    }
 }
 
 /// What the watcher does with a state it read.
@@ -214,6 +236,13 @@ mod tests {
             SlurmState::parse("SPECIAL_EXIT"),
             SlurmState::Other("SPECIAL_EXIT".into())
         );
+        // Every known state's name parses back to it.
+        for (text, ..) in table {
+            let state = SlurmState::parse(text);
+            if !matches!(state, SlurmState::Other(_)) {
+                assert_eq!(SlurmState::parse(state.name()), state, "{text:?}");
+            }
+        }
     }
 
     #[test]

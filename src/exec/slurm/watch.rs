@@ -143,6 +143,11 @@ fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobO
                     Some((Stop::Kill, _)) => ExitKind::Killed,
                     None => kind,
                 };
+                if stopping.is_none() && state != SlurmState::Completed {
+                    // Slurm ended it, not youra: say which state (a TIMEOUT here is the
+                    // cluster's --time, youra's own limit having not yet passed).
+                    notes.push(format!("Slurm ended job {id} as {}", state.name()));
+                }
                 if let Some(node) = info.as_ref().and_then(|i| i.node.clone()) {
                     notes.push(format!("ran as Slurm job {id} on {node}"));
                 }
