@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use youra::exec::{Backend, ExitKind, Job, SlurmBackend, SlurmSettings};
@@ -254,6 +254,49 @@ fn the_time_limit_cancels_the_job_as_timed_out() {
     );
 }
 
+/// The one node's name, as Slurm calls it (the cluster script names it `hostname -s`).
+fn host() -> String {
+    let out = Command::new("hostname").arg("-s").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_placed_job_names_its_node() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let running = b.start(&job(tmp.path(), "h-p", "sleep 2")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    let on = format!("Slurm job {id} on {}", host());
+    let shown = running.placement();
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    running.follow_placement(
+        &shown,
+        Arc::new(move |now: &str| {
+            let _ = tx.lock().unwrap().send(now.to_string());
+        }),
+    );
+    if shown != on {
+        assert_eq!(shown, format!("Slurm job {id}"), "before Slurm placed it");
+        let told = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("told where it runs");
+        assert_eq!(told, on);
+    }
+    assert_eq!(running.placement(), on);
+    let outcome = running.wait();
+    assert!(outcome.exit.success(), "{:?}", outcome.warnings);
+    assert!(rx.try_recv().is_err(), "told once");
+    assert!(
+        outcome
+            .warnings
+            .contains(&format!("ran as Slurm job {id} on {}", host())),
+        "{:?}",
+        outcome.warnings
+    );
+}
+
 #[test]
 fn dropping_the_backend_cancels_its_jobs() {
     let Some(conf) = cluster() else { return };
@@ -372,6 +415,48 @@ fn the_demo_through_slurm_gives_the_local_gate_results() {
     assert!(
         vsa.contains("slurm_job:") && vsa.contains("ended_at:"),
         "{vsa}"
+    );
+    // Each job's node reached the events once Slurm placed it.
+    let placed = events(&dir, "experiment_placed");
+    for e in &submitted {
+        let want = format!("Slurm job {} on {}", e.result.as_deref().unwrap(), host());
+        assert!(
+            placed
+                .iter()
+                .any(|p| p.hypothesis == e.hypothesis && p.action.as_deref() == Some(&want)),
+            "{want}: {placed:?}"
+        );
+    }
+    // `youra status` as it was while the first job ran: the events up to its placement.
+    let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let upto = log
+        .lines()
+        .position(|l| l.contains("\"experiment_placed\""))
+        .unwrap();
+    let first = &placed[0];
+    let then: String = log
+        .lines()
+        .take(upto + 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("events.jsonl"), then).unwrap();
+    let out = youra(&user_config(tmp.path(), conf))
+        .args(["status", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = format!(
+        "{} running {}",
+        first.hypothesis.as_deref().unwrap(),
+        first.action.as_deref().unwrap()
+    );
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .starts_with(&row)),
+        "{row}:\n{text}"
     );
 }
 

@@ -75,7 +75,13 @@ fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
         .iter()
         .find(|e| e.text.contains(h) && e.text.starts_with("experiment_"))
     {
-        Some(e) if e.text.starts_with("experiment_start") => RunState::Running,
+        // A placement (a Slurm job reaching its node) comes after the start: still running.
+        Some(e)
+            if e.text.starts_with("experiment_start")
+                || e.text.starts_with("experiment_placed") =>
+        {
+            RunState::Running
+        }
         Some(_) => RunState::Finished(None),
         None => RunState::Unknown,
     }

@@ -123,6 +123,14 @@ fn failed_kind(exit: Option<ExitCode>, sandboxed: bool) -> ExitKind {
     }
 }
 
+/// One line of `squeue -h -o '%T %N'`: the state, and the node once Slurm has placed the
+/// job (the field is empty while it waits).
+pub fn parse_queue_line(line: &str) -> Option<(SlurmState, Option<String>)> {
+    let mut words = line.split_whitespace();
+    let state = SlurmState::parse(words.next()?);
+    Some((state, words.next().map(str::to_string)))
+}
+
 /// `ExitCode=<code>:<signal>` of `scontrol show job`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExitCode {
@@ -242,6 +250,29 @@ mod tests {
             if !matches!(state, SlurmState::Other(_)) {
                 assert_eq!(SlurmState::parse(state.name()), state, "{text:?}");
             }
+        }
+    }
+
+    #[test]
+    fn queue_lines_parse() {
+        type Parsed<'a> = Option<(SlurmState, Option<&'a str>)>;
+        let table: &[(&str, Parsed)] = &[
+            ("RUNNING vm", Some((SlurmState::Running, Some("vm")))),
+            ("PENDING ", Some((SlurmState::Pending, None))),
+            ("PENDING", Some((SlurmState::Pending, None))),
+            (
+                "COMPLETING gpu[01-02]",
+                Some((SlurmState::Completing, Some("gpu[01-02]"))),
+            ),
+            ("", None),
+            ("   ", None),
+        ];
+        for (line, want) in table {
+            let got = parse_queue_line(line);
+            let want = want
+                .as_ref()
+                .map(|(s, n)| (s.clone(), n.map(str::to_string)));
+            assert_eq!(got, want, "{line:?}");
         }
     }
 
