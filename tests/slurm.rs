@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
-use youra::exec::{Backend, ExitKind, Job, SlurmBackend, SlurmSettings};
+use youra::exec::{Backend, ExitKind, Job, SandboxMode, SlurmBackend, SlurmSettings};
 use youra::vsa::store::Store;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-cluster.sh");
@@ -213,6 +213,47 @@ fn a_job_runs_in_the_sandbox_and_completes() {
         std::fs::read_to_string(&outcome.log_path)
             .unwrap()
             .contains("sandboxed-ok")
+    );
+}
+
+/// The local back end's fork-bomb test (tests/exec.rs), as a Slurm job: the batch script's
+/// watchdog stops it the same way, and it is reported the same way.
+#[test]
+fn a_job_over_the_process_limit_is_stopped_as_locally() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let bomb = "import os, time\nfor _ in range(400):\n    if os.fork() == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)\n";
+    let mut forks = job(tmp.path(), "h-f", "");
+    forks.argv = vec!["python3".into(), "-c".into(), bomb.into()];
+    forks.sandbox = SandboxMode::Required;
+    forks.max_processes = Some(64);
+    let started = Instant::now();
+    let outcome = b.start(&forks).unwrap().wait();
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap_or_default();
+    assert_eq!(
+        outcome.exit,
+        ExitKind::ProcessLimit(64),
+        "{:?}\n{log}",
+        outcome.warnings
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "stopped early, not at the time limit: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("process limit reached") && w.contains("64")),
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(
+        log.trim_end()
+            .ends_with("EXPERIMENT COMPLETE (exit=process-limit:64)"),
+        "{log}"
     );
 }
 

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::cli::Client;
 use super::state::{JobInfo, SlurmState, Verdict, verdict};
+use super::watchdog::process_limit;
 use crate::exec::job::{ExitKind, JobOutcome};
 use crate::exec::log::tail_lines;
 use crate::exec::supervise::{Collect, Shared, collect_outcome};
@@ -172,7 +173,7 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
             return finish(w, &id, ExitKind::Killed, started, None, notes);
         };
         let exit = info.as_ref().and_then(|i| i.exit);
-        match verdict(&state, exit, w.collect.sandboxed) {
+        match verdict(&state, exit) {
             Verdict::Waiting => {}
             Verdict::Running => {
                 started.get_or_insert_with(Instant::now);
@@ -181,7 +182,11 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
                 let kind = match stopping {
                     Some((Stop::TimeLimit, _)) => ExitKind::TimedOut,
                     Some((Stop::Kill, _)) => ExitKind::Killed,
-                    None => kind,
+                    None => process_limit(
+                        kind,
+                        w.collect.max_processes,
+                        &tail_lines(&w.collect.log_path, 5),
+                    ),
                 };
                 if stopping.is_none() && state != SlurmState::Completed {
                     // Slurm ended it, not youra: say which state (a TIMEOUT here is the
@@ -232,10 +237,7 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
 /// the job.
 fn read_state(client: &Client, id: &str) -> (Option<SlurmState>, Option<String>, Option<JobInfo>) {
     if let Some((state, node)) = client.queue_state(id)
-        && matches!(
-            verdict(&state, None, false),
-            Verdict::Waiting | Verdict::Running
-        )
+        && matches!(verdict(&state, None), Verdict::Waiting | Verdict::Running)
     {
         return (Some(state), node, None);
     }
