@@ -338,6 +338,29 @@ fn a_placed_job_names_its_node() {
     );
 }
 
+/// youra's limit runs from Slurm's start of the job, so an engine that re-attaches to it
+/// does not give it its whole time again (Slurm's --time would end it first).
+#[test]
+fn a_reattached_job_keeps_the_time_it_has_run() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let first = backend(conf);
+    let mut j = job(tmp.path(), "h-r", "sleep 120");
+    let running = first.start(&j).unwrap();
+    let id = running.scheduler_id().unwrap();
+    wait_running(conf, &id);
+    std::thread::sleep(Duration::from_secs(5));
+    // The next engine, whose limit is 8 s: about 3 s of it are left.
+    j.time_limit = Duration::from_secs(8);
+    let next = backend(conf);
+    let t = Instant::now();
+    let attached = next.attach(&j, &id).unwrap().expect("Slurm still knows it");
+    let outcome = attached.wait();
+    assert_eq!(outcome.exit, ExitKind::TimedOut, "{:?}", outcome.warnings);
+    assert!(t.elapsed() < Duration::from_secs(7), "{:?}", t.elapsed());
+    drop(running);
+}
+
 #[test]
 fn dropping_the_backend_cancels_its_jobs() {
     let Some(conf) = cluster() else { return };
@@ -348,6 +371,29 @@ fn dropping_the_backend_cancels_its_jobs() {
     drop(b);
     assert_eq!(running.wait().exit, ExitKind::Killed);
     assert_eq!(squeue(conf, &id), "");
+}
+
+/// Shutdown cancels what has not started yet too: a job held in the queue (`--begin`).
+#[test]
+fn dropping_the_backend_cancels_a_queued_job_too() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = SlurmBackend::new(&SlurmSettings {
+        conf: Some(conf.to_path_buf()),
+        poll_s: 0.2,
+        extra_args: vec!["--begin=now+10minutes".into()],
+        ..Default::default()
+    });
+    let running = b.start(&job(tmp.path(), "h-q", "echo ran")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    assert_eq!(squeue(conf, &id), "PENDING");
+    assert_eq!(b.live_jobs(), vec![id.clone()]);
+    drop(b);
+    let outcome = running.wait();
+    assert_eq!(outcome.exit, ExitKind::Killed, "{:?}", outcome.warnings);
+    assert!(scontrol(conf, &id).contains("JobState=CANCELLED"));
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap_or_default();
+    assert!(!log.contains("ran"), "it never started: {log}");
 }
 
 #[test]

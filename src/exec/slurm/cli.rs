@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use super::state::{JobInfo, SlurmState, parse_queue_line};
+use super::state::{JobInfo, QueueLine, parse_queue_line};
 use crate::exec::ExecError;
 
 /// How to reach the cluster's controller.
@@ -58,13 +58,13 @@ impl Client {
         Ok(id.to_string())
     }
 
-    /// `squeue -h -j <id> -o '%T %N'`: the state and node while Slurm lists the job; `None`
-    /// once it has left the queue (or the controller did not answer: the caller asks
-    /// `scontrol`).
-    pub fn queue_state(&self, id: &str) -> Option<(SlurmState, Option<String>)> {
+    /// `squeue -h -j <id> -o '%T %M %N'`: state, time used and node while Slurm lists the
+    /// job; `None` once it has left the queue (or the controller did not answer: the caller
+    /// asks `scontrol`).
+    pub fn queue_state(&self, id: &str) -> Option<QueueLine> {
         let out = self
             .command("squeue")
-            .args(["-h", "-j", id, "-o", "%T %N"])
+            .args(["-h", "-j", id, "-o", "%T %M %N"])
             .stderr(Stdio::null())
             .output()
             .ok()?;

@@ -125,12 +125,25 @@ fn failed_kind(exit: Option<ExitCode>) -> ExitKind {
     }
 }
 
-/// One line of `squeue -h -o '%T %N'`: the state, and the node once Slurm has placed the
-/// job (the field is empty while it waits).
-pub fn parse_queue_line(line: &str) -> Option<(SlurmState, Option<String>)> {
+/// What `squeue` says of a listed job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueLine {
+    pub state: SlurmState,
+    /// How long it has run (`%M`; zero while it waits).
+    pub used: Option<Duration>,
+    /// Where it runs, once Slurm has placed it.
+    pub node: Option<String>,
+}
+
+/// One line of `squeue -h -o '%T %M %N'`. The node comes last: its field is empty while
+/// the job waits.
+pub fn parse_queue_line(line: &str) -> Option<QueueLine> {
     let mut words = line.split_whitespace();
-    let state = SlurmState::parse(words.next()?);
-    Some((state, words.next().map(str::to_string)))
+    Some(QueueLine {
+        state: SlurmState::parse(words.next()?),
+        used: words.next().and_then(parse_run_time),
+        node: words.next().map(str::to_string),
+    })
 }
 
 /// `ExitCode=<code>:<signal>` of `scontrol show job`.
@@ -258,24 +271,29 @@ mod tests {
 
     #[test]
     fn queue_lines_parse() {
-        type Parsed<'a> = Option<(SlurmState, Option<&'a str>)>;
-        let table: &[(&str, Parsed)] = &[
-            ("RUNNING vm", Some((SlurmState::Running, Some("vm")))),
-            ("PENDING ", Some((SlurmState::Pending, None))),
-            ("PENDING", Some((SlurmState::Pending, None))),
+        let line = |state, used: Option<u64>, node: Option<&str>| {
+            Some(QueueLine {
+                state,
+                used: used.map(Duration::from_secs),
+                node: node.map(str::to_string),
+            })
+        };
+        let table = [
             (
-                "COMPLETING gpu[01-02]",
-                Some((SlurmState::Completing, Some("gpu[01-02]"))),
+                "RUNNING 1:05 vm",
+                line(SlurmState::Running, Some(65), Some("vm")),
+            ),
+            ("PENDING 0:00 ", line(SlurmState::Pending, Some(0), None)),
+            ("PENDING", line(SlurmState::Pending, None, None)),
+            (
+                "COMPLETING 1-02:00:00 gpu[01-02]",
+                line(SlurmState::Completing, Some(93_600), Some("gpu[01-02]")),
             ),
             ("", None),
             ("   ", None),
         ];
-        for (line, want) in table {
-            let got = parse_queue_line(line);
-            let want = want
-                .as_ref()
-                .map(|(s, n)| (s.clone(), n.map(str::to_string)));
-            assert_eq!(got, want, "{line:?}");
+        for (text, want) in table {
+            assert_eq!(parse_queue_line(text), want, "{text:?}");
         }
     }
 

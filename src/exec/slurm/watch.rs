@@ -162,7 +162,7 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
             w.client.cancel(&id);
             stopping = Some((Stop::TimeLimit, Instant::now()));
         }
-        let (state, node, info) = read_state(&w.client, &id);
+        let (state, used, node, info) = read_state(&w.client, &id);
         if let Some(node) = node {
             change(place, |p| p.node = Some(node));
         }
@@ -176,7 +176,10 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
         match verdict(&state, exit) {
             Verdict::Waiting => {}
             Verdict::Running => {
-                started.get_or_insert_with(Instant::now);
+                // From when Slurm started it: a re-attached job's time so far counts, so
+                // youra's limit still passes before Slurm's --time.
+                let now = Instant::now();
+                started.get_or_insert_with(|| used.and_then(|u| now.checked_sub(u)).unwrap_or(now));
             }
             Verdict::Ended(kind) => {
                 let kind = match stopping {
@@ -232,22 +235,40 @@ fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutc
     }
 }
 
-/// The state (and node, once placed) from `squeue` while the job is listed; from `scontrol`
-/// (with the exit code) once it is not, or when `squeue` shows an end. `None`: neither knows
-/// the job.
-fn read_state(client: &Client, id: &str) -> (Option<SlurmState>, Option<String>, Option<JobInfo>) {
-    if let Some((state, node)) = client.queue_state(id)
-        && matches!(verdict(&state, None), Verdict::Waiting | Verdict::Running)
+/// What one look at a job found: its state, time used, node (once placed) and, from
+/// `scontrol`, its record.
+type Seen = (
+    Option<SlurmState>,
+    Option<Duration>,
+    Option<String>,
+    Option<JobInfo>,
+);
+
+/// From `squeue` while the job is listed; from `scontrol` (with the exit code) once it is
+/// not, or when `squeue` shows an end. A `None` state: neither knows the job.
+fn read_state(client: &Client, id: &str) -> Seen {
+    if let Some(q) = client.queue_state(id)
+        && matches!(verdict(&q.state, None), Verdict::Waiting | Verdict::Running)
     {
-        return (Some(state), node, None);
+        return (Some(q.state), q.used, q.node, None);
     }
     match client.show(id) {
-        Ok(Some(info)) => (Some(info.state.clone()), info.node.clone(), Some(info)),
-        Ok(None) => (None, None, None),
+        Ok(Some(info)) => (
+            Some(info.state.clone()),
+            info.run_time,
+            info.node.clone(),
+            Some(info),
+        ),
+        Ok(None) => (None, None, None, None),
         Err(e) => {
             // The controller did not answer: ask again on the next poll.
             tracing::warn!("{e}");
-            (Some(SlurmState::Other("UNREACHABLE".into())), None, None)
+            (
+                Some(SlurmState::Other("UNREACHABLE".into())),
+                None,
+                None,
+                None,
+            )
         }
     }
 }
