@@ -599,6 +599,14 @@ fn a_killed_engine_reattaches_to_its_running_job() {
         Some(id.clone()),
         "{attached:?}"
     );
+    // The next engine learnt where the job it re-attached to runs.
+    let on = format!("Slurm job {id} on {}", host());
+    assert!(
+        events(&dir, "experiment_placed")
+            .iter()
+            .any(|e| e.action.as_deref() == Some(on.as_str())),
+        "{on}"
+    );
     // No second submission for that experiment: the next one of that hypothesis (if any)
     // came after the attached job had ended.
     let submitted: Vec<String> = events(&dir, "experiment_submitted")
