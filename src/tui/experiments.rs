@@ -164,5 +164,12 @@ mod tests {
             RunState::Running
         );
         assert_eq!(state("h-e1", &[], &[]), RunState::Unknown);
+        // Newest first: a Slurm job placed on its node after the start still runs.
+        let placed = EventRow {
+            text: "experiment_placed h-e1 Slurm job 7 on n1".into(),
+            kind: Some("experiment_placed".into()),
+            ..start.clone()
+        };
+        assert_eq!(state("h-e1", &[], &[placed, start]), RunState::Running);
     }
 }

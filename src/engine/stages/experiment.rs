@@ -98,8 +98,7 @@ pub(super) fn start_job(
                     Event::new("experiment_placed")
                         .stage(stage.name())
                         .hypothesis(&h)
-                        .action(now)
-                        .message(format!("{h} runs as {now}")),
+                        .action(now),
                 );
             }),
         );
