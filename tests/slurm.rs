@@ -257,6 +257,26 @@ fn a_job_over_the_process_limit_is_stopped_as_locally() {
     );
 }
 
+/// Processes still running whose command line names `ws` (a job's bwrap binds it), once
+/// they have had 10 s to go.
+fn leftovers(ws: &Path) -> Vec<String> {
+    let needle = ws.to_string_lossy().into_owned();
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(&needle))
+            .collect();
+        if found.is_empty() || Instant::now() > until {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn kill_cancels_the_job() {
     let Some(conf) = cluster() else { return };
@@ -272,6 +292,9 @@ fn kill_cancels_the_job() {
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     assert_eq!(squeue(conf, &id), "");
     assert!(b.live_jobs().is_empty());
+    // The sandbox went with it (its init ignores SIGTERM; the script ends the group).
+    let ws = tmp.path().join("h-k").canonicalize().unwrap();
+    assert_eq!(leftovers(&ws), Vec::<String>::new());
 }
 
 #[test]

@@ -27,8 +27,15 @@ const COUNT: &str = r#"awk -v g="$job" 'BEGIN { for (i = 1; i < ARGC; i++) if ((
 /// The script's tail after `job=$!`. Exits with the command's status: a signal death
 /// arrives as 128+n from `wait`, as from bwrap. Stragglers in the group die with the
 /// command, as locally.
+///
+/// Slurm's SIGTERM (`scancel`, its time limit) goes to the processes it tracks, and under
+/// `proctrack/linuxproc` that is a walk down from the script: a process reparented away
+/// (bwrap's sandbox init, which ignores SIGTERM, whose outer bwrap died before it set its
+/// parent-death signal) is missed by the SIGKILL that follows, and kept running after its
+/// job had ended. So this shell outlives SIGTERM (until Slurm's SIGKILL): it passes it to
+/// the group and, once the command has ended, SIGKILLs what is left of the group.
 pub fn render(max_processes: Option<u32>) -> String {
-    let mut out = String::new();
+    let mut out = String::from("trap 'kill -TERM -- \"-$job\" 2>/dev/null' TERM\n");
     if let Some(max) = max_processes {
         out.push_str(&format!(
             "while kill -0 \"$job\" 2>/dev/null; do\n\
@@ -98,6 +105,44 @@ mod tests {
         assert_eq!(code, Some(PROCESS_LIMIT_EXIT), "{stderr}");
         assert_eq!(stderr.lines().last(), Some(marker(16).as_str()), "{stderr}");
         assert!(took < Duration::from_secs(10), "stopped early: {took:?}");
+    }
+
+    #[test]
+    fn sigterm_to_the_script_still_ends_the_whole_group() {
+        // The leader dies of SIGTERM; its child ignores it (as a sandbox init does).
+        let command = "(trap '' TERM; exec sleep 20) & exec sleep 30";
+        for max in [None, Some(16)] {
+            let dir = tempfile::tempdir().unwrap();
+            let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+            let argv: Vec<OsString> = vec!["sh".into(), "-c".into(), command.into()];
+            let text = script(&ScriptSpec {
+                cwd: dir.path(),
+                env: &env,
+                slurm_gpus: false,
+                limits: ChildLimits::new(None, None),
+                max_processes: max,
+                command: &argv,
+            })
+            .unwrap();
+            let child = Command::new("bash")
+                .args(["-c", &text])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(500));
+            let t = Instant::now();
+            let pid = libc::pid_t::try_from(child.id()).unwrap();
+            // SAFETY: kill has no memory-safety preconditions; `pid` is our own child.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            // Returns once every holder of stdout is gone: the sleepers were killed.
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "{max:?}: the group outlived the script: {:?}",
+                t.elapsed()
+            );
+            assert_eq!(out.status.code(), Some(128 + libc::SIGTERM), "{max:?}");
+        }
     }
 
     #[test]
