@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
-use youra::exec::{Backend, ExitKind, Job, SlurmBackend, SlurmSettings};
+use youra::exec::{Backend, ExitKind, Job, SandboxMode, SlurmBackend, SlurmSettings};
 use youra::vsa::store::Store;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-cluster.sh");
@@ -97,6 +97,68 @@ fn wait_running(conf: &Path, id: &str) {
     }
 }
 
+fn scontrol(conf: &Path, id: &str) -> String {
+    let out = Command::new("scontrol")
+        .args(["show", "job", id])
+        .env("SLURM_CONF", conf)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Slurm's own time limit, not youra's: youra's is set far beyond the cluster's `--time=1`
+/// (a site's extra flag, which comes last and so wins). Slurm's least limit is a minute and
+/// slurmctld tests limits every 30 s (`PERIODIC_TIMEOUT`, fixed in its source), so this
+/// takes 60 to 90 s; its name sorts first so it starts at once and the others run beside it.
+#[test]
+fn a_job_over_its_slurm_time_limit_ends_as_timeout() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = SlurmBackend::new(&SlurmSettings {
+        conf: Some(conf.to_path_buf()),
+        poll_s: 0.2,
+        extra_args: vec!["--time=1".into()],
+        ..Default::default()
+    });
+    let mut j = job(tmp.path(), "h-st", "echo start; sleep 300");
+    j.time_limit = Duration::from_secs(600);
+    let t = Instant::now();
+    let running = b.start(&j).unwrap();
+    let id = running.scheduler_id().unwrap();
+    let outcome = running.wait();
+    let waited = t.elapsed();
+    assert_eq!(outcome.exit, ExitKind::TimedOut, "{:?}", outcome.warnings);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w == &format!("Slurm ended job {id} as TIMEOUT")),
+        "{:?}",
+        outcome.warnings
+    );
+    let record = scontrol(conf, &id);
+    let info = youra::exec::slurm::state::JobInfo::parse(&record).unwrap();
+    assert_eq!(
+        info.state,
+        youra::exec::slurm::state::SlurmState::Timeout,
+        "{record}"
+    );
+    let ran = info.run_time.unwrap();
+    assert!(ran >= Duration::from_secs(60), "{record}");
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap();
+    assert!(log.contains("DUE TO TIME LIMIT"), "{log}");
+    assert!(
+        log.trim_end()
+            .ends_with("EXPERIMENT COMPLETE (exit=timeout)"),
+        "{log}"
+    );
+    println!(
+        "slurm TIMEOUT at --time=1: Slurm ran the job {} s (60 s limit, then slurmctld's next 30 s check); youra reported it {:.1} s after submitting",
+        ran.as_secs(),
+        waited.as_secs_f64()
+    );
+}
+
 #[test]
 fn a_job_that_exits_3_fails_with_exit_3_and_its_log() {
     let Some(conf) = cluster() else { return };
@@ -154,6 +216,67 @@ fn a_job_runs_in_the_sandbox_and_completes() {
     );
 }
 
+/// The local back end's fork-bomb test (tests/exec.rs), as a Slurm job: the batch script's
+/// watchdog stops it the same way, and it is reported the same way.
+#[test]
+fn a_job_over_the_process_limit_is_stopped_as_locally() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let bomb = "import os, time\nfor _ in range(400):\n    if os.fork() == 0:\n        time.sleep(30); os._exit(0)\ntime.sleep(30)\n";
+    let mut forks = job(tmp.path(), "h-f", "");
+    forks.argv = vec!["python3".into(), "-c".into(), bomb.into()];
+    forks.sandbox = SandboxMode::Required;
+    forks.max_processes = Some(64);
+    let started = Instant::now();
+    let outcome = b.start(&forks).unwrap().wait();
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap_or_default();
+    assert_eq!(
+        outcome.exit,
+        ExitKind::ProcessLimit(64),
+        "{:?}\n{log}",
+        outcome.warnings
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "stopped early, not at the time limit: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("process limit reached") && w.contains("64")),
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(
+        log.trim_end()
+            .ends_with("EXPERIMENT COMPLETE (exit=process-limit:64)"),
+        "{log}"
+    );
+}
+
+/// Processes still running whose command line names `ws` (a job's bwrap binds it), once
+/// they have had 10 s to go.
+fn leftovers(ws: &Path) -> Vec<String> {
+    let needle = ws.to_string_lossy().into_owned();
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(&needle))
+            .collect();
+        if found.is_empty() || Instant::now() > until {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn kill_cancels_the_job() {
     let Some(conf) = cluster() else { return };
@@ -169,12 +292,15 @@ fn kill_cancels_the_job() {
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     assert_eq!(squeue(conf, &id), "");
     assert!(b.live_jobs().is_empty());
+    // The sandbox went with it (its init ignores SIGTERM; the script ends the group).
+    let ws = tmp.path().join("h-k").canonicalize().unwrap();
+    assert_eq!(leftovers(&ws), Vec::<String>::new());
 }
 
 #[test]
 fn the_time_limit_cancels_the_job_as_timed_out() {
-    // Slurm's own TIMEOUT needs a whole minute (its least --time); the engine's limit
-    // cancels on time, and Slurm's TIMEOUT maps to the same kind (the unit table).
+    // youra's own limit (below Slurm's --time, which is rounded up to whole minutes above
+    // limit + grace) cancels the job on time; Slurm's own TIMEOUT is the test above.
     let Some(conf) = cluster() else { return };
     let tmp = workdir();
     let b = backend(conf);
@@ -192,6 +318,72 @@ fn the_time_limit_cancels_the_job_as_timed_out() {
     );
 }
 
+/// The one node's name, as Slurm calls it (the cluster script names it `hostname -s`).
+fn host() -> String {
+    let out = Command::new("hostname").arg("-s").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_placed_job_names_its_node() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let running = b.start(&job(tmp.path(), "h-p", "sleep 2")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    let on = format!("Slurm job {id} on {}", host());
+    let shown = running.placement();
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    running.follow_placement(
+        &shown,
+        Arc::new(move |now: &str| {
+            let _ = tx.lock().unwrap().send(now.to_string());
+        }),
+    );
+    if shown != on {
+        assert_eq!(shown, format!("Slurm job {id}"), "before Slurm placed it");
+        let told = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("told where it runs");
+        assert_eq!(told, on);
+    }
+    assert_eq!(running.placement(), on);
+    let outcome = running.wait();
+    assert!(outcome.exit.success(), "{:?}", outcome.warnings);
+    assert!(rx.try_recv().is_err(), "told once");
+    assert!(
+        outcome
+            .warnings
+            .contains(&format!("ran as Slurm job {id} on {}", host())),
+        "{:?}",
+        outcome.warnings
+    );
+}
+
+/// youra's limit runs from Slurm's start of the job, so an engine that re-attaches to it
+/// does not give it its whole time again (Slurm's --time would end it first).
+#[test]
+fn a_reattached_job_keeps_the_time_it_has_run() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let first = backend(conf);
+    let mut j = job(tmp.path(), "h-r", "sleep 120");
+    let running = first.start(&j).unwrap();
+    let id = running.scheduler_id().unwrap();
+    wait_running(conf, &id);
+    std::thread::sleep(Duration::from_secs(5));
+    // The next engine, whose limit is 8 s: about 3 s of it are left.
+    j.time_limit = Duration::from_secs(8);
+    let next = backend(conf);
+    let t = Instant::now();
+    let attached = next.attach(&j, &id).unwrap().expect("Slurm still knows it");
+    let outcome = attached.wait();
+    assert_eq!(outcome.exit, ExitKind::TimedOut, "{:?}", outcome.warnings);
+    assert!(t.elapsed() < Duration::from_secs(7), "{:?}", t.elapsed());
+    drop(running);
+}
+
 #[test]
 fn dropping_the_backend_cancels_its_jobs() {
     let Some(conf) = cluster() else { return };
@@ -202,6 +394,29 @@ fn dropping_the_backend_cancels_its_jobs() {
     drop(b);
     assert_eq!(running.wait().exit, ExitKind::Killed);
     assert_eq!(squeue(conf, &id), "");
+}
+
+/// Shutdown cancels what has not started yet too: a job held in the queue (`--begin`).
+#[test]
+fn dropping_the_backend_cancels_a_queued_job_too() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = SlurmBackend::new(&SlurmSettings {
+        conf: Some(conf.to_path_buf()),
+        poll_s: 0.2,
+        extra_args: vec!["--begin=now+10minutes".into()],
+        ..Default::default()
+    });
+    let running = b.start(&job(tmp.path(), "h-q", "echo ran")).unwrap();
+    let id = running.scheduler_id().unwrap();
+    assert_eq!(squeue(conf, &id), "PENDING");
+    assert_eq!(b.live_jobs(), vec![id.clone()]);
+    drop(b);
+    let outcome = running.wait();
+    assert_eq!(outcome.exit, ExitKind::Killed, "{:?}", outcome.warnings);
+    assert!(scontrol(conf, &id).contains("JobState=CANCELLED"));
+    let log = std::fs::read_to_string(&outcome.log_path).unwrap_or_default();
+    assert!(!log.contains("ran"), "it never started: {log}");
 }
 
 #[test]
@@ -311,6 +526,48 @@ fn the_demo_through_slurm_gives_the_local_gate_results() {
         vsa.contains("slurm_job:") && vsa.contains("ended_at:"),
         "{vsa}"
     );
+    // Each job's node reached the events once Slurm placed it.
+    let placed = events(&dir, "experiment_placed");
+    for e in &submitted {
+        let want = format!("Slurm job {} on {}", e.result.as_deref().unwrap(), host());
+        assert!(
+            placed
+                .iter()
+                .any(|p| p.hypothesis == e.hypothesis && p.action.as_deref() == Some(&want)),
+            "{want}: {placed:?}"
+        );
+    }
+    // `youra status` as it was while the first job ran: the events up to its placement.
+    let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let upto = log
+        .lines()
+        .position(|l| l.contains("\"experiment_placed\""))
+        .unwrap();
+    let first = &placed[0];
+    let then: String = log
+        .lines()
+        .take(upto + 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("events.jsonl"), then).unwrap();
+    let out = youra(&user_config(tmp.path(), conf))
+        .args(["status", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = format!(
+        "{} running {}",
+        first.hypothesis.as_deref().unwrap(),
+        first.action.as_deref().unwrap()
+    );
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .starts_with(&row)),
+        "{row}:\n{text}"
+    );
 }
 
 #[test]
@@ -364,6 +621,14 @@ fn a_killed_engine_reattaches_to_its_running_job() {
         attached.first().and_then(|e| e.result.clone()),
         Some(id.clone()),
         "{attached:?}"
+    );
+    // The next engine learnt where the job it re-attached to runs.
+    let on = format!("Slurm job {id} on {}", host());
+    assert!(
+        events(&dir, "experiment_placed")
+            .iter()
+            .any(|e| e.action.as_deref() == Some(on.as_str())),
+        "{on}"
     );
     // No second submission for that experiment: the next one of that hypothesis (if any)
     // came after the attached job had ended.

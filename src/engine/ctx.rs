@@ -18,7 +18,7 @@ pub struct StageCtx<'a> {
     pub store: &'a Store,
     pub roles: &'a Roles,
     pub prompts: &'a Prompts,
-    pub events: &'a EventLog,
+    pub events: &'a std::sync::Arc<EventLog>,
     pub settings: &'a EngineSettings,
     pub stage: Stage,
     /// Re-entries of this step by recovery (part of every call key).

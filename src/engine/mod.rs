@@ -74,7 +74,8 @@ pub struct Engine {
     store: Store,
     roles: Roles,
     prompts: Prompts,
-    events: EventLog,
+    /// Shared: a Slurm job's watcher thread reports where the job landed (`experiment_placed`).
+    events: std::sync::Arc<EventLog>,
     config: RunConfig,
     topic: String,
     options: Options,
@@ -188,7 +189,7 @@ impl Engine {
             store,
             roles,
             prompts: Prompts::new(run),
-            events: EventLog::new(run),
+            events: std::sync::Arc::new(EventLog::new(run)),
             topic,
             options,
             max_parallel,

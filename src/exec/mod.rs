@@ -125,7 +125,15 @@ pub trait RunningJob: Send + Sync {
     fn placement(&self) -> String {
         String::new()
     }
+    /// Calls `notify` with the new [`placement`](Self::placement) each time it differs from
+    /// the one last shown, starting from `shown` (what the caller just read): at once when
+    /// it has changed already, later from the job's own thread (a Slurm job reaching its
+    /// node, or resubmitted). A local job is placed for good when it starts: never called.
+    fn follow_placement(&self, _shown: &str, _notify: PlacementNotify) {}
 }
+
+/// Told a job's new placement (see [`RunningJob::follow_placement`]).
+pub type PlacementNotify = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Half of this machine's memory in MiB (`MemTotal` in /proc/meminfo), the default address
 /// space limit of a CPU experiment; 4096 when it cannot be read.

@@ -38,8 +38,8 @@ pub struct Collect {
     pub max_processes: Option<u32>,
 }
 
-/// How often the watchdog counts the job's processes.
-const WATCH_EVERY: Duration = Duration::from_millis(100);
+/// How often the watchdog counts the job's processes (a Slurm job's script too).
+pub(super) const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 enum Control {
     Exited(std::io::Result<ExitStatus>),

@@ -1,6 +1,8 @@
 //! The experiment queue, read from the event log and the VSA: per sub-hypothesis in file
 //! order, whether its experiment waits (ready, not started), runs (where, since when) or
 //! has finished (exit, elapsed). One reader for the Experiments pane and `youra status`.
+//! Where a job runs is its `experiment_start`'s placement, or the newest
+//! `experiment_placed` after it (a Slurm job's node, known once Slurm has placed it).
 
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
@@ -13,7 +15,8 @@ use crate::vsa::Vsa;
 pub enum JobState {
     /// Ready (its prerequisites validated) and not started yet.
     Waiting,
-    /// Started and not ended: where (`cpu`, `GPU <id>`) and for how long so far.
+    /// Started and not ended: where (`cpu`, `GPU <id>`, `Slurm job <id> on <node>`) and for
+    /// how long so far.
     Running { placement: String, elapsed_s: f64 },
     /// Its newest experiment ended: the exit (`0`, `timeout`, …) and how long it took.
     Finished { exit: String, elapsed_s: f64 },
@@ -53,19 +56,27 @@ pub fn queue(events: &[Event], vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<Job
     vsa.sub_hypotheses
         .iter()
         .filter_map(|h| {
-            let mine = || {
-                events
+            let mine: Vec<&Event> = events
+                .iter()
+                .filter(|e| e.hypothesis.as_deref() == Some(h.id.as_str()))
+                .collect();
+            let start_at = mine.iter().rposition(|e| e.kind == "experiment_start");
+            let last_start = start_at.map(|i| mine[i]);
+            let last_exit = mine.iter().rfind(|e| e.kind == "experiment_exit").copied();
+            let placed = start_at.and_then(|i| {
+                mine[i..]
                     .iter()
-                    .filter(|e| e.hypothesis.as_deref() == Some(h.id.as_str()))
-            };
-            let last_start = mine().rfind(|e| e.kind == "experiment_start");
-            let last_exit = mine().rfind(|e| e.kind == "experiment_exit");
+                    .rfind(|e| e.kind == "experiment_placed")
+                    .and_then(|e| e.action.clone())
+            });
             let seconds = |a: Option<DateTime<FixedOffset>>, b: DateTime<FixedOffset>| {
                 a.map_or(0.0, |a| (b - a).num_milliseconds().max(0) as f64 / 1000.0)
             };
             let state = match (last_start, last_exit) {
                 (Some(s), exit) if exit.is_none_or(|x| time(x) < time(s)) => JobState::Running {
-                    placement: s.action.clone().unwrap_or_else(|| "?".into()),
+                    placement: placed
+                        .or_else(|| s.action.clone())
+                        .unwrap_or_else(|| "?".into()),
                     elapsed_s: seconds(time(s), now),
                 },
                 (start, Some(x)) => JobState::Finished {
@@ -97,9 +108,9 @@ mod tests {
 
     #[test]
     fn waiting_running_and_finished_with_elapsed_times() {
-        let doc = crate::yaml::parse(b"sub_hypotheses:\n  h-e1: {status: VALIDATED, prerequisites: []}\n  h-e2: {status: READY, prerequisites: []}\n  h-e3: {status: READY, prerequisites: []}\n  h-m1: {status: NOT_STARTED, prerequisites: [h-e3]}\n").unwrap();
+        let doc = crate::yaml::parse(b"sub_hypotheses:\n  h-e1: {status: VALIDATED, prerequisites: []}\n  h-e2: {status: READY, prerequisites: []}\n  h-e3: {status: READY, prerequisites: []}\n  h-e4: {status: READY, prerequisites: []}\n  h-m1: {status: NOT_STARTED, prerequisites: [h-e3]}\n").unwrap();
         let vsa = crate::vsa::read(&doc).0;
-        let events = vec![
+        let mut events = vec![
             ev(
                 "experiment_start",
                 "h-e1",
@@ -121,19 +132,66 @@ mod tests {
                 None,
                 Some("GPU GPU-1"),
             ),
+            // h-e3's earlier job was placed on n1; its second waits for Slurm, then runs on n2.
+            ev(
+                "experiment_start",
+                "h-e3",
+                "2026-01-01T00:00:00Z",
+                None,
+                Some("Slurm job 7"),
+            ),
+            ev(
+                "experiment_placed",
+                "h-e3",
+                "2026-01-01T00:00:00.500Z",
+                None,
+                Some("Slurm job 7 on n1"),
+            ),
+            ev(
+                "experiment_exit",
+                "h-e3",
+                "2026-01-01T00:00:01Z",
+                Some("3"),
+                None,
+            ),
+            ev(
+                "experiment_start",
+                "h-e3",
+                "2026-01-01T00:00:02Z",
+                None,
+                Some("Slurm job 8"),
+            ),
         ];
         let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:04Z").unwrap();
         let q = queue(&events, &vsa, now);
-        let labels: Vec<(String, String)> = q
-            .iter()
-            .map(|r| (r.hypothesis.clone(), r.label()))
-            .collect();
+        let rows = |q: &[JobRow]| -> Vec<(String, String)> {
+            q.iter()
+                .map(|r| (r.hypothesis.clone(), r.label()))
+                .collect()
+        };
         assert_eq!(
-            labels,
+            rows(&q)[2],
+            ("h-e3".to_string(), "running Slurm job 8 2.0s".to_string()),
+            "not on the earlier job's node"
+        );
+        events.push(ev(
+            "experiment_placed",
+            "h-e3",
+            "2026-01-01T00:00:03Z",
+            None,
+            Some("Slurm job 8 on n2"),
+        ));
+        let q = queue(&events, &vsa, now);
+        assert_eq!(
+            rows(&q),
             vec![
                 ("h-e1".to_string(), "done 2.5s".to_string()),
                 ("h-e2".to_string(), "running GPU GPU-1 3.0s".to_string()),
-                ("h-e3".to_string(), "waiting".to_string()),
+                (
+                    "h-e3".to_string(),
+                    "running Slurm job 8 on n2 2.0s".to_string()
+                ),
+                ("h-e4".to_string(), "waiting".to_string()),
             ],
             "h-m1 waits on h-e3, so it is not queued yet"
         );

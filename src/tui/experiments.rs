@@ -75,7 +75,13 @@ fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
         .iter()
         .find(|e| e.text.contains(h) && e.text.starts_with("experiment_"))
     {
-        Some(e) if e.text.starts_with("experiment_start") => RunState::Running,
+        // A placement (a Slurm job reaching its node) comes after the start: still running.
+        Some(e)
+            if e.text.starts_with("experiment_start")
+                || e.text.starts_with("experiment_placed") =>
+        {
+            RunState::Running
+        }
         Some(_) => RunState::Finished(None),
         None => RunState::Unknown,
     }
@@ -158,5 +164,12 @@ mod tests {
             RunState::Running
         );
         assert_eq!(state("h-e1", &[], &[]), RunState::Unknown);
+        // Newest first: a Slurm job placed on its node after the start still runs.
+        let placed = EventRow {
+            text: "experiment_placed h-e1 Slurm job 7 on n1".into(),
+            kind: Some("experiment_placed".into()),
+            ..start.clone()
+        };
+        assert_eq!(state("h-e1", &[], &[placed, start]), RunState::Running);
     }
 }

@@ -82,10 +82,27 @@ pub(super) fn start_job(
     let mut event = Event::new("experiment_start")
         .hypothesis(id)
         .message(argv.join(" "));
-    if let Ok(running) = &started {
-        event = event.action(&running.placement());
+    let placement = started.as_ref().map(|r| r.placement()).unwrap_or_default();
+    if started.is_ok() {
+        event = event.action(&placement);
     }
     ctx.emit(event);
+    if let Ok(running) = &started {
+        // Where a scheduler placed the job is known later (a Slurm job's node), on the
+        // back end's thread: each change is an `experiment_placed` event.
+        let (events, stage, h) = (std::sync::Arc::clone(ctx.events), ctx.stage, id.to_string());
+        running.follow_placement(
+            &placement,
+            std::sync::Arc::new(move |now: &str| {
+                let _ = events.emit(
+                    Event::new("experiment_placed")
+                        .stage(stage.name())
+                        .hypothesis(&h)
+                        .action(now),
+                );
+            }),
+        );
+    }
     started
 }
 

@@ -86,9 +86,6 @@ impl SlurmBackend {
         let (bwrap, sandbox_warning) = sandbox::decide(job.sandbox, found)?;
         let mut warnings: Vec<String> = sandbox_warning.into_iter().collect();
         warnings.extend(policy_warnings(job, bwrap.is_some()));
-        if job.max_processes.is_some() {
-            warnings.push("the process limit (engine.experiment_max_processes) is not watched on Slurm; the cluster's own limits apply".into());
-        }
         let inputs = EnvInputs {
             parent: parent_passthrough(),
             workspace: &paths.workspace,
@@ -118,6 +115,7 @@ impl SlurmBackend {
             env: &env,
             slurm_gpus: job.gpus > 0,
             limits: ChildLimits::new(job.memory_limit, job.cpu_limit),
+            max_processes: job.max_processes,
             command: &command,
         })?;
         let name = paths

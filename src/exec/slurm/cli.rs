@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use super::state::{JobInfo, SlurmState};
+use super::state::{JobInfo, QueueLine, parse_queue_line};
 use crate::exec::ExecError;
 
 /// How to reach the cluster's controller.
@@ -58,18 +58,20 @@ impl Client {
         Ok(id.to_string())
     }
 
-    /// `squeue -h -j <id> -o %T`: the state while Slurm lists the job; `None` once it has
-    /// left the queue (or the controller did not answer: the caller asks `scontrol`).
-    pub fn queue_state(&self, id: &str) -> Option<SlurmState> {
+    /// `squeue -h -j <id> -o '%T %M %N'`: state, time used and node while Slurm lists the
+    /// job; `None` once it has left the queue (or the controller did not answer: the caller
+    /// asks `scontrol`).
+    pub fn queue_state(&self, id: &str) -> Option<QueueLine> {
         let out = self
             .command("squeue")
-            .args(["-h", "-j", id, "-o", "%T"])
+            .args(["-h", "-j", id, "-o", "%T %M %N"])
             .stderr(Stdio::null())
             .output()
             .ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let line = text.lines().next()?.trim();
-        (out.status.success() && !line.is_empty()).then(|| SlurmState::parse(line))
+        if !out.status.success() {
+            return None;
+        }
+        parse_queue_line(String::from_utf8_lossy(&out.stdout).lines().next()?)
     }
 
     /// `scontrol show job <id>`: `Ok(None)` when Slurm does not know the id (any more).

@@ -8,6 +8,7 @@
 //! - `script.rs`: the batch script and the `sbatch` flags (pure).
 //! - `state.rs`: Slurm's states → youra's exit kinds (pure).
 //! - `cli.rs`: the four client commands.
+//! - `watchdog.rs`: the script's end: waiting, and the process limit on the node.
 //! - `watch.rs`: the thread that follows one job to its outcome.
 //! - `backend.rs`: [`SlurmBackend`], which prepares, submits and re-attaches.
 
@@ -16,6 +17,7 @@ mod cli;
 pub mod script;
 pub mod state;
 mod watch;
+pub mod watchdog;
 
 pub use backend::SlurmBackend;
 pub use watch::SlurmJob;

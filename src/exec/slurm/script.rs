@@ -1,9 +1,11 @@
 //! The batch script a Slurm job runs, and the `sbatch` flags that submit it. The script does
-//! on the compute node what the local back end does before `exec`: no core files, the
-//! address-space and CPU-time limits (`ulimit`), the allow-listed environment only (`env
-//! -i`), then the same bubblewrap command line. Every word is single-quoted, so a workspace
-//! named `my run's data` reaches bwrap as one argument. Pure: tested by rendering it and
-//! running it under bash.
+//! on the compute node what the local back end does around its command: in a subshell, no
+//! core files, the address-space and CPU-time limits (`ulimit`, the numbers of
+//! `ChildLimits`), then `setsid` (a session and process group of its own) and the
+//! allow-listed environment only (`env -i`) before the same bubblewrap command line; the
+//! script itself stays outside the limits and the group, to wait and to watch the process
+//! count (`watchdog.rs`). Every word is single-quoted, so a workspace named `my run's data`
+//! reaches bwrap as one argument. Pure: tested by rendering it and running it under bash.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -23,6 +25,8 @@ pub struct ScriptSpec<'a> {
     /// environment), not the value computed on the submitting machine.
     pub slurm_gpus: bool,
     pub limits: ChildLimits,
+    /// `Job::max_processes`: the watchdog's limit on the job's process group.
+    pub max_processes: Option<u32>,
     /// bwrap and its arguments then the experiment's argv, or the bare argv.
     pub command: &'a [OsString],
 }
@@ -42,6 +46,12 @@ pub fn render(spec: &ScriptSpec<'_>) -> Result<String, ExecError> {
     let mut out = String::from(
         "#!/bin/bash\n# youra experiment job (generated; see docs/ARCHITECTURE.md, \"Executor\")\n",
     );
+    let cwd = utf8("the job's directory", spec.cwd.as_os_str())?;
+    out.push_str(&format!("cd -- {} || exit 125\n", quote(cwd)));
+    // Job control off, so the subshell is no group leader and `setsid` makes it one in
+    // place: the job's process group id is `$!`. The limits bind only the command (a CPU-time
+    // limit on this shell would end the watchdog, and the job with it, on a long run).
+    out.push_str("set +m\n(\n");
     out.push_str("ulimit -c 0 || exit 125\n");
     if let Some(bytes) = spec.limits.address_space {
         // ulimit -v counts KiB; round down so the limit never exceeds what was asked.
@@ -58,11 +68,9 @@ pub fn render(spec: &ScriptSpec<'_>) -> Result<String, ExecError> {
             s.saturating_add(1)
         ));
     }
-    let cwd = utf8("the job's directory", spec.cwd.as_os_str())?;
-    out.push_str(&format!("cd -- {} || exit 125\n", quote(cwd)));
     // `--` before the assignments (after them env would take it for the command): a name
     // or value starting with `-` is never read as an option.
-    out.push_str("exec env -i --");
+    out.push_str("exec setsid env -i --");
     for (name, value) in spec.env {
         if spec.slurm_gpus && name == "CUDA_VISIBLE_DEVICES" {
             // Double quotes on purpose: expanded on the node, from Slurm's allocation.
@@ -79,7 +87,8 @@ pub fn render(spec: &ScriptSpec<'_>) -> Result<String, ExecError> {
         out.push(' ');
         out.push_str(&quote(utf8("the argument", word)?));
     }
-    out.push('\n');
+    out.push_str("\n) &\njob=$!\n");
+    out.push_str(&super::watchdog::render(spec.max_processes));
     Ok(out)
 }
 
@@ -208,6 +217,7 @@ mod tests {
             env: &env,
             slurm_gpus: true,
             limits: ChildLimits::new(Some(512 << 20), Some(Duration::from_secs(30))),
+            max_processes: Some(16),
             command: &script_args,
         };
         let text = render(&spec).unwrap();
@@ -245,6 +255,7 @@ mod tests {
             env: &env,
             slurm_gpus: false,
             limits: ChildLimits::new(None, None),
+            max_processes: None,
             command: &cmd,
         };
         let status = Command::new("bash")

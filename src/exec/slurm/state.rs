@@ -53,6 +53,28 @@ impl SlurmState {
             _ => SlurmState::Other(word.to_string()),
         }
     }
+
+    /// The word Slurm prints for the state (`TIMEOUT`), for notes a person reads.
+    pub fn name(&self) -> &str {
+        match self {
+            SlurmState::Pending => "PENDING",
+            SlurmState::Configuring => "CONFIGURING",
+            SlurmState::Running => "RUNNING",
+            SlurmState::Completing => "COMPLETING",
+            SlurmState::Suspended => "SUSPENDED",
+            SlurmState::Requeued => "REQUEUED",
+            SlurmState::Completed => "COMPLETED",
+            SlurmState::Failed => "FAILED",
+            SlurmState::Timeout => "TIMEOUT",
+            SlurmState::Cancelled => "CANCELLED",
+            SlurmState::OutOfMemory => "OUT_OF_MEMORY",
+            SlurmState::NodeFail => "NODE_FAIL",
+            SlurmState::BootFail => "BOOT_FAIL",
+            SlurmState::Deadline => "DEADLINE",
+            SlurmState::Preempted => "PREEMPTED",
+            SlurmState::Other(word) => word,
+        }
+    }
 }
 
 /// What the watcher does with a state it read.
@@ -71,16 +93,18 @@ pub enum Verdict {
 
 /// The rule: a state and its `ExitCode=a:b` (from `scontrol`) → what youra does.
 ///
-/// `sandboxed`: inside bubblewrap a signal death arrives as exit 128+n (bwrap's convention,
-/// as for local jobs). An unknown state counts as running: the engine's own time limit
-/// (which cancels the job) bounds the wait, where treating it as an end would drop a live job.
-pub fn verdict(state: &SlurmState, exit: Option<ExitCode>, sandboxed: bool) -> Verdict {
+/// The batch script waits for its command and exits with `wait`'s status, so a signal death
+/// arrives as exit 128+n (bwrap's convention too, as for sandboxed local jobs); a signal in
+/// `ExitCode` ended the script itself (Slurm's SIGKILL). An unknown state counts as running:
+/// the engine's own time limit (which cancels the job) bounds the wait, where treating it as
+/// an end would drop a live job.
+pub fn verdict(state: &SlurmState, exit: Option<ExitCode>) -> Verdict {
     use SlurmState as S;
     match state {
         S::Pending | S::Configuring | S::Requeued => Verdict::Waiting,
         S::Running | S::Completing | S::Suspended | S::Other(_) => Verdict::Running,
         S::Completed => Verdict::Ended(ExitKind::Exited(0)),
-        S::Failed => Verdict::Ended(failed_kind(exit, sandboxed)),
+        S::Failed => Verdict::Ended(failed_kind(exit)),
         S::Timeout | S::Deadline => Verdict::Ended(ExitKind::TimedOut),
         S::Cancelled | S::Preempted => Verdict::Ended(ExitKind::Killed),
         S::OutOfMemory => Verdict::Ended(ExitKind::OutOfMemory),
@@ -89,16 +113,37 @@ pub fn verdict(state: &SlurmState, exit: Option<ExitCode>, sandboxed: bool) -> V
 }
 
 /// FAILED: the code the batch script exited with, or the signal that ended it.
-fn failed_kind(exit: Option<ExitCode>, sandboxed: bool) -> ExitKind {
+fn failed_kind(exit: Option<ExitCode>) -> ExitKind {
     match exit {
         Some(ExitCode { signal, .. }) if signal > 0 => ExitKind::Signalled(signal),
-        Some(ExitCode { code, .. }) if sandboxed && (129..=128 + 64).contains(&code) => {
+        Some(ExitCode { code, .. }) if (129..=128 + 64).contains(&code) => {
             ExitKind::Signalled(code - 128)
         }
         // FAILED with 0:0 happens when the script could not start (a bad --chdir).
         Some(ExitCode { code, .. }) => ExitKind::Exited(if code == 0 { 1 } else { code }),
         None => ExitKind::Exited(1),
     }
+}
+
+/// What `squeue` says of a listed job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueLine {
+    pub state: SlurmState,
+    /// How long it has run (`%M`; zero while it waits).
+    pub used: Option<Duration>,
+    /// Where it runs, once Slurm has placed it.
+    pub node: Option<String>,
+}
+
+/// One line of `squeue -h -o '%T %M %N'`. The node comes last: its field is empty while
+/// the job waits.
+pub fn parse_queue_line(line: &str) -> Option<QueueLine> {
+    let mut words = line.split_whitespace();
+    Some(QueueLine {
+        state: SlurmState::parse(words.next()?),
+        used: words.next().and_then(parse_run_time),
+        node: words.next().map(str::to_string),
+    })
 }
 
 /// `ExitCode=<code>:<signal>` of `scontrol show job`.
@@ -175,37 +220,38 @@ mod tests {
     fn every_state_maps() {
         use ExitKind as K;
         use Verdict as V;
-        let table: &[(&str, Option<ExitCode>, bool, Verdict)] = &[
-            ("PENDING", None, true, V::Waiting),
-            ("CONFIGURING", None, true, V::Waiting),
-            ("REQUEUED", None, true, V::Waiting),
-            ("REQUEUE_HOLD", None, true, V::Waiting),
-            ("RUNNING", None, true, V::Running),
-            ("COMPLETING", ec(0, 0), true, V::Running),
-            ("SUSPENDED", None, true, V::Running),
-            ("STOPPED", None, true, V::Running),
-            ("COMPLETED", ec(0, 0), true, V::Ended(K::Exited(0))),
-            ("FAILED", ec(3, 0), true, V::Ended(K::Exited(3))),
-            ("FAILED", ec(0, 9), false, V::Ended(K::Signalled(9))),
-            ("FAILED", ec(137, 0), true, V::Ended(K::Signalled(9))),
-            ("FAILED", ec(137, 0), false, V::Ended(K::Exited(137))),
-            ("FAILED", ec(0, 0), false, V::Ended(K::Exited(1))),
-            ("FAILED", None, false, V::Ended(K::Exited(1))),
-            ("TIMEOUT", ec(0, 15), true, V::Ended(K::TimedOut)),
-            ("DEADLINE", None, true, V::Ended(K::TimedOut)),
-            ("CANCELLED", ec(0, 15), true, V::Ended(K::Killed)),
-            ("CANCELLED by 0", ec(0, 15), true, V::Ended(K::Killed)),
-            ("PREEMPTED", None, true, V::Ended(K::Killed)),
-            ("OUT_OF_MEMORY", ec(0, 125), true, V::Ended(K::OutOfMemory)),
-            ("NODE_FAIL", ec(0, 0), true, V::Resubmit),
-            ("BOOT_FAIL", None, true, V::Resubmit),
-            ("running", None, true, V::Running),
-            ("SPECIAL_EXIT", None, true, V::Running),
-            ("", None, true, V::Running),
+        let table: &[(&str, Option<ExitCode>, Verdict)] = &[
+            ("PENDING", None, V::Waiting),
+            ("CONFIGURING", None, V::Waiting),
+            ("REQUEUED", None, V::Waiting),
+            ("REQUEUE_HOLD", None, V::Waiting),
+            ("RUNNING", None, V::Running),
+            ("COMPLETING", ec(0, 0), V::Running),
+            ("SUSPENDED", None, V::Running),
+            ("STOPPED", None, V::Running),
+            ("COMPLETED", ec(0, 0), V::Ended(K::Exited(0))),
+            ("FAILED", ec(3, 0), V::Ended(K::Exited(3))),
+            ("FAILED", ec(0, 9), V::Ended(K::Signalled(9))),
+            // The script's `wait` (and bwrap) report a signal death as 128+n.
+            ("FAILED", ec(137, 0), V::Ended(K::Signalled(9))),
+            ("FAILED", ec(123, 0), V::Ended(K::Exited(123))),
+            ("FAILED", ec(0, 0), V::Ended(K::Exited(1))),
+            ("FAILED", None, V::Ended(K::Exited(1))),
+            ("TIMEOUT", ec(0, 15), V::Ended(K::TimedOut)),
+            ("DEADLINE", None, V::Ended(K::TimedOut)),
+            ("CANCELLED", ec(0, 15), V::Ended(K::Killed)),
+            ("CANCELLED by 0", ec(0, 15), V::Ended(K::Killed)),
+            ("PREEMPTED", None, V::Ended(K::Killed)),
+            ("OUT_OF_MEMORY", ec(0, 125), V::Ended(K::OutOfMemory)),
+            ("NODE_FAIL", ec(0, 0), V::Resubmit),
+            ("BOOT_FAIL", None, V::Resubmit),
+            ("running", None, V::Running),
+            ("SPECIAL_EXIT", None, V::Running),
+            ("", None, V::Running),
         ];
-        for (text, exit, sandboxed, want) in table {
+        for (text, exit, want) in table {
             assert_eq!(
-                verdict(&SlurmState::parse(text), *exit, *sandboxed),
+                verdict(&SlurmState::parse(text), *exit),
                 *want,
                 "{text:?} {exit:?}"
             );
@@ -214,6 +260,41 @@ mod tests {
             SlurmState::parse("SPECIAL_EXIT"),
             SlurmState::Other("SPECIAL_EXIT".into())
         );
+        // Every known state's name parses back to it.
+        for (text, ..) in table {
+            let state = SlurmState::parse(text);
+            if !matches!(state, SlurmState::Other(_)) {
+                assert_eq!(SlurmState::parse(state.name()), state, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn queue_lines_parse() {
+        let line = |state, used: Option<u64>, node: Option<&str>| {
+            Some(QueueLine {
+                state,
+                used: used.map(Duration::from_secs),
+                node: node.map(str::to_string),
+            })
+        };
+        let table = [
+            (
+                "RUNNING 1:05 vm",
+                line(SlurmState::Running, Some(65), Some("vm")),
+            ),
+            ("PENDING 0:00 ", line(SlurmState::Pending, Some(0), None)),
+            ("PENDING", line(SlurmState::Pending, None, None)),
+            (
+                "COMPLETING 1-02:00:00 gpu[01-02]",
+                line(SlurmState::Completing, Some(93_600), Some("gpu[01-02]")),
+            ),
+            ("", None),
+            ("   ", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(parse_queue_line(text), want, "{text:?}");
+        }
     }
 
     #[test]

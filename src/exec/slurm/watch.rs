@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 
 use super::cli::Client;
 use super::state::{JobInfo, SlurmState, Verdict, verdict};
-use crate::exec::RunningJob;
+use super::watchdog::process_limit;
 use crate::exec::job::{ExitKind, JobOutcome};
 use crate::exec::log::tail_lines;
 use crate::exec::supervise::{Collect, Shared, collect_outcome};
+use crate::exec::{PlacementNotify, RunningJob};
 
 /// Ids of the jobs this back end still watches (cancelled when the back end is dropped).
 pub type Live = Arc<Mutex<std::collections::BTreeSet<String>>>;
@@ -34,9 +35,40 @@ enum Control {
     Kill,
 }
 
+/// Where the job is: learnt by the watcher, shown by the handle, told to whoever follows it.
+struct Place {
+    id: String,
+    node: Option<String>,
+    /// The placement `notify` was last told (or its follower had already seen).
+    shown: String,
+    notify: Option<PlacementNotify>,
+}
+
+/// `Slurm job 5`, then `Slurm job 5 on node07` once Slurm has placed it.
+pub fn placement_text(id: &str, node: Option<&str>) -> String {
+    match node {
+        Some(node) => format!("Slurm job {id} on {node}"),
+        None => format!("Slurm job {id}"),
+    }
+}
+
+/// Applies `edit`, then tells the follower when the placement it shows changed. The call is
+/// made under the lock so followers see changes in order; it must not call back into the job.
+fn change(place: &Mutex<Place>, edit: impl FnOnce(&mut Place)) {
+    let mut p = lock(place);
+    edit(&mut p);
+    let now = placement_text(&p.id, p.node.as_deref());
+    if now != p.shown
+        && let Some(notify) = p.notify.clone()
+    {
+        p.shown = now.clone();
+        notify(&now);
+    }
+}
+
 /// The engine's handle on a Slurm job.
 pub struct SlurmJob {
-    id: Arc<Mutex<String>>,
+    place: Arc<Mutex<Place>>,
     log_path: std::path::PathBuf,
     control: Sender<Control>,
     shared: Arc<Shared>,
@@ -46,9 +78,14 @@ pub struct SlurmJob {
 pub fn spawn(w: Watch) -> SlurmJob {
     let (control, inbox) = mpsc::channel();
     let shared = Arc::new(Shared::default());
-    let id = Arc::new(Mutex::new(w.id.clone()));
+    let place = Arc::new(Mutex::new(Place {
+        id: w.id.clone(),
+        node: None,
+        shown: String::new(),
+        notify: None,
+    }));
     let job = SlurmJob {
-        id: Arc::clone(&id),
+        place: Arc::clone(&place),
         log_path: w.collect.log_path.clone(),
         control,
         shared: Arc::clone(&shared),
@@ -58,8 +95,9 @@ pub fn spawn(w: Watch) -> SlurmJob {
     let spawned = thread::Builder::new()
         .name("youra-slurm".into())
         .spawn(move || {
-            let outcome = follow(&w, &id, &inbox);
-            lock(&w.live).remove(&*lock(&id));
+            let outcome = follow(&w, &place, &inbox);
+            let id = lock(&place).id.clone();
+            lock(&w.live).remove(&id);
             shared.publish(outcome);
         });
     if let Err(e) = spawned {
@@ -93,7 +131,7 @@ enum Stop {
     TimeLimit,
 }
 
-fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobOutcome {
+fn follow(w: &Watch, place: &Mutex<Place>, inbox: &Receiver<Control>) -> JobOutcome {
     let mut id = w.id.clone();
     let mut resubmitted = false;
     let mut started: Option<Instant> = None;
@@ -124,7 +162,10 @@ fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobO
             w.client.cancel(&id);
             stopping = Some((Stop::TimeLimit, Instant::now()));
         }
-        let (state, info) = read_state(&w.client, &id);
+        let (state, used, node, info) = read_state(&w.client, &id);
+        if let Some(node) = node {
+            change(place, |p| p.node = Some(node));
+        }
         let Some(state) = state else {
             notes.push(format!(
                 "Slurm no longer knows job {id} (finished more than MinJobAge ago, or the controller lost it)"
@@ -132,17 +173,29 @@ fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobO
             return finish(w, &id, ExitKind::Killed, started, None, notes);
         };
         let exit = info.as_ref().and_then(|i| i.exit);
-        match verdict(&state, exit, w.collect.sandboxed) {
+        match verdict(&state, exit) {
             Verdict::Waiting => {}
             Verdict::Running => {
-                started.get_or_insert_with(Instant::now);
+                // From when Slurm started it: a re-attached job's time so far counts, so
+                // youra's limit still passes before Slurm's --time.
+                let now = Instant::now();
+                started.get_or_insert_with(|| used.and_then(|u| now.checked_sub(u)).unwrap_or(now));
             }
             Verdict::Ended(kind) => {
                 let kind = match stopping {
                     Some((Stop::TimeLimit, _)) => ExitKind::TimedOut,
                     Some((Stop::Kill, _)) => ExitKind::Killed,
-                    None => kind,
+                    None => process_limit(
+                        kind,
+                        w.collect.max_processes,
+                        &tail_lines(&w.collect.log_path, 5),
+                    ),
                 };
+                if stopping.is_none() && state != SlurmState::Completed {
+                    // Slurm ended it, not youra: say which state (a TIMEOUT here is the
+                    // cluster's --time, youra's own limit having not yet passed).
+                    notes.push(format!("Slurm ended job {id} as {}", state.name()));
+                }
                 if let Some(node) = info.as_ref().and_then(|i| i.node.clone()) {
                     notes.push(format!("ran as Slurm job {id} on {node}"));
                 }
@@ -160,7 +213,10 @@ fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobO
                         live.insert(new.clone());
                         drop(live);
                         id = new;
-                        *lock(id_slot) = id.clone();
+                        change(place, |p| {
+                            p.id = id.clone();
+                            p.node = None;
+                        });
                         started = None;
                     }
                     Err(e) => {
@@ -179,24 +235,40 @@ fn follow(w: &Watch, id_slot: &Mutex<String>, inbox: &Receiver<Control>) -> JobO
     }
 }
 
-/// The state from `squeue` while the job is listed; from `scontrol` (with the exit code)
-/// once it is not, or when `squeue` shows an end. `None`: neither knows the job.
-fn read_state(client: &Client, id: &str) -> (Option<SlurmState>, Option<JobInfo>) {
-    if let Some(state) = client.queue_state(id)
-        && matches!(
-            verdict(&state, None, false),
-            Verdict::Waiting | Verdict::Running
-        )
+/// What one look at a job found: its state, time used, node (once placed) and, from
+/// `scontrol`, its record.
+type Seen = (
+    Option<SlurmState>,
+    Option<Duration>,
+    Option<String>,
+    Option<JobInfo>,
+);
+
+/// From `squeue` while the job is listed; from `scontrol` (with the exit code) once it is
+/// not, or when `squeue` shows an end. A `None` state: neither knows the job.
+fn read_state(client: &Client, id: &str) -> Seen {
+    if let Some(q) = client.queue_state(id)
+        && matches!(verdict(&q.state, None), Verdict::Waiting | Verdict::Running)
     {
-        return (Some(state), None);
+        return (Some(q.state), q.used, q.node, None);
     }
     match client.show(id) {
-        Ok(Some(info)) => (Some(info.state.clone()), Some(info)),
-        Ok(None) => (None, None),
+        Ok(Some(info)) => (
+            Some(info.state.clone()),
+            info.run_time,
+            info.node.clone(),
+            Some(info),
+        ),
+        Ok(None) => (None, None, None, None),
         Err(e) => {
             // The controller did not answer: ask again on the next poll.
             tracing::warn!("{e}");
-            (Some(SlurmState::Other("UNREACHABLE".into())), None)
+            (
+                Some(SlurmState::Other("UNREACHABLE".into())),
+                None,
+                None,
+                None,
+            )
         }
     }
 }
@@ -227,11 +299,19 @@ impl RunningJob for SlurmJob {
     }
 
     fn scheduler_id(&self) -> Option<String> {
-        Some(lock(&self.id).clone())
+        Some(lock(&self.place).id.clone())
     }
 
     fn placement(&self) -> String {
-        format!("Slurm job {}", lock(&self.id))
+        let p = lock(&self.place);
+        placement_text(&p.id, p.node.as_deref())
+    }
+
+    fn follow_placement(&self, shown: &str, notify: PlacementNotify) {
+        change(&self.place, |p| {
+            p.shown = shown.to_string();
+            p.notify = Some(notify);
+        });
     }
 
     fn tail(&self, n: usize) -> Vec<String> {
@@ -248,5 +328,47 @@ impl RunningJob for SlurmJob {
 
     fn try_outcome(&self) -> Option<JobOutcome> {
         self.shared.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_follower_is_told_each_new_placement_once() {
+        let place = Mutex::new(Place {
+            id: "7".into(),
+            node: None,
+            shown: String::new(),
+            notify: None,
+        });
+        let told = Arc::new(Mutex::new(Vec::<String>::new()));
+        // Before anyone follows, changes are only remembered.
+        change(&place, |p| p.node = Some("n1".into()));
+        let sink = Arc::clone(&told);
+        let follow = |shown: &str| {
+            let sink = Arc::clone(&sink);
+            change(&place, |p| {
+                p.shown = shown.to_string();
+                p.notify = Some(Arc::new(move |now: &str| lock(&sink).push(now.into())));
+            })
+        };
+        // The follower read "Slurm job 7" before the node was known: told at once.
+        follow("Slurm job 7");
+        change(&place, |p| p.node = Some("n1".into()));
+        change(&place, |p| {
+            p.id = "8".into();
+            p.node = None;
+        });
+        change(&place, |p| p.node = Some("n2".into()));
+        assert_eq!(
+            *lock(&told),
+            ["Slurm job 7 on n1", "Slurm job 8", "Slurm job 8 on n2"]
+        );
+        // A follower that already saw the current placement is not told it again.
+        lock(&told).clear();
+        follow("Slurm job 8 on n2");
+        assert!(lock(&told).is_empty());
     }
 }
