@@ -26,6 +26,11 @@ pub struct Binding {
     pub claim: Option<String>,
     /// Indices into `Registry::entries`, measured values only.
     pub candidates: Vec<usize>,
+    /// The context named whose value it is (a hypothesis or a condition), not only a
+    /// metric: only then can a number be another claim's value. A metric alone is shared
+    /// by every hypothesis and condition that measured it, and the registry's names for
+    /// conditions (`onset_decay_0_3`) need not be words the paper uses.
+    pub names_owner: bool,
 }
 
 impl Binding {
@@ -65,9 +70,11 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         .copied()
         .filter(|&i| named_h(i) || key(i).hypothesis.is_none())
         .collect();
+    let mut names_owner = false;
     if set.iter().any(|&i| named_h(i)) {
         set = by_h;
         label.push(m.hypotheses.join("/"));
+        names_owner = true;
     }
 
     let by_metric: Vec<usize> = set
@@ -94,11 +101,13 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
     if most > 0 {
         set.retain(|&i| named_conditions(key(i), m) == most);
         label.push(m.conditions.join("/"));
+        names_owner = true;
     }
 
     Binding {
         claim: (!label.is_empty()).then(|| label.join(" · ")),
         candidates: set,
+        names_owner,
     }
 }
 

@@ -7,8 +7,9 @@
 //! 2. it states a value the run declared (a gate threshold, a seed, a config value, a
 //!    dataset's size) → [`Verdict::Declared`]; declared values are not bound, since a
 //!    paper quotes a threshold wherever it discusses the metric;
-//! 3. it is bound, written with two significant digits or more, its claim has a value of
-//!    its size (within 50%), and it states another claim's measured value →
+//! 3. it is bound to a claim whose owner its context names (a hypothesis or a condition,
+//!    not only a metric), written with two significant digits or more, its claim has a
+//!    value of its size (within 50%), and it states another claim's measured value →
 //!    [`Verdict::WrongClaim`]: the value of a different hypothesis, metric or condition.
 //!    A number nowhere near any value of its claim (p = 1.1e-8 in a clause about
 //!    R² = 0.43) says the binding read the wrong words, not that the paper swapped
@@ -73,7 +74,7 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
     if let Some(other) = verify::find(w, registry, tolerance) {
         return match (&b.claim, expected) {
             (Some(claim), Some(expected))
-                if expected.relative_diff <= PLAUSIBLE && w.sig_digits >= 2 =>
+                if b.names_owner && expected.relative_diff <= PLAUSIBLE && w.sig_digits >= 2 =>
             {
                 Verdict::WrongClaim(WrongClaim {
                     claim: claim.clone(),
@@ -101,6 +102,8 @@ mod tests {
                 Entry::new("h-e1.results.metrics.accuracy".into(), 0.91),
                 Entry::new("h-e2.results.metrics.accuracy".into(), 0.85),
                 Entry::new("h-e1.gate.criteria.0.value".into(), 0.9).declared(),
+                Entry::new("h-e1.results.onset_step".into(), 11200.0),
+                Entry::new("h-m1.results.onset_decay_0_3".into(), 12900.0),
             ],
             ..Registry::empty()
         };
@@ -132,6 +135,13 @@ mod tests {
                 "unverified h-e1.results.metrics.accuracy",
             ),
             ("the mean", "0.85", "unbound h-e2.results.metrics.accuracy"),
+            // Only a metric named: the number may be any owner's value of a related metric
+            // (the registry's `onset_decay_0_3` is the paper's "onset step at decay 0.3").
+            (
+                "onset step",
+                "12,900",
+                "unbound h-m1.results.onset_decay_0_3",
+            ),
             (
                 "the mean",
                 "0.5",
