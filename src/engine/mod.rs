@@ -29,6 +29,7 @@ pub(crate) mod reroute;
 mod run;
 #[cfg(test)]
 mod schema_tests;
+mod search_end;
 pub(crate) use run::stop_mutation as run_stop_mutation;
 mod stages;
 mod summary;

@@ -106,9 +106,12 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
     let step = match ctx.plan.budget_tokens > 0 {
         true => match search::next(ctx, ctx.plan, id, &format!("# Plan for {id}\n\n{brief}"))? {
             search::Next::Run(step) => Some(step),
-            search::Next::Spent => return budget_spent(ctx, id).map(Flight::Done),
+            search::Next::Spent => {
+                return super::search_step::budget_spent(ctx, id).map(Flight::Done);
+            }
             search::Next::Settle(note) => {
-                return settle(ctx, id, &brief, note, None, &[]).map(Flight::Done);
+                return super::search_step::settle(ctx, id, &brief, note, None, &[])
+                    .map(Flight::Done);
             }
         },
         false => None,
@@ -158,7 +161,7 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
     }
 }
 
-fn criteria_now(
+pub(super) fn criteria_now(
     ctx: &StageCtx<'_>,
     id: &str,
     brief: &str,
@@ -219,26 +222,12 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
                 .map(Flight::Done);
             }
             search::After::Settle(note) => {
-                return settle(ctx, &p.id, &p.brief, note, None, &p.history).map(Flight::Done);
+                return super::search_step::settle(ctx, &p.id, &p.brief, note, None, &p.history)
+                    .map(Flight::Done);
             }
         }
     }
     super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
-}
-
-/// The search of `id` ends after a pass: the gate is judged on its best node's measured
-/// values, against the criteria as they stand now (a researcher's edit counts).
-fn settle(
-    ctx: &StageCtx<'_>,
-    id: &str,
-    brief: &str,
-    note: search::Note,
-    outcome: Option<&JobOutcome>,
-    history: &[String],
-) -> Result<Produced, StageError> {
-    let judged = criteria_now(ctx, id, brief)?;
-    let gate = gates::evaluate(&judged.list, &note.best.measured);
-    super::validation::record(ctx, id, &judged, &gate, outcome, history, Some(&note))
 }
 
 /// The gate judged on what was measured, scored in the plan tree where there is one.
@@ -293,7 +282,8 @@ fn measured_step(
             search::After::Settle(note) => {
                 // The attempt's own exit and log belong in the report only when it is the best.
                 let own = (note.best.node == step.node).then_some(&outcome);
-                return settle(ctx, id, &p.brief, note, own, &p.history).map(Flight::Done);
+                return super::search_step::settle(ctx, id, &p.brief, note, own, &p.history)
+                    .map(Flight::Done);
             }
         }
     }
@@ -315,34 +305,6 @@ pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String>
         .trim()
         .to_string();
     (!v.is_empty()).then_some(v)
-}
-
-/// The plan budget is spent: the sub-hypotheses not yet settled are skipped, with the
-/// reason, and the run moves on to Evidence Check with what it has.
-fn budget_spent(ctx: &StageCtx<'_>, id: &str) -> Result<Produced, StageError> {
-    use crate::vsa::enums::HypothesisStatus as S;
-    let snap = ctx.vsa()?;
-    for h in snap
-        .vsa
-        .sub_hypotheses
-        .iter()
-        .filter(|h| matches!(h.status, S::Ready | S::NotStarted | S::InProgress))
-    {
-        let mut m = crate::vsa::mutation::Mutation::new(
-            crate::vsa::mutation::Change::Set {
-                path: format!("sub_hypotheses.{}.status", h.id),
-                value: S::Skipped.as_str().into(),
-            },
-            "plan_budget",
-            "engine",
-            "the plan tree's budget is spent; the run goes on to Evidence Check with what it has",
-        );
-        m.create = true;
-        ctx.store.mutate(&m)?;
-    }
-    Err(StageError::Rerouted(format!(
-        "{id}: the plan budget is spent; on to Evidence Check"
-    )))
 }
 
 fn first_line(s: &str) -> String {

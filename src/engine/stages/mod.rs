@@ -13,6 +13,7 @@ mod reattach;
 mod refinement;
 pub(super) mod review;
 mod scoping;
+mod search_step;
 mod validation;
 
 use super::check::Check;
