@@ -68,19 +68,7 @@ impl Note {
 
 /// A scalar of `sub_hypotheses.<id>.search` as the VSA has it now.
 pub(super) fn search_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
-    let snap = ctx.vsa().ok()?;
-    let v = snap
-        .doc
-        .root
-        .as_ref()?
-        .get("sub_hypotheses")?
-        .get(id)?
-        .get(SEARCH_KEY)?
-        .get(key)?
-        .as_str()?
-        .trim()
-        .to_string();
-    (!v.is_empty()).then_some(v)
+    super::stages::hypothesis_text(ctx, id, &[SEARCH_KEY, key])
 }
 
 /// After a scored attempt of `id` (recorded in the tree): whether anything passed, and if so

@@ -293,14 +293,17 @@ fn measured_step(
 
 /// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).
 pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
+    hypothesis_text(ctx, id, &[key])
+}
+
+/// The trimmed, non-empty scalar at `sub_hypotheses.<id>.<path…>` as the VSA has it now
+/// (`["search", "after_pass"]`).
+pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
     let snap = ctx.vsa().ok()?;
-    let v = snap
-        .doc
-        .root
-        .as_ref()?
-        .get("sub_hypotheses")?
-        .get(id)?
-        .get(key)?
+    let at = snap.doc.root.as_ref()?.get("sub_hypotheses")?.get(id)?;
+    let v = path
+        .iter()
+        .try_fold(at, |n, k| n.get(k))?
         .as_str()?
         .trim()
         .to_string();

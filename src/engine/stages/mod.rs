@@ -61,6 +61,11 @@ pub fn coding_snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<
     coding::snapshot_field(ctx, id, key)
 }
 
+/// A scalar below `sub_hypotheses.<id>` in the VSA now (see `coding::hypothesis_text`).
+pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
+    coding::hypothesis_text(ctx, id, path)
+}
+
 /// The runner of each stage.
 pub fn runner(stage: Stage) -> Box<dyn StageRunner> {
     match stage {
