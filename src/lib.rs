@@ -28,4 +28,5 @@ pub mod steer;
 pub mod tools;
 pub mod tui;
 pub mod vsa;
+pub mod term;
 pub mod yaml;

@@ -1,5 +1,3 @@
-use std::io::IsTerminal;
-
 fn main() -> color_eyre::Result<()> {
     // An ordinary error (a missing folder, a refused write) is a message, not a crash:
     // error reports carry no backtrace unless RUST_LIB_BACKTRACE asks for one, while panics
@@ -8,11 +6,11 @@ fn main() -> color_eyre::Result<()> {
         // SAFETY: main's first statement; no other thread reads the environment yet.
         unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
     }
-    let mut hooks = color_eyre::config::HookBuilder::default().display_env_section(false);
-    if !std::io::stderr().is_terminal() || std::env::var_os("NO_COLOR").is_some() {
-        // Redirected to a file or a pipe: no ANSI escapes in what someone will read later.
-        hooks = hooks.theme(color_eyre::config::Theme::new());
-    }
+    // Plain reports, on a terminal too: an error's message can quote a statement or a file
+    // (model text), and it is escaped as a whole below, which would mangle styling of our own.
+    let hooks = color_eyre::config::HookBuilder::default()
+        .display_env_section(false)
+        .theme(color_eyre::config::Theme::new());
     let (panic_hook, eyre_hook) = hooks.into_hooks();
     eyre_hook.install()?;
     let panic_hook = panic_hook.into_panic_hook();
@@ -23,7 +21,15 @@ fn main() -> color_eyre::Result<()> {
         }
         panic_hook(info)
     }));
-    std::process::exit(youra::cli::run()?)
+    match youra::cli::run() {
+        Ok(code) => std::process::exit(code),
+        Err(report) => {
+            // What `main` returning the error would print, with control characters and bidi
+            // overrides made visible (`youra::term`), and the same exit status.
+            eprintln!("Error: {}", youra::term::escape(&format!("{report:?}")));
+            std::process::exit(1)
+        }
+    }
 }
 
 fn broken_pipe(info: &std::panic::PanicHookInfo<'_>) -> bool {

@@ -4,6 +4,29 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use color_eyre::eyre::WrapErr;
+
+// Every human-readable line a command writes can carry text from a model, an experiment or
+// a file (a statement, a lesson, an event, a log line). These four macros shadow the std
+// ones for every module below (textual macro scope), so each write goes through
+// `crate::term::escape` and no print site can forget it: control characters and bidi
+// overrides are shown as `\uXXXX`. `--json` output passes through too and stays exact (the
+// escape form is JSON's own). youra's CLI writes no styling of its own, so nothing is lost.
+macro_rules! print {
+    ($($arg:tt)*) => { ::std::print!("{}", $crate::term::escape(&::std::format!($($arg)*))) };
+}
+macro_rules! println {
+    () => { ::std::println!() };
+    ($($arg:tt)*) => { ::std::println!("{}", $crate::term::escape(&::std::format!($($arg)*))) };
+}
+#[allow(unused_macros)] // none today; here so that a new `eprint!` is escaped too
+macro_rules! eprint {
+    ($($arg:tt)*) => { ::std::eprint!("{}", $crate::term::escape(&::std::format!($($arg)*))) };
+}
+macro_rules! eprintln {
+    () => { ::std::eprintln!() };
+    ($($arg:tt)*) => { ::std::eprintln!("{}", $crate::term::escape(&::std::format!($($arg)*))) };
+}
 
 mod bench_cmd;
 mod compare_cmd;
@@ -272,6 +295,8 @@ pub fn run() -> color_eyre::Result<i32> {
                 lessons_from: dirs.collect(),
             };
             if run {
+                // Before the engine starts: without a terminal nobody would see it run.
+                crate::tui::require_terminal()?;
                 return engine_cmd::tui_with_engine(&dir, &opts);
             }
             crate::tui::run(&dir, &opts)?;
@@ -306,7 +331,14 @@ pub fn run() -> color_eyre::Result<i32> {
             fast,
             step,
             exec,
-        } => engine_cmd::demo_cmd(dir.map(abs), headless, fast, step, exec.into()),
+        } => {
+            if !headless {
+                // Before the demo run is made: without a terminal, `--headless` is the way.
+                crate::tui::require_terminal()
+                    .wrap_err("`youra demo` shows the TUI; add --headless to run it without")?;
+            }
+            engine_cmd::demo_cmd(dir.map(abs), headless, fast, step, exec.into())
+        }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "youra", &mut std::io::stdout());

@@ -23,3 +23,28 @@ pub mod transcript;
 pub mod watch;
 
 pub use runtime::{Options, run};
+
+/// The TUI draws on a terminal and reads keys from one: without it (`youra tui run | less`,
+/// a cron job, a CI step) say so and what to use instead, rather than let the terminal set-up
+/// panic. Checked after the run and the keymap are read, so those errors come first.
+pub fn require_terminal() -> color_eyre::Result<()> {
+    use std::io::IsTerminal;
+    let missing: Vec<&str> = [
+        ("stdin", std::io::stdin().is_terminal()),
+        ("stdout", std::io::stdout().is_terminal()),
+    ]
+    .into_iter()
+    .filter_map(|(name, tty)| (!tty).then_some(name))
+    .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(color_eyre::eyre::eyre!(
+        "the TUI needs a terminal, and {} not one; run it in a terminal, or use \
+         `youra status <dir>` to read a run and `youra run <dir>` to run one headless",
+        match missing.as_slice() {
+            [one] => format!("{one} is"),
+            _ => missing.join(" and ") + " are",
+        }
+    ))
+}

@@ -96,6 +96,7 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     spawn_watcher(dirs, tx.clone(), go_rx);
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
+    super::require_terminal()?;
     let mut terminal = ratatui::init();
     if opts.mouse {
         execute!(std::io::stdout(), event::EnableMouseCapture).ok();
