@@ -18,6 +18,7 @@ pub mod exec;
 pub mod fsutil;
 pub mod llm;
 pub mod logging;
+pub mod paper;
 pub mod plan;
 pub mod redact;
 pub mod reflect;

@@ -19,6 +19,19 @@ fn main() -> color_eyre::Result<()> {
         if broken_pipe(info) {
             std::process::exit(141);
         }
+        // A panic message can quote outside text too: one holding control or bidi characters
+        // is printed escaped, in place of the hook's report (which would print it raw).
+        let msg = message(info);
+        if let std::borrow::Cow::Owned(escaped) = youra::term::escape(msg) {
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()));
+            eprintln!(
+                "The application panicked (crashed).\nMessage:  {escaped}\nLocation: {}",
+                at.unwrap_or_default()
+            );
+            return;
+        }
         panic_hook(info)
     }));
     match youra::cli::run() {
@@ -32,12 +45,16 @@ fn main() -> color_eyre::Result<()> {
     }
 }
 
-fn broken_pipe(info: &std::panic::PanicHookInfo<'_>) -> bool {
-    let msg = info
-        .payload()
+/// A panic's message, when it is text (it almost always is).
+fn message<'a>(info: &'a std::panic::PanicHookInfo<'_>) -> &'a str {
+    info.payload()
         .downcast_ref::<String>()
         .map(String::as_str)
         .or_else(|| info.payload().downcast_ref::<&str>().copied())
-        .unwrap_or("");
+        .unwrap_or("")
+}
+
+fn broken_pipe(info: &std::panic::PanicHookInfo<'_>) -> bool {
+    let msg = message(info);
     msg.starts_with("failed printing to std") && msg.contains("Broken pipe")
 }

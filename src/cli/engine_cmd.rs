@@ -12,6 +12,9 @@ use crate::rundir::events::Event;
 
 /// The replay bundle of the offline demo, compiled in so an installed `youra` has it.
 pub const DEMO_BUNDLE: &str = include_str!("../../assets/demo/replay.jsonl");
+/// The demo's RECORDED literature search (real works' metadata), replayed offline like the
+/// model replies: Literature Grounding reads it instead of the network.
+pub const DEMO_LITERATURE: &str = include_str!("../../assets/demo/literature.jsonl");
 pub const DEMO_TOPIC: &str = include_str!("../../assets/demo/topic.txt");
 
 pub fn init_cmd(
@@ -291,6 +294,7 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
         std::fs::write(&p, bytes).wrap_err_with(|| format!("cannot write {}", p.display()))
     };
     write("replay/demo.jsonl", DEMO_BUNDLE.as_bytes())?;
+    write(crate::engine::literature::RECORDED, DEMO_LITERATURE.as_bytes())?;
     write("data/penguins.csv", DEMO_DATA)?;
     write("data/LICENSE.md", DEMO_DATA_LICENSE.as_bytes())?;
     if o.step {

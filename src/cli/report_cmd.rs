@@ -132,7 +132,13 @@ fn check(args: &CheckArgs) -> Result<i32> {
     let sanitized = sanitize::sanitize(&text, &registry, args.tolerance);
     let corpus = Corpus::load(&run).wrap_err("cannot read the run's code and logs")?;
     let prov = provenance::check(&text, &corpus);
-    let all = findings::combine(&sanitized, &prov);
+    // References and figures are claims too (crate::paper::check).
+    let all = findings::sorted(
+        findings::combine(&sanitized, &prov)
+            .into_iter()
+            .chain(crate::paper::check(&run, &text))
+            .collect(),
+    );
     let shown = display_path(&paper, &run);
     let written = if args.write {
         write_outputs(&run, &shown, &sanitized, &registry, args.tolerance)?

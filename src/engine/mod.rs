@@ -16,7 +16,7 @@ pub mod gates;
 pub mod init;
 mod intake;
 pub mod lessons;
-mod literature;
+pub mod literature;
 mod lock;
 mod parallel;
 mod plan_search;

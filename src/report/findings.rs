@@ -41,6 +41,12 @@ pub enum FindingKind {
     UnmatchedClaim,
     /// A number that states a different claim's value than the one its context names.
     WrongClaim,
+    /// A citation, DOI or arXiv id naming no work the run's literature search retrieved.
+    HallucinatedReference,
+    /// A DOI or arXiv id that belongs to a retrieved work other than the one the line cites.
+    WrongIdentifier,
+    /// A figure whose measured data file is gone, changed, or was never recorded.
+    FigureSource,
 }
 
 /// The severity rule.
@@ -48,7 +54,10 @@ pub fn severity(kind: FindingKind) -> Severity {
     match kind {
         FindingKind::UnverifiedTableNumber
         | FindingKind::UnmatchedClaim
-        | FindingKind::WrongClaim => Severity::Major,
+        | FindingKind::WrongClaim
+        | FindingKind::HallucinatedReference
+        | FindingKind::WrongIdentifier
+        | FindingKind::FigureSource => Severity::Major,
         FindingKind::UnverifiedProseNumber => Severity::Minor,
     }
 }
@@ -80,6 +89,18 @@ fn finding(
         message,
         evidence,
     }
+}
+
+/// A finding of the paper's references and figures (`crate::paper::check`), with the
+/// severity its kind has.
+pub fn paper_finding(
+    kind: FindingKind,
+    line: usize,
+    column: usize,
+    message: String,
+    evidence: String,
+) -> Finding {
+    finding(kind, line, column, message, evidence)
 }
 
 fn nearest_text(n: Option<&Nearest>) -> String {
@@ -249,6 +270,9 @@ mod tests {
             (FindingKind::UnverifiedProseNumber, Severity::Minor),
             (FindingKind::UnmatchedClaim, Severity::Major),
             (FindingKind::WrongClaim, Severity::Major),
+            (FindingKind::HallucinatedReference, Severity::Major),
+            (FindingKind::WrongIdentifier, Severity::Major),
+            (FindingKind::FigureSource, Severity::Major),
         ];
         for (kind, want) in cases {
             assert_eq!(severity(kind), want, "{kind:?}");

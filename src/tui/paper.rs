@@ -52,6 +52,68 @@ pub struct Paper {
     pub registry_note: String,
     pub lines: Vec<String>,
     pub numbers: Vec<PaperNumber>,
+    /// What the paper ships with: figures, references and the PDF (also listed at the end
+    /// of `lines`, after the manuscript, so the view shows them).
+    pub outputs: Outputs,
+}
+
+/// The manuscript's figures (`file — caption`), references (`[@key] title (year), DOI`) and
+/// the PDF's absolute path when it was compiled.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outputs {
+    pub figures: Vec<String>,
+    pub references: Vec<String>,
+    pub pdf: Option<PathBuf>,
+}
+
+/// The run's figures, retrieved references and PDF, as the paper view lists them.
+pub fn outputs(root: &Path) -> Outputs {
+    let figures = crate::paper::figures::load_manifest(root)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|f| format!("paper/{} — {}", f.file, f.caption))
+        .collect();
+    let references = crate::paper::records(root)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| {
+            let year = r.year.map(|y| format!(" ({y})")).unwrap_or_default();
+            let id = r
+                .doi
+                .map(|d| format!(", doi:{d}"))
+                .or(r.arxiv.map(|a| format!(", arXiv:{a}")))
+                .unwrap_or_default();
+            format!("[@{}] {}{year}{id}", r.key, r.title)
+        })
+        .collect();
+    let pdf = Some(root.join(crate::paper::PDF)).filter(|p| p.is_file());
+    Outputs {
+        figures,
+        references,
+        pdf,
+    }
+}
+
+impl Outputs {
+    /// The lines the view appends after the manuscript.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![String::new(), "―― What the paper ships with ――".to_string()];
+        out.push(match &self.pdf {
+            Some(p) => format!("PDF: {}", p.display()),
+            None => "PDF: not compiled yet (Manuscript Refinement writes paper/paper.pdf)".into(),
+        });
+        out.push(format!("Figures ({}):", self.figures.len()));
+        out.extend(self.figures.iter().map(|f| format!("  {f}")));
+        out.push(format!(
+            "References ({}, retrieved by the run's literature search):",
+            self.references.len()
+        ));
+        if self.references.is_empty() {
+            out.push("  none: the paper cites nothing".into());
+        }
+        out.extend(self.references.iter().map(|r| format!("  {r}")));
+        out
+    }
 }
 
 impl Paper {
@@ -92,11 +154,18 @@ pub fn read_paper(root: &Path) -> Result<Paper, String> {
     // One line per paragraph, so the view wraps it to its own width instead of re-wrapping
     // the file's hard-wrapped lines (which left orphan words at every source break).
     let text = reflow(&text);
+    let outputs = outputs(root);
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    // A paper from before figures, references and PDFs existed shows as it always did.
+    if outputs != Outputs::default() {
+        lines.extend(outputs.lines());
+    }
     Ok(Paper {
         file: rel.display().to_string(),
         registry_note,
-        lines: text.split('\n').map(str::to_string).collect(),
+        lines,
         numbers: check(&text, &registry, verify::DEFAULT_TOLERANCE),
+        outputs,
     })
 }
 
@@ -367,5 +436,40 @@ mod tests {
             (p.file.as_str(), p.lines[0].as_str()),
             ("paper/06_paper_final.md", "final")
         );
+        assert_eq!(p.lines.len(), 2, "no outputs, no trailer: {:?}", p.lines);
+    }
+
+    #[test]
+    fn the_view_lists_figures_references_and_the_pdf() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("paper/figures")).unwrap();
+        std::fs::write(root.join("paper/06_paper_final.md"), "# T\n").unwrap();
+        std::fs::write(
+            root.join("literature.jsonl"),
+            "{\"key\":\"g2014\",\"title\":\"Penguins\",\"year\":2014,\"doi\":\"10.1/x\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("paper/figures/manifest.json"),
+            r#"[{"file":"figures/gates.svg","caption":"Gate summary","section":"Results","sources":[]}]"#,
+        )
+        .unwrap();
+        std::fs::write(root.join("paper/paper.pdf"), b"%PDF-").unwrap();
+        let p = read_paper(root).unwrap();
+        let tail = p.lines[1..].join("\n");
+        assert!(
+            tail.contains(&format!("PDF: {}", root.join("paper/paper.pdf").display())),
+            "{tail}"
+        );
+        assert!(
+            tail.contains("paper/figures/gates.svg — Gate summary"),
+            "{tail}"
+        );
+        assert!(
+            tail.contains("[@g2014] Penguins (2014), doi:10.1/x"),
+            "{tail}"
+        );
+        assert_eq!(p.outputs.references.len(), 1);
     }
 }

@@ -35,8 +35,10 @@ bill length separates Adelie from Chinstrap.
 3. Whether a bill-only classifier holds within each sex, given the dimorphism.
 
 ## Sources
-- Gorman KB, Williams TD, Fraser WR (2014). PLoS ONE 9(3): e90081.
-- Horst AM, Hill AP, Gorman KB (2020). palmerpenguins: Palmer Archipelago (Antarctica) penguin data.
+- [@gorman2014ecological] Gorman, Williams and Fraser (2014), PLoS ONE: the measurements.
+- [@horst2020palmerpenguins] Horst, Hill and Gorman (2020): the palmerpenguins data package.
+- [@fisher1936use] Fisher (1936): linear discriminants.
+- [@tibshirani2002diagnosis] Tibshirani et al. (2002): nearest shrunken centroids.
 ";
 
 const TURNS: [(&str, &str); 6] = [
@@ -341,7 +343,9 @@ Field surveys of penguins measure bills with calipers and weigh birds on a scale
 alone tells the three Palmer species apart, and whether body mass adds anything once the bill is known.
 
 ## Related Work
-Gorman et al. (2014) collected the measurements; Horst et al. (2020) released them as the palmerpenguins data.
+Gorman et al. (2014) collected the measurements [@gorman2014ecological]; Horst et al. (2020) released them as the
+palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a close relative of Fisher's linear
+discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
 
 ## Method
 A nearest centroid classifier on standardized bill length and bill depth, fitted on four folds and scored by
@@ -466,7 +470,9 @@ Field surveys of penguins measure bills with calipers and weigh birds on a scale
 mass is redundant once the bill is known, failed its gate and was redesigned: we now ask what mass adds.
 
 ## Related Work
-Gorman et al. (2014) collected the measurements; Horst et al. (2020) released them as the palmerpenguins data.
+Gorman et al. (2014) collected the measurements [@gorman2014ecological]; Horst et al. (2020) released them as the
+palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a close relative of Fisher's linear
+discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
 
 ## Method
 A nearest centroid classifier on standardized bill length and bill depth, with and without body mass, fitted on

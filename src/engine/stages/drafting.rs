@@ -49,6 +49,30 @@ pub fn write_sanitized(
     Ok(report)
 }
 
+/// The paper with its figures drawn from the measured files (written under
+/// `paper/figures/`, each linked in Results) and, when the run retrieved no works, the note
+/// that it cites none. A figure that cannot be drawn is reported, not fatal: the paper
+/// without it is still true.
+pub fn with_figures_and_references(
+    ctx: &StageCtx<'_>,
+    paper: &str,
+    vsa: &crate::vsa::model::Vsa,
+    records: &[crate::paper::refs::Record],
+) -> String {
+    let gates = crate::paper::figures::gates_of(vsa);
+    let paper = match crate::paper::figures::write_all(ctx.run, &gates) {
+        Ok(figures) => crate::paper::figures::with_links(paper, &figures),
+        Err(e) => {
+            ctx.emit(
+                crate::rundir::events::Event::new("figures")
+                    .message(format!("the paper's figures could not be drawn: {e}")),
+            );
+            paper.to_string()
+        }
+    };
+    crate::paper::with_reference_note(&paper, records)
+}
+
 impl StageRunner for ManuscriptDrafting {
     fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
         let registry = registry(ctx)?;
@@ -59,6 +83,13 @@ impl StageRunner for ManuscriptDrafting {
             .unwrap_or_else(|| ctx.topic.clone());
         let statement = main.and_then(|m| m.statement.clone()).unwrap_or_default();
         let evidence = ctx.read(super::evidence::ARTIFACT).unwrap_or_default();
+        let records = crate::paper::records(ctx.run)
+            .map_err(|e| StageError::MustStop(format!("{e}; re-run Literature Grounding")))?;
+        let references = crate::engine::literature::Search {
+            note: String::new(),
+            records: records.clone(),
+        }
+        .results_markdown();
         let mut drafted: Vec<(&str, String)> = Vec::new();
         for (group, secs) in GROUPS {
             let so_far = drafted
@@ -72,6 +103,7 @@ impl StageRunner for ManuscriptDrafting {
                 ("main_hypothesis", statement.clone()),
                 ("evidence", evidence.clone()),
                 ("whitelist", registry.whitelist()),
+                ("references", references.clone()),
                 (
                     "drafted",
                     if so_far.is_empty() {
@@ -100,6 +132,7 @@ impl StageRunner for ManuscriptDrafting {
             .collect::<Vec<_>>()
             .join("\n\n");
         let paper = format!("# {title}\n\n{abstract_}\n\n{body}\n");
+        let paper = with_figures_and_references(ctx, &paper, &snap.vsa, &records);
         let report = write_sanitized(ctx, PAPER, &paper, &registry)?;
         let all: Vec<&str> = GROUPS.iter().flat_map(|(_, s)| s.iter().copied()).collect();
         let mut check = sections(&report.text, &all);

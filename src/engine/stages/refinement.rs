@@ -1,5 +1,7 @@
 //! Manuscript Refinement: the final revision of the reviewed paper, sanitized, written as
-//! `paper/06_paper_final.md`; no MAJOR finding of the automatic checks may remain.
+//! `paper/06_paper_final.md` and published from that checked text as `paper/paper.pdf`
+//! (Typst, in-process), `paper/paper.tex` and `paper/references.bib`; no MAJOR finding of
+//! the automatic checks may remain.
 
 use super::{Produced, StageRunner};
 use crate::engine::check::Check;
@@ -23,7 +25,26 @@ impl StageRunner for ManuscriptRefinement {
             })?;
         let (_, auto) = super::review::automatic(ctx, &paper, &registry);
         let polished = super::review::refine(ctx, &paper, &auto, &registry)?;
+        // The reviser may drop a figure link; the figures and the no-references note return.
+        let snap = ctx.vsa()?;
+        let records = crate::paper::records(ctx.run)
+            .map_err(|e| StageError::MustStop(format!("{e}; re-run Literature Grounding")))?;
+        let polished =
+            super::drafting::with_figures_and_references(ctx, &polished, &snap.vsa, &records);
         let report = super::drafting::write_sanitized(ctx, FINAL, &polished, &registry)?;
+        // The PDF, the LaTeX and the bibliography, from the checked text.
+        let event = match crate::paper::publish(ctx.run, &report.text) {
+            Ok(p) => format!(
+                "{} and {} written ({} references, {} KB PDF compiled in {} ms)",
+                crate::paper::PDF,
+                crate::paper::TEX,
+                p.references,
+                p.pdf_bytes / 1024,
+                p.pdf.as_millis()
+            ),
+            Err(e) => format!("{} not written: {e}", crate::paper::PDF),
+        };
+        ctx.emit(crate::rundir::events::Event::new("paper").message(event));
         let (_, left) = super::review::automatic(ctx, &report.text, &registry);
         let majors: Vec<String> = left
             .into_iter()

@@ -90,7 +90,9 @@ pub fn automatic(
     let s = sanitize(paper, registry, DEFAULT_TOLERANCE);
     let corpus = Corpus::load(ctx.run).unwrap_or_else(|_| Corpus::from_texts(Vec::new()));
     let p = provenance::check(paper, &corpus);
-    let all = findings::combine(&s, &p);
+    let mut all = findings::combine(&s, &p);
+    // References and figures: a hallucinated citation or a figure without its data is MAJOR.
+    all = findings::sorted(all.into_iter().chain(crate::paper::check(ctx.run, paper)).collect());
     let text = if all.is_empty() {
         "no automatic findings".to_string()
     } else {

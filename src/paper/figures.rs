@@ -1,0 +1,423 @@
+//! The paper's figures, drawn from the run's own measured files: each sub-hypothesis's metric
+//! across its attempts (what the TUI's chart shows, from `h-*/results/attempts/<n>/metrics.jsonl`)
+//! and one gate summary (required vs measured per criterion). Each figure is written as SVG
+//! under `paper/figures/` and recorded in `paper/figures/manifest.json` with the path and
+//! sha256 of every file it plots, so `youra report check` can verify a figure like a claim.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::draw::{self, Curve, GateBar};
+
+/// Where the figures and their manifest live, relative to the run.
+pub const FIGURES_DIR: &str = "paper/figures";
+pub const MANIFEST: &str = "paper/figures/manifest.json";
+
+/// One measured file a figure plots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// Relative to the run.
+    pub path: String,
+    pub sha256: String,
+}
+
+/// A figure as the paper cites it and the checker verifies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// Relative to `paper/` (what the Markdown links): `figures/h-e1_metric.svg`.
+    pub file: String,
+    pub caption: String,
+    /// The section the figure belongs to.
+    pub section: String,
+    pub sources: Vec<Source>,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn source(run: &Path, rel: &str) -> Option<Source> {
+    let bytes = std::fs::read(run.join(rel)).ok()?;
+    Some(Source {
+        path: rel.to_string(),
+        sha256: sha256_hex(&bytes),
+    })
+}
+
+/// A sub-hypothesis and what its gate asks, as the figures need them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HypothesisGate {
+    pub id: String,
+    /// `(metric, op, required)` per criterion.
+    pub criteria: Vec<(String, String, f64)>,
+    /// metric → the value the gate judged.
+    pub measured: Vec<(String, f64)>,
+    pub passed: Option<bool>,
+}
+
+/// The sub-hypotheses of the run's VSA with their gates, in VSA order.
+pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {
+    vsa.sub_hypotheses
+        .iter()
+        .map(|h| HypothesisGate {
+            id: h.id.clone(),
+            criteria: h
+                .gate
+                .rules
+                .iter()
+                .map(|r| (r.metric.clone(), r.op.to_string(), r.value))
+                .collect(),
+            measured: h
+                .gate
+                .measured
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.trim().parse::<f64>().ok()?)))
+                .collect(),
+            passed: h.gate.satisfied,
+        })
+        .collect()
+}
+
+/// Attempt folders of one hypothesis, oldest first: `(n, rel path of its metrics.jsonl)`.
+fn attempts(run: &Path, h: &str) -> Vec<(u32, String)> {
+    let dir = run.join(h).join("results").join("attempts");
+    let mut out: Vec<(u32, String)> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let n: u32 = e.file_name().to_str()?.parse().ok()?;
+            let rel = format!("{h}/results/attempts/{n}/metrics.jsonl");
+            run.join(&rel).is_file().then_some((n, rel))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The curve of one hypothesis: its gate's metric (else `accuracy`, else the first number)
+/// per attempt, split by a `model` or `split` label when the rows carry one.
+pub fn curve(run: &Path, h: &HypothesisGate) -> Option<(Curve, Vec<Source>)> {
+    let mut files = attempts(run, &h.id);
+    let current = format!("{}/results/metrics.jsonl", h.id);
+    let last_same = files.last().is_some_and(|(_, rel)| {
+        std::fs::read(run.join(rel)).ok() == std::fs::read(run.join(&current)).ok()
+    });
+    if run.join(&current).is_file() && !last_same {
+        files.push((0, current));
+    }
+    let mut rows_by_file = Vec::new();
+    for (n, rel) in &files {
+        let text = std::fs::read_to_string(run.join(rel)).ok()?;
+        let rows: Vec<serde_json::Map<String, serde_json::Value>> = text
+            .lines()
+            .filter_map(|l| {
+                serde_json::from_str::<serde_json::Value>(l)
+                    .ok()?
+                    .as_object()
+                    .cloned()
+            })
+            .collect();
+        rows_by_file.push((*n, rel.clone(), rows));
+    }
+    let all_rows = || rows_by_file.iter().flat_map(|(_, _, r)| r.iter());
+    let x_name = ["step", "epoch", "iteration"]
+        .into_iter()
+        .find(|k| all_rows().any(|r| r.contains_key(*k)))
+        .unwrap_or("line");
+    let has = |k: &str| all_rows().any(|r| r.get(k).is_some_and(serde_json::Value::is_number));
+    let metric = h
+        .criteria
+        .iter()
+        .map(|(m, _, _)| m.as_str())
+        .find(|m| has(m))
+        .or_else(|| has("accuracy").then_some("accuracy"))
+        .or_else(|| {
+            all_rows()
+                .flat_map(|r| r.iter())
+                .find(|(k, v)| v.is_number() && k.as_str() != x_name)
+                .map(|(k, _)| k.as_str())
+        })?
+        .to_string();
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (n, _, rows) in &rows_by_file {
+        let attempt = if *n == 0 {
+            "latest".to_string()
+        } else {
+            format!("attempt {n}")
+        };
+        for (i, row) in rows.iter().enumerate() {
+            let Some(y) = row.get(&metric).and_then(serde_json::Value::as_f64) else {
+                continue;
+            };
+            let x = row
+                .get(x_name)
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(i as f64 + 1.0);
+            let label = ["model", "split"]
+                .iter()
+                .find_map(|k| row.get(*k).and_then(serde_json::Value::as_str))
+                .map_or(attempt.clone(), |l| format!("{attempt}, {l}"));
+            match series.iter_mut().find(|(name, _)| *name == label) {
+                Some((_, pts)) => pts.push((x, y)),
+                None => series.push((label, vec![(x, y)])),
+            }
+        }
+    }
+    if series.is_empty() {
+        return None;
+    }
+    let threshold = h
+        .criteria
+        .iter()
+        .find(|(m, _, _)| *m == metric)
+        .map(|(_, _, v)| *v);
+    let sources = files
+        .iter()
+        .filter_map(|(_, rel)| source(run, rel))
+        .collect();
+    Some((
+        Curve {
+            title: format!("{}: {metric} per {x_name}", h.id),
+            x_name: x_name.to_string(),
+            metric,
+            series,
+            threshold,
+        },
+        sources,
+    ))
+}
+
+/// The gate summary's bars and the files they come from (each hypothesis's final results).
+pub fn gate_bars(run: &Path, gates: &[HypothesisGate]) -> (Vec<GateBar>, Vec<Source>) {
+    let mut bars = Vec::new();
+    let mut sources = Vec::new();
+    for h in gates {
+        for (metric, op, required) in &h.criteria {
+            let measured = h
+                .measured
+                .iter()
+                .find(|(m, _)| m == metric)
+                .map(|(_, v)| *v);
+            bars.push(GateBar {
+                label: format!("{} {metric}", h.id),
+                op: op.clone(),
+                required: *required,
+                measured,
+                passed: h.passed,
+            });
+        }
+        if let Some(s) = source(run, &format!("{}/results/experiment_results.json", h.id)) {
+            sources.push(s);
+        }
+    }
+    (bars, sources)
+}
+
+/// Draw every figure the run's data allows, write them and the manifest, and return them.
+/// A hypothesis without metrics gets no curve; a run without gate criteria no summary.
+pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, String> {
+    let dir = run.join(FIGURES_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut figures = Vec::new();
+    let mut put = |name: &str, svg: String, caption: String, sources: Vec<Source>| {
+        let path = dir.join(name);
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        figures.push(Figure {
+            file: format!("figures/{name}"),
+            caption,
+            section: "Results".into(),
+            sources,
+        });
+        Ok::<(), String>(())
+    };
+    for h in gates {
+        if let Some((c, sources)) = curve(run, h) {
+            let caption = format!(
+                "Measured {} of {} across its attempts{}",
+                c.metric.replace('_', " "),
+                h.id,
+                if c.threshold.is_some() {
+                    ", with the gate's threshold dashed"
+                } else {
+                    ""
+                }
+            );
+            put(
+                &format!("{}_metric.svg", h.id),
+                draw::curves(&c)?,
+                caption,
+                sources,
+            )?;
+        }
+    }
+    let (bars, sources) = gate_bars(run, gates);
+    if !bars.is_empty() {
+        let caption =
+            "Gate summary: each criterion's required value beside the value measured".to_string();
+        put("gates.svg", draw::gates(&bars)?, caption, sources)?;
+    }
+    let manifest = serde_json::to_string_pretty(&figures).map_err(|e| e.to_string())?;
+    let path = run.join(MANIFEST);
+    std::fs::write(&path, manifest + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(figures)
+}
+
+/// The manifest as written; a missing one is no figures.
+pub fn load_manifest(run: &Path) -> Result<Vec<Figure>, String> {
+    let path = run.join(MANIFEST);
+    match std::fs::read_to_string(&path) {
+        Ok(t) => serde_json::from_str(&t).map_err(|e| {
+            format!(
+                "{} is not a figure manifest ({e}); re-run Manuscript Drafting",
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The figure links of a Markdown paper: `(line, caption, target)`.
+pub fn links(md: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    for (i, line) in md.lines().enumerate() {
+        let mut rest = line;
+        while let Some(a) = rest.find("![") {
+            let after = &rest[a + 2..];
+            let Some(close) = after.find("](") else { break };
+            let Some(end) = after[close + 2..].find(')') else {
+                break;
+            };
+            out.push((
+                i + 1,
+                after[..close].to_string(),
+                after[close + 2..close + 2 + end].trim().to_string(),
+            ));
+            rest = &after[close + 2 + end..];
+        }
+    }
+    out
+}
+
+/// What is wrong with the paper's figures: a link to a figure the manifest does not hold, a
+/// figure file missing, or a plotted file that is gone or changed since it was drawn.
+/// `(line, message, evidence)`; line 0 when the problem is not on a line of the paper.
+pub fn problems(run: &Path, md: &str) -> Vec<(usize, String, String)> {
+    let figures = match load_manifest(run) {
+        Ok(f) => f,
+        Err(e) => return vec![(0, "the figure manifest cannot be read".into(), e)],
+    };
+    let mut out = Vec::new();
+    for (line, _, target) in links(md) {
+        let Some(f) = figures.iter().find(|f| f.file == target) else {
+            out.push((
+                line,
+                format!("figure {target} is not a figure drawn from the run's data"),
+                format!(
+                    "{MANIFEST} lists: {}",
+                    figures
+                        .iter()
+                        .map(|f| f.file.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+            continue;
+        };
+        if !run.join("paper").join(&f.file).is_file() {
+            out.push((
+                line,
+                format!("figure {} is missing", f.file),
+                "re-run Manuscript Drafting to draw it".into(),
+            ));
+        }
+        if f.sources.is_empty() {
+            out.push((
+                line,
+                format!("figure {} names no measured file", f.file),
+                MANIFEST.into(),
+            ));
+        }
+        for s in &f.sources {
+            let now = std::fs::read(run.join(&s.path))
+                .ok()
+                .map(|b| sha256_hex(&b));
+            match now {
+                None => out.push((
+                    line,
+                    format!("figure {} plots {}, which no longer exists", f.file, s.path),
+                    "the figure is a claim without its data".into(),
+                )),
+                Some(h) if h != s.sha256 => out.push((
+                    line,
+                    format!(
+                        "figure {} plots {}, which changed since it was drawn",
+                        f.file, s.path
+                    ),
+                    format!(
+                        "sha256 recorded {}, now {h}; re-run Manuscript Drafting",
+                        s.sha256
+                    ),
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// The paper with a link to every figure not linked yet, at the end of its Results section
+/// (or at the end when it has none). The caption is what the paper cites.
+pub fn with_links(md: &str, figures: &[Figure]) -> String {
+    let linked: Vec<String> = links(md).into_iter().map(|(_, _, t)| t).collect();
+    let missing: Vec<&Figure> = figures
+        .iter()
+        .filter(|f| !linked.contains(&f.file))
+        .collect();
+    if missing.is_empty() {
+        return md.to_string();
+    }
+    let block: String = missing
+        .iter()
+        .map(|f| format!("![{}]({})\n\n", f.caption, f.file))
+        .collect();
+    let lines: Vec<&str> = md.lines().collect();
+    let results = lines.iter().position(|l| {
+        l.starts_with('#')
+            && l.trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("results")
+    });
+    let end = results.map(|r| {
+        lines[r + 1..]
+            .iter()
+            .position(|l| l.starts_with("# ") || l.starts_with("## "))
+            .map_or(lines.len(), |i| r + 1 + i)
+    });
+    match end {
+        Some(at) => {
+            let mut head = lines[..at].join("\n");
+            head = head.trim_end().to_string();
+            let tail = lines[at..].join("\n");
+            let mut out = format!("{head}\n\n{}", block);
+            out.push_str(&tail);
+            if md.ends_with('\n') && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out
+        }
+        None => format!("{}\n\n{}", md.trim_end(), block.trim_end()) + "\n",
+    }
+}
+
+/// The run folder a figure source path is relative to (for messages).
+pub fn figure_path(run: &Path, f: &Figure) -> PathBuf {
+    run.join("paper").join(&f.file)
+}
