@@ -137,8 +137,8 @@ pub struct PlanSettings {
     pub budget_tokens: u64,
     /// Optional wall-time budget in seconds (r is the smaller share).
     pub budget_secs: Option<f64>,
-    /// adaptive, uct, uct:<c>, greedy, random, fixed or fixed:<α>: anything else is an error
-    /// naming these.
+    /// adaptive, uct, uct:<c>, greedy (the default), random, fixed or fixed:<α>: anything
+    /// else is an error naming these.
     pub policy: crate::plan::Policy,
     /// α's cap.
     pub alpha_max: f64,
@@ -148,6 +148,11 @@ pub struct PlanSettings {
     pub max_children: usize,
     /// Re-expansions of a node whose children were all pruned, after its first.
     pub reexpand_limit: u32,
+    /// How Q and widening are computed: `reference` (PrimeScientist's code: pruned and failed
+    /// children stay out of their ancestors' Q; a node is widened up to m children in play
+    /// once they have all run) or `youra` (the earlier rules, for comparison). Anything else
+    /// is an error naming these. See docs/decisions/0005-plan-tree-rules.md.
+    pub tree_rules: crate::plan::TreeRules,
     /// Attempts a sub-hypothesis's search may make after its first pass; unset = while the
     /// budget lasts (the paper's search). The VSA's `sub_hypotheses.<h>.search.after_pass`,
     /// when set, overrides it for that sub-hypothesis.
@@ -161,11 +166,14 @@ impl Default for PlanSettings {
         PlanSettings {
             budget_tokens: 0,
             budget_secs: None,
-            policy: crate::plan::Policy::Adaptive,
+            // The allocation sweep's evidence (docs/decisions/0005-plan-tree-rules.md):
+            // greedy is never behind adaptive in 30 settings, ahead in 22.
+            policy: crate::plan::Policy::Greedy,
             alpha_max: crate::plan::ALPHA_MAX,
             delta: crate::plan::DELTA,
             max_children: crate::plan::MAX_CHILDREN,
             reexpand_limit: crate::plan::REEXPAND_LIMIT,
+            tree_rules: crate::plan::TreeRules::default(),
             after_pass: None,
             seed: 7,
         }

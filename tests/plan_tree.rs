@@ -413,3 +413,86 @@ fn a_killed_search_resumes_to_the_same_result_as_an_uninterrupted_one() {
         );
     }
 }
+
+/// (id, visits, Q) of every node.
+fn stats(t: &PlanTree) -> Vec<(String, u64, f64)> {
+    t.nodes()
+        .iter()
+        .map(|n| (n.id.to_string(), n.stats.visits, n.stats.q))
+        .collect()
+}
+
+#[test]
+fn the_rules_are_written_with_the_tree_and_a_tree_without_them_is_youra_s() {
+    use youra::plan::TreeRules;
+    let dir = tempfile::tempdir().unwrap();
+    // The sample under the reference rules: the pruned child (0.2) and the failure stay out
+    // of the root's Q, which is then the mean of 0.6 and 0.75.
+    let t = sample();
+    assert_eq!(t.rules(), TreeRules::Reference);
+    let root = &stats(&t)[0];
+    assert_eq!((root.1, (root.2 * 1e6).round()), (2, 675_000.0), "{root:?}");
+    t.save_all(dir.path()).unwrap();
+    let text = fs::read_to_string(dir.path().join("plan/tree.json")).unwrap();
+    assert!(text.contains("\"rules\": \"reference\""), "{text}");
+    let loaded = load(dir.path(), Plans::Read).unwrap();
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.tree.rules(), TreeRules::Reference);
+    assert_eq!(stats(&loaded.tree), stats(&t));
+
+    // The same tree.json without the key was written before the setting: youra's rules,
+    // under which its stats.json files disagree (recomputed, with one warning per file).
+    let mut legacy: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(legacy.as_object_mut().unwrap().remove("rules").is_some());
+    fs::write(dir.path().join("plan/tree.json"), legacy.to_string()).unwrap();
+    let old = load(dir.path(), Plans::Read).unwrap();
+    assert_eq!(old.tree.rules(), TreeRules::Youra);
+    let root = &stats(&old.tree)[0];
+    assert_eq!((root.1, (root.2 * 1e6).round()), (4, 387_500.0), "{root:?}");
+    assert_eq!(old.warnings.len(), 1, "{:?}", old.warnings);
+    assert!(old.warnings[0].to_string().contains("recomputed"));
+
+    // The engine restates it under the configured rules and saves: a clean load again.
+    let mut tree = old.tree;
+    let changed = tree.set_rules(TreeRules::Reference, MAX_CHILDREN);
+    assert_eq!(changed.len(), 1);
+    tree.save(dir.path(), &changed).unwrap();
+    let again = load(dir.path(), Plans::Read).unwrap();
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert_eq!(stats(&again.tree), stats(&t));
+
+    // An unknown value is an error that names the valid ones, not a silent default.
+    let bad = text.replace("\"rules\": \"reference\"", "\"rules\": \"paper\"");
+    fs::write(dir.path().join("plan/tree.json"), bad).unwrap();
+    let e = load(dir.path(), Plans::Read).unwrap_err();
+    assert!(matches!(e, PlanError::Parse { .. }), "{e}");
+    assert!(e.to_string().contains("use reference or youra"), "{e}");
+}
+
+#[test]
+fn under_the_reference_rules_a_failed_child_is_not_widened_past() {
+    use youra::plan::TreeRules;
+    // A root with three children that all failed: youra widens it (every child out of
+    // play), the reference does not (three children in play, m = 3) and redrafts instead.
+    for (rules, want_widen) in [(TreeRules::Youra, true), (TreeRules::Reference, false)] {
+        let mut t = PlanTree::new();
+        t.set_rules(rules, MAX_CHILDREN);
+        let r = t.add_root(draft(0.5, 0), "t");
+        t.record_outcome(&r, packet(0.5, 0), DELTA).unwrap();
+        let kids = t
+            .expand(
+                &r,
+                (1..=3).map(|n| draft(0.5, n)).collect(),
+                MAX_CHILDREN,
+                "t",
+            )
+            .unwrap();
+        for (n, k) in kids.iter().enumerate() {
+            t.record_failure(k, packet(0.0, n)).unwrap();
+        }
+        let b = Budget::tokens(1_000_000);
+        let got = select(&t, &b, REEXPAND_LIMIT, &mut XorShift64::new(3)).action;
+        let widened = matches!(got, Action::Widen { .. });
+        assert_eq!(widened, want_widen, "{rules}: {got:?}");
+    }
+}

@@ -23,9 +23,11 @@ pub enum BenchCommand {
         /// How many synthetic tasks (at least 1); with --sweep, per setting.
         #[arg(long, default_value_t = 200)]
         tasks: usize,
-        /// Repeat the benchmark varying drift, the early/long-run reward correlation, the
-        /// prior's informativeness and noise, one at a time, with paired adaptive-vs-rival
-        /// intervals per setting.
+        /// Repeat the benchmark varying one task property at a time (drift, the early/long-run
+        /// reward correlation, the prior's informativeness, noise, headroom, direction spread,
+        /// planning cost, budget, the reflector's gain over a blind edit, FIRE's double
+        /// execution, D.1's stated costs), with paired intervals per setting: adaptive against
+        /// its rival, the loop and greedy, and the reference tree rules against youra's.
         #[arg(long)]
         sweep: bool,
         /// Seed of the tasks and of the policies' draws.

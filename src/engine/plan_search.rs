@@ -71,9 +71,14 @@ fn recorded_by_this_attempt(tree: &PlanTree, key: &str) -> Option<NodeId> {
         .map(|n| n.id.clone())
 }
 
-/// The run's tree and budget (a fresh budget from the settings the first time).
+/// The run's tree under the configured rules (`[plan] tree_rules`; Q recomputed and saved
+/// when they changed) and budget (a fresh budget from the settings the first time).
 pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageError> {
-    let loaded = load(run, Plans::Read).map_err(err("load"))?;
+    let mut loaded = load(run, Plans::Read).map_err(err("load"))?;
+    let restated = loaded.tree.set_rules(s.tree_rules, s.max_children);
+    if !restated.is_empty() {
+        loaded.tree.save(run, &restated).map_err(err("save"))?;
+    }
     let budget = loaded.budget.unwrap_or_else(|| {
         let mut b = Budget::tokens(s.budget_tokens);
         b.time_budget_secs = s.budget_secs;

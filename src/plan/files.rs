@@ -61,6 +61,10 @@ pub struct TreeFile {
     /// Pre-order is not required: `parent` decides membership, `children` decides order.
     #[serde(default)]
     pub nodes: Vec<NodeEntry>,
+    /// How Q and widening were computed (`rules.rs`); absent in a tree written before the
+    /// setting existed, which the youra rules built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<super::rules::TreeRules>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

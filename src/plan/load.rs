@@ -18,9 +18,9 @@ use super::files::{
     Stats, TREE_FILE, TreeFile,
 };
 use super::id::NodeId;
+use super::rules::TreeRules;
 use super::structure::normalise;
 use super::tree::{PlanNode, PlanTree};
-use super::values::subtree_means;
 
 /// Whether to read every `plan.md` (the TUI reads one on demand; the engine and tests
 /// may want them all).
@@ -78,6 +78,7 @@ pub fn load(run: &Path, plans: Plans) -> Result<Loaded, PlanError> {
     let known: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
     let orphans = orphans(run, &known, &mut warnings);
     let mut tree = PlanTree::from_nodes(nodes, orphans, file.extra);
+    tree.set_rules_as_read(file.rules.unwrap_or(TreeRules::Youra));
     recompute_stats(run, &mut tree, &stats_read, &mut warnings);
     Ok(Loaded {
         tree,
@@ -270,14 +271,7 @@ fn recompute_stats(
     stats_read: &[bool],
     warnings: &mut Vec<PlanWarning>,
 ) {
-    let parent: Vec<Option<usize>> = tree
-        .nodes()
-        .iter()
-        .map(|n| n.parent.as_ref().and_then(|p| tree.position(p)))
-        .collect();
-    let order: Vec<usize> = tree.preorder_indices().iter().map(|&(_, i)| i).collect();
-    let rewards: Vec<Option<f64>> = tree.nodes().iter().map(PlanNode::reward).collect();
-    let means = subtree_means(&parent, &order, &rewards);
+    let means = tree.computed_stats();
     for ((n, (visits, q)), &read) in tree.nodes_mut().iter_mut().zip(means).zip(stats_read) {
         let stale = n.stats.visits != visits || (n.stats.q - q).abs() > 1e-9;
         if stale && read {

@@ -5,7 +5,8 @@
 //! - `tree.rs` the tree in memory and its changes; `structure.rs` repairs of `tree.json`
 //! - `load.rs` tolerant reading (warnings, recomputed stats); `save.rs` ordered atomic writes
 //! - rules, pure and table-tested: `policy.rs` (α, weights, UCT, sampling), `values.rs`
-//!   (running mean, pruning, re-expansion bound), `eligibility.rs` (what descent may enter)
+//!   (running mean, pruning, re-expansion bound), `eligibility.rs` (what descent may enter),
+//!   `rules.rs` (`[plan] tree_rules`: the reference's Q and widening, or youra's)
 //! - `reward.rs` h(s) from a gate's criteria and metrics; `charge.rs` the budget charged from
 //!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
 //!   `expand.rs` the reflector's expansion prompt and reply rules; `best.rs` the search's
@@ -29,6 +30,7 @@ mod load;
 mod policy;
 mod reward;
 mod rng;
+mod rules;
 mod save;
 mod select;
 mod selection;
@@ -64,6 +66,7 @@ pub use policy::{
 };
 pub use reward::{Criterion, Op, UnknownOp, all_met, met, reward, satisfaction, score, shortfall};
 pub use rng::{Draw, Fixed, XorShift64};
+pub use rules::{ChildState, TreeRules, UnknownRules};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};
 pub use selection::{Action, Candidate, Level, Selection};

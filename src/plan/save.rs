@@ -62,6 +62,7 @@ impl PlanTree {
         let file = TreeFile {
             version: TREE_VERSION,
             nodes: self.nodes().iter().map(PlanNode::entry).collect(),
+            rules: Some(self.rules()),
             extra: self.extra.clone(),
         };
         out.push(FileWrite {

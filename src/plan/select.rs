@@ -4,13 +4,14 @@
 //! go in, a `Selection` with every candidate's weight, probability and reason comes out.
 
 use super::budget::Budget;
-use super::eligibility::{Avail, availability};
+use super::eligibility::Avail;
 use super::error::PlanError;
 use super::id::NodeId;
 use super::policy::{
     Policy, Value, argmax, floored, probabilities, sample_index, uct_score, weight,
 };
 use super::rng::Draw;
+use super::rules::{ChildState, availability_under};
 use super::selection::{Action, Candidate, Level, Selection};
 use super::tree::PlanTree;
 
@@ -125,16 +126,27 @@ impl<'a> Ctx<'a> {
         let order = preorder(&roots, &kids);
         let mut avail = vec![Avail::Blocked(super::eligibility::Blocked::DeadEnd); nodes.len()];
         let mut pin_below = vec![false; nodes.len()];
+        let mut settled = vec![true; nodes.len()];
+        let (rules, width) = (tree.rules(), tree.max_children());
         for &i in order.iter().rev() {
-            let child_avail: Vec<Avail> = kids[i].iter().map(|&c| avail[c]).collect();
+            let children: Vec<ChildState> = kids[i]
+                .iter()
+                .map(|&c| ChildState {
+                    avail: avail[c],
+                    settled: settled[c],
+                })
+                .collect();
             let n = &nodes[i];
-            avail[i] = availability(
+            avail[i] = availability_under(
+                rules,
                 n.status,
                 n.vetoed,
-                &child_avail,
+                &children,
                 n.expansions,
                 reexpand_limit,
+                width,
             );
+            settled[i] = super::rules::settled(n.status, n.vetoed, &children);
             pin_below[i] =
                 avail[i].eligible() && (n.pinned || kids[i].iter().any(|&c| pin_below[c]));
         }

@@ -10,6 +10,7 @@
 use super::*;
 use crate::plan::files::{NodeStatus, Packet, Prior};
 use crate::plan::rng::{Fixed, XorShift64};
+use crate::plan::rules::TreeRules;
 use crate::plan::tree::Draft;
 use crate::plan::values::{DELTA, MAX_CHILDREN, REEXPAND_LIMIT};
 
@@ -183,7 +184,10 @@ fn a_deep_pin_draws_descent_to_it() {
 
 #[test]
 fn pruning_widening_and_exhaustion() {
+    // youra's earlier rules: pruned children fold into Q, widening only when every child is
+    // out of play, twice at most.
     let (mut t, [r, a, b, c]) = tree();
+    t.set_rules(TreeRules::Youra, MAX_CHILDREN);
     // b at 0.3: Q(r) = (0.6 + 0.8 + 0.3) / 3 = 0.5667, 0.27 below → pruned.
     assert!(t.record_outcome(&b, packet(0.3), DELTA).unwrap().pruned);
     // a at 0.55: Q(r) = 2.25 / 4 = 0.5625, 0.0125 below → kept.
@@ -297,4 +301,42 @@ fn forcing_names_the_path() {
     );
     let missing = NodeId::new("n-0999").unwrap();
     assert!(force(&t, &budget(0, Policy::Adaptive), REEXPAND_LIMIT, &missing).is_err());
+}
+
+#[test]
+fn pruning_widening_and_exhaustion_under_the_reference_rules() {
+    let (mut t, [r, a, b, c]) = tree();
+    assert_eq!(t.rules(), TreeRules::Reference);
+    // Q(r) = (0.6 + 0.8) / 2 = 0.7; b at 0.3 is pruned and stays out of it.
+    assert!(t.record_outcome(&b, packet(0.3), DELTA).unwrap().pruned);
+    assert!(close(t.get(&r).unwrap().stats.q, 0.7));
+    assert_eq!(t.get(&r).unwrap().stats.visits, 2);
+    // a at 0.68: 0.02 below → kept; Q(r) = (0.6 + 0.8 + 0.68) / 3.
+    assert!(!t.record_outcome(&a, packet(0.68), DELTA).unwrap().pruned);
+    assert!(close(t.get(&r).unwrap().stats.q, 2.08 / 3.0));
+    // Two children in play, both run: the root is filled up to m before anything deeper
+    // (youra would expand c, the greedy pick).
+    let s = pick(&t, &budget(0, Policy::Greedy), &[]);
+    assert_eq!(s.action, Action::Widen { node: r.clone() });
+    assert_eq!(t.room(&r).unwrap(), 1);
+    let mut youra = t.clone();
+    youra.set_rules(TreeRules::Youra, MAX_CHILDREN);
+    let s = pick(&youra, &budget(0, Policy::Greedy), &[]);
+    assert_eq!(s.action, Action::Expand { node: c.clone() });
+
+    // Every child out of play: widened one child at a time until the root holds
+    // m·(1 + limit) = 9 children, then a dead end.
+    t.set_vetoed(&a, true).unwrap();
+    t.set_vetoed(&c, true).unwrap();
+    let mut widenings = 0;
+    while pick(&t, &budget(0, Policy::Greedy), &[]).action == (Action::Widen { node: r.clone() }) {
+        let kid = t.expand(&r, vec![draft(0.5)], 3, "t3").unwrap();
+        t.set_vetoed(&kid[0], true).unwrap();
+        widenings += 1;
+        assert!(widenings < 20, "widening must end");
+    }
+    assert_eq!(widenings, 6);
+    let s = pick(&t, &budget(0, Policy::Greedy), &[]);
+    assert_eq!(s.action, Action::Exhausted);
+    assert!(s.levels[0].candidates[0].why.starts_with("dead end"));
 }

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 use super::error::PlanError;
 use super::files::{NodeEntry, NodeStatus, Packet, Prior, Stats};
 use super::id::{NodeId, next_free};
-use super::values::{clamp_reward, running_mean, should_prune};
+use super::rules::TreeRules;
+use super::values::{MAX_CHILDREN, clamp_reward, running_mean, should_prune, subtree_means};
 
 /// P when a proposal gave no estimate: no reason to favour or disfavour it.
 pub const DEFAULT_PRIOR: f64 = 0.5;
@@ -97,6 +98,11 @@ pub struct PlanTree {
     orphans: Vec<String>,
     /// Keys of `tree.json` youra does not know, kept.
     pub(crate) extra: Map<String, Value>,
+    /// How Q and widening are computed (`tree.json`'s `rules`).
+    rules: TreeRules,
+    /// m for the reference's widening; 0 = `MAX_CHILDREN`. Not stored: the engine sets it
+    /// from `[plan] max_children` with the rules.
+    width: usize,
 }
 
 impl PlanTree {
@@ -120,7 +126,71 @@ impl PlanTree {
             index,
             orphans,
             extra,
+            rules: TreeRules::default(),
+            width: 0,
         }
+    }
+
+    /// The rules Q and widening follow.
+    pub fn rules(&self) -> TreeRules {
+        self.rules
+    }
+
+    /// m: children per expansion at most, and the number of children in play the
+    /// reference's widening fills a node up to.
+    pub fn max_children(&self) -> usize {
+        if self.width == 0 {
+            MAX_CHILDREN
+        } else {
+            self.width
+        }
+    }
+
+    /// Follow `rules` with `max_children` from now on. Q and visits are recomputed from the
+    /// statuses and rewards when the rules change; the nodes whose stats changed are returned
+    /// (to be saved). Pruning decisions already made stand.
+    pub fn set_rules(&mut self, rules: TreeRules, max_children: usize) -> Vec<NodeId> {
+        self.width = max_children;
+        if rules == self.rules {
+            return Vec::new();
+        }
+        self.rules = rules;
+        self.recompute_stats()
+    }
+
+    /// The rules as read from `tree.json`, stats not touched (the loader checks them).
+    pub(crate) fn set_rules_as_read(&mut self, rules: TreeRules) {
+        self.rules = rules;
+    }
+
+    /// (visits, Q) of every node from the statuses and rewards under the tree's rules.
+    pub(crate) fn computed_stats(&self) -> Vec<(u64, f64)> {
+        let parent: Vec<Option<usize>> = self
+            .nodes
+            .iter()
+            .map(|n| n.parent.as_ref().and_then(|p| self.position(p)))
+            .collect();
+        let order: Vec<usize> = self.preorder_indices().iter().map(|&(_, i)| i).collect();
+        let rewards: Vec<Option<f64>> = self.nodes.iter().map(PlanNode::reward).collect();
+        let upward: Vec<bool> = self
+            .nodes
+            .iter()
+            .map(|n| self.rules.counts_upward(n.status))
+            .collect();
+        subtree_means(&parent, &order, &rewards, &upward)
+    }
+
+    fn recompute_stats(&mut self) -> Vec<NodeId> {
+        let means = self.computed_stats();
+        let mut changed = Vec::new();
+        for (n, (visits, q)) in self.nodes.iter_mut().zip(means) {
+            if n.stats.visits != visits || (n.stats.q - q).abs() > 1e-12 {
+                n.stats.visits = visits;
+                n.stats.q = q;
+                changed.push(n.id.clone());
+            }
+        }
+        changed
     }
 
     pub fn len(&self) -> usize {
@@ -226,8 +296,27 @@ impl PlanTree {
         id
     }
 
+    /// How many children an expansion of `id` may add: m under the youra rules; under the
+    /// reference's, m less the children still in play (not pruned, not vetoed), at least 1.
+    pub fn room(&self, id: &NodeId) -> Result<usize, PlanError> {
+        let i = self.at(id)?;
+        let m = self.max_children();
+        if self.rules == TreeRules::Youra {
+            return Ok(m);
+        }
+        let in_play = self.nodes[i]
+            .children
+            .iter()
+            .filter_map(|c| self.get(c))
+            .filter(|c| !c.vetoed && c.status != NodeStatus::Pruned)
+            .count();
+        Ok(m.saturating_sub(in_play).max(1))
+    }
+
     /// One expansion of `parent`: up to `max_children` new untested children, and the
-    /// parent's expansion count goes up by one (a second expansion is a widening).
+    /// parent's expansion count goes up by one (a second expansion is a widening). Under the
+    /// reference rules only `room` of them are added (the reference asks for m less the
+    /// children in play): a longer reply keeps its first ones.
     pub fn expand(
         &mut self,
         parent: &NodeId,
@@ -250,9 +339,10 @@ impl PlanTree {
                 max: max_children,
             });
         }
+        let room = self.room(parent)?;
         self.nodes[pi].expansions = self.nodes[pi].expansions.saturating_add(1);
         let mut ids = Vec::with_capacity(drafts.len());
-        for d in drafts {
+        for d in drafts.into_iter().take(room) {
             let id = self.next_id();
             self.push(id.clone(), Some(parent.clone()), d, created_at);
             self.nodes[pi].children.push(id.clone());
@@ -376,20 +466,21 @@ impl PlanTree {
             .as_ref()
             .and_then(|p| self.index.get(p))
             .map(|&p| self.nodes[p].stats.q);
-        for n in &path {
-            if let Some(j) = self.position(n) {
-                let s = &mut self.nodes[j].stats;
-                (s.q, s.visits) = running_mean(s.q, s.visits, reward);
-            }
-        }
-        let node = &mut self.nodes[i];
-        node.status = status;
-        node.packet = Some(packet);
         let pruned = status == NodeStatus::Evaluated
             && !self.nodes[i].pinned
             && parent_q.is_some_and(|q| should_prune(reward, q, delta));
-        if pruned {
-            self.nodes[i].status = NodeStatus::Pruned;
+        let node = &mut self.nodes[i];
+        node.status = if pruned { NodeStatus::Pruned } else { status };
+        node.packet = Some(packet);
+        // Fold the reward into the node and up its path, stopping above the first node
+        // (the new one included) whose subtree the rules keep out of its ancestors' Q.
+        for n in path.iter().rev() {
+            let Some(j) = self.position(n) else { break };
+            let s = &mut self.nodes[j].stats;
+            (s.q, s.visits) = running_mean(s.q, s.visits, reward);
+            if !self.rules.counts_upward(self.nodes[j].status) {
+                break;
+            }
         }
         Ok(Recorded {
             changed: path,

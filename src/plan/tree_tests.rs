@@ -1,8 +1,14 @@
-//! The tree's changes: backpropagation as running means along the path, pruning once at
-//! record time, failures as reward 0, and the refusals.
+//! The tree's changes: backpropagation as running means along the path (under both tree
+//! rules), pruning once at record time, failures as reward 0, and the refusals.
 
 use super::*;
-use crate::plan::values::{DELTA, MAX_CHILDREN, subtree_means};
+use crate::plan::values::{DELTA, MAX_CHILDREN};
+
+fn tree(rules: TreeRules) -> PlanTree {
+    let mut t = PlanTree::new();
+    t.set_rules(rules, MAX_CHILDREN);
+    t
+}
 
 fn draft(p: Option<f64>) -> Draft {
     Draft {
@@ -30,8 +36,17 @@ fn q(t: &PlanTree, id: &NodeId) -> (u64, f64) {
 
 #[test]
 fn backprop_means_along_the_path() {
-    // r(0.4) ─ a(0.6) ─ b(0.8); then a sibling of a, c(0.2), which is pruned.
-    let mut t = PlanTree::new();
+    // r(0.4) ─ a(0.6) ─ b(0.8); then a sibling of a, c(0.2), which is pruned. (node, visits,
+    // Q) by hand: youra folds c into r; the reference keeps it out (c keeps its own).
+    let youra = [(4, 0.5), (2, 0.7), (1, 0.8), (1, 0.2)];
+    let reference = [(3, 0.6), (2, 0.7), (1, 0.8), (1, 0.2)];
+    for (rules, want) in [(TreeRules::Youra, youra), (TreeRules::Reference, reference)] {
+        backprop_under(rules, want);
+    }
+}
+
+fn backprop_under(rules: TreeRules, want: [(u64, f64); 4]) {
+    let mut t = tree(rules);
     let r = t.add_root(draft(Some(0.5)), "t");
     t.record_outcome(&r, packet(0.4), DELTA).unwrap();
     let a = t
@@ -47,30 +62,31 @@ fn backprop_means_along_the_path() {
         .unwrap()[0]
         .clone();
     assert!(t.record_outcome(&c, packet(0.2), DELTA).unwrap().pruned);
-    // (node, visits, Q) by hand.
-    let table = [(&r, 4, 0.5), (&a, 2, 0.7), (&b, 1, 0.8), (&c, 1, 0.2)];
-    for (id, visits, mean) in table {
+    for (id, (visits, mean)) in [&r, &a, &b, &c].into_iter().zip(want) {
         let (n, got) = q(&t, id);
-        assert_eq!(n, visits, "{id}");
-        assert!((got - mean).abs() < 1e-12, "{id}: {got}");
+        assert_eq!(n, visits, "{rules}: {id}");
+        assert!((got - mean).abs() < 1e-12, "{rules}: {id}: {got}");
     }
     assert_eq!(t.get(&c).unwrap().status, NodeStatus::Pruned);
     // The running means agree with the from-scratch computation the loader uses.
-    let order: Vec<usize> = t.preorder_indices().iter().map(|&(_, i)| i).collect();
-    let parent: Vec<Option<usize>> = t
-        .nodes()
-        .iter()
-        .map(|n| n.parent.as_ref().and_then(|p| t.position(p)))
-        .collect();
-    let rewards: Vec<Option<f64>> = t.nodes().iter().map(PlanNode::reward).collect();
-    for (n, (visits, mean)) in t
-        .nodes()
-        .iter()
-        .zip(subtree_means(&parent, &order, &rewards))
-    {
-        assert_eq!(n.stats.visits, visits);
-        assert!((n.stats.q - mean).abs() < 1e-12);
+    for (n, (visits, mean)) in t.nodes().iter().zip(t.computed_stats()) {
+        assert_eq!(n.stats.visits, visits, "{rules}");
+        assert!((n.stats.q - mean).abs() < 1e-12, "{rules}");
     }
+    // Switching the rules restates Q: the other rules' table, and back.
+    let other = match rules {
+        TreeRules::Youra => TreeRules::Reference,
+        TreeRules::Reference => TreeRules::Youra,
+    };
+    let changed = t.set_rules(other, MAX_CHILDREN);
+    assert_eq!(
+        changed,
+        vec![r.clone()],
+        "{rules}: only the root's Q differs"
+    );
+    assert!(t.set_rules(other, MAX_CHILDREN).is_empty());
+    t.set_rules(rules, MAX_CHILDREN);
+    assert_eq!(q(&t, &r).0, want[0].0);
     assert_eq!(t.get(&b).unwrap().p(), DEFAULT_PRIOR);
     assert_eq!(t.get(&a).unwrap().expansions, 1);
     assert_eq!(t.get(&r).unwrap().expansions, 2);
@@ -78,7 +94,13 @@ fn backprop_means_along_the_path() {
 
 #[test]
 fn failures_count_zero_and_pins_are_never_pruned() {
-    let mut t = PlanTree::new();
+    // The root's (visits, Q): youra folds the failure in as 0, the reference leaves it out.
+    failures_under(TreeRules::Youra, (3, (0.9 + 0.1) / 3.0));
+    failures_under(TreeRules::Reference, (2, (0.9 + 0.1) / 2.0));
+}
+
+fn failures_under(rules: TreeRules, want: (u64, f64)) {
+    let mut t = tree(rules);
     let r = t.add_root(draft(Some(0.5)), "t");
     t.record_outcome(&r, packet(0.9), DELTA).unwrap();
     let kids = t
@@ -96,9 +118,51 @@ fn failures_count_zero_and_pins_are_never_pruned() {
     let failed = t.get(&kids[1]).unwrap();
     assert_eq!(failed.status, NodeStatus::Failed);
     assert_eq!(failed.reward(), Some(0.0));
+    assert_eq!(
+        q(&t, &kids[1]),
+        (1, 0.0),
+        "{rules}: a failure counts for itself"
+    );
     let (visits, mean) = q(&t, &r);
-    assert_eq!(visits, 3);
-    assert!((mean - (0.9 + 0.1) / 3.0).abs() < 1e-12, "{mean}");
+    assert_eq!(visits, want.0, "{rules}");
+    assert!((mean - want.1).abs() < 1e-12, "{rules}: {mean}");
+}
+
+#[test]
+fn the_reference_fills_a_node_up_to_m_children_in_play() {
+    // (rules, children already there as (reward or failed), drafts offered, added).
+    let table: &[(TreeRules, &[Option<f64>], usize, usize)] = &[
+        (TreeRules::Reference, &[], 3, 3),
+        (TreeRules::Reference, &[Some(0.9)], 3, 2),
+        (TreeRules::Reference, &[Some(0.9), None], 3, 1),
+        (TreeRules::Reference, &[Some(0.1), Some(0.1)], 3, 3), // both pruned
+        (
+            TreeRules::Reference,
+            &[Some(0.9), Some(0.9), Some(0.9)],
+            3,
+            1,
+        ),
+        (TreeRules::Youra, &[Some(0.9), None], 3, 3),
+    ];
+    for &(rules, kids, offered, added) in table {
+        let mut t = tree(rules);
+        let r = t.add_root(draft(None), "t");
+        t.record_outcome(&r, packet(0.5), DELTA).unwrap();
+        let ids = t
+            .expand(&r, vec![draft(None); kids.len()], MAX_CHILDREN, "t")
+            .unwrap();
+        for (id, k) in ids.iter().zip(kids) {
+            match k {
+                Some(x) => t.record_outcome(id, packet(*x), DELTA).map(drop),
+                None => t.record_failure(id, packet(0.0)).map(drop),
+            }
+            .unwrap();
+        }
+        let got = t
+            .expand(&r, vec![draft(None); offered], MAX_CHILDREN, "t")
+            .unwrap();
+        assert_eq!(got.len(), added, "{rules} {kids:?}");
+    }
 }
 
 #[test]

@@ -38,16 +38,19 @@ pub fn clamp_reward(r: f64) -> f64 {
 
 /// (visits, Q) of every node from scratch: visits = rewarded nodes in its subtree, Q their
 /// mean. `parent[i]` indexes into the same slices; `preorder` lists every node with each
-/// parent before its children. Used to check `stats.json` after a load.
+/// parent before its children; `upward[i]` is false for a node whose subtree stays out of
+/// its ancestors' means (the reference rules' pruned and failed nodes, `rules.rs`). Used to
+/// check `stats.json` after a load and when the rules change.
 pub fn subtree_means(
     parent: &[Option<usize>],
     preorder: &[usize],
     reward: &[Option<f64>],
+    upward: &[bool],
 ) -> Vec<(u64, f64)> {
     let mut count: Vec<u64> = reward.iter().map(|r| u64::from(r.is_some())).collect();
     let mut sum: Vec<f64> = reward.iter().map(|r| r.unwrap_or(0.0)).collect();
     for &i in preorder.iter().rev() {
-        if let Some(p) = parent[i] {
+        if let Some(p) = parent[i].filter(|_| upward.get(i).copied().unwrap_or(true)) {
             count[p] += count[i];
             sum[p] += sum[i];
         }
@@ -125,12 +128,17 @@ mod tests {
         //    └─ 2 (untested)
         // 0 has reward 0.6: Q(0) = (0.6+0.4+0.8)/3, Q(1) = 0.6, Q(2) = 0 with 0 visits.
         let parent = [None, Some(0), Some(0), Some(1)];
-        let got = subtree_means(
-            &parent,
-            &[0, 1, 3, 2],
-            &[Some(0.6), Some(0.4), None, Some(0.8)],
-        );
+        let rewards = [Some(0.6), Some(0.4), None, Some(0.8)];
+        let got = subtree_means(&parent, &[0, 1, 3, 2], &rewards, &[true; 4]);
         let want = [(3, 0.6), (2, 0.6), (0, 0.0), (1, 0.8)];
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g.0, w.0);
+            assert!((g.1 - w.1).abs() < 1e-12, "{got:?}");
+        }
+        // 3 kept out of its ancestors (pruned under the reference rules): it keeps its own
+        // reward, 1 and 0 lose it.
+        let got = subtree_means(&parent, &[0, 1, 3, 2], &rewards, &[true, true, true, false]);
+        let want = [(2, 0.5), (1, 0.4), (0, 0.0), (1, 0.8)];
         for (g, w) in got.iter().zip(want) {
             assert_eq!(g.0, w.0);
             assert!((g.1 - w.1).abs() < 1e-12, "{got:?}");

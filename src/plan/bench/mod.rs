@@ -17,6 +17,7 @@ use std::fmt::Write;
 pub use stats::{DRAW, Verdict, draws, first_shares, mean_se, paired};
 
 use super::policy::{Policy, UCT_C};
+use super::rules::TreeRules;
 use super::sim::{Outcome, Task, TaskSpec, run_linear, run_tree};
 
 /// PrimeScientist Table 5, average max reward over 8 tasks, one search each.
@@ -29,39 +30,44 @@ pub const PAPER: [(&str, f64); 4] = [
 /// The reference tree's depth: 1 + 3 + … + 3^5 = 364 plans.
 const REFERENCE_DEPTH: u32 = 5;
 
-/// Who searches: a tree policy, or the linear loop.
+/// Who searches: a tree policy under a set of tree rules, or the linear loop.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Searcher {
-    Tree(Policy),
+    Tree(Policy, TreeRules),
     KeepOrRevert,
 }
 
 impl Searcher {
+    /// The policy's name under the reference rules; `<policy>/youra` under youra's.
     pub fn name(self) -> String {
         match self {
-            Searcher::Tree(p) => p.to_string(),
+            Searcher::Tree(p, TreeRules::Reference) => p.to_string(),
+            Searcher::Tree(p, rules) => format!("{p}/{rules}"),
             Searcher::KeepOrRevert => "keep-or-revert".into(),
         }
     }
 
     fn run(self, task: &Task, seed: u64) -> Outcome {
         match self {
-            Searcher::Tree(p) => run_tree(task, p, seed),
+            Searcher::Tree(p, rules) => run_tree(task, p, rules, seed),
             Searcher::KeepOrRevert => run_linear(task),
         }
     }
 }
 
-/// The searchers compared, in table order: Table 5's four first.
+/// The searchers compared, in table order: Table 5's four first (reference rules), then
+/// fixed α, adaptive under youra's earlier rules, and the loop.
 pub fn searchers() -> Vec<Searcher> {
+    let r = TreeRules::Reference;
     vec![
-        Searcher::Tree(Policy::Adaptive),
-        Searcher::Tree(Policy::Greedy),
-        Searcher::Tree(Policy::Uct { c: UCT_C }),
-        Searcher::Tree(Policy::Random),
-        Searcher::Tree(Policy::FixedAlpha { alpha: 1.0 }),
-        Searcher::Tree(Policy::FixedAlpha { alpha: 3.0 }),
-        Searcher::Tree(Policy::FixedAlpha { alpha: 10.0 }),
+        Searcher::Tree(Policy::Adaptive, r),
+        Searcher::Tree(Policy::Greedy, r),
+        Searcher::Tree(Policy::Uct { c: UCT_C }, r),
+        Searcher::Tree(Policy::Random, r),
+        Searcher::Tree(Policy::FixedAlpha { alpha: 1.0 }, r),
+        Searcher::Tree(Policy::FixedAlpha { alpha: 3.0 }, r),
+        Searcher::Tree(Policy::FixedAlpha { alpha: 10.0 }, r),
+        Searcher::Tree(Policy::Adaptive, TreeRules::Youra),
         Searcher::KeepOrRevert,
     ]
 }
@@ -258,14 +264,18 @@ pub fn table(rows: &[Row]) -> String {
 /// The calibration in one line.
 pub fn describe(spec: &TaskSpec) -> String {
     format!(
-        "B {:.1}M tokens, expansion {}–{}k, execution {}–{}k, {:.0}% of executions fail, \
-         at most {} attempts",
+        "B {:.1}M tokens, expansion {}–{}k, root draft {}–{}k, execution {}–{}k ×{} per tree \
+         node, {:.0}% of executions fail, reflection gain {:+.2}, at most {} attempts",
         spec.budget_tokens as f64 / 1e6,
         spec.expand_cost.0 / 1000,
         spec.expand_cost.1 / 1000,
+        spec.draft_cost.0 / 1000,
+        spec.draft_cost.1 / 1000,
         spec.exec_cost.0 / 1000,
         spec.exec_cost.1 / 1000,
+        spec.exec_runs,
         spec.fail_rate * 100.0,
+        spec.reflect_gain,
         spec.attempt_cap
     )
 }

@@ -2,7 +2,9 @@
 //! paper does not measure is varied at a time around the paper calibration (drift, the
 //! correlation of early rewards with long-run value, the prior's informativeness, noise;
 //! also the root's headroom and the long-run spread among siblings), and, beside them, the
-//! planning cost and the budget. One at a time, not a grid: 25 settings.
+//! planning cost and the budget; the reflection's quality (issue 27: a reflector's child
+//! better than a blind edit), FIRE's double execution, and D.1's stated expansion cost
+//! against the joint calibration. One at a time, not a grid: 30 settings.
 //! Every setting meets the same task seeds. Per setting: the table, and adaptive against
 //! the best other tree policy and against keep-or-revert as paired 95% intervals, so the
 //! verdict is read from a distribution and not from one ordering.
@@ -12,10 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{DRAW, Verdict};
 use super::{Results, Row, describe, draws, evaluate, mean_se, paired, table};
-use crate::plan::sim::TaskSpec;
-
-/// Appendix D.1's expansion cost, the 1× of `Knob::PlanningCost`.
-const D1_EXPAND: (u64, u64) = (100_000, 300_000);
+use crate::plan::sim::{D1_STATED, JOINT_D1, TaskSpec};
 
 /// A property of the tasks the sweep varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -31,15 +30,21 @@ pub enum Knob {
     /// The spread of long-run value among siblings (`direction_sd`): how much choosing a
     /// direction matters beside the immediate gain.
     Direction,
-    /// A multiple of D.1's expansion cost: not a hidden property but the one observable
-    /// the tree misses at 1× (it executes fewer plans than the paper's 10–16).
+    /// A multiple of the jointly calibrated expansion cost (the root's draft unchanged).
     PlanningCost,
     /// B in millions of tokens (D.3 sweeps 0.25–1M; the attempt cap still holds).
     Budget,
+    /// `reflect_gain`: how much better a reflector's child is than a blind edit.
+    ReflectGain,
+    /// Executions per tree node (2: FIRE's protocol in the reference code).
+    ExecRuns,
+    /// 0: the joint D.1 calibration (default); 1: D.1's stated 100–300k per expansion with
+    /// the root's draft charged as one (the calibration before issue 27).
+    Calibration,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 8] = [
+    pub const ALL: [Knob; 11] = [
         Knob::Drift,
         Knob::EarlyLongCorr,
         Knob::PriorCorr,
@@ -48,6 +53,9 @@ impl Knob {
         Knob::Direction,
         Knob::PlanningCost,
         Knob::Budget,
+        Knob::ReflectGain,
+        Knob::ExecRuns,
+        Knob::Calibration,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +68,9 @@ impl Knob {
             Knob::Direction => "direction sd",
             Knob::PlanningCost => "plan cost×",
             Knob::Budget => "budget M",
+            Knob::ReflectGain => "reflect gain",
+            Knob::ExecRuns => "exec runs",
+            Knob::Calibration => "D.1 stated",
         }
     }
 
@@ -72,15 +83,19 @@ impl Knob {
             Knob::Noise => &[0.02, 0.05, 0.1, 0.2],
             Knob::Headroom => &[0.0, 0.3, 0.6],
             Knob::Direction => &[0.03, 0.06, 0.12, 0.2],
-            Knob::PlanningCost => &[0.25, 0.5, 1.0],
+            Knob::PlanningCost => &[0.5, 1.0, 2.0],
             Knob::Budget => &[0.5, 1.0, 1.5, 3.0, 6.0],
+            Knob::ReflectGain => &[0.0, 0.02, 0.04, 0.08],
+            Knob::ExecRuns => &[1.0, 2.0],
+            Knob::Calibration => &[0.0, 1.0],
         }
     }
 
     /// A level as printed: signed where a sign means something.
     pub fn show(self, value: f64) -> String {
         match self {
-            Knob::Drift | Knob::EarlyLongCorr => format!("{value:+.2}"),
+            Knob::Drift | Knob::EarlyLongCorr | Knob::ReflectGain => format!("{value:+.2}"),
+            Knob::ExecRuns | Knob::Calibration => format!("{value:.0}"),
             _ => format!("{value:.2}"),
         }
     }
@@ -93,8 +108,13 @@ impl Knob {
             Knob::Noise => spec.noise,
             Knob::Headroom => spec.headroom.1,
             Knob::Direction => spec.direction_sd,
-            Knob::PlanningCost => spec.expand_cost.0 as f64 / D1_EXPAND.0 as f64,
+            Knob::PlanningCost => spec.expand_cost.0 as f64 / JOINT_D1.0.0 as f64,
             Knob::Budget => spec.budget_tokens as f64 / 1e6,
+            Knob::ReflectGain => spec.reflect_gain,
+            Knob::ExecRuns => f64::from(spec.exec_runs),
+            Knob::Calibration => {
+                f64::from(u8::from((spec.expand_cost, spec.draft_cost) == D1_STATED))
+            }
         }
     }
 
@@ -108,9 +128,15 @@ impl Knob {
             Knob::Direction => spec.direction_sd = value,
             Knob::PlanningCost => {
                 let scale = |t: u64| (t as f64 * value).round() as u64;
-                spec.expand_cost = (scale(D1_EXPAND.0), scale(D1_EXPAND.1));
+                spec.expand_cost = (scale(JOINT_D1.0.0), scale(JOINT_D1.0.1));
             }
             Knob::Budget => spec.budget_tokens = (value * 1e6).round() as u64,
+            Knob::ReflectGain => spec.reflect_gain = value,
+            Knob::ExecRuns => spec.exec_runs = value.round().max(1.0) as u32,
+            Knob::Calibration => {
+                (spec.expand_cost, spec.draft_cost) =
+                    if value >= 0.5 { D1_STATED } else { JOINT_D1 };
+            }
         }
         spec
     }
@@ -193,10 +219,45 @@ pub struct Point {
     /// adaptive's rank by mean best/ref among all searchers (1 = best).
     pub adaptive_rank: usize,
     pub versus: Vec<Versus>,
+    /// `CHECKS`, on best/ref.
+    pub checks: Vec<Check>,
 }
 
 const ADAPTIVE: &str = "adaptive";
 const LOOP: &str = "keep-or-revert";
+/// Adaptive under youra's earlier tree rules: not a rival policy, the rules' comparison.
+const YOURA: &str = "adaptive/youra";
+
+/// One paired comparison every setting reports on best/ref, beside adaptive's against its
+/// rival and the loop: adaptive against greedy (the policy the evidence favours), the
+/// reference rules against youra's, greedy against the loop.
+pub const CHECKS: [(&str, &str); 3] = [(ADAPTIVE, "greedy"), (ADAPTIVE, YOURA), ("greedy", LOOP)];
+
+/// `a` against `b` on best/ref.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Check {
+    pub a: String,
+    pub b: String,
+    pub diff: f64,
+    pub ci95: f64,
+    pub verdict: Verdict,
+}
+
+fn checks(r: &Results) -> Vec<Check> {
+    CHECKS
+        .iter()
+        .filter_map(|&(a, b)| {
+            let (diff, ci95) = paired(&r.normalised(r.index(a)?), &r.normalised(r.index(b)?));
+            Some(Check {
+                a: a.into(),
+                b: b.into(),
+                diff,
+                ci95,
+                verdict: Verdict::of(diff, ci95),
+            })
+        })
+        .collect()
+}
 
 /// Adaptive against the best other tree policy (by mean best/ref) and against the loop.
 fn versus(r: &Results) -> Vec<Versus> {
@@ -205,7 +266,7 @@ fn versus(r: &Results) -> Vec<Versus> {
     };
     let norm: Vec<Vec<f64>> = (0..r.names.len()).map(|s| r.normalised(s)).collect();
     let rival = (0..r.names.len())
-        .filter(|&s| s != a && r.names[s] != LOOP)
+        .filter(|&s| s != a && r.names[s] != LOOP && r.names[s] != YOURA)
         .max_by(|&x, &y| mean_se(&norm[x]).0.total_cmp(&mean_se(&norm[y]).0));
     let mut out = Vec::new();
     let mut push = |other: usize, measure: Measure, x: &[f64], y: &[f64]| {
@@ -236,6 +297,7 @@ fn point(setting: Setting, tasks: usize, seed: u64) -> Point {
         label: setting.label(),
         setting,
         versus: versus(&r),
+        checks: checks(&r),
         rows,
         adaptive_rank,
     }
@@ -305,10 +367,11 @@ pub fn render(points: &[Point], tasks: usize, seed: u64) -> String {
 /// One line per setting: adaptive's rank, and its paired differences.
 pub fn summary(points: &[Point]) -> String {
     let mut s = format!(
-        "summary: adaptive's rank by best/ref (of 8), its 1st/4 share, and adaptive − rival paired\n  \
+        "summary: adaptive's rank by best/ref (of {}), its 1st/4 share, and adaptive − rival paired\n  \
          over tasks with 95% intervals; rival = the best other tree policy by best/ref, loop = \
          keep-or-revert\n\
-         {:<18} {:>4} {:>5} {:<9} {:<20} {:<20} {:<20} {:<20}\n",
+         {:<18} {:>4} {:>5} {:<14} {:<20} {:<20} {:<20} {:<20}\n",
+        super::searchers().len(),
         "setting",
         "rank",
         "1st/4",
@@ -338,7 +401,7 @@ pub fn summary(points: &[Point]) -> String {
             .map_or_else(|| "-".into(), |f| format!("{:.0}%", f * 100.0));
         let _ = writeln!(
             s,
-            "{:<18} {:>4} {:>5} {:<9} {:<20} {:<20} {:<20} {:<20}",
+            "{:<18} {:>4} {:>5} {:<14} {:<20} {:<20} {:<20} {:<20}",
             p.label,
             p.adaptive_rank,
             first,
@@ -365,7 +428,70 @@ pub fn summary(points: &[Point]) -> String {
             counts.join("; ")
         );
     }
+    for (against_loop, whom) in [(false, "its rival"), (true, "keep-or-revert")] {
+        for (verdict, verb) in [(Verdict::Wins, "beats"), (Verdict::Loses, "loses to")] {
+            let _ = writeln!(
+                s,
+                "adaptive {verb} {whom} on best/ref in: {}",
+                where_(points, against_loop, verdict)
+            );
+        }
+    }
+    for (a, b) in CHECKS {
+        let _ = writeln!(s, "{}", check_line(points, a, b));
+    }
     s
+}
+
+/// Where `a` beats and loses to `b` on best/ref across the settings.
+fn check_line(points: &[Point], a: &str, b: &str) -> String {
+    let mut by = [Vec::new(), Vec::new(), Vec::new()];
+    for p in points {
+        for c in p.checks.iter().filter(|c| c.a == a && c.b == b) {
+            let k = match c.verdict {
+                Verdict::Wins => 0,
+                Verdict::Indistinct => 1,
+                Verdict::Loses => 2,
+            };
+            by[k].push(format!("{} {:+.3}", p.label, c.diff));
+        }
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    format!(
+        "{a} − {b} (best/ref): wins {}, ties {}, loses {}; wins in: {}; loses in: {}",
+        by[0].len(),
+        by[1].len(),
+        by[2].len(),
+        list(&by[0]),
+        list(&by[2])
+    )
+}
+
+/// The settings where adaptive's best/ref verdict against its rival (or the loop) is
+/// `verdict`, or "none".
+fn where_(points: &[Point], against_loop: bool, verdict: Verdict) -> String {
+    let labels: Vec<&str> = points
+        .iter()
+        .filter(|p| {
+            p.versus.iter().any(|v| {
+                (v.other == LOOP) == against_loop
+                    && v.measure == Measure::BestRef
+                    && v.verdict == verdict
+            })
+        })
+        .map(|p| p.label.as_str())
+        .collect();
+    if labels.is_empty() {
+        "none".into()
+    } else {
+        labels.join(", ")
+    }
 }
 
 /// Across settings, how often adaptive wins, ties and loses against its rival (or the
@@ -422,6 +548,7 @@ mod tests {
             rows: Vec::new(),
             adaptive_rank: 1,
             versus,
+            checks: Vec::new(),
         };
         let points = [
             point(vec![

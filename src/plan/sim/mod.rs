@@ -19,7 +19,7 @@ mod spec;
 mod task;
 
 pub use search::{Outcome, run_linear, run_tree};
-pub use spec::TaskSpec;
+pub use spec::{D1_STATED, JOINT_D1, TaskSpec};
 pub use task::{Hidden, Task};
 
 use super::rng::{Draw, XorShift64};

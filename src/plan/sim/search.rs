@@ -11,6 +11,7 @@ use crate::plan::files::{Packet, Prior};
 use crate::plan::id::NodeId;
 use crate::plan::policy::Policy;
 use crate::plan::rng::XorShift64;
+use crate::plan::rules::TreeRules;
 use crate::plan::select::select;
 use crate::plan::selection::Action;
 use crate::plan::tree::{Draft, PlanTree};
@@ -55,15 +56,16 @@ impl Outcome {
     }
 }
 
-/// One search with `policy` through the plan-tree code. When nothing is left to select
-/// (every plan failed, pruned or dead-ended) a new root is drafted, as recovery would
-/// redesign the plan.
-pub fn run_tree(task: &Task, policy: Policy, seed: u64) -> Outcome {
+/// One search with `policy` under `rules` through the plan-tree code. When nothing is left
+/// to select (every plan failed, pruned or dead-ended) a new root is drafted, as recovery
+/// would redesign the plan. Each node is executed `exec_runs` times (FIRE's protocol).
+pub fn run_tree(task: &Task, policy: Policy, rules: TreeRules, seed: u64) -> Outcome {
     let spec = &task.spec;
     let mut budget = Budget::tokens(spec.budget_tokens);
     budget.policy = policy;
     let mut rng = XorShift64::new(mix(seed ^ task.seed));
     let mut tree = PlanTree::new();
+    tree.set_rules(rules, MAX_CHILDREN);
     let mut hidden: HashMap<NodeId, Hidden> = HashMap::new();
     let mut out = Outcome::default();
     let mut drafts = 0u64;
@@ -74,7 +76,7 @@ pub fn run_tree(task: &Task, policy: Policy, seed: u64) -> Outcome {
                 let root = task.root(drafts);
                 drafts += 1;
                 out.expansions += 1;
-                let cost = task.expand_cost(root, u64::MAX);
+                let cost = task.draft_cost(root);
                 out.planning_tokens += cost;
                 charge(&mut budget, &mut out, cost);
                 hidden.insert(tree.add_root(draft(0.5), "sim"), root);
@@ -84,8 +86,9 @@ pub fn run_tree(task: &Task, policy: Policy, seed: u64) -> Outcome {
         };
         let Some(&h) = hidden.get(node) else { break };
         if let Action::Execute { .. } = action {
-            charge(&mut budget, &mut out, task.exec_cost(h));
-            let seen = task.observe(h);
+            let runs = spec.exec_runs.max(1);
+            charge(&mut budget, &mut out, task.exec_cost(h) * u64::from(runs));
+            let seen = task.observe_runs(h, runs);
             let recorded = match seen {
                 Some(reward) => tree.record_outcome(node, packet(reward), DELTA),
                 None => tree.record_failure(node, packet(0.0)),
@@ -102,8 +105,9 @@ pub fn run_tree(task: &Task, policy: Policy, seed: u64) -> Outcome {
         let cost = task.expand_cost(h, u64::from(n.expansions));
         out.planning_tokens += cost;
         charge(&mut budget, &mut out, cost);
-        let kids: Vec<Hidden> = (0..MAX_CHILDREN as u64)
-            .map(|i| task.child(h, first + i))
+        let Ok(room) = tree.room(node) else { break };
+        let kids: Vec<Hidden> = (0..room as u64)
+            .map(|i| task.reflected(h, first + i))
             .collect();
         let drafts = kids.iter().map(|&k| draft(task.prior(k))).collect();
         let Ok(ids) = tree.expand(node, drafts, MAX_CHILDREN, "sim") else {
@@ -180,14 +184,14 @@ mod tests {
             Policy::Random,
             Policy::Uct { c: 2f64.sqrt() },
         ] {
-            let a = run_tree(&t, p, 1);
-            assert_eq!(a, run_tree(&t, p, 1), "{p}");
+            let a = run_tree(&t, p, TreeRules::Reference, 1);
+            assert_eq!(a, run_tree(&t, p, TreeRules::Reference, 1), "{p}");
             assert!((4..=25).contains(&a.attempts()), "{p}: {}", a.attempts());
             assert!(a.trace.windows(2).all(|w| w[0] <= w[1]));
             assert_eq!(a.best, *a.trace.last().unwrap());
             // The last charge may overshoot B by one call, never by more.
             assert!(
-                a.tokens < t.spec.budget_tokens + t.spec.expand_cost.1,
+                a.tokens < t.spec.budget_tokens + t.spec.expand_cost.1.max(t.spec.exec_cost.1),
                 "{p}"
             );
         }
@@ -206,7 +210,11 @@ mod tests {
             ..TaskSpec::default()
         };
         let t = Task { seed: 4, spec };
-        for o in [run_tree(&t, Policy::Greedy, 1), run_linear(&t)] {
+        for o in [
+            run_tree(&t, Policy::Greedy, TreeRules::Reference, 1),
+            run_tree(&t, Policy::Greedy, TreeRules::Youra, 1),
+            run_linear(&t),
+        ] {
             assert_eq!((o.best, o.seen), (0.0, 0.0));
             assert_eq!(o.failures, o.attempts());
             assert!(o.attempts() >= 1);

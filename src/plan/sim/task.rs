@@ -22,6 +22,8 @@ const SALT_EXPAND: u64 = 4;
 const SALT_EXEC: u64 = 5;
 const SALT_FAIL: u64 = 6;
 const SALT_ROOT: u64 = 7;
+const SALT_DRAFT: u64 = 8;
+const SALT_RUN: u64 = 9;
 
 /// One hidden plan: its key (its place in the tree) and what it is worth.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +88,36 @@ impl Task {
         }
     }
 
+    /// The `index`-th child a reflector proposes for `parent`: the blind edit of the same
+    /// place (`child`), better by `reflect_gain` in reward and long-run value. Same key, so
+    /// tree and loop meet the same draws.
+    pub fn reflected(&self, parent: Hidden, index: u64) -> Hidden {
+        let g = self.spec.reflect_gain;
+        let c = self.child(parent, index);
+        Hidden {
+            reward: (c.reward + g).clamp(0.0, 1.0),
+            long_run: (c.long_run + g).clamp(0.0, 1.0),
+            ..c
+        }
+    }
+
+    /// What `runs` executions of `h` report: the best reward among those that did not fail
+    /// (`None` if all failed). The first run is `observe(h)`.
+    pub fn observe_runs(&self, h: Hidden, runs: u32) -> Option<f64> {
+        (0..u64::from(runs.max(1)))
+            .filter_map(|k| {
+                let run = match k {
+                    0 => h,
+                    k => Hidden {
+                        key: mix(h.key ^ mix(k ^ SALT_RUN)),
+                        ..h
+                    },
+                };
+                self.observe(run)
+            })
+            .reduce(f64::max)
+    }
+
     /// Whether executing `h` ends without a reward.
     pub fn fails(&self, h: Hidden) -> bool {
         stream(h.key, SALT_FAIL).draw() < self.spec.fail_rate
@@ -118,12 +150,17 @@ impl Task {
         )
     }
 
+    /// Drafting `root` (a reflector call from the task alone).
+    pub fn draft_cost(&self, root: Hidden) -> u64 {
+        uniform_u64(&mut stream(root.key, SALT_DRAFT), self.spec.draft_cost)
+    }
+
     pub fn exec_cost(&self, h: Hidden) -> u64 {
         uniform_u64(&mut stream(h.key, SALT_EXEC), self.spec.exec_cost)
     }
 
-    /// The best true reward among the first m children of every node down to `depth` below
-    /// the first root: a reference for what the task allows (a search can find more).
+    /// The best true reward among the first m reflected children of every node down to
+    /// `depth` below the first root: a reference for what the task allows (a search can find more).
     pub fn reference_best(&self, depth: u32) -> f64 {
         let mut level = vec![self.root(0)];
         let mut best = level[0].reward;
@@ -131,7 +168,7 @@ impl Task {
             level = level
                 .iter()
                 .flat_map(|&p| (0..MAX_CHILDREN as u64).map(move |i| (p, i)))
-                .map(|(p, i)| self.child(p, i))
+                .map(|(p, i)| self.reflected(p, i))
                 .collect();
             best = level.iter().map(|h| h.reward).fold(best, f64::max);
         }
@@ -163,6 +200,51 @@ mod tests {
             assert!((0.02..=0.98).contains(&t.prior(c)));
         }
         assert!(t.reference_best(3) >= r.reward);
+    }
+
+    #[test]
+    fn a_reflected_child_is_the_blind_edit_plus_the_gain() {
+        let spec = TaskSpec {
+            reflect_gain: 0.05,
+            ..TaskSpec::default()
+        };
+        let t = Task { seed: 2, spec };
+        let r = t.root(0);
+        for i in 0..50 {
+            let (blind, seen) = (t.child(r, i), t.reflected(r, i));
+            assert_eq!(blind.key, seen.key);
+            assert!((seen.reward - (blind.reward + 0.05).min(1.0)).abs() < 1e-12);
+            assert!((seen.long_run - (blind.long_run + 0.05).min(1.0)).abs() < 1e-12);
+        }
+        let flat = Task {
+            spec: TaskSpec::default(),
+            ..t
+        };
+        assert_eq!(flat.reflected(r, 3), flat.child(r, 3));
+    }
+
+    #[test]
+    fn double_execution_keeps_the_best_run() {
+        let t = Task {
+            seed: 5,
+            spec: TaskSpec::default(),
+        };
+        let (mut better, mut rescued) = (0, 0);
+        for i in 0..400 {
+            let h = t.child(t.root(0), i);
+            let (one, two) = (t.observe_runs(h, 1), t.observe_runs(h, 2));
+            assert_eq!(one, t.observe(h));
+            match (one, two) {
+                (Some(a), Some(b)) => {
+                    assert!(b >= a);
+                    better += usize::from(b > a);
+                }
+                (None, Some(_)) => rescued += 1,
+                (Some(_), None) => panic!("a second run cannot lose the first"),
+                (None, None) => {}
+            }
+        }
+        assert!(better > 50 && rescued > 20, "{better} {rescued}");
     }
 
     #[test]
