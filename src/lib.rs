@@ -16,6 +16,7 @@ pub mod config_sources;
 pub mod engine;
 pub mod exec;
 pub mod fsutil;
+pub mod ids;
 pub mod llm;
 pub mod logging;
 pub mod paper;

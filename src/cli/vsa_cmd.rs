@@ -175,6 +175,13 @@ pub(super) fn report(e: &StoreError) -> i32 {
         StoreError::Parse { .. } => {
             "fix the file by hand at that line; youra never overwrites a file it cannot read"
         }
+        StoreError::Invariant { violations }
+            if violations
+                .iter()
+                .any(|v| v.invariant == crate::vsa::invariants::Invariant::SafeId) =>
+        {
+            "choose an id that is one plain name, such as `h-e2` (--force cannot override this)"
+        }
         StoreError::Invariant { .. } => {
             "fix the state this depends on first, or pass --force to override (recorded as forced)"
         }
@@ -333,14 +340,29 @@ fn validate(target: &Path) -> Result<i32> {
     for w in &warnings {
         println!("{}:{}: warning: {}", path.display(), w.line, w.message);
     }
+    let mut unsafe_ids = 0;
     for v in violations(&vsa) {
         let line = vsa.hypothesis(&v.hypothesis).map_or(1, |h| h.line);
+        // An unsafe id is an error, not a warning: the engine refuses to run with it.
+        let level = if v.invariant == crate::vsa::invariants::Invariant::SafeId {
+            unsafe_ids += 1;
+            "error"
+        } else {
+            "warning"
+        };
         println!(
-            "{}:{line}: warning: invariant [{}] {}",
+            "{}:{line}: {level}: invariant [{}] {}",
             path.display(),
             v.invariant.name(),
             v.message
         );
+    }
+    if unsafe_ids > 0 {
+        println!(
+            "{}: {unsafe_ids} unsafe id(s): rename them (and their folders) by hand, then validate again",
+            path.display()
+        );
+        return Ok(1);
     }
     println!(
         "{}: ok ({} sub-hypotheses, {} history entries, revision {}, {} warning(s))",

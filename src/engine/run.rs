@@ -109,6 +109,19 @@ impl Engine {
                 Some(WorkflowStatus::Completed) => return Ok(RunEnd::Completed),
                 _ => {}
             }
+            // Ids name folders: a hand-edited unsafe one (`/abs/dir`, `../x`) stops the run
+            // before any folder is made from it (`crate::ids`).
+            if let Some(v) = crate::vsa::invariants::unsafe_ids(&snap.vsa)
+                .into_iter()
+                .next()
+            {
+                let reason = format!(
+                    "{}; rename it in verification_state.yaml, then resume",
+                    v.message
+                );
+                self.stop(&reason)?;
+                return Ok(RunEnd::Stopped(reason));
+            }
             // A transition begun before a crash (a failed gate's recovery) is finished
             // before anything else, so no step can skip it.
             if let Some(t) = snap.vsa.workflow.pending_transition.clone() {

@@ -1,10 +1,8 @@
 //! Plan-node ids. An id names a folder (`plan/nodes/<id>/`), so it must be one plain path
-//! segment; youra generates `n-0001`, `n-0002`, … and accepts any safe id a person wrote.
+//! segment (the rule in `crate::ids`); youra generates `n-0001`, `n-0002`, … and accepts
+//! any safe id a person wrote.
 
 use std::fmt;
-
-/// Longer ids are refused: they name folders and fill TUI columns.
-pub const MAX_ID_LEN: usize = 64;
 
 /// A path-safe plan-node id. Deserialising refuses an unsafe one, so a hand-edited
 /// `tree.json` can never make youra read or write outside `plan/nodes/`.
@@ -21,22 +19,10 @@ pub struct BadNodeId {
     pub why: &'static str,
 }
 
-/// Why `raw` is not a safe single path segment, if it is not.
+/// Why `raw` is not a safe single path segment, if it is not: the crate's one safe-id rule
+/// (`crate::ids`), which plan-node ids follow with dots allowed inside a name.
 pub fn unsafe_reason(raw: &str) -> Option<&'static str> {
-    if raw.is_empty() {
-        Some("it is empty")
-    } else if raw.len() > MAX_ID_LEN {
-        Some("longer than 64 characters")
-    } else if raw.starts_with('.') {
-        Some("it may not start with a dot")
-    } else if !raw
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        Some("use only letters, digits, `-`, `_` and `.`")
-    } else {
-        None
-    }
+    crate::ids::unsafe_segment(raw)
 }
 
 impl NodeId {

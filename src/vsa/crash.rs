@@ -1,6 +1,8 @@
-//! Fault injection for crash tests: `YOURA_CRASH_AT=before:N` or `after:N` kills the process
-//! with SIGKILL just before the store renames revision N into place, or just after it (and
-//! its copies) are written. The kill-sweep test (`tests/kill_sweep.rs`) runs the demo once
+//! Fault injection for crash tests: `YOURA_CRASH_AT=<point>:N` kills the process with
+//! SIGKILL at one step of the store's write of revision N (see `journal.rs` for the order):
+//! `before` (nothing written yet), `journaled` (the journal written, the VSA not yet
+//! replaced), `renamed` (the VSA replaced, youra's copies not yet), `copied` (the numbered
+//! copy kept, the last copy not yet), `after` (all done). The kill-sweep test (`tests/kill_sweep.rs`) runs the demo once
 //! per revision this way and resumes it, which pins crash points by revision instead of by
 //! time. Unset, it costs one cached lookup per write.
 
@@ -9,6 +11,9 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CrashAt {
     Before(u64),
+    Journaled(u64),
+    Renamed(u64),
+    Copied(u64),
     After(u64),
 }
 
@@ -20,6 +25,9 @@ fn configured() -> Option<CrashAt> {
         let n = n.trim().parse().ok()?;
         match when.trim() {
             "before" => Some(CrashAt::Before(n)),
+            "journaled" => Some(CrashAt::Journaled(n)),
+            "renamed" => Some(CrashAt::Renamed(n)),
+            "copied" => Some(CrashAt::Copied(n)),
             "after" => Some(CrashAt::After(n)),
             _ => None,
         }

@@ -16,6 +16,8 @@ pub enum Invariant {
     KnownPrerequisite,
     /// Prerequisites form a DAG.
     NoCycle,
+    /// An id that names a folder is one plain name (`crate::ids`); never overridable.
+    SafeId,
 }
 
 impl Invariant {
@@ -25,6 +27,7 @@ impl Invariant {
             Invariant::PrerequisitesFirst => "prerequisites-first",
             Invariant::KnownPrerequisite => "known-prerequisite",
             Invariant::NoCycle => "no-cycle",
+            Invariant::SafeId => "safe-id",
         }
     }
 }
@@ -36,9 +39,35 @@ pub struct Violation {
     pub message: String,
 }
 
-/// Every violation in `vsa`, in hypothesis order.
+/// Every id in `vsa` that names a folder and breaks the safe-id rule: sub-hypothesis ids
+/// (`<run>/<id>/`), and a pending recovery's hypothesis and archive name (`_archive/<name>/`).
+/// The engine stops on the first before it makes a folder of any.
+pub fn unsafe_ids(vsa: &Vsa) -> Vec<Violation> {
+    let pending = vsa.workflow.pending_transition.as_ref();
+    let ids = vsa
+        .sub_hypotheses
+        .iter()
+        .map(|h| ("sub-hypothesis", h.id.as_str()))
+        .chain(pending.map(|t| ("pending transition's hypothesis", t.hypothesis.as_str())))
+        .chain(
+            pending
+                .and_then(|t| t.archive.as_deref())
+                .map(|a| ("archive", a)),
+        );
+    ids.filter_map(|(what, id)| {
+        let e = crate::ids::check_id(what, id).err()?;
+        Some(Violation {
+            invariant: Invariant::SafeId,
+            hypothesis: id.to_string(),
+            message: e.to_string(),
+        })
+    })
+    .collect()
+}
+
+/// Every violation in `vsa`, in hypothesis order, unsafe ids first.
 pub fn violations(vsa: &Vsa) -> Vec<Violation> {
-    let mut out = Vec::new();
+    let mut out = unsafe_ids(vsa);
     for h in &vsa.sub_hypotheses {
         let v = |invariant, message| Violation {
             invariant,

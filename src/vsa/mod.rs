@@ -19,6 +19,8 @@ pub mod edit;
 pub mod edit_list;
 pub mod history;
 pub mod invariants;
+pub mod journal;
+mod lock;
 pub mod merge;
 mod outside;
 pub mod path;

@@ -33,6 +33,9 @@ pub struct Outside {
     pub conflicts: Vec<String>,
     /// The revision the next write must exceed: the highest youra has written.
     pub floor: u64,
+    /// A write a kill interrupted before it reached the file (its revision, and the one
+    /// the file kept): the next write records it (`journal.rs`).
+    pub rolled_back: Option<(u64, u64)>,
 }
 
 /// Whether `a` and `b` name the same field or one lies inside the other.
@@ -108,6 +111,7 @@ impl Store {
             conflicts: conflicts.iter().map(|c| c.path.clone()).collect(),
             floor: m,
             merged,
+            rolled_back: None,
         }
     }
 }

@@ -3,14 +3,15 @@
 //! file atomically (temp file, fsync, rename, directory fsync). A file that does not parse
 //! is never overwritten.
 
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::crash::{CrashAt, crash_point};
 use super::edit::{EditError, plan_history_append_all, plan_revision};
 use super::history::change_entry;
-use super::invariants::{Violation, introduced};
+use super::invariants::{Invariant, Violation, introduced};
+use super::journal::{Recovered, recovered_entry};
+pub use super::lock::NOTICES_ON_STDERR;
 use super::model::Vsa;
 use super::mutation::{Change, Check, Edit, Mutation, Planned, plan};
 use super::outside::{Outside, overlaps};
@@ -109,11 +110,9 @@ pub struct Applied {
 
 /// youra's copy of what it last wrote, beside the lock in `.youra/`.
 pub(super) const LAST_WRITTEN: &str = "last_written.yaml";
-/// How many earlier revisions are kept (`.youra/written/N.yaml`) as merge bases.
-const KEEP_WRITTEN: u64 = 16;
 
 /// The `revision:` of a VSA's text without parsing it (a top-level line).
-fn revision_line(text: &[u8]) -> Option<u64> {
+pub(super) fn revision_line(text: &[u8]) -> Option<u64> {
     let text = std::str::from_utf8(text).ok()?;
     text.lines()
         .find_map(|l| l.strip_prefix("revision:"))
@@ -171,7 +170,7 @@ pub struct Store {
     cache: Mutex<Option<(Vec<u8>, Arc<Snapshot>)>>,
 }
 
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
+pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
     let path = path.to_path_buf();
     move |source| StoreError::Io {
         action,
@@ -179,11 +178,6 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Store
         source,
     }
 }
-
-/// Whether a writer that waits for the lock says so on stderr (besides the log). The TUI
-/// turns it off: stderr is the screen it draws on.
-pub static NOTICES_ON_STDERR: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(true);
 
 impl Store {
     /// A store for the VSA at `path`; its lock and last-written copy live in `.youra/` beside it.
@@ -238,81 +232,6 @@ impl Store {
         Ok(Snapshot { doc, vsa, warnings })
     }
 
-    /// The write lock. A holder that never lets go (a writer stopped with ^Z, a hung
-    /// process) is named after `YOURA_LOCK_TIMEOUT_S` (default 30 s) instead of waited for
-    /// in silence; holders write their pid into the lock file for that message.
-    fn lock(&self) -> Result<File, StoreError> {
-        use std::io::Write;
-        fs::create_dir_all(&self.side).map_err(io("create", &self.side))?;
-        let lock_path = self.side.join("vsa.lock");
-        let mut file = File::options()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io("open", &lock_path))?;
-        let limit = std::env::var("YOURA_LOCK_TIMEOUT_S")
-            .ok()
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(30.0)
-            .max(0.0);
-        let started = std::time::Instant::now();
-        let mut told = false;
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(fs::TryLockError::WouldBlock) => {
-                    if !told && started.elapsed() >= std::time::Duration::from_secs(1) {
-                        told = true;
-                        let holder = lock_holder(&lock_path);
-                        let line = format!(
-                            "waiting for the VSA lock {} (held by {holder}); giving up after {limit:.0} s (YOURA_LOCK_TIMEOUT_S)",
-                            lock_path.display()
-                        );
-                        tracing::warn!(target: "youra::vsa", "{line}");
-                        if NOTICES_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
-                            eprintln!("youra: {line}");
-                        }
-                    }
-                    if started.elapsed().as_secs_f64() >= limit {
-                        return Err(StoreError::LockTimeout {
-                            waited_s: started.elapsed().as_secs(),
-                            holder: lock_holder(&lock_path),
-                            path: lock_path,
-                        });
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                Err(fs::TryLockError::Error(e)) => return Err(io("lock", &lock_path)(e)),
-            }
-        }
-        let _ = file.set_len(0);
-        let _ = writeln!(file, "{}", std::process::id());
-        self.remove_orphans();
-        Ok(file)
-    }
-
-    /// Temp files of writers killed between writing and renaming (`.<name>.<pid>.<n>.tmp`,
-    /// see `fsutil`). Only the lock holder writes the VSA, so under the lock every such
-    /// file is an orphan.
-    fn remove_orphans(&self) {
-        let Some(name) = self.path.file_name().and_then(|n| n.to_str()) else {
-            return;
-        };
-        let prefix = format!(".{name}.");
-        let Ok(entries) = fs::read_dir(crate::fsutil::parent(&self.path)) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let file = e.file_name();
-            let Some(f) = file.to_str() else { continue };
-            if f.starts_with(&prefix) && f.ends_with(".tmp") {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
-
     /// Set one field, with a history entry and a revision bump, under the lock.
     pub fn set(&self, req: &SetRequest<'_>) -> Result<Applied, StoreError> {
         let change = Change::Set {
@@ -344,8 +263,12 @@ impl Store {
     ) -> Result<(Applied, T), E> {
         let _lock = self.lock()?;
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
+        let recovered = self.recover(&bytes);
         let snap = self.cached(bytes.clone())?;
-        let outside = self.outside(&bytes, &snap);
+        let mut outside = self.outside(&bytes, &snap);
+        if let Some(Recovered::RolledBack { n, kept }) = recovered {
+            outside.rolled_back = Some((n, kept));
+        }
         let work = outside.merged.clone().unwrap_or(snap);
         let (m, extra) = decide(&work)?;
         Ok((self.mutate_locked(&work, outside, &m)?, extra))
@@ -407,7 +330,7 @@ impl Store {
                 planned.push((edit, p));
             }
         }
-        if planned.is_empty() && outside.entry.is_none() {
+        if planned.is_empty() && outside.entry.is_none() && outside.rolled_back.is_none() {
             applied.unchanged = true;
             return Ok(applied);
         }
@@ -456,7 +379,8 @@ impl Store {
         let violations = introduced(&work.vsa, &after.vsa);
         let mut forced = Vec::new();
         if !violations.is_empty() {
-            if !m.force {
+            // An unsafe id would become a path outside the run: `--force` cannot allow it.
+            if !m.force || violations.iter().any(|v| v.invariant == Invariant::SafeId) {
                 return Err(StoreError::Invariant { violations });
             }
             (text, after, partial) = attempt(&violations)?;
@@ -484,7 +408,12 @@ impl Store {
         revision: u64,
         forced: &[Violation],
     ) -> Result<Vec<Splice>, StoreError> {
-        let mut entries: Vec<_> = outside.entry.iter().cloned().collect();
+        let mut entries: Vec<_> = outside
+            .rolled_back
+            .map(|(n, kept)| recovered_entry(n, kept, revision))
+            .into_iter()
+            .chain(outside.entry.iter().cloned())
+            .collect();
         for (i, (edit, p)) in planned.iter().enumerate() {
             let forced = if i == 0 { forced } else { &[] };
             entries.push(change_entry(m, edit, p, revision, forced));
@@ -605,56 +534,6 @@ impl Store {
             .snapshot(new_text.as_bytes())
             .map_err(|e| StoreError::Verify(e.to_string()))?;
         Ok((new_text, snap, false))
-    }
-
-    /// Replace the file durably, then keep what was written: the last copy detects hand
-    /// edits, the numbered copies are the base a stale save is merged from.
-    /// The file keeps its conventions: a byte-order mark and CRLF line ends, when it had
-    /// them, also on the lines youra adds; a symlinked VSA stays a link (its target is
-    /// replaced). Returns the bytes written.
-    fn write(&self, text: &str, revision: u64) -> Result<Vec<u8>, StoreError> {
-        crash_point(CrashAt::Before(revision));
-        let current = fs::read(&self.path).unwrap_or_default();
-        let bytes = conventions_of(&current).apply(text);
-        let target = match fs::symlink_metadata(&self.path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                fs::canonicalize(&self.path).map_err(io("resolve the link", &self.path))?
-            }
-            _ => self.path.clone(),
-        };
-        crate::fsutil::write_atomic(&target, &bytes).map_err(io("replace", &target))?;
-        tracing::debug!(target: "youra::vsa", revision, bytes = bytes.len(), path = %target.display(), "written");
-        let text = &bytes;
-        // The copies only serve edit detection: losing one in a crash costs one undetected
-        // edit, so they are renamed into place without an fsync.
-        let written = self.side.join("written");
-        let _ = fs::create_dir_all(&written);
-        let _ = crate::fsutil::replace_unsynced(&self.side.join(LAST_WRITTEN), text);
-        let _ = crate::fsutil::replace_unsynced(&written.join(format!("{revision}.yaml")), text);
-        if let Some(old) = revision.checked_sub(KEEP_WRITTEN) {
-            let _ = fs::remove_file(written.join(format!("{old}.yaml")));
-        }
-        crash_point(CrashAt::After(revision));
-        Ok(bytes)
-    }
-}
-
-/// Who holds the lock, from the pid its holder wrote, with the process' state when known.
-fn lock_holder(lock_path: &Path) -> String {
-    let Some(pid) = fs::read_to_string(lock_path)
-        .ok()
-        .and_then(|t| t.trim().parse::<u32>().ok())
-    else {
-        return "another process".into();
-    };
-    let state = fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().chars().next()))
-        .flatten();
-    match state {
-        Some('T' | 't') => format!("pid {pid} (stopped)"),
-        Some(_) => format!("pid {pid} (running)"),
-        None => format!("pid {pid}"),
     }
 }
 

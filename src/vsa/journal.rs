@@ -1,0 +1,167 @@
+//! The commit order of a VSA write, chosen so that a kill -9 at any instant leaves files
+//! the next writer reads without doubt. youra tells its own writes from outside edits by
+//! comparing the VSA with its copy of what it last wrote (`.youra/last_written.yaml`, see
+//! `outside.rs`); were that copy updated after the VSA (as it once was), a kill between the
+//! two would make youra's own write look like a hand edit by `editor`.
+//!
+//! So the new text is journaled first, durably, as `.youra/pending.yaml`:
+//! 1. `pending.yaml` ← the new bytes (fsync, rename, folder fsync);
+//! 2. the VSA ← the same bytes (the atomic replace: the commit point);
+//! 3. `written/N.yaml` ← a hard link to the journal (the merge base for stale saves);
+//! 4. `pending.yaml` renamed to `last_written.yaml`; the copy 16 revisions back removed.
+//!
+//! The next writer, under the lock, looks for a journal before anything else
+//! ([`Store::recover`]): a VSA at the journal's revision (or past it: an edit made after
+//! the commit) means the rename happened, and steps 3–4 are finished, silently — youra's
+//! write is recognised as youra's. A VSA below it means the rename never happened: the
+//! journal is discarded and the next write says so in a `recovered` history entry, at the
+//! revision the interrupted write would have had, so no revision number is skipped.
+//! At rest `.youra/` holds what it held before (the last copy and 16 numbered ones, now
+//! sharing the newest's bytes through the link); the journal exists only mid-write.
+
+use std::fs;
+use std::path::Path;
+
+use super::crash::{CrashAt, crash_point};
+use super::store::{LAST_WRITTEN, Store, StoreError, conventions_of, io, revision_line};
+use super::timestamp::Timestamp;
+use crate::yaml::{NewNode, Style, format_scalar};
+
+/// The journal of the write in progress, beside the lock in `.youra/`.
+pub(super) const PENDING: &str = "pending.yaml";
+/// How many earlier revisions are kept (`.youra/written/N.yaml`) as merge bases.
+const KEEP_WRITTEN: u64 = 16;
+
+/// What the next writer found of an interrupted write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovered {
+    /// Revision `n` reached the file; only youra's copies were finished.
+    Completed(u64),
+    /// Revision `n` never reached the file (which stayed at `kept`); its journal was dropped.
+    RolledBack { n: u64, kept: u64 },
+}
+
+impl Store {
+    /// Write `text` as revision `revision` in the order above. The file keeps its
+    /// conventions: a byte-order mark and CRLF line ends, when it had them, also on the
+    /// lines youra adds; a symlinked VSA stays a link (its target is replaced). Returns
+    /// the bytes written.
+    pub(super) fn write(&self, text: &str, revision: u64) -> Result<Vec<u8>, StoreError> {
+        crash_point(CrashAt::Before(revision));
+        let current = fs::read(self.path()).unwrap_or_default();
+        let bytes = conventions_of(&current).apply(text);
+        let target = match fs::symlink_metadata(self.path()) {
+            Ok(m) if m.file_type().is_symlink() => {
+                fs::canonicalize(self.path()).map_err(io("resolve the link", self.path()))?
+            }
+            _ => self.path().to_path_buf(),
+        };
+        let side = self.side();
+        let pending = side.join(PENDING);
+        fs::create_dir_all(side).map_err(io("create", side))?;
+        crate::fsutil::write_atomic(&pending, &bytes)
+            .map_err(io("journal the write in", &pending))?;
+        crash_point(CrashAt::Journaled(revision));
+        crate::fsutil::write_atomic(&target, &bytes).map_err(io("replace", &target))?;
+        tracing::debug!(target: "youra::vsa", revision, bytes = bytes.len(), path = %target.display(), "written");
+        crash_point(CrashAt::Renamed(revision));
+        self.finish(revision);
+        Ok(bytes)
+    }
+
+    /// Steps 3 and 4: the numbered copy and the last copy from the journal. Failures only
+    /// cost edit detection, never the write itself, so they are logged, not returned.
+    fn finish(&self, revision: u64) {
+        let side = self.side();
+        let pending = side.join(PENDING);
+        let written = side.join("written");
+        let _ = fs::create_dir_all(&written);
+        let numbered = written.join(format!("{revision}.yaml"));
+        let _ = fs::remove_file(&numbered);
+        // A link costs no second copy of the bytes; nothing rewrites these files in place
+        // (every write renames a new file over the name), so sharing them is safe.
+        if fs::hard_link(&pending, &numbered).is_err()
+            && let Err(e) = fs::copy(&pending, &numbered)
+        {
+            tracing::warn!(target: "youra::vsa", revision, error = %e, "cannot keep the numbered copy");
+        }
+        crash_point(CrashAt::Copied(revision));
+        if let Err(e) = fs::rename(&pending, side.join(LAST_WRITTEN)) {
+            tracing::warn!(target: "youra::vsa", revision, error = %e, "cannot keep the last copy");
+        }
+        if let Some(old) = revision.checked_sub(KEEP_WRITTEN) {
+            let _ = fs::remove_file(written.join(format!("{old}.yaml")));
+        }
+        crash_point(CrashAt::After(revision));
+    }
+
+    /// Under the lock, before the file is compared with youra's last copy: settle a write
+    /// a kill interrupted. `bytes` is the VSA as it stands. A file whose revision cannot be
+    /// read is left alone (the transaction refuses it anyway).
+    pub(super) fn recover(&self, bytes: &[u8]) -> Option<Recovered> {
+        let pending = self.side().join(PENDING);
+        let journal = fs::read(&pending).ok()?;
+        let Some(n) = revision_line(&journal) else {
+            // Written by rename, a journal is never torn; one without a revision is not ours.
+            let _ = fs::remove_file(&pending);
+            return None;
+        };
+        let kept = revision_line(bytes);
+        if journal == bytes || kept.is_some_and(|k| k >= n) {
+            tracing::info!(target: "youra::vsa", revision = n, "finishing the copies of a write interrupted after it reached the file");
+            self.finish(n);
+            return Some(Recovered::Completed(n));
+        }
+        let kept = kept?;
+        tracing::info!(target: "youra::vsa", revision = n, kept, "dropping the journal of a write interrupted before it reached the file");
+        let _ = fs::remove_file(&pending);
+        crate::fsutil::sync_dir(self.side()).ok();
+        Some(Recovered::RolledBack { n, kept })
+    }
+
+    /// Temp files of writers killed mid-write inside `.youra/` (the journal's, and those of
+    /// copies written by earlier versions): under the lock every such file is an orphan.
+    pub(super) fn remove_side_orphans(&self) {
+        for dir in [self.side().to_path_buf(), self.side().join("written")] {
+            remove_tmp(&dir);
+        }
+    }
+}
+
+fn remove_tmp(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(f) = name.to_str() else { continue };
+        if f.starts_with('.') && f.ends_with(".tmp") && f.contains(".yaml.") {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The history entry for a write the recovery rolled back, recorded in the next write at
+/// the revision `revision` it takes (the interrupted write's own number).
+pub fn recovered_entry(n: u64, kept: u64, revision: u64) -> NewNode {
+    let s = |v: &str| NewNode::Scalar(format_scalar(v, Style::Plain));
+    NewNode::Map(vec![
+        ("event".to_string(), s("recovered")),
+        (
+            "timestamp".to_string(),
+            NewNode::Scalar(format_scalar(&Timestamp::now_string(), Style::SingleQuoted)),
+        ),
+        ("actor".to_string(), s("youra")),
+        (
+            "revision".to_string(),
+            NewNode::Scalar(revision.to_string()),
+        ),
+        ("rolled_back".to_string(), NewNode::Scalar(n.to_string())),
+        (
+            "reason".to_string(),
+            s(&format!(
+                "youra was stopped while writing revision {n}, before the file was replaced; that write was discarded and the file kept revision {kept}"
+            )),
+        ),
+    ])
+}
