@@ -187,14 +187,40 @@ fn the_demo_ends_with_figures_references_and_a_pdf() {
 fn model_text_stays_text_and_a_sanitized_number_stays_three_hyphens() {
     let tmp = tempfile::tempdir().unwrap();
     let md = "# Escapes #set and $x$\n\n## Results\n\nA reply wrote #import \"evil.typ\", @nobody, <label> and 50% // not a comment.\n\n| Sub-hypothesis | Value |\n|---|---|\n| h-e1 | --- |\n";
-    let p = youra::paper::publish(tmp.path(), md).expect("compiles: nothing a model wrote is Typst code");
+    let p = youra::paper::publish(tmp.path(), md)
+        .expect("compiles: nothing a model wrote is Typst code");
     assert_eq!(p.references, 0);
     let text = pdf_text(&tmp.path().join("paper/paper.pdf"));
-    for literal in ["Escapes #set and $x$", "#import", "@nobody", "<label>", "50% // not a comment", "h-e1 ---"] {
+    for literal in [
+        "Escapes #set and $x$",
+        "#import",
+        "@nobody",
+        "<label>",
+        "50% // not a comment",
+        "h-e1 ---",
+    ] {
         assert!(text.contains(literal), "{literal:?} missing from: {text}");
     }
     assert!(!text.contains('\u{2014}'), "--- became an em dash: {text}");
     let tex = std::fs::read_to_string(tmp.path().join("paper/paper.tex")).unwrap();
     assert!(tex.contains("h-{}e1 & -{}-{}-{} \\\\"), "{tex}");
     assert!(tex.contains("\\#import"), "{tex}");
+
+    // A link to a figure that is not in paper/ (or leads out of it) is not embedded, and the
+    // PDF still compiles; the checker reports it.
+    let md = "# T\n\n![Forged](figures/none.svg)\n\n![Secrets](../../../../etc/passwd)\n";
+    youra::paper::publish(tmp.path(), md).expect("compiles without the missing figures");
+    let text = pdf_text(&tmp.path().join("paper/paper.pdf"));
+    assert!(
+        text.contains("(figure missing: Forged)") && text.contains("(figure missing: Secrets)"),
+        "{text}"
+    );
+    let found = youra::paper::check(tmp.path(), md);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0]
+            .message
+            .contains("not a figure drawn from the run's data"),
+        "{found:?}"
+    );
 }

@@ -83,6 +83,7 @@ pub fn publish(run: &Path, md: &str) -> Result<Published, String> {
     };
     write(BIB, bib::bibtex(&records).as_bytes())?;
     let keys: Vec<String> = records.iter().map(|r| r.key.clone()).collect();
+    let md = &without_missing_images(&dir, md);
     write(TEX, tex::document(md, &keys).as_bytes())?;
     let markup = typst_md::document(md, &keys);
     write(TYPST, markup.as_bytes())?;
@@ -96,6 +97,28 @@ pub fn publish(run: &Path, md: &str) -> Result<Published, String> {
         bib_and_tex,
         pdf: started.elapsed(),
     })
+}
+
+/// The paper with every image link whose file is not inside `paper/` replaced by a line
+/// saying so: the checker reports such a figure (MAJOR); the PDF must still compile.
+fn without_missing_images(paper_dir: &Path, md: &str) -> String {
+    let root = paper_dir.canonicalize().ok();
+    let mut out = md.to_string();
+    for (_, caption, target) in figures::links(md) {
+        let inside = paper_dir
+            .join(&target)
+            .canonicalize()
+            .ok()
+            .zip(root.as_ref())
+            .is_some_and(|(p, r)| p.starts_with(r) && p.is_file());
+        if !inside {
+            out = out.replace(
+                &format!("![{caption}]({target})"),
+                &format!("*(figure missing: {caption})*"),
+            );
+        }
+    }
+    out
 }
 
 /// The paper's references and figures checked against the run: every citation and

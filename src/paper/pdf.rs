@@ -56,6 +56,15 @@ impl PaperWorld {
             return Err(FileError::AccessDenied);
         }
         let path = self.root.join(rel);
+        // Nor through a link that leads out of it.
+        let inside = match (path.canonicalize(), self.root.canonicalize()) {
+            (Ok(p), Ok(root)) => p.starts_with(root),
+            (Err(e), _) => return Err(FileError::from_io(e, &path)),
+            (_, Err(_)) => false,
+        };
+        if !inside {
+            return Err(FileError::AccessDenied);
+        }
         std::fs::read(&path).map_err(|e| FileError::from_io(e, &path))
     }
 }
