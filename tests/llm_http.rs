@@ -3,6 +3,7 @@
 
 mod llm_http {
     pub mod anthropic;
+    pub mod redaction;
     pub mod server;
     pub mod structured;
 }

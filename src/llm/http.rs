@@ -44,8 +44,12 @@ pub struct Post<'a> {
 /// Send a POST; `Ok` only for a 2xx. Everything else becomes the error the retry loop
 /// decides on: 429 → `RateLimited` (with `Retry-After`), other statuses → `Http` with an
 /// excerpt of the body (retryable for 5xx, 408 and Anthropic's 529 "overloaded").
+///
+/// Every provider's body passes here, so this is where it is masked like a transcript
+/// (`crate::redact`): a prompt that quotes a file the experiment replaced with
+/// `/proc/self/environ` must not carry youra's keys to the endpoint.
 pub fn post(client: &Client, config: &HttpConfig, post: Post<'_>) -> Result<Response, LlmError> {
-    let bytes = serde_json::to_vec(post.body)
+    let bytes = serde_json::to_vec(&outgoing_body(config, post.body))
         .map_err(|e| LlmError::Config(format!("could not encode the request: {e}")))?;
     let mut request = client
         .post(post.url)
@@ -68,6 +72,16 @@ pub fn post(client: &Client, config: &HttpConfig, post: Post<'_>) -> Result<Resp
         return Ok(response);
     }
     Err(status_error(post.url, config, response))
+}
+
+/// The body as it goes out: every string masked with this process's secrets and the role's
+/// own key (which may live in a variable whose name does not look secret).
+pub fn outgoing_body(config: &HttpConfig, body: &serde_json::Value) -> serde_json::Value {
+    let mut secrets = crate::redact::known_secrets();
+    secrets.extend(config.api_key().ok().flatten());
+    let mut body = body.clone();
+    crate::redact::redact_json(&mut body, &secrets);
+    body
 }
 
 /// Extra configured headers plus the ones the provider adds; names/values that HTTP cannot
