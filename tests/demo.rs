@@ -40,8 +40,27 @@ fn events(dir: &Path) -> Vec<youra::rundir::events::Event> {
     youra::rundir::events::read(&dir.join("events.jsonl"))
 }
 
+/// The final paper; every answer's continuation also ends with its PDF, figures and
+/// references (`tests/paper_pdf.rs` reads the headless one's PDF back).
 fn paper(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("paper/06_paper_final.md")).expect("a final paper")
+    let pdf = std::fs::read(dir.join("paper/paper.pdf")).expect("paper/paper.pdf");
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    let figures = youra::paper::figures::load_manifest(dir).expect("figure manifest");
+    assert!(
+        figures.iter().any(|f| f.file == "figures/gates.svg"),
+        "{figures:?}"
+    );
+    let md = std::fs::read_to_string(dir.join("paper/06_paper_final.md")).expect("a final paper");
+    assert!(
+        md.contains("[@gorman2014ecological]"),
+        "cites the recorded search"
+    );
+    assert_eq!(
+        youra::paper::check(dir, &md),
+        Vec::new(),
+        "references and figures check"
+    );
+    md
 }
 
 /// The first line of each executed plan of `h`'s subtree, in id order: the recorded code of
