@@ -4,6 +4,8 @@
 
 use crate::yaml::{Node, parse};
 
+pub mod planned;
+
 /// The comparison vocabulary is the plan tree's (`>=`, `>`, `<=`, `<`, `==`, their Unicode
 /// and word forms): one parser for gates and rewards.
 pub use crate::plan::Op;
@@ -129,7 +131,18 @@ pub fn current(
         .map(|h| h.gate.rules.clone())
         .unwrap_or_default();
     if rules.is_empty() {
-        return from_brief.map(|list| Criteria {
+        // A brief without criteria in the VSA (a run designed before youra kept them there)
+        // is still held to the plan: its block may be the model's lowered bar.
+        let list = from_brief?;
+        let plan = planned_text(snap, id).map_or_else(Vec::new, |t| planned::parse(&t));
+        let held = planned::conform(&plan, &list);
+        if !held.refused.is_empty() {
+            return Err(format!(
+                "the brief's criteria do not keep the plan's: {}",
+                held.refused.join("; ")
+            ));
+        }
+        return Ok(Criteria {
             list,
             edits: Vec::new(),
         });
@@ -180,6 +193,20 @@ pub fn current(
             .collect(),
         edits,
     })
+}
+
+/// The criterion text Verification Planning wrote for `id` (`sub_hypotheses.<id>.gate.criterion`):
+/// what the design is held to ([`planned::conform`]).
+pub fn planned_text(snap: &crate::vsa::store::Snapshot, id: &str) -> Option<String> {
+    snap.doc
+        .root
+        .as_ref()?
+        .get("sub_hypotheses")?
+        .get(id)?
+        .get("gate")?
+        .get("criterion")?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// The criteria as `gate.criteria` holds them: a list of `{metric, op, value}`.

@@ -216,7 +216,7 @@ pub const REFINEMENT: &str = r#"{"main_hypothesis":{"id":"H-Bill-v1","title":"Bi
 pub const PLAN: &str = r#"{"sub_hypotheses":[
  {"id":"h-e1","type":"EXISTENCE","statement":"A nearest-centroid classifier on bill length and depth reaches accuracy >= 0.9.","gate":{"type":"MUST_WORK","criterion":"accuracy >= 0.9"},"prerequisites":[]},
  {"id":"h-m1","type":"MECHANISM","statement":"Adding body mass does not raise accuracy by more than 0.02.","gate":{"type":"SHOULD_WORK","criterion":"gain <= 0.02"},"prerequisites":["h-e1"]},
- {"id":"h-c1","type":"CONDITION","statement":"The result holds within each island.","gate":{"type":"SHOULD_WORK","criterion":"min island accuracy >= 0.85"},"prerequisites":["h-e1"]}
+ {"id":"h-c1","type":"CONDITION","statement":"The result holds within each island.","gate":{"type":"SHOULD_WORK","criterion":"min_group_accuracy >= 0.85"},"prerequisites":["h-e1"]}
 ],"rationale":"Existence first, then what adds nothing, then where it holds."}"#;
 pub const BRIEF: &str = "## Dataset\nPalmer penguins.\n## Model\nNearest centroid.\n## Metrics\naccuracy\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n```\n## Procedure\n5-fold CV.\n";
 

@@ -1,8 +1,11 @@
 //! Experiment Design (Phase 2C) for one sub-hypothesis: the brief with dataset, model,
-//! metrics and machine-readable gate criteria, at `h-*/02c_experiment_brief.md`.
+//! metrics and machine-readable gate criteria, at `h-*/02c_experiment_brief.md`. The
+//! criteria are held to the plan's (`criteria::planned`): a reply that lowers, flips, renames
+//! or drops a planned criterion is refused and resumed with the reason, never adopted.
 
 use super::{Produced, StageRunner, memory_digest};
 use crate::engine::check::{Check, sections};
+use crate::engine::criteria;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 
@@ -21,19 +24,8 @@ impl StageRunner for ExperimentDesign {
             .vsa
             .hypothesis(id)
             .ok_or_else(|| StageError::Output(format!("{id} is not in the VSA any more")))?;
-        let criterion = snap
-            .doc
-            .root
-            .as_ref()
-            .and_then(|r| {
-                r.get("sub_hypotheses")?
-                    .get(id)?
-                    .get("gate")?
-                    .get("criterion")?
-                    .as_str()
-                    .map(str::to_string)
-            })
-            .unwrap_or_else(|| "(none stated)".into());
+        let criterion = criteria::planned_text(&snap, id).unwrap_or_else(|| "(none stated)".into());
+        let planned = criteria::planned::parse(&criterion);
         let main = snap.vsa.main_statement();
         let vars: Vars = [
             ("hypothesis", id.to_string()),
@@ -52,7 +44,7 @@ impl StageRunner for ExperimentDesign {
             ),
             ("statement", h.statement.clone().unwrap_or_default()),
             ("main_hypothesis", main),
-            ("criterion", criterion),
+            ("criterion", criterion.clone()),
             (
                 "memory",
                 match super::coding::snapshot_field(ctx, id, "design_constraint") {
@@ -75,21 +67,42 @@ impl StageRunner for ExperimentDesign {
             &REQUIRED,
         )?;
         let body = format!("# Experiment Brief: {id}\n\n{}\n", reply.trim());
+        let designed = criteria::from_brief(&body);
+        // Held to the plan before anything is written: a lowered bar never reaches the
+        // brief on disk, the VSA or the gate.
+        let mut stricter = Vec::new();
+        if let Ok(list) = &designed {
+            let held = criteria::planned::conform(&planned, list);
+            if !held.refused.is_empty() {
+                let why = held.refused.join("; ");
+                return Err(StageError::Output(format!(
+                    "the Gate Criteria must keep the plan's criteria for {id} (`{criterion}`): \
+                     {why}. Write the ```yaml block with the planned metric names and \
+                     thresholds; a stricter bar is allowed, a weaker one is not"
+                )));
+            }
+            stricter = held.stricter;
+        }
         let rel = format!("{id}/{ARTIFACT}");
         ctx.write(&rel, &body)?;
         let mut check = sections(&body, &REQUIRED);
         let mut commit = crate::vsa::mutation::Mutation::by("engine");
-        match crate::engine::criteria::from_brief(&body) {
+        match designed {
             Ok(list) => {
                 // The VSA holds the criteria the gate is judged by, beside YouRA's
-                // `criterion` text: the researcher can see and edit them there.
+                // `criterion` text: the researcher can see and edit them there. Where the
+                // design raised the planned bar, the history says so.
+                let mut note = format!("Experiment Design: {} gate criteria for {id}", list.len());
+                if !stricter.is_empty() {
+                    note.push_str(&format!("; stricter than planned: {}", stricter.join("; ")));
+                }
                 commit.push(
                     crate::vsa::mutation::Change::Put {
                         path: format!("sub_hypotheses.{id}.gate.criteria"),
-                        value: crate::engine::criteria::vsa_node(&list),
+                        value: criteria::vsa_node(&list),
                     },
                     "gate_criteria",
-                    &format!("Experiment Design: {} gate criteria for {id}", list.len()),
+                    &note,
                 );
             }
             Err(e) => {
