@@ -172,6 +172,10 @@ pub enum Command {
         recorded: PathBuf,
         /// Where to create the copy (must not hold a run yet).
         dir: PathBuf,
+        /// Keep the recorded run's tool commands ([[tools.servers]], [tools.coding_agent])
+        /// and its sandbox/allow_network settings; without it they are left out and named.
+        #[arg(long)]
+        keep_commands: bool,
     },
     /// Where two runs diverge, stage by stage (per sub-hypothesis and attempt in the
     /// hypothesis loop): gate results (measured vs required, PASS/FAIL) and recovery
@@ -322,7 +326,11 @@ pub fn run() -> color_eyre::Result<i32> {
             }
             engine_cmd::run_cmd(&dir, detach, until_pause, json)
         }
-        Command::Replay { recorded, dir } => replay_cmd::run(&abs(recorded), &abs(dir)),
+        Command::Replay {
+            recorded,
+            dir,
+            keep_commands,
+        } => replay_cmd::run(&abs(recorded), &abs(dir), keep_commands),
         Command::Compare { a, b, json } => compare_cmd::run(&a, &b, json),
         Command::Doctor { dir, json } => doctor_cmd::run(&abs(dir), json),
         Command::Demo {

@@ -1,15 +1,17 @@
 //! `youra replay <recorded-run> <new-dir>`: a replay copy of a recorded run, to step
-//! through with new code (see `crate::engine::replay_copy`).
+//! through with new code (see `crate::engine::replay_copy`). The recorded run's tool
+//! commands and sandbox/network settings are left out and named unless the researcher
+//! passes `--keep-commands`: another person's run must not start programs here unasked.
 
 use std::path::Path;
 
 use color_eyre::eyre::Result;
 
 use super::fail;
-use crate::engine::replay_copy::{ReplayCopyError, replay_copy};
+use crate::engine::replay_copy::{ReplayCopyError, ReplayOptions, replay_copy_with};
 
-pub fn run(recorded: &Path, dir: &Path) -> Result<i32> {
-    match replay_copy(recorded, dir) {
+pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
+    match replay_copy_with(recorded, dir, ReplayOptions { keep_commands }) {
         Ok(copy) => {
             let d = copy.dir.display();
             println!(
@@ -18,6 +20,19 @@ pub fn run(recorded: &Path, dir: &Path) -> Result<i32> {
                 copy.exchanges,
                 copy.data_files
             );
+            if !copy.dropped.is_empty() {
+                if copy.kept_commands {
+                    println!("kept from the recorded run's youra.toml (--keep-commands):");
+                } else {
+                    println!(
+                        "left out of the copy's youra.toml (the recorded run's commands and \
+                         confinement; `youra replay --keep-commands` keeps them):"
+                    );
+                }
+                for item in &copy.dropped {
+                    println!("  {item}");
+                }
+            }
             println!(
                 "next: `youra steer {d} breakpoint \"Coding & Validation\"`, then `youra run {d} --step` \
                  (or `youra tui {d} --run`); `youra compare {} {d}` shows where the routes part",

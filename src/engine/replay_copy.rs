@@ -8,6 +8,9 @@
 //! new code's routing decisions are its own while the model's words are the recorded ones;
 //! a route the recording never took asks for exchanges it does not have, and the engine
 //! stops naming the missing key.
+//!
+//! The recorded run's commands and confinement settings do not come along unasked
+//! ([`commands`]): its MCP servers and coding agent, its `sandbox` and `allow_network`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +18,9 @@ use super::init::{InitError, InitOptions, init};
 use super::yamlout::text;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::store::{Store, StoreError};
+
+pub mod commands;
+pub use commands::Dropped;
 
 /// Where the copy serves its replies from, relative to the new run.
 pub const TRANSCRIPTS: &str = "replay/transcripts";
@@ -27,6 +33,18 @@ pub struct ReplayCopy {
     pub from: PathBuf,
     pub exchanges: usize,
     pub data_files: usize,
+    /// The recorded run's commands and confinement settings: left out of the copy, or kept
+    /// because the researcher said so (`kept_commands`).
+    pub dropped: Vec<Dropped>,
+    pub kept_commands: bool,
+}
+
+/// What the researcher confirmed for a copy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// Keep the recorded run's tool commands and sandbox/network settings
+    /// (`youra replay --keep-commands`).
+    pub keep_commands: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -61,8 +79,18 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayCopyError + '_ {
     }
 }
 
-/// Make the replay copy of `recorded` in `dir` (which must not hold a run yet).
+/// Make the replay copy of `recorded` in `dir` (which must not hold a run yet), without the
+/// recorded run's commands and confinement settings.
 pub fn replay_copy(recorded: &Path, dir: &Path) -> Result<ReplayCopy, ReplayCopyError> {
+    replay_copy_with(recorded, dir, ReplayOptions::default())
+}
+
+/// [`replay_copy`] with what the researcher confirmed.
+pub fn replay_copy_with(
+    recorded: &Path,
+    dir: &Path,
+    options: ReplayOptions,
+) -> Result<ReplayCopy, ReplayCopyError> {
     let from = std::path::absolute(recorded).map_err(io(recorded))?;
     let toml_path = from.join("youra.toml");
     if !toml_path.is_file() {
@@ -73,10 +101,22 @@ pub fn replay_copy(recorded: &Path, dir: &Path) -> Result<ReplayCopy, ReplayCopy
         return Err(ReplayCopyError::NoTranscripts(from));
     }
     let toml_text = std::fs::read_to_string(&toml_path).map_err(io(&toml_path))?;
-    let settings = kept_tables(&toml_text).map_err(|message| ReplayCopyError::Settings {
+    let settings_error = |message| ReplayCopyError::Settings {
         path: toml_path.clone(),
         message,
-    })?;
+    };
+    let mut settings = kept_tables(&toml_text).map_err(settings_error)?;
+    let whole: toml::Table = toml::from_str(&toml_text).unwrap_or_default();
+    let dropped = commands::untrusted(&whole);
+    let mut header = String::new();
+    if !dropped.is_empty() && !options.keep_commands {
+        settings = commands::without_untrusted(&settings).map_err(settings_error)?;
+        let names: Vec<&str> = dropped.iter().map(|d| d.setting.as_str()).collect();
+        header = format!(
+            "# Left out of the recorded run's settings (`youra replay --keep-commands` keeps them): {}\n",
+            names.join(", ")
+        );
+    }
     let snap = Store::new(from.join("verification_state.yaml")).load()?;
     let topic = toml_topic(&toml_text)
         .or_else(|| {
@@ -92,7 +132,7 @@ pub fn replay_copy(recorded: &Path, dir: &Path) -> Result<ReplayCopy, ReplayCopy
         .map_or("INTERACTIVE".to_string(), |m| m.as_str().to_string());
     let llm_toml = format!(
         "# A replay copy of {}: every role's replies come from its recorded exchanges.\n\
-         [llm.default]\nprovider = \"replay\"\nreplay = \"{TRANSCRIPTS}\"\n\n{settings}",
+         {header}[llm.default]\nprovider = \"replay\"\nreplay = \"{TRANSCRIPTS}\"\n\n{settings}",
         from.display()
     );
     init(
@@ -120,9 +160,10 @@ pub fn replay_copy(recorded: &Path, dir: &Path) -> Result<ReplayCopy, ReplayCopy
         "replay_copy",
         "researcher",
         &format!(
-            "replay copy of {}: {} recorded exchanges, {data_files} data files",
+            "replay copy of {}: {} recorded exchanges, {data_files} data files{}",
             from.display(),
-            transcripts.len()
+            transcripts.len(),
+            dropped_note(&dropped, options.keep_commands)
         ),
     );
     m.create = true;
@@ -132,7 +173,23 @@ pub fn replay_copy(recorded: &Path, dir: &Path) -> Result<ReplayCopy, ReplayCopy
         from,
         exchanges: transcripts.len(),
         data_files,
+        dropped,
+        kept_commands: options.keep_commands,
     })
+}
+
+/// The history's word on the recorded run's commands: which were left out, or kept.
+fn dropped_note(dropped: &[Dropped], kept: bool) -> String {
+    if dropped.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = dropped.iter().map(|d| d.setting.as_str()).collect();
+    let verb = if kept {
+        "kept on the researcher's word (--keep-commands)"
+    } else {
+        "left out"
+    };
+    format!("; the recorded run's {}: {verb}", names.join(", "))
 }
 
 /// The recorder's exchange files (`transcripts/*.json`), sorted.
@@ -204,7 +261,7 @@ pub fn kept_tables(text: &str) -> Result<String, String> {
 }
 
 /// The name in a `[table]` or `[[array]]` header line.
-fn table_header(line: &str) -> Option<&str> {
+pub(crate) fn table_header(line: &str) -> Option<&str> {
     let t = line.trim();
     let inner = t
         .strip_prefix("[[")
