@@ -1,11 +1,18 @@
 //! Durable file replacement for the run directory's small files (the plan tree's JSON and
 //! markdown). The same sequence as the VSA store's write: a temp file beside the target,
 //! fsync, rename over the target, fsync the directory, so a reader (or a resumed engine)
-//! sees either the old file or the new one, never half of one.
+//! sees either the old file or the new one, never half of one. `beneath.rs`: opening files
+//! inside a workspace the sandbox could write, following no link on any component.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::Path;
+
+mod beneath;
+pub use beneath::{
+    Beneath, PlantedLink, open_beneath, open_dir_beneath, planted_link, read_beneath, rename_at,
+    write_beneath,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Two writers in one process (the engine and a TUI action) must not share a temp name.
@@ -137,6 +144,31 @@ pub fn write_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// Whether `file` ends inside a line (no final `\n`: a line torn by a full disk or a kill).
+/// An appender writes a `\n` first, so the torn line stays one bad line a reader skips and
+/// names, and the next record is whole instead of glued to it. `file` must be readable.
+pub fn ends_open(file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}
+
+/// The lines of an appended log read as bytes, each as text or, when it is not UTF-8 (a
+/// character torn at the end, a corrupt row), as `Err(its 1-based number)`: one bad line is
+/// skipped by the reader, never the whole file as `read_to_string` would.
+pub fn utf8_lines(bytes: &[u8]) -> impl Iterator<Item = Result<&str, usize>> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(i, l)| std::str::from_utf8(l).map_err(|_| i + 1))
+}
+
 /// The folder holding `path` (`.` for a bare name).
 pub fn parent(path: &Path) -> &Path {
     match path.parent() {
@@ -167,6 +199,19 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn torn_lines_are_seen_and_skipped_alone() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("events.jsonl");
+        fs::write(&p, b"{\"a\":1}\n{\"b\":\xc3")?;
+        assert!(ends_open(&File::open(&p)?)?);
+        fs::write(&p, b"")?;
+        assert!(!ends_open(&File::open(&p)?)?);
+        let lines: Vec<_> = utf8_lines(b"one\n\xe2\x82\ntwo\n").collect();
+        assert_eq!(lines, vec![Ok("one"), Err(2), Ok("two")]);
+        Ok(())
     }
 
     #[test]

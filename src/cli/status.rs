@@ -54,8 +54,7 @@ struct Usage {
 }
 
 fn usage(root: &Path) -> Option<Usage> {
-    let text = std::fs::read_to_string(root.join("ledger.tsv")).ok()?;
-    let t = crate::llm::ledger::totals(&text);
+    let t = crate::llm::ledger::read_totals(&root.join("ledger.tsv"))?;
     (t.calls > 0).then(|| Usage {
         calls: t.calls,
         input_tokens: t.input_tokens,

@@ -364,13 +364,27 @@ impl StageCtx<'_> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| StageError::io("create", dir, e))?;
         }
+        // youra's own copy first (`rundir::own`): the workspace one the experiment can touch.
+        crate::rundir::own::keep(self.run, Path::new(rel), text.as_bytes())
+            .map_err(|e| StageError::io("write", &path, e))?;
         crate::fsutil::write_atomic(&path, text.as_bytes())
             .map_err(|e| StageError::io("write", &path, e))?;
         Ok(path)
     }
 
+    /// An artifact's text: for a workspace file youra wrote (brief, tasks) its own copy,
+    /// never the workspace file the experiment could have replaced; no link is followed.
+    /// A planted link is reported as a `sandbox_violation` event.
     pub fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.run.join(rel)).ok()
+        match crate::rundir::own::read(self.run, Path::new(rel)) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                if let Some(link) = crate::fsutil::planted_link(&e) {
+                    self.emit(Event::new("sandbox_violation").message(link.to_string()));
+                }
+                None
+            }
+        }
     }
 
     pub fn emit(&self, event: Event) {

@@ -1,13 +1,12 @@
 //! Path confinement for files that generated code asks the executor role to write: a requested
 //! relative path must stay inside its root, lexically (`..`) and through symlinks that already
 //! exist. This guards youra's own writes (the LLM names the path); a running experiment is
-//! confined by the sandbox instead. The check and the write are not atomic: a process that
-//! races to plant a symlink between them is outside what this guards against, though
-//! [`write_confined`] refuses to follow a symlink at the final component.
+//! confined by the sandbox instead. [`write_confined`] goes further: it follows no link at
+//! all, opening each component with `O_NOFOLLOW` from the one before (no check-then-write
+//! race), because the folder it writes into is one the experiment could write too.
 
 use std::fs;
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// Why a requested path was refused. Every variant names the path as asked for.
@@ -36,6 +35,10 @@ pub enum PathError {
         root: PathBuf,
         link: PathBuf,
     },
+    #[error(
+        "refused path {requested:?}: {link} is a symbolic link; youra writes into a workspace only through real folders (was it planted by the experiment?)"
+    )]
+    Link { requested: String, link: PathBuf },
     #[error("cannot check path {requested:?} under {root}: {source}")]
     Io {
         requested: String,
@@ -133,30 +136,33 @@ fn check_link(
     }
 }
 
-/// Writes `contents` to `requested` under `root`, creating parent folders, after [`confine`].
-/// The final component is opened with `O_NOFOLLOW`, so a link planted after the check fails
-/// the write instead of redirecting it. Returns the path written.
+/// Writes `contents` to `requested` under `root`, creating parent folders. The path must
+/// pass [`confine`]'s lexical rules; then every component from `root`'s own name down is
+/// opened with `openat(O_NOFOLLOW)` (`fsutil::write_beneath`), so no link is followed at
+/// all, even one pointing inside: experiment code can replace `code/` (or any folder in it)
+/// with a link between two attempts, and youra writes the next attempt's files outside
+/// the sandbox. Only `root`'s parent is trusted as given. Returns the path written.
 pub fn write_confined(root: &Path, requested: &str, contents: &[u8]) -> Result<PathBuf, PathError> {
-    let path = confine(root, requested)?;
-    let err_io = |source| PathError::Io {
-        requested: requested.to_string(),
-        root: root.to_path_buf(),
-        source,
+    let parts = lexical_parts(root, requested)?;
+    let (base, name) = match (root.parent(), root.file_name()) {
+        (Some(base), Some(name)) => (base, PathBuf::from(name)),
+        _ => (root, PathBuf::new()),
     };
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(err_io)?;
-    }
-    // Check again: creating the folders may have walked into something created meanwhile.
-    let path = confine(root, requested)?;
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(err_io)?;
-    file.write_all(contents).map_err(err_io)?;
-    Ok(path)
+    let rel: PathBuf = std::iter::once(name).chain(parts).collect();
+    crate::fsutil::write_beneath(base, &rel, contents).map_err(|e| {
+        match crate::fsutil::planted_link(&e) {
+            Some(planted) => PathError::Link {
+                requested: requested.to_string(),
+                link: planted.link.clone(),
+            },
+            None => PathError::Io {
+                requested: requested.to_string(),
+                root: root.to_path_buf(),
+                source: e,
+            },
+        }
+    })?;
+    Ok(base.join(rel))
 }
 
 #[cfg(test)]

@@ -193,50 +193,49 @@ pub(super) fn policy_warnings(job: &Job, sandboxed: bool) -> Vec<String> {
 /// `results/attempts/<n>/` (n = 1, 2, … in the order they ran), so this run's outcome holds
 /// only what this run wrote and every earlier attempt stays readable: the chart draws each
 /// as its own series, the paper may report a failed first attempt, the registry keeps it.
+/// An earlier job could have planted links anywhere here (`results -> /home/me`): every
+/// folder is opened following no link and the files move by `renameat` between those open
+/// folders, so youra never moves a host file; a planted link is removed (the link, never
+/// what it points to) with a warning.
 pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError> {
+    let ws = &paths.workspace;
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExecError::Workspace { path, source }
     };
-    fs::create_dir_all(&paths.results).map_err(io_err(&paths.results))?;
-    let tmp = paths.workspace.join("tmp");
-    fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
     let mut warnings = Vec::new();
-    let attempts = paths.results.join(ATTEMPTS_DIR);
-    if fs::symlink_metadata(&attempts).is_ok_and(|m| m.file_type().is_symlink()) {
-        // Earlier attempts are moved in there: never through a link a job planted.
-        fs::remove_file(&attempts).map_err(io_err(&attempts))?;
-        warnings.push(format!(
-            "a link an earlier job planted as {ATTEMPTS_DIR}/ was removed before this one"
-        ));
+    let results_rel = Path::new(super::job::RESULTS_DIR);
+    let attempts_rel = results_rel.join(ATTEMPTS_DIR);
+    for rel in [results_rel, Path::new("tmp"), attempts_rel.as_path()] {
+        unlink_planted(ws, rel, &mut warnings).map_err(io_err(&ws.join(rel)))?;
+        if rel != attempts_rel.as_path() {
+            crate::fsutil::open_dir_beneath(ws, rel, true).map_err(io_err(&ws.join(rel)))?;
+        }
     }
-    let mut kept: Option<std::path::PathBuf> = None;
+    let results =
+        crate::fsutil::open_dir_beneath(ws, results_rel, false).map_err(io_err(&paths.results))?;
+    let mut kept: Option<(std::os::fd::OwnedFd, PathBuf)> = None;
     for name in [METRICS_FILE, RESULTS_FILE, super::job::LOG_FILE] {
-        let old = paths.results.join(name);
-        // A link an earlier job planted here is removed (the link, never its target), or
-        // this job's honest results would be written through it.
-        if fs::symlink_metadata(&old).is_ok_and(|m| m.file_type().is_symlink()) {
-            fs::remove_file(&old).map_err(io_err(&old))?;
-            warnings.push(format!(
-                "a link an earlier job planted as {name} was removed before this one"
-            ));
+        let rel = results_rel.join(name);
+        // A link here would have this job's honest results written through it.
+        if unlink_planted(ws, &rel, &mut warnings).map_err(io_err(&ws.join(&rel)))? {
             continue;
         }
-        if !old.is_file() {
+        if !fs::symlink_metadata(ws.join(&rel)).is_ok_and(|m| m.is_file()) {
             continue;
         }
-        let dir = match &kept {
-            Some(d) => d.clone(),
-            None => {
-                let d = next_attempt_dir(&attempts);
-                fs::create_dir_all(&d).map_err(io_err(&d))?;
-                kept = Some(d.clone());
-                d
-            }
-        };
-        fs::rename(&old, dir.join(name)).map_err(io_err(&old))?;
+        if kept.is_none() {
+            let n = next_attempt(&ws.join(&attempts_rel));
+            let rel_dir = attempts_rel.join(n.to_string());
+            let fd = crate::fsutil::open_dir_beneath(ws, &rel_dir, true)
+                .map_err(io_err(&ws.join(&rel_dir)))?;
+            kept = Some((fd, ws.join(rel_dir)));
+        }
+        if let Some((dir, _)) = &kept {
+            crate::fsutil::rename_at(&results, name, dir, name).map_err(io_err(&ws.join(&rel)))?;
+        }
     }
-    if let Some(d) = kept {
+    if let Some((_, d)) = kept {
         warnings.push(format!(
             "the previous attempt's files were moved to {}",
             d.display()
@@ -245,13 +244,32 @@ pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError
     Ok(warnings)
 }
 
+/// Removes `ws/rel` when it is a symbolic link (the link, never its target); says so.
+fn unlink_planted(ws: &Path, rel: &Path, warnings: &mut Vec<String>) -> std::io::Result<bool> {
+    let path = ws.join(rel);
+    if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(false);
+    }
+    fs::remove_file(&path)?;
+    warnings.push(format!(
+        "a link an earlier job planted as {} was removed (the link, not what it points to) before this one",
+        rel.display()
+    ));
+    Ok(true)
+}
+
 /// Where earlier attempts' files are kept, under `results/`.
 pub const ATTEMPTS_DIR: &str = "attempts";
 
-/// `attempts/<n>` for the first n (from 1) not taken yet.
-fn next_attempt_dir(attempts: &Path) -> std::path::PathBuf {
-    let taken = attempt_numbers(attempts);
-    attempts.join((taken.last().copied().unwrap_or(0) + 1).to_string())
+/// The first attempt number (from 1) above every numbered entry of `attempts`, of any kind:
+/// a link an earlier job planted as `attempts/5` must not be the folder youra moves into.
+fn next_attempt(attempts: &Path) -> u32 {
+    fs::read_dir(attempts)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .max()
+        .map_or(1, |n| n.saturating_add(1))
 }
 
 /// The numbered attempt folders under `attempts`, in order (anything else is ignored).

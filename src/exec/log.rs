@@ -23,9 +23,20 @@ pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
 }
 
 fn read_tail(path: &Path) -> io::Result<String> {
-    // The tail goes into a repair prompt: a log the experiment replaced by a link to a
-    // file outside its sandbox must not be read through it.
-    let mut file = crate::fsutil::open_nofollow(path)?;
+    // The tail goes into a repair prompt: a log (or a `results/` folder) the experiment
+    // replaced by a link to a file outside its sandbox must not be read through it, so the
+    // last two components (`results/run.log`) are opened following no link.
+    let grandparent = path
+        .parent()
+        .and_then(Path::parent)
+        .filter(|b| !b.as_os_str().is_empty());
+    let mut file = match grandparent {
+        Some(base) => {
+            let rel = path.strip_prefix(base).unwrap_or(path);
+            crate::fsutil::open_beneath(base, rel, crate::fsutil::Beneath::Read)?
+        }
+        None => crate::fsutil::open_nofollow(path)?,
+    };
     let len = file.metadata()?.len();
     let start = len.saturating_sub(TAIL_WINDOW);
     file.seek(SeekFrom::Start(start))?;

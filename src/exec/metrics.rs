@@ -54,24 +54,68 @@ impl MetricRecord {
 #[derive(Debug, Clone, Default)]
 pub struct MetricsBatch {
     pub records: Vec<MetricRecord>,
+    /// The first [`MAX_WARNINGS`] problems, then one line counting the rest: a file of two
+    /// million bad lines must not become two million strings in youra's memory.
     pub warnings: Vec<String>,
+    /// Lines skipped (malformed, not an object, too long), all of them counted.
+    pub skipped: usize,
+}
+
+/// The most bytes of `metrics.jsonl` youra reads in all; the rest is left unread, said once.
+pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// The most lines read (records and bad lines together).
+pub const MAX_LINES: usize = 1_000_000;
+/// A longer line is skipped unparsed: no metric record needs it.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// Problems kept as text; the others are only counted.
+pub const MAX_WARNINGS: usize = 20;
+
+/// Where the file is: a plain path (its last component opened without following a link),
+/// or a path under a workspace opened without following a link on any component.
+#[derive(Debug, Clone)]
+enum Source {
+    Path(PathBuf),
+    Beneath { base: PathBuf, rel: PathBuf },
 }
 
 /// Follows a growing `metrics.jsonl` from a byte offset, so a TUI can poll it cheaply:
 /// each [`read_new`](Self::read_new) reads only what was appended since the last one.
 #[derive(Debug, Clone)]
 pub struct MetricsReader {
+    source: Source,
     path: PathBuf,
     offset: u64,
     line: usize,
+    /// Bad lines seen by earlier reads (the warning cap counts across reads).
+    skipped: usize,
+    /// The cap was reached once and said so; nothing more is read.
+    capped: bool,
 }
 
 impl MetricsReader {
     pub fn new(path: impl Into<PathBuf>) -> MetricsReader {
+        let path = path.into();
+        MetricsReader::from_source(Source::Path(path.clone()), path)
+    }
+
+    /// A reader of `base/rel` that follows no link on any component of `rel` (for an
+    /// experiment's workspace: a planted `results -> /elsewhere` is an error, not a read).
+    pub fn beneath(base: &Path, rel: &Path) -> MetricsReader {
+        let source = Source::Beneath {
+            base: base.to_path_buf(),
+            rel: rel.to_path_buf(),
+        };
+        MetricsReader::from_source(source, base.join(rel))
+    }
+
+    fn from_source(source: Source, path: PathBuf) -> MetricsReader {
         MetricsReader {
-            path: path.into(),
+            source,
+            path,
             offset: 0,
             line: 0,
+            skipped: 0,
+            capped: false,
         }
     }
 
@@ -92,9 +136,18 @@ impl MetricsReader {
         self.read(true)
     }
 
+    fn open(&self) -> io::Result<std::fs::File> {
+        match &self.source {
+            Source::Path(p) => crate::fsutil::open_nofollow(p),
+            Source::Beneath { base, rel } => {
+                crate::fsutil::open_beneath(base, rel, crate::fsutil::Beneath::Read)
+            }
+        }
+    }
+
     fn read(&mut self, finished: bool) -> io::Result<MetricsBatch> {
         let mut batch = MetricsBatch::default();
-        let mut file = match crate::fsutil::open_nofollow(&self.path) {
+        let mut file = match self.open() {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(batch),
             Err(e) => return Err(e),
@@ -104,18 +157,29 @@ impl MetricsReader {
                 "{} shrank; reading it again from the start",
                 self.path.display()
             ));
-            self.offset = 0;
-            self.line = 0;
+            (self.offset, self.line, self.skipped, self.capped) = (0, 0, 0, false);
+        }
+        if self.capped {
+            return Ok(batch);
         }
         file.seek(SeekFrom::Start(self.offset))?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        let budget = MAX_BYTES.saturating_sub(self.offset);
+        file.take(budget.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        let over = bytes.len() as u64 > budget;
+        bytes.truncate(budget as usize);
+        let skipped_before = self.skipped;
         let mut consumed = 0;
         while consumed < bytes.len() {
+            if self.line >= MAX_LINES {
+                self.cap(&mut batch, format!("{MAX_LINES} lines"));
+                break;
+            }
             let rest = &bytes[consumed..];
             let (text, used) = match rest.iter().position(|&b| b == b'\n') {
                 Some(nl) => (&rest[..nl], nl + 1),
-                None if finished => (rest, rest.len()),
+                None if finished || over => (rest, rest.len()),
                 None => break,
             };
             consumed += used;
@@ -123,50 +187,123 @@ impl MetricsReader {
             self.parse_line(text, &mut batch);
         }
         self.offset += consumed as u64;
+        if over && !self.capped {
+            self.cap(&mut batch, format!("{} MiB", MAX_BYTES / 1024 / 1024));
+        }
+        let unsaid = self
+            .skipped
+            .saturating_sub(skipped_before.max(MAX_WARNINGS));
+        if unsaid > 0 {
+            batch.warnings.push(format!(
+                "{}: {unsaid} more bad lines skipped (only the first {MAX_WARNINGS} are described)",
+                self.path.display()
+            ));
+        }
+        batch.skipped = self.skipped - skipped_before;
         Ok(batch)
     }
 
-    fn parse_line(&self, text: &[u8], batch: &mut MetricsBatch) {
-        let text = String::from_utf8_lossy(text);
-        let text = text.trim();
-        if text.is_empty() {
+    /// The file is larger than youra reads: said once, the rest left unread.
+    fn cap(&mut self, batch: &mut MetricsBatch, what: String) {
+        self.capped = true;
+        batch.warnings.push(format!(
+            "{}: stopped reading after {what} (line {}); the rest is not read. Log fewer, coarser records",
+            self.path.display(),
+            self.line
+        ));
+    }
+
+    fn parse_line(&mut self, text: &[u8], batch: &mut MetricsBatch) {
+        if text.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(object)) => batch
-                .records
-                .push(MetricRecord::from_object(self.line, object)),
-            Ok(_) => batch.warnings.push(format!(
-                "{} line {}: not a JSON object; skipped",
+        let problem = if text.len() > MAX_LINE_BYTES {
+            format!("longer than {MAX_LINE_BYTES} bytes")
+        } else {
+            match serde_json::from_slice::<Value>(text.trim_ascii()) {
+                Ok(Value::Object(object)) => {
+                    return batch
+                        .records
+                        .push(MetricRecord::from_object(self.line, object));
+                }
+                Ok(_) => "not a JSON object".to_string(),
+                Err(e) => format!("malformed JSON ({e})"),
+            }
+        };
+        self.skipped += 1;
+        if self.skipped <= MAX_WARNINGS {
+            batch.warnings.push(format!(
+                "{} line {}: {problem}; skipped",
                 self.path.display(),
                 self.line
-            )),
-            Err(e) => batch.warnings.push(format!(
-                "{} line {}: malformed JSON ({e}); skipped",
-                self.path.display(),
-                self.line
-            )),
+            ));
         }
     }
 }
 
-/// Reads the whole `metrics.jsonl` of an ended job.
+/// Reads the whole `metrics.jsonl` of an ended job, following no link on its last two
+/// components (`results/metrics.jsonl`: experiment code can replace either).
 pub fn read_metrics(path: &Path) -> MetricsBatch {
-    MetricsReader::new(path)
-        .read_to_end()
-        .unwrap_or_else(|e| MetricsBatch {
-            records: Vec::new(),
-            warnings: vec![format!("cannot read {}: {e}", path.display())],
-        })
+    let mut reader = match split_last_two(path) {
+        Some((base, rel)) => MetricsReader::beneath(base, rel),
+        None => MetricsReader::new(path),
+    };
+    finish(path, reader.read_to_end())
 }
+
+/// `(grandparent, the last two components)` of `path`, when it has a grandparent.
+fn split_last_two(path: &Path) -> Option<(&Path, &Path)> {
+    let base = path
+        .parent()?
+        .parent()
+        .filter(|b| !b.as_os_str().is_empty())?;
+    Some((base, path.strip_prefix(base).ok()?))
+}
+
+/// Reads the whole `base/rel` of an ended job, following no link on any component of `rel`.
+pub fn read_metrics_beneath(base: &Path, rel: &Path) -> io::Result<MetricsBatch> {
+    MetricsReader::beneath(base, rel).read_to_end()
+}
+
+fn finish(path: &Path, read: io::Result<MetricsBatch>) -> MetricsBatch {
+    read.unwrap_or_else(|e| MetricsBatch {
+        warnings: vec![format!("cannot read {}: {e}", path.display())],
+        ..MetricsBatch::default()
+    })
+}
+
+/// The most bytes of `experiment_results.json` read (a summary, not a data dump).
+pub const MAX_RESULTS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// `experiment_results.json`: `Ok(None)` when absent, `Err(warning)` when unreadable or not
 /// JSON (the caller reports it; the job itself may still have succeeded).
 pub fn read_results(path: &Path) -> Result<Option<Value>, String> {
-    let read = crate::fsutil::open_nofollow(path).and_then(|mut f| {
+    if let Some((base, rel)) = split_last_two(path) {
+        return read_results_beneath(base, rel)
+            .unwrap_or_else(|e| Err(format!("cannot read {}: {e}", path.display())));
+    }
+    let read = crate::fsutil::open_nofollow(path).and_then(|f| {
         let mut text = String::new();
-        io::Read::read_to_string(&mut f, &mut text).map(|_| text)
+        f.take(MAX_RESULTS_BYTES)
+            .read_to_string(&mut text)
+            .map(|_| text)
     });
+    parse_results(path, read)
+}
+
+/// [`read_results`] of `base/rel`, following no link on any component of `rel`; a planted
+/// link is an `io::Error` the caller reports as a sandbox violation.
+pub fn read_results_beneath(base: &Path, rel: &Path) -> io::Result<Result<Option<Value>, String>> {
+    match crate::fsutil::read_beneath(base, rel, MAX_RESULTS_BYTES) {
+        Err(e) if crate::fsutil::planted_link(&e).is_some() => Err(e),
+        read => Ok(parse_results(
+            &base.join(rel),
+            read.and_then(|b| String::from_utf8(b).map_err(io::Error::other)),
+        )),
+    }
+}
+
+fn parse_results(path: &Path, read: io::Result<String>) -> Result<Option<Value>, String> {
     let text = match read {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -181,6 +318,22 @@ pub fn read_results(path: &Path) -> Result<Option<Value>, String> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn bad_lines_are_counted_and_only_the_first_described() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("metrics.jsonl");
+        let mut text = "{\"loss\":1.0}\n".to_string();
+        text.push_str(&"{oops\n".repeat(50));
+        text.push_str(&format!("{{\"x\":\"{}\"}}\n", "y".repeat(MAX_LINE_BYTES)));
+        std::fs::write(&path, text)?;
+        let batch = read_metrics(&path);
+        assert_eq!((batch.records.len(), batch.skipped), (1, 51));
+        assert_eq!(batch.warnings.len(), MAX_WARNINGS + 1);
+        let last = batch.warnings.last().map(String::as_str).unwrap_or("");
+        assert!(last.contains("31 more bad lines skipped"), "{last}");
+        Ok(())
+    }
 
     #[test]
     fn follows_a_growing_file_and_skips_bad_lines() -> io::Result<()> {

@@ -19,10 +19,11 @@ mod job;
 mod limits;
 mod local;
 mod log;
-mod metrics;
+pub mod metrics;
 pub mod sandbox;
 pub mod slurm;
 mod supervise;
+pub mod trust;
 
 pub use agent_check::Violation;
 pub use config::{BackendKind, ExecSection, SlurmSettings};
@@ -39,7 +40,10 @@ pub use job::{
 pub use limits::signal_group;
 pub use local::{ATTEMPTS_DIR, LocalBackend, attempt_numbers};
 pub use log::tail_lines;
-pub use metrics::{MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_results};
+pub use metrics::{
+    MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_metrics_beneath, read_results,
+    read_results_beneath,
+};
 pub use sandbox::{Availability, SandboxError, bwrap_args, probe as probe_sandbox};
 pub use slurm::SlurmBackend;
 

@@ -18,7 +18,7 @@ use super::gpu::GpuLease;
 use super::job::{ExitKind, JobOutcome, completion_line};
 use super::limits::signal_group;
 use super::log::{append_line, tail_lines};
-use super::metrics::{read_metrics, read_results};
+use super::metrics::{MetricsBatch, read_metrics_beneath, read_results_beneath};
 use super::{ExecError, RunningJob};
 
 /// What the supervisor needs to finish the job: where to look and what to report.
@@ -36,6 +36,22 @@ pub struct Collect {
     pub memory_limit: Option<u64>,
     /// The process watchdog's limit (see `Job::max_processes`).
     pub max_processes: Option<u32>,
+}
+
+impl Collect {
+    /// The job's workspace: the log is always `<workspace>/results/run.log` (`check_job`).
+    pub(super) fn workspace(&self) -> PathBuf {
+        self.log_path
+            .parent()
+            .and_then(|results| results.parent())
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+    }
+}
+
+/// `path` relative to `workspace` (it is always inside: both come from `check_job`).
+fn rel(workspace: &std::path::Path, path: &std::path::Path) -> PathBuf {
+    path.strip_prefix(workspace)
+        .map_or_else(|_| path.to_path_buf(), PathBuf::from)
 }
 
 /// How often the watchdog counts the job's processes (a Slurm job's script too).
@@ -323,27 +339,39 @@ pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Durat
             bytes / 1024 / 1024
         ));
     }
-    let metrics = read_metrics(&collect.metrics_path);
+    // Every file is read from the workspace following no link on any component: experiment
+    // code can rename `results/` and leave a link to a host folder in its place.
+    let workspace = collect.workspace();
+    let mut violations = Vec::new();
+    let mut failed = Vec::new();
+    let metrics = read_metrics_beneath(&workspace, &rel(&workspace, &collect.metrics_path))
+        .unwrap_or_else(|e| {
+            failed.push(e);
+            MetricsBatch::default()
+        });
     warnings.extend(metrics.warnings);
-    let results = read_results(&collect.results_path).unwrap_or_else(|w| {
-        warnings.push(w);
-        None
-    });
-    let violations = [
-        &collect.log_path,
-        &collect.metrics_path,
-        &collect.results_path,
-    ]
-    .into_iter()
-    .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
-    .map(|p| {
-        let to = std::fs::read_link(p).map_or("?".into(), |t| t.display().to_string());
-        format!(
-            "{} was replaced by a symbolic link (to {to}); youra did not follow it",
-            p.display()
-        )
-    })
-    .collect();
+    let results = match read_results_beneath(&workspace, &rel(&workspace, &collect.results_path)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(w)) => {
+            warnings.push(w);
+            None
+        }
+        Err(e) => {
+            failed.push(e);
+            None
+        }
+    };
+    for e in failed {
+        match crate::fsutil::planted_link(&e) {
+            Some(link) => violations.push(link.to_string()),
+            None => warnings.push(e.to_string()),
+        }
+    }
+    for v in super::trust::planted_links(&workspace) {
+        if !violations.contains(&v) {
+            violations.push(v);
+        }
+    }
     JobOutcome {
         violations,
         exit,

@@ -156,6 +156,7 @@ impl Ledger {
         };
         let new = !self.path.exists();
         let mut f = std::fs::OpenOptions::new()
+            .read(true)
             .create(true)
             .append(true)
             .open(&self.path)
@@ -178,6 +179,10 @@ impl Ledger {
             }
         };
         let mut line = String::new();
+        // A row torn by a full disk or a kill stays one bad row: this one starts a line.
+        if crate::fsutil::ends_open(&f).map_err(io)? {
+            line.push('\n');
+        }
         if new {
             line.push_str(HEADER);
             line.push('\n');
@@ -203,10 +208,23 @@ impl Ledger {
     }
 }
 
+/// Sum the ledger file at `path` (`None` when there is none). Read as bytes: a row that is
+/// not UTF-8 (a character torn at the end) is skipped alone, never the whole file.
+pub fn read_totals(path: &Path) -> Option<Totals> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(totals_of(
+        crate::fsutil::utf8_lines(&bytes).filter_map(Result::ok),
+    ))
+}
+
 /// Sum a ledger file; rows that do not parse are skipped (a torn last line after a kill).
 pub fn totals(text: &str) -> Totals {
+    totals_of(text.lines())
+}
+
+fn totals_of<'a>(lines: impl Iterator<Item = &'a str>) -> Totals {
     let mut t = Totals::default();
-    for line in text.lines().filter(|l| !l.starts_with("time\t")) {
+    for line in lines.filter(|l| !l.starts_with("time\t")) {
         let cols: Vec<&str> = line.split('\t').collect();
         let (Some(i), Some(o), Some(c)) = (cols.get(4), cols.get(5), cols.get(6)) else {
             continue;
@@ -272,6 +290,32 @@ mod tests {
         let t = totals(&std::fs::read_to_string(ledger.path()).unwrap());
         assert_eq!((t.calls, t.unpriced_calls, t.reasoning_tokens), (3, 2, 6));
         assert_eq!(t.cost_text(), "cost unknown");
+    }
+
+    #[test]
+    fn a_torn_character_costs_one_row_and_the_next_row_is_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.tsv");
+        let ledger = Ledger::new(path.clone(), PriceTable::default());
+        let row = LedgerRow {
+            time: "t".into(),
+            model: "local".into(),
+            input_tokens: 10,
+            free: true,
+            ..LedgerRow::default()
+        };
+        ledger.append(&row).unwrap();
+        // A full disk tore the next row inside a UTF-8 character.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"t\tr\tcaf\xc3").unwrap();
+        assert_eq!(read_totals(&path).map(|t| t.calls), Some(1));
+        ledger.append(&row).unwrap();
+        let t = read_totals(&path).unwrap();
+        assert_eq!((t.calls, t.input_tokens), (2, 20));
+        assert!(read_totals(&dir.path().join("none.tsv")).is_none());
     }
 
     #[test]

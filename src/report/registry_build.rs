@@ -96,6 +96,11 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
     files.extend(data_files);
     for h in hypotheses {
         let results = run.join(&h).join("results");
+        // What youra collected (`exec::trust`): a file under results/ counts as measured only
+        // when its hash is in a trusted record. A run without `.youra/attempts/` at all (a
+        // YouRA folder, a run from before the records) is read as found: the sandbox cannot
+        // remove that folder, so its absence is never the experiment's doing.
+        let manifest = crate::exec::trust::load(run, &h);
         let config_rel = format!("{h}/{CONFIG_FILE}");
         if let Some(text) = read_optional(&run.join(&config_rel), &mut registry) {
             registry
@@ -116,10 +121,10 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
         }
         for (sub, suffix, label) in sources {
             let json_rel = format!("{h}/results/{sub}experiment_results.json{suffix}");
-            if let Some(text) = read_optional(
-                &results.join(format!("{sub}experiment_results.json{suffix}")),
-                &mut registry,
-            ) {
+            let name = format!("experiment_results.json{suffix}");
+            if let Some(text) =
+                read_measured(run, &json_rel, &name, manifest.as_ref(), &mut registry)
+            {
                 match serde_json::from_str::<Value>(&text) {
                     Ok(v) => {
                         registry.entries.extend(json_entries(&label, &json_rel, &v));
@@ -131,10 +136,10 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
                 }
             }
             let log_rel = format!("{h}/results/{sub}metrics.jsonl{suffix}");
-            if let Some(text) = read_optional(
-                &results.join(format!("{sub}metrics.jsonl{suffix}")),
-                &mut registry,
-            ) {
+            let name = format!("metrics.jsonl{suffix}");
+            if let Some(text) =
+                read_measured(run, &log_rel, &name, manifest.as_ref(), &mut registry)
+            {
                 let (entries, warnings) = metrics_entries(&label, &log_rel, &text);
                 registry.entries.extend(entries);
                 registry.warnings.extend(warnings);
@@ -174,6 +179,45 @@ fn hypothesis_dirs(run: &Path) -> Result<Vec<String>, ReportError> {
         .collect();
     names.sort();
     Ok(names)
+}
+
+/// A measured file's text (`rel` under `run`): read following no link on any component
+/// (the workspace is the sandbox's), and, when the run keeps collection records, only when
+/// its sha256 is in a trusted one. Anything else is a warning and no measurement.
+fn read_measured(
+    run: &Path,
+    rel: &str,
+    name: &str,
+    manifest: Option<&crate::exec::trust::Manifest>,
+    registry: &mut Registry,
+) -> Option<String> {
+    const MAX_BYTES: u64 = 256 * 1024 * 1024;
+    let bytes = match crate::fsutil::read_beneath(run, Path::new(rel), MAX_BYTES) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            registry.warnings.push(format!(
+                "{rel}: not read ({e}); its values are not measured"
+            ));
+            return None;
+        }
+    };
+    if manifest.is_some_and(|m| !m.trusts(name, &bytes)) {
+        registry.warnings.push(format!(
+            "{rel}: not collected by youra (its sha256 is in no trusted record under {}/); its values are not measured",
+            crate::exec::trust::MANIFEST_DIR
+        ));
+        return None;
+    }
+    match String::from_utf8(bytes) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            registry.warnings.push(format!(
+                "{rel}: not UTF-8 ({e}); its values are not measured"
+            ));
+            None
+        }
+    }
 }
 
 /// A file's text when it exists; an unreadable one becomes a warning.

@@ -95,10 +95,18 @@ impl EventLog {
         {
             let _g = self.lock.lock().unwrap_or_else(|p| p.into_inner());
             let mut f = std::fs::OpenOptions::new()
+                .read(true)
                 .create(true)
                 .append(true)
                 .open(&self.path)?;
-            f.write_all(line.as_bytes())?;
+            // A line torn by a full disk or a kill stays one bad line: this record starts
+            // on a line of its own instead of continuing it (and being lost with it).
+            let sep = if crate::fsutil::ends_open(&f)? {
+                "\n"
+            } else {
+                ""
+            };
+            f.write_all(format!("{sep}{line}").as_bytes())?;
         }
         if let Some(tx) = self
             .listener
@@ -112,13 +120,56 @@ impl EventLog {
     }
 }
 
-/// Read the log; lines that do not parse (a torn last line) are skipped.
+/// Read the log; a line that does not parse (a torn last line, a torn UTF-8 character, a
+/// corrupt row) is skipped alone, never the whole file.
 pub fn read(path: &Path) -> Vec<Event> {
-    std::fs::read_to_string(path)
-        .map(|t| {
-            t.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
+    read_counted(path).0
+}
+
+/// The log's events and how many lines were skipped as unreadable (for a reader that says
+/// so, e.g. `youra status`).
+pub fn read_counted(path: &Path) -> (Vec<Event>, usize) {
+    let Ok(bytes) = std::fs::read(path) else {
+        return (Vec::new(), 0);
+    };
+    let mut skipped = 0;
+    let events = crate::fsutil::utf8_lines(&bytes)
+        .filter_map(
+            |line| match line.ok().and_then(|l| serde_json::from_str(l).ok()) {
+                Some(e) => Some(e),
+                None => {
+                    skipped += 1;
+                    None
+                }
+            },
+        )
+        .collect();
+    (events, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_line_is_one_bad_line_and_the_next_record_is_whole() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let log = EventLog::new(dir.path());
+        log.emit(Event::new("stage_start").message("one"))?;
+        // A full disk tore the next record inside a UTF-8 character ("é" is c3 a9).
+        let path = dir.path().join("events.jsonl");
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path)?;
+        f.write_all(b"{\"kind\":\"warning\",\"message\":\"caf\xc3")?;
+        assert_eq!(
+            read(&path).len(),
+            1,
+            "the torn character costs its line only"
+        );
+        // The resumed engine appends: its record is whole, the torn line stays alone.
+        log.emit(Event::new("stage_end").message("two"))?;
+        let (events, skipped) = read_counted(&path);
+        let kinds: Vec<_> = events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!((kinds, skipped), (vec!["stage_start", "stage_end"], 1));
+        Ok(())
+    }
 }

@@ -9,6 +9,7 @@ pub mod jobs;
 pub mod lessons;
 mod markdown;
 pub mod memory;
+pub mod own;
 pub mod plain;
 pub mod prior;
 

@@ -170,13 +170,11 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
             Some(m)
         })
         .collect();
-    let usage = std::fs::read_to_string(run.root.join("ledger.tsv"))
-        .ok()
-        .map(|t| crate::llm::ledger::totals(&t))
-        .filter(|t| t.calls > 0);
-    let recovery = crate::config::load(&run.root)
-        .map(|c| c.recovery)
-        .unwrap_or_default();
+    let usage =
+        crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
+    let config = crate::config::load(&run.root).ok();
+    let recovery = config.as_ref().map(|c| c.recovery).unwrap_or_default();
+    let sandbox = config.as_ref().map(|c| c.exec.sandbox).unwrap_or_default();
     let stage_since = vsa
         .as_ref()
         .ok()
@@ -273,11 +271,12 @@ pub fn read_lessons(run: &RunDir) -> super::lessons::OtherRun {
 }
 
 fn read_events(path: &Path) -> Vec<EventRow> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    // Bytes, not text: a torn UTF-8 character costs its line, not the whole pane.
+    let Ok(bytes) = std::fs::read(path) else {
         return Vec::new();
     };
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    crate::fsutil::utf8_lines(&bytes)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.ok()?).ok())
         .map(|v| {
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
             let kind = s("kind").unwrap_or_else(|| "event".into());

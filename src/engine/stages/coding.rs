@@ -141,7 +141,15 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
         files,
         job,
     } = f;
-    let outcome = job.wait();
+    let mut outcome = job.wait();
+    // What youra collected is recorded outside the workspace; attempts the experiment
+    // planted become violations (exec/trust.rs).
+    if let Err(e) = crate::exec::trust::settle(ctx.run, &progress.id, &mut outcome) {
+        ctx.emit(Event::new("warning").hypothesis(&progress.id).message(format!(
+            "youra could not record what it collected under {} ({e}): report check will not count this attempt as measured",
+            crate::exec::trust::MANIFEST_DIR
+        )));
+    }
     if let Some(step) = &progress.step {
         // Another sub-hypothesis's node may have been selected while this one flew: the
         // rows of this attempt's judging are this node's.
@@ -342,6 +350,11 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
     .into_iter()
     .collect();
     let mut tests = None;
+    // The brief or tasks the last experiment replaced with links are put back from youra's
+    // own copies (`rundir::own`); that experiment was already sent to repair for it.
+    if let Err(e) = crate::rundir::own::restore(ctx.run, id) {
+        return Err(StageError::io("restore", &ctx.run.join(id), e));
+    }
     let written = match ctx.coding_agent {
         Some(agent) => run_agent(ctx, id, agent, failure),
         None => {
@@ -394,7 +407,7 @@ fn judge_outcome(
                 .message(outcome.violations.join("; ")),
         );
         return Ok(Attempt::Repair(format!(
-            "sandbox violation, a fabrication suspect: the experiment replaced files youra reads with links:\n{}\nWrite results only as plain files under results/, computed from the data.",
+            "sandbox violation, a fabrication suspect: the experiment planted links or files where youra reads:\n{}\nWrite results only as plain files under results/ (never under results/attempts/), computed from the data, and leave the workspace's other files as youra wrote them.",
             outcome
                 .violations
                 .iter()
@@ -518,11 +531,24 @@ fn code_files(code: &std::path::Path) -> Files {
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let (Ok(text), Ok(rel)) = (std::fs::read_to_string(&p), p.strip_prefix(code))
-            {
-                out.push((rel.to_string_lossy().into_owned(), text));
+            // The experiment could leave links here (to /proc/self/environ, a key file):
+            // what goes into the judge's prompt is read from plain files only.
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => {
+                    let text = crate::fsutil::open_nofollow(&p).and_then(|f| {
+                        let mut text = String::new();
+                        std::io::Read::read_to_string(
+                            &mut std::io::Read::take(f, 1 << 20),
+                            &mut text,
+                        )
+                        .map(|_| text)
+                    });
+                    if let (Ok(text), Ok(rel)) = (text, p.strip_prefix(code)) {
+                        out.push((rel.to_string_lossy().into_owned(), text));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -569,7 +595,13 @@ fn write_files(
     reply: &Value,
 ) -> Result<(Files, Vec<String>), String> {
     let root = ctx.run.join(id).join("code");
-    std::fs::create_dir_all(&root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    // An earlier experiment may have left `code` as a link (to a host folder, to the run):
+    // youra writes nothing through it. The link goes (never its target) and is reported.
+    if std::fs::symlink_metadata(&root).is_ok_and(|m| m.file_type().is_symlink()) {
+        let why = crate::fsutil::PlantedLink { link: root.clone() }.to_string();
+        ctx.emit(Event::new("sandbox_violation").hypothesis(id).message(&why));
+        std::fs::remove_file(&root).map_err(|e| format!("{why}; it cannot be removed: {e}"))?;
+    }
     let files = reply
         .get("files")
         .and_then(Value::as_array)
