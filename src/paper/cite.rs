@@ -51,6 +51,9 @@ pub fn mentions(md: &str) -> Vec<Mention> {
             continue;
         }
         let line_no = i + 1;
+        // Inline code (`@decorator`, `x@1.0`) is code, not a citation: blanked, same width.
+        let blanked = without_inline_code(line);
+        let line = blanked.as_str();
         let chars: Vec<(usize, char)> = line.char_indices().collect();
         for (j, &(at, c)) in chars.iter().enumerate() {
             let prev = j.checked_sub(1).map(|p| chars[p].1);
@@ -73,6 +76,27 @@ pub fn mentions(md: &str) -> Vec<Mention> {
             }
         }
         out.extend(identifiers(line, line_no));
+    }
+    out
+}
+
+/// The line with the inside of each closed backtick span replaced by spaces (byte length
+/// kept, so columns stay right).
+fn without_inline_code(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut open = false;
+    let closed = line.matches('`').count() / 2 * 2;
+    let mut seen = 0;
+    for c in line.chars() {
+        if c == '`' && seen < closed {
+            seen += 1;
+            open = !open;
+            out.push(c);
+        } else if open {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
     }
     out
 }
@@ -238,7 +262,7 @@ mod tests {
 
     #[test]
     fn mentions_are_found_where_written() {
-        let md = "Gorman et al. [@gorman2014ecological; @horst2020palmerpenguins] wrote (doi 10.1371/journal.pone.0090081).\nMail me@example.org, see arXiv:1706.03762v5.\n```\n@notacite 10.1234/x\n```\n";
+        let md = "Gorman et al. [@gorman2014ecological; @horst2020palmerpenguins] wrote (doi 10.1371/journal.pone.0090081).\nMail me@example.org, see arXiv:1706.03762v5, not `@cache` or `10.1234/code`.\n```\n@notacite 10.1234/x\n```\n";
         let m = mentions(md);
         let got: Vec<(MentionKind, &str, usize)> = m
             .iter()
