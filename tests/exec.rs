@@ -600,6 +600,52 @@ fn a_log_replaced_by_a_symlink_is_never_written_through() {
 }
 
 #[test]
+fn a_results_folder_swapped_for_a_link_is_neither_read_nor_moved_from() {
+    require_bwrap();
+    let ws = workspace();
+    let host = tempfile::tempdir().unwrap();
+    std::fs::write(
+        host.path().join("metrics.jsonl"),
+        "{\"accuracy\": 0.9911}\n",
+    )
+    .unwrap();
+    // Measure 0.8832, then leave a link to the host folder where results/ was.
+    let cmd = format!(
+        "echo '{{\"accuracy\": 0.8832}}' > ../results/metrics.jsonl; mv ../results ../results.real; ln -s {} ../results",
+        host.path().display()
+    );
+    let b = backend();
+    let outcome = run(
+        &b,
+        &job(ws.path(), SandboxMode::Required, &["sh", "-c", &cmd]),
+    );
+    assert!(outcome.metrics.is_empty(), "{:?}", outcome.metrics);
+    assert!(
+        outcome
+            .violations
+            .iter()
+            .any(|v| v.contains("/results was replaced by a symbolic link")),
+        "{:?}",
+        outcome.violations
+    );
+    // The next job removes the link (not the host folder) and moves no host file.
+    let outcome = run(&b, &job(ws.path(), SandboxMode::Required, &["true"]));
+    assert!(outcome.violations.is_empty(), "{:?}", outcome.violations);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("planted as results was removed")),
+        "{:?}",
+        outcome.warnings
+    );
+    assert!(host.path().join("metrics.jsonl").is_file());
+    assert!(!ws.path().join("results/attempts").exists());
+    let results = std::fs::symlink_metadata(ws.path().join("results")).unwrap();
+    assert!(results.is_dir());
+}
+
+#[test]
 fn metrics_and_results_planted_as_links_are_not_read_through() {
     require_bwrap();
     let ws = workspace();
