@@ -496,3 +496,29 @@ fn under_the_reference_rules_a_failed_child_is_not_widened_past() {
         assert_eq!(widened, want_widen, "{rules}: {got:?}");
     }
 }
+
+#[test]
+fn tree_rules_and_the_policy_are_read_from_the_config_and_a_typo_is_an_error() {
+    use youra::plan::TreeRules;
+    let run = tempfile::tempdir().unwrap();
+    let c = youra::config::load_with(run.path(), None, &[]).unwrap();
+    // The defaults the allocation sweep chose (docs/decisions/0005-plan-tree-rules.md).
+    assert_eq!(c.plan.tree_rules, TreeRules::Reference);
+    assert_eq!(c.plan.policy, Policy::Greedy);
+    let toml = run.path().join("youra.toml");
+    fs::write(
+        &toml,
+        "[plan]\ntree_rules = \"youra\"\npolicy = \"adaptive\"\n",
+    )
+    .unwrap();
+    let c = youra::config::load_with(run.path(), None, &[]).unwrap();
+    assert_eq!(
+        (c.plan.tree_rules, c.plan.policy),
+        (TreeRules::Youra, Policy::Adaptive)
+    );
+    fs::write(&toml, "[plan]\ntree_rules = \"paper\"\n").unwrap();
+    let e = youra::config::load_with(run.path(), None, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("use reference or youra"), "{e}");
+}
