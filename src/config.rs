@@ -299,7 +299,7 @@ pub fn explain_with(
     sources.extend(file_sources);
     merge(&mut merged, envl.table);
     merge(&mut merged, flag.table);
-    let config: RunConfig = Value::Table(merged)
+    let mut config: RunConfig = Value::Table(merged)
         .try_into()
         .map_err(|e: toml::de::Error| ConfigError::Invalid {
             origin: "merged layers".into(),
@@ -330,6 +330,12 @@ pub fn explain_with(
         origin: "the effective configuration".into(),
         message: e.to_string(),
     })?;
+    // A Slurm job asks `--mem` for the experiment's limit only when someone chose it
+    // (exec/slurm/backend.rs): the default is this machine's memory, not a compute node's.
+    let memory_key: crate::config_sources::KeyPath =
+        vec!["engine".into(), "experiment_memory_mb".into()];
+    config.exec.slurm.experiment_memory_set =
+        sources.iter().any(|s| source_of(s, &memory_key).is_some());
     let explained = leaves(&effective)
         .into_iter()
         .map(|(key, value)| {

@@ -14,6 +14,11 @@ use youra::vsa::store::Store;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-cluster.sh");
 const STATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/slurm");
+/// The test node's `RealMemory` in MiB (below this machine's, and below the default
+/// experiment memory limit, half of this machine's).
+const NODE_MB: u64 = 2000;
+/// `MaxMemPerNode` of the cluster's partition `small` (scripts/slurm-cluster.sh).
+const SMALL_PARTITION_MB: u64 = 500;
 
 fn required() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
@@ -37,7 +42,13 @@ fn cluster() -> Option<&'static Path> {
             return None;
         }
         let running = Path::new(STATE).join("slurmctld.pid").is_file();
-        let out = Command::new(SCRIPT).arg("start").output().expect("run scripts/slurm-cluster.sh");
+        // The node declares less memory than this machine has, as a compute node may have
+        // less than the login node youra runs on: a job sized from this machine is refused.
+        let out = Command::new(SCRIPT)
+            .arg("start")
+            .env("YOURA_SLURM_REAL_MEMORY", NODE_MB.to_string())
+            .output()
+            .expect("run scripts/slurm-cluster.sh");
         assert!(
             out.status.success(),
             "scripts/slurm-cluster.sh start failed:\n{}",
@@ -461,207 +472,6 @@ fn submission_to_start_overhead() {
     assert!(lags[0] > 0.0 && lags[lags.len() - 1] < 30.0, "{lags:?}");
 }
 
-fn status(dir: &Path, h: &str) -> String {
-    let snap = Store::new(dir.join("verification_state.yaml"))
-        .load()
-        .unwrap();
-    snap.vsa
-        .hypothesis(h)
-        .map_or("absent".into(), |x| x.status.as_str().to_string())
-}
-
-/// A user config with the test cluster's conf and a quick poll.
-fn user_config(root: &Path, conf: &Path) -> PathBuf {
-    let dir = root.join("config");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("youra.toml"),
-        format!(
-            "[exec.slurm]\nconf = \"{}\"\npoll_s = 0.2\n",
-            conf.display()
-        ),
-    )
-    .unwrap();
-    dir
-}
-
-fn youra(config: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_youra"));
-    c.env("YOURA_CONFIG_DIR", config);
-    c
-}
-
-fn events(dir: &Path, kind: &str) -> Vec<youra::rundir::events::Event> {
-    youra::rundir::events::read(&dir.join("events.jsonl"))
-        .into_iter()
-        .filter(|e| e.kind == kind)
-        .collect()
-}
-
-#[test]
-fn the_demo_through_slurm_gives_the_local_gate_results() {
-    let Some(conf) = cluster() else { return };
-    let tmp = workdir();
-    let dir = tmp.path().join("demo");
-    let out = youra(&user_config(tmp.path(), conf))
-        .args([
-            "demo",
-            "--headless",
-            "--exec",
-            "slurm",
-            "--dir",
-            dir.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        (
-            status(&dir, "h-e1"),
-            status(&dir, "h-m1"),
-            status(&dir, "h-c1")
-        ),
-        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
-    );
-    let submitted = events(&dir, "experiment_submitted");
-    assert!(
-        submitted.len() >= 3,
-        "every experiment was a Slurm job: {submitted:?}"
-    );
-    let vsa = std::fs::read_to_string(dir.join("verification_state.yaml")).unwrap();
-    assert!(
-        vsa.contains("slurm_job:") && vsa.contains("ended_at:"),
-        "{vsa}"
-    );
-    // Each job's node reached the events once Slurm placed it.
-    let placed = events(&dir, "experiment_placed");
-    for e in &submitted {
-        let want = format!("Slurm job {} on {}", e.result.as_deref().unwrap(), host());
-        assert!(
-            placed
-                .iter()
-                .any(|p| p.hypothesis == e.hypothesis && p.action.as_deref() == Some(&want)),
-            "{want}: {placed:?}"
-        );
-    }
-    // `youra status` as it was while the first job ran: the events up to its placement.
-    let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
-    let upto = log
-        .lines()
-        .position(|l| l.contains("\"experiment_placed\""))
-        .unwrap();
-    let first = &placed[0];
-    let then: String = log
-        .lines()
-        .take(upto + 1)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(dir.join("events.jsonl"), then).unwrap();
-    let out = youra(&user_config(tmp.path(), conf))
-        .args(["status", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let row = format!(
-        "{} running {}",
-        first.hypothesis.as_deref().unwrap(),
-        first.action.as_deref().unwrap()
-    );
-    assert!(
-        text.lines().any(|l| l
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .starts_with(&row)),
-        "{row}:\n{text}"
-    );
-}
-
-#[test]
-fn a_killed_engine_reattaches_to_its_running_job() {
-    let Some(conf) = cluster() else { return };
-    let tmp = workdir();
-    let config = user_config(tmp.path(), conf);
-    let dir = tmp.path().join("demo");
-    let mut child = youra(&config)
-        .args([
-            "demo",
-            "--headless",
-            "--exec",
-            "slurm",
-            "--dir",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill it as soon as its first job is submitted (pending or running).
-    let until = Instant::now() + Duration::from_secs(120);
-    let (hypothesis, id) = loop {
-        if let Some(e) = events(&dir, "experiment_submitted").into_iter().next() {
-            break (e.hypothesis.clone().unwrap(), e.result.clone().unwrap());
-        }
-        assert!(Instant::now() < until, "no job was submitted");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let state = squeue(conf, &id);
-    assert!(
-        matches!(state.as_str(), "PENDING" | "RUNNING" | "CONFIGURING"),
-        "the job outlived its engine: {state:?}"
-    );
-    let out = youra(&config)
-        .args(["run", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let attached = events(&dir, "experiment_attach");
-    assert_eq!(
-        attached.first().and_then(|e| e.result.clone()),
-        Some(id.clone()),
-        "{attached:?}"
-    );
-    // The next engine learnt where the job it re-attached to runs.
-    let on = format!("Slurm job {id} on {}", host());
-    assert!(
-        events(&dir, "experiment_placed")
-            .iter()
-            .any(|e| e.action.as_deref() == Some(on.as_str())),
-        "{on}"
-    );
-    // No second submission for that experiment: the next one of that hypothesis (if any)
-    // came after the attached job had ended.
-    let submitted: Vec<String> = events(&dir, "experiment_submitted")
-        .into_iter()
-        .filter(|e| e.hypothesis.as_deref() == Some(hypothesis.as_str()))
-        .filter_map(|e| e.result)
-        .collect();
-    assert_eq!(submitted.first(), Some(&id), "{submitted:?}");
-    assert_eq!(
-        submitted.iter().filter(|s| **s == id).count(),
-        1,
-        "{submitted:?}"
-    );
-    assert_eq!(
-        (
-            status(&dir, "h-e1"),
-            status(&dir, "h-m1"),
-            status(&dir, "h-c1")
-        ),
-        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
-    );
-}
+/// Whole runs and memory requests (split for size).
+#[path = "slurm/runs.rs"]
+mod runs;

@@ -73,6 +73,10 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color
     };
     let mut engine = Engine::open(dir, options)
         .wrap_err_with(|| format!("cannot start the engine on {}", dir.display()))?;
+    // Once the lock is held: a second `youra run` refused above never handles a signal.
+    // SIGTERM, SIGINT, SIGHUP end the experiments, write a stop event and exit 128+n.
+    crate::engine::signals::install(dir, std::env::var_os("YOURA_DETACHED").is_some())
+        .wrap_err("cannot install the signal handlers")?;
     let (tx, rx) = std::sync::mpsc::channel::<Event>();
     engine.events().listen(tx);
     let printer = std::thread::spawn(move || {

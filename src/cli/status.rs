@@ -36,8 +36,15 @@ struct StatusReport<'a> {
     artifacts: Vec<ArtifactPresence>,
     /// What the model calls cost, from `ledger.tsv` (absent when no call was made).
     usage: Option<Usage>,
-    /// The experiment queue: waiting, running (where, for how long), finished.
+    /// The experiment queue: waiting, running (where, for how long), finished. An
+    /// experiment is `running` only while an engine holds the run's lock; otherwise its
+    /// row is in `stopped_experiments`.
     experiments: Vec<crate::rundir::jobs::JobRow>,
+    /// The engine running this run now (`pid N since T`), from its lock; none: no engine.
+    engine: Option<String>,
+    /// Experiments the events call started and not ended while no engine runs the run:
+    /// nothing follows them (a stopped or killed engine); `youra run` resumes them.
+    stopped_experiments: Vec<crate::rundir::jobs::JobRow>,
 }
 
 #[derive(Serialize)]
@@ -99,6 +106,15 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
     }
     let vsa = &snap.vsa;
     let ids: Vec<String> = vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect();
+    let engine = crate::engine::lock::holder(&run.root);
+    let (experiments, stopped_experiments) = split_followed(
+        crate::rundir::jobs::queue(
+            &crate::rundir::events::read(&run.root.join("events.jsonl")),
+            vsa,
+            chrono::Utc::now().fixed_offset(),
+        ),
+        engine.is_some(),
+    );
     let report = StatusReport {
         run: &run,
         project: vsa.project_name.as_deref(),
@@ -123,11 +139,9 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         invariant_violations: violations(vsa),
         artifacts: scan(&run.root, &ids),
         usage: usage(&run.root),
-        experiments: crate::rundir::jobs::queue(
-            &crate::rundir::events::read(&run.root.join("events.jsonl")),
-            vsa,
-            chrono::Utc::now().fixed_offset(),
-        ),
+        experiments,
+        engine,
+        stopped_experiments,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -135,6 +149,24 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         print_text(&report);
     }
     Ok(0)
+}
+
+/// The queue's rows, and apart from them the rows the events call running while no engine
+/// runs the run (`engine_alive` false): an experiment is running only while something
+/// follows it.
+fn split_followed(
+    rows: Vec<crate::rundir::jobs::JobRow>,
+    engine_alive: bool,
+) -> (
+    Vec<crate::rundir::jobs::JobRow>,
+    Vec<crate::rundir::jobs::JobRow>,
+) {
+    use crate::rundir::jobs::JobState;
+    if engine_alive {
+        return (rows, Vec::new());
+    }
+    rows.into_iter()
+        .partition(|r| !matches!(r.state, JobState::Running { .. }))
 }
 
 /// What needs the researcher: the first thing the status shows.
@@ -209,7 +241,12 @@ fn print_text(r: &StatusReport<'_>) {
     for w in &r.waiting {
         println!(">> WAITING FOR YOU: {w}");
     }
+    match &r.engine {
+        Some(who) => println!("Engine:     running ({who})"),
+        None => println!("Engine:     not running"),
+    }
     print_running(&r.experiments);
+    print_stopped(&r.stopped_experiments);
     let summary: Vec<String> = r.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     println!(
         "\nSub-hypotheses ({}): {}",
@@ -311,6 +348,23 @@ fn truncate(s: &str, n: usize) -> String {
     }
 }
 
+/// Experiments started and never ended, with no engine to follow them.
+fn print_stopped(jobs: &[crate::rundir::jobs::JobRow]) {
+    use crate::rundir::jobs::JobState;
+    if jobs.is_empty() {
+        return;
+    }
+    println!(
+        "Stopped:    {} experiment(s) started and not followed (no engine runs this run); `youra run` resumes them",
+        jobs.len()
+    );
+    for j in jobs {
+        if let JobState::Running { placement, .. } = &j.state {
+            println!("  {:<12} not followed {placement}", j.hypothesis);
+        }
+    }
+}
+
 /// The experiments running now, one line each, and how many wait for a slot.
 fn print_running(jobs: &[crate::rundir::jobs::JobRow]) {
     use crate::rundir::jobs::JobState;
@@ -328,5 +382,45 @@ fn print_running(jobs: &[crate::rundir::jobs::JobRow]) {
     );
     for j in running {
         println!("  {:<12} {}", j.hypothesis, j.label());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rundir::jobs::{JobRow, JobState};
+
+    fn row(h: &str, state: JobState) -> JobRow {
+        JobRow {
+            hypothesis: h.into(),
+            state,
+        }
+    }
+
+    #[test]
+    fn without_an_engine_nothing_is_running() {
+        let rows = vec![
+            row(
+                "h-e1",
+                JobState::Running {
+                    placement: "cpu".into(),
+                    elapsed_s: 3.0,
+                },
+            ),
+            row(
+                "h-m1",
+                JobState::Finished {
+                    exit: "0".into(),
+                    elapsed_s: 2.0,
+                },
+            ),
+            row("h-c1", JobState::Waiting),
+        ];
+        let (shown, stopped) = split_followed(rows.clone(), true);
+        assert_eq!((shown.len(), stopped.len()), (3, 0));
+        let (shown, stopped) = split_followed(rows, false);
+        let ids = |v: &[JobRow]| v.iter().map(|r| r.hypothesis.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&shown), ["h-m1", "h-c1"]);
+        assert_eq!(ids(&stopped), ["h-e1"]);
     }
 }

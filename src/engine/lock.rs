@@ -59,6 +59,31 @@ impl EngineLock {
     }
 }
 
+/// Who holds the run's engine lock now: `Some(record)` (`pid N since T`, or `an engine`
+/// when the record is empty) while an engine runs the run, `None` when none does. A reader
+/// (`youra status`) asks this before calling an experiment "running": the events say an
+/// experiment started, only a live engine says anything still follows it. The probe takes
+/// a shared lock for an instant and releases it at once.
+pub fn holder(run: &Path) -> Option<String> {
+    let path = run.join(".youra").join("engine.lock");
+    let mut file = File::open(&path).ok()?;
+    let mut record = String::new();
+    let _ = file.read_to_string(&mut record);
+    match file.try_lock_shared() {
+        Ok(()) => {
+            let _ = file.unlock();
+            None
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Some(if record.trim().is_empty() {
+            "an engine".into()
+        } else {
+            record.trim().to_string()
+        }),
+        // A file system without locks: say nothing rather than guess "running".
+        Err(std::fs::TryLockError::Error(_)) => None,
+    }
+}
+
 impl Drop for EngineLock {
     fn drop(&mut self) {
         // An empty file tells the next engine the last one stopped cleanly.
@@ -88,5 +113,25 @@ mod tests {
             again.stale.as_deref(),
             Some("pid 999999 since 2026-01-01T00:00:00Z")
         );
+    }
+
+    #[test]
+    fn the_holder_is_known_only_while_an_engine_holds_the_lock() {
+        let run = tempfile::tempdir().unwrap();
+        assert_eq!(holder(run.path()), None, "no lock file");
+        let lock = EngineLock::acquire(run.path()).unwrap();
+        let who = holder(run.path()).unwrap();
+        assert!(
+            who.starts_with(&format!("pid {} since", std::process::id())),
+            "{who}"
+        );
+        // The probe left the lock as it was: a second engine is still refused.
+        assert!(EngineLock::acquire(run.path()).is_err());
+        drop(lock);
+        assert_eq!(holder(run.path()), None);
+        // A dead engine's record stays in the file; nobody holds the lock.
+        std::fs::write(run.path().join(".youra/engine.lock"), "pid 999999 since x").unwrap();
+        assert_eq!(holder(run.path()), None);
+        EngineLock::acquire(run.path()).unwrap();
     }
 }

@@ -17,7 +17,7 @@ pub mod init;
 mod intake;
 pub mod lessons;
 pub mod literature;
-mod lock;
+pub mod lock;
 mod parallel;
 mod plan_search;
 pub mod progress;
@@ -30,6 +30,7 @@ mod run;
 #[cfg(test)]
 mod schema_tests;
 mod search_end;
+pub mod signals;
 pub(crate) use run::stop_mutation as run_stop_mutation;
 mod stages;
 mod summary;

@@ -46,8 +46,16 @@ pub struct SlurmSettings {
     pub extra_args: Vec<String>,
     /// `SLURM_CONF` for the clients (default: theirs, or the environment's).
     pub conf: Option<PathBuf>,
-    /// `--mem` in MiB (default: the experiment's memory limit, none for GPU jobs).
+    /// `--mem` in MiB. Unset: the experiment's memory limit when the researcher set one
+    /// (`[engine] experiment_memory_mb`; never for GPU jobs), else no `--mem` at all, so the
+    /// partition's default applies: the default limit is half of the *submitting* machine's
+    /// memory, which says nothing about the compute nodes'.
     pub mem_mb: Option<u64>,
+    /// Whether `[engine] experiment_memory_mb` was set by the researcher (a youra.toml, the
+    /// environment or a flag) rather than left at its default: filled when the layers are
+    /// merged (`config::explain_with`), never read from the file.
+    #[serde(skip)]
+    pub experiment_memory_set: bool,
     /// Seconds between looks at a job's state: every look is one `squeue` call to the
     /// controller, which a busy cluster's administrators count.
     pub poll_s: f64,
@@ -62,6 +70,7 @@ impl Default for SlurmSettings {
             extra_args: Vec::new(),
             conf: None,
             mem_mb: None,
+            experiment_memory_set: false,
             poll_s: 2.0,
         }
     }

@@ -387,7 +387,8 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
     }
     match start_job(ctx, id, argv) {
         Ok(job) => Ok(Prepared::Started { files, job }),
-        Err(why) => Ok(Prepared::Repair(why)),
+        // The machine's fault stops the run here; only the code's is repaired.
+        Err(e) => Ok(Prepared::Repair(e.repair_or_stop(id)?)),
     }
 }
 

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::engine::ctx::StageCtx;
+use super::start_error::StartError;
 use crate::engine::error::StageError;
 use crate::exec::{Job, JobOutcome, SandboxMode};
 use crate::rundir::events::Event;
@@ -47,7 +48,10 @@ pub(super) fn compliance(
             o.exit.log_label(),
             crate::exec::tail_lines(&o.log_path, 20).join("\n")
         ))),
-        Err(why) => Ok(Some(format!("the compliance tests could not run: {why}"))),
+        Err(StartError::Code(why)) => {
+            Ok(Some(format!("the compliance tests could not run: {why}")))
+        }
+        Err(e @ StartError::Machine(_)) => e.repair_or_stop(id).map(Some),
     }
 }
 
@@ -57,7 +61,7 @@ pub(super) fn start_job(
     ctx: &StageCtx<'_>,
     id: &str,
     argv: Vec<String>,
-) -> Result<Box<dyn crate::exec::RunningJob>, String> {
+) -> Result<Box<dyn crate::exec::RunningJob>, StartError> {
     let s = ctx.settings;
     let mut job = Job::new(ctx.run.join(id), argv.clone());
     job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
@@ -78,15 +82,26 @@ pub(super) fn start_job(
     // Emitted once started, so its time is when the job began (after any wait for a GPU)
     // and it can say where the job runs.
     // A scheduler job an earlier engine submitted is followed, not submitted again.
-    let started = super::reattach::start_or_attach(ctx, id, &job);
-    let mut event = Event::new("experiment_start")
-        .hypothesis(id)
-        .message(argv.join(" "));
+    // Registered so a signal to youra ends it (engine/signals.rs).
+    let started = super::reattach::start_or_attach(ctx, id, &job)
+        .map(|r| crate::engine::signals::follow(id, r))
+        .map_err(|e| StartError::from_exec(&e));
     let placement = started.as_ref().map(|r| r.placement()).unwrap_or_default();
-    if started.is_ok() {
-        event = event.action(&placement);
-    }
-    ctx.emit(event);
+    // A start that failed is no `experiment_start`: the queue would call it running.
+    ctx.emit(match &started {
+        Ok(_) => Event::new("experiment_start")
+            .hypothesis(id)
+            .message(argv.join(" "))
+            .action(&placement),
+        Err(StartError::Code(why)) => Event::new("experiment_not_started")
+            .hypothesis(id)
+            .result("code")
+            .message(why.clone()),
+        Err(StartError::Machine(why)) => Event::new("experiment_not_started")
+            .hypothesis(id)
+            .result("machine")
+            .message(why.clone()),
+    });
     if let Ok(running) = &started {
         // Where a scheduler placed the job is known later (a Slurm job's node), on the
         // back end's thread: each change is an `experiment_placed` event.
@@ -107,7 +122,7 @@ pub(super) fn start_job(
 }
 
 /// Run a job to its end (the compliance tests: short, and always waited for).
-fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, String> {
+fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, StartError> {
     let running = start_job(ctx, id, argv)?;
     let outcome = running.wait();
     super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());

@@ -14,6 +14,7 @@ mod refinement;
 pub(super) mod review;
 mod scoping;
 mod search_step;
+mod start_error;
 mod validation;
 
 use super::check::Check;

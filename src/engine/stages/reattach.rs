@@ -9,7 +9,7 @@
 use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
 use crate::engine::yamlout;
-use crate::exec::{ATTEMPTS_DIR, Job, RESULTS_DIR, RunningJob, attempt_numbers};
+use crate::exec::{ATTEMPTS_DIR, ExecError, Job, RESULTS_DIR, RunningJob, attempt_numbers};
 use crate::rundir::events::Event;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
@@ -49,12 +49,13 @@ fn command_of(job: &Job) -> String {
 }
 
 /// Follows the recorded job when the back end still knows it, or starts `job` (and records
-/// it when it has a scheduler id).
+/// it when it has a scheduler id). The back end's error is kept typed: the caller decides
+/// whether it is the code's fault or the machine's (`start_error.rs`).
 pub fn start_or_attach(
     ctx: &StageCtx<'_>,
     hypothesis: &str,
     job: &Job,
-) -> Result<Box<dyn RunningJob>, String> {
+) -> Result<Box<dyn RunningJob>, ExecError> {
     let command = command_of(job);
     if let Some(rec) = in_flight(ctx, hypothesis).filter(|r| r.command == command) {
         match ctx.backend.attach(job, &rec.id) {
@@ -79,13 +80,13 @@ pub fn start_or_attach(
                         rec.id
                     )),
             ),
-            Err(e) => return Err(format!("cannot re-attach to job {}: {e}", rec.id)),
+            Err(e) => {
+                tracing::warn!(job = %rec.id, "cannot re-attach: {e}");
+                return Err(e);
+            }
         }
     }
-    let running = ctx
-        .backend
-        .start(job)
-        .map_err(|e| format!("the experiment could not start: {e}"))?;
+    let running = ctx.backend.start(job)?;
     if let Some(id) = running.scheduler_id() {
         // The attempt is the workspace's: earlier ones were just moved to results/attempts/<n>.
         let attempt = attempt_numbers(&job.workspace.join(RESULTS_DIR).join(ATTEMPTS_DIR))

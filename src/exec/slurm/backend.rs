@@ -25,7 +25,10 @@ use crate::exec::{Backend, ExecError, RunningJob};
 pub struct SlurmBackend {
     client: Client,
     site: SiteFlags,
+    /// `[exec.slurm] mem_mb`.
     mem_mb: Option<u64>,
+    /// Ask `--mem` for a CPU job's memory limit (set by the researcher, not the default).
+    experiment_memory_set: bool,
     poll: Duration,
     /// Probed on first use, on this machine: the nodes are assumed to match it.
     sandbox: OnceLock<Availability>,
@@ -60,6 +63,7 @@ impl SlurmBackend {
                 extra: settings.extra_args.clone(),
             },
             mem_mb: settings.mem_mb,
+            experiment_memory_set: settings.experiment_memory_set,
             poll: Duration::from_secs_f64(settings.poll_s.clamp(0.05, 600.0)),
             sandbox: OnceLock::new(),
             live: Arc::new(Mutex::new(Default::default())),
@@ -128,7 +132,7 @@ impl SlurmBackend {
             log: &paths.log,
             time_limit: job.time_limit,
             grace: job.grace,
-            mem_mb: self.mem_mb.or(job.memory_limit.map(|b| (b >> 20).max(1))),
+            mem_mb: self.memory_request(job).map(|(mb, _)| mb),
             gpus: job.gpus,
             site: &self.site,
         });
@@ -155,6 +159,16 @@ impl SlurmBackend {
         })
     }
 
+    /// `--mem` in MiB and the setting it comes from, or none: the partition's default
+    /// applies, and the sandbox inside the job enforces the job's own limit (`ulimit -v`).
+    fn memory_request(&self, job: &Job) -> Option<(u64, &'static str)> {
+        if let Some(mb) = self.mem_mb {
+            return Some((mb, "mem_mb under [exec.slurm]"));
+        }
+        let limit = job.memory_limit.filter(|_| self.experiment_memory_set)?;
+        Some(((limit >> 20).max(1), "experiment_memory_mb under [engine]"))
+    }
+
     fn follow(&self, id: String, p: Prepared) -> Box<dyn RunningJob> {
         Box::new(watch::spawn(Watch {
             client: self.client.clone(),
@@ -171,7 +185,17 @@ impl SlurmBackend {
 impl Backend for SlurmBackend {
     fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError> {
         let p = self.prepare(job, true)?;
-        let id = self.client.submit(&p.args, &p.script)?;
+        let id = self
+            .client
+            .submit(&p.args, &p.script)
+            .map_err(|e| match e {
+                ExecError::Submit(message) => ExecError::Submit(script::refusal(
+                    &message,
+                    self.memory_request(job),
+                    &self.site,
+                )),
+                other => other,
+            })?;
         tracing::info!(job = %id, workspace = %job.workspace.display(), "submitted to Slurm");
         Ok(self.follow(id, p))
     }

@@ -145,6 +145,50 @@ pub fn sbatch_args(r: &Request<'_>) -> Vec<OsString> {
     args
 }
 
+/// Slurm's refusal of a submission (`message`, sbatch's stderr) with the setting to change:
+/// what the job asked that Slurm names (memory, partition, time, GPUs, account, QOS) and
+/// where in youra.toml that request comes from. `memory`: the `--mem` asked and its setting.
+pub fn refusal(message: &str, memory: Option<(u64, &str)>, site: &SiteFlags) -> String {
+    let lower = message.to_ascii_lowercase();
+    let partition = site
+        .partition
+        .as_deref()
+        .map_or("the default partition".to_string(), |p| {
+            format!("partition `{p}`")
+        });
+    let hint = if lower.contains("memory") || lower.contains("mem") {
+        match memory {
+            Some((mb, setting)) => format!(
+                "the job asked --mem={mb}M ({setting}) on {partition}: lower {setting}, or remove it so the partition's default applies"
+            ),
+            None => format!(
+                "the job asked no --mem, so {partition}'s default memory was refused: set mem_mb under [exec.slurm] to what a node has, or choose another partition (partition under [exec.slurm])"
+            ),
+        }
+    } else if lower.contains("account") {
+        "set account under [exec.slurm] to an account `sacctmgr show assoc user=$USER` lists"
+            .to_string()
+    } else if lower.contains("qos") {
+        "set qos under [exec.slurm] to one your account may use".to_string()
+    } else if lower.contains("time limit") {
+        format!(
+            "the time asked exceeds {partition}'s limit: lower experiment_time_limit_s under [engine], or choose another partition"
+        )
+    } else if lower.contains("gres") || lower.contains("gpu") {
+        "the GPUs asked are not available: lower gpus under [engine], or choose a GPU partition (partition under [exec.slurm])".to_string()
+    } else if lower.contains("partition") {
+        format!("{partition} was refused: set partition under [exec.slurm] to one `sinfo` lists")
+    } else if lower.contains("node configuration") {
+        format!(
+            "no node of {partition} has what the job asks (CPUs, GPUs, extra_args under [exec.slurm]): compare with `sinfo -o '%P %c %m %G'`"
+        )
+    } else {
+        "see `sbatch`'s message above; the flags come from [exec.slurm] (extra_args among them)"
+            .to_string()
+    };
+    format!("{}; {hint}", message.trim())
+}
+
 fn os_flag(flag: &str, value: &std::ffi::OsStr) -> OsString {
     let mut s = OsString::from(flag);
     s.push(value);
@@ -303,6 +347,53 @@ mod tests {
                 "--constraint=a100",
             ]
         );
+    }
+
+    #[test]
+    fn a_refusal_names_the_setting_to_change() {
+        let site = SiteFlags {
+            partition: Some("small".into()),
+            ..Default::default()
+        };
+        let mem = "sbatch exit status: 1: sbatch: error: Memory specification can not be satisfied";
+        let t = refusal(mem, Some((4000, "mem_mb under [exec.slurm]")), &site);
+        assert!(t.starts_with(mem), "{t}");
+        assert!(
+            t.contains("--mem=4000M (mem_mb under [exec.slurm]) on partition `small`: lower mem_mb under [exec.slurm]"),
+            "{t}"
+        );
+        let t = refusal(mem, None, &SiteFlags::default());
+        assert!(
+            t.contains("asked no --mem") && t.contains("set mem_mb under [exec.slurm]"),
+            "{t}"
+        );
+        for (message, want) in [
+            (
+                "sbatch: error: invalid partition specified: gpu",
+                "partition under [exec.slurm]",
+            ),
+            (
+                "sbatch: error: Requested time limit is invalid",
+                "experiment_time_limit_s",
+            ),
+            (
+                "sbatch: error: Invalid generic resource (gres) specification",
+                "gpus under [engine]",
+            ),
+            (
+                "sbatch: error: Invalid account or account/partition combination",
+                "account under",
+            ),
+            ("sbatch: error: Invalid qos specification", "qos under"),
+            (
+                "sbatch: error: Requested node configuration is not available",
+                "sinfo -o",
+            ),
+            ("sbatch: error: something else", "extra_args"),
+        ] {
+            let t = refusal(message, None, &site);
+            assert!(t.contains(want), "{message} → {t}");
+        }
     }
 
     #[test]
