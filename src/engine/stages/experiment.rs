@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use crate::engine::ctx::StageCtx;
 use super::start_error::StartError;
+use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
 use crate::exec::{Job, JobOutcome, SandboxMode};
 use crate::rundir::events::Event;
