@@ -288,3 +288,24 @@ fn a_killer_polling_the_file_never_turns_youra_s_write_into_a_hand_edit() {
     assert_eq!(got.vsa.revision, start + landed as u64 + 1);
     side_at_rest(dir, &vsa, "after the killer");
 }
+
+#[test]
+fn a_killed_journal_s_temp_file_is_removed_and_nobody_else_s() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let vsa = example(dir);
+    assert!(set(dir, "one", None));
+    let orphan = dir.join(".youra/.pending.yaml.99999.0.tmp");
+    let copy = dir.join(".youra/written/.12.yaml.99999.1.tmp");
+    let other = dir.join(".youra/.tools_health.json.99999.2.tmp");
+    for f in [&orphan, &copy, &other] {
+        std::fs::write(f, "half a file").unwrap();
+    }
+    assert!(set(dir, "two", None));
+    assert!(
+        !orphan.exists() && !copy.exists(),
+        "the store's orphans stay"
+    );
+    assert!(other.exists(), "another owner's temp file was removed");
+    side_at_rest(dir, &vsa, "after the orphans");
+}

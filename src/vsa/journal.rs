@@ -121,21 +121,28 @@ impl Store {
 
     /// Temp files of writers killed mid-write inside `.youra/` (the journal's, and those of
     /// copies written by earlier versions): under the lock every such file is an orphan.
+    /// Only the store's own names: other owners (the TUI, the engine) write there too.
     pub(super) fn remove_side_orphans(&self) {
-        for dir in [self.side().to_path_buf(), self.side().join("written")] {
-            remove_tmp(&dir);
-        }
+        let ours = |f: &str| {
+            [".pending.yaml.", ".last_written.yaml."]
+                .iter()
+                .any(|p| f.starts_with(p))
+        };
+        remove_tmp(self.side(), ours);
+        remove_tmp(&self.side().join("written"), |f| {
+            f.starts_with('.') && f.contains(".yaml.")
+        });
     }
 }
 
-fn remove_tmp(dir: &Path) {
+fn remove_tmp(dir: &Path, ours: impl Fn(&str) -> bool) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(f) = name.to_str() else { continue };
-        if f.starts_with('.') && f.ends_with(".tmp") && f.contains(".yaml.") {
+        if f.ends_with(".tmp") && ours(f) {
             let _ = fs::remove_file(e.path());
         }
     }
