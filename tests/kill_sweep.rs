@@ -1,8 +1,10 @@
 //! The kill sweep: the offline demo killed (SIGKILL, through the store's crash points
-//! `YOURA_CRASH_AT`) just before and just after every revision it writes, then resumed
-//! with `youra run`; every resumed run must end in the uninterrupted run's final state:
-//! statuses, gate results, validation statuses, memory records, archives, the paper;
-//! history revisions contiguous; no decision event written twice.
+//! `YOURA_CRASH_AT`) at a step of every revision it writes (before it, after its journal,
+//! after its rename, after it), and by an outside killer that polls the file's `revision:`
+//! and kills the engine the moment it moves; then resumed with `youra run`. Every resumed
+//! run must end in the uninterrupted run's final state: statuses, gate results, validation
+//! statuses, memory records, archives, the paper; history revisions contiguous; no
+//! decision event written twice; no history entry blaming youra's own write on `editor`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -84,6 +86,52 @@ fn revisions_contiguous(run: &Path) -> Result<(), String> {
     }
 }
 
+/// History entries that attribute a change to someone outside youra.
+fn outside_entries(run: &Path) -> Vec<String> {
+    let snap = Store::new(run.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    snap.vsa
+        .history
+        .iter()
+        .filter(|h| {
+            h.actor.as_deref() == Some("editor")
+                || matches!(h.event.as_deref(), Some("hand_edit" | "stale_save"))
+        })
+        .map(|h| format!("r{:?} {:?} {:?}", h.revision, h.event, h.actor))
+        .collect()
+}
+
+/// What is wrong with a resumed run, against the uninterrupted one.
+fn check_resumed(
+    at: &str,
+    dir: &Path,
+    rc: i32,
+    want: &Final,
+    want_events: &BTreeMap<String, usize>,
+) -> Vec<String> {
+    let got = final_state(dir);
+    if rc != 0 || &got != want {
+        return vec![format!("{at}: exit {rc}, {got:?}")];
+    }
+    let mut bad = Vec::new();
+    if let Err(e) = revisions_contiguous(dir) {
+        bad.push(format!("{at}: {e}"));
+    }
+    let outside = outside_entries(dir);
+    if !outside.is_empty() {
+        bad.push(format!(
+            "{at}: youra's write recorded as outside: {outside:?}"
+        ));
+    }
+    for (k, n) in decisions(dir) {
+        if n > want_events.get(&k).copied().unwrap_or(0) {
+            bad.push(format!("{at}: event {k} written {n} times"));
+        }
+    }
+    bad
+}
+
 /// Decision events counted by what they say (time aside).
 fn decisions(run: &Path) -> BTreeMap<String, usize> {
     let text = std::fs::read_to_string(run.join("events.jsonl")).unwrap_or_default();
@@ -136,6 +184,7 @@ fn a_kill_before_or_after_any_revision_resumes_to_the_same_end() {
     assert_eq!(want.status, "Some(Completed)");
     revisions_contiguous(&base).unwrap();
     let want_events = decisions(&base);
+    assert_eq!(outside_entries(&base), Vec::<String>::new());
     let last = Store::new(base.join("verification_state.yaml"))
         .load()
         .unwrap()
@@ -144,8 +193,19 @@ fn a_kill_before_or_after_any_revision_resumes_to_the_same_end() {
     assert!(last >= 30, "the demo writes {last} revisions");
     // Every revision after its write, every other one before it (the window in which a
     // transition's files are written and its VSA write is not).
-    let mut points: Vec<String> = (1..=last).map(|n| format!("after:{n}")).collect();
-    points.extend((2..=last).step_by(2).map(|n| format!("before:{n}")));
+    // After the rename on odd revisions (youra's copies not yet written: the moment a
+    // write once looked like a hand edit), after everything on even ones; before every
+    // fourth, after the journal (not yet renamed) on the others between.
+    let mut points: Vec<String> = (1..=last)
+        .map(|n| {
+            let at = if n % 2 == 1 { "renamed" } else { "after" };
+            format!("{at}:{n}")
+        })
+        .collect();
+    points.extend((2..=last).step_by(2).map(|n| {
+        let at = if n % 4 == 0 { "before" } else { "journaled" };
+        format!("{at}:{n}")
+    }));
     let chunks: Vec<Vec<String>> = points
         .chunks(points.len().div_ceil(2))
         .map(<[_]>::to_vec)
@@ -168,19 +228,7 @@ fn a_kill_before_or_after_any_revision_resumes_to_the_same_end() {
                             continue;
                         }
                         let rc = resume(&dir);
-                        let got = final_state(&dir);
-                        if rc != 0 || &got != want {
-                            bad.push(format!("{at}: exit {rc}, {got:?}"));
-                            continue;
-                        }
-                        if let Err(e) = revisions_contiguous(&dir) {
-                            bad.push(format!("{at}: {e}"));
-                        }
-                        for (k, n) in decisions(&dir) {
-                            if n > want_events.get(&k).copied().unwrap_or(0) {
-                                bad.push(format!("{at}: event {k} written {n} times"));
-                            }
-                        }
+                        bad.extend(check_resumed(&at, &dir, rc, want, want_events));
                     }
                     bad
                 })
@@ -196,6 +244,79 @@ fn a_kill_before_or_after_any_revision_resumes_to_the_same_end() {
         "{} of {} kill points ended wrong (want {want:?}):\n{}",
         failures.len(),
         points.len(),
+        failures.join("\n")
+    );
+}
+
+/// The `revision:` of the VSA in `run`, read as an outside poller would (0 when absent).
+fn revision_now(run: &Path) -> u64 {
+    let text = std::fs::read(run.join("verification_state.yaml")).unwrap_or_default();
+    String::from_utf8_lossy(&text)
+        .lines()
+        .find_map(|l| l.strip_prefix("revision:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The probe: an outside process polls the file's `revision:` every 0.2 ms and
+/// kills the engine (SIGKILL) the moment it reaches a chosen revision, at 12 points spread
+/// over the demo, wherever the engine then is in its write.
+#[test]
+fn a_killer_polling_the_revision_never_turns_youra_s_write_into_a_hand_edit() {
+    const POINTS: u64 = 12;
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("whole");
+    assert_eq!(demo(&base, None), 0, "the uninterrupted demo completes");
+    let want = final_state(&base);
+    let want_events = decisions(&base);
+    let last = revision_now(&base);
+    let targets: Vec<u64> = (1..=POINTS).map(|i| 2 + i * (last - 4) / POINTS).collect();
+    let mut failures = Vec::new();
+    let (mut early, mut in_window) = (0, 0);
+    for k in targets {
+        let at = format!("revision {k}");
+        let dir = tmp.path().join(format!("poll_{k}"));
+        let mut child = Command::new(BIN)
+            .args(["demo", "--headless", "--dir"])
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("youra runs");
+        let started = std::time::Instant::now();
+        loop {
+            if revision_now(&dir) >= k {
+                let _ = child.kill();
+                break;
+            }
+            if child.try_wait().unwrap().is_some()
+                || started.elapsed() > std::time::Duration::from_secs(300)
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let status = child.wait().unwrap();
+        if dir.join(".youra/pending.yaml").exists() {
+            in_window += 1;
+        }
+        if status.code().is_some() {
+            // The demo ended before the killer saw the revision: nothing to resume.
+            early += 1;
+            continue;
+        }
+        let rc = resume(&dir);
+        failures.extend(check_resumed(&at, &dir, rc, &want, &want_events));
+    }
+    eprintln!("{POINTS} kills: {early} after the demo ended, {in_window} inside a write's commit");
+    assert!(
+        early < POINTS as usize / 2,
+        "{early} of {POINTS} runs ended before their kill"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {POINTS} kills ended wrong (want {want:?}):\n{}",
+        failures.len(),
         failures.join("\n")
     );
 }
