@@ -23,8 +23,12 @@ pub struct RunConfig {
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,
-    /// Where experiments run: `[exec] backend`, `[exec.slurm]` (`src/exec/config.rs`).
+    /// Where experiments run: `[exec] backend`, `sandbox`, `[exec.slurm]` (`src/exec/config.rs`).
     pub exec: crate::exec::ExecSection,
+    /// Keys no setting reads, each with where it was written and the nearest valid key:
+    /// printed by `youra run`, `youra doctor` and `youra config show`.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -85,8 +89,6 @@ pub struct EngineSettings {
     pub experiment_memory_mb: u64,
     /// The most processes an experiment may have at once (0: no limit).
     pub experiment_max_processes: u32,
-    /// `auto` (bubblewrap when present), `required`, or `off`.
-    pub sandbox: String,
     /// Let experiments reach the network (off by default; a warning in every outcome).
     pub allow_network: bool,
     /// GPUs per experiment (0: CPU only).
@@ -95,7 +97,31 @@ pub struct EngineSettings {
     pub approval_timeout_s: f64,
     /// What happens when it times out: `reject` (refine instead of discarding), `approve`,
     /// or `stop` (MUST_STOP).
-    pub approval_default: String,
+    pub approval_default: ApprovalDefault,
+}
+
+/// What an escalation nobody answered within `approval_timeout_s` becomes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalDefault {
+    /// Refine instead of discarding (the safe reading of silence).
+    #[default]
+    #[serde(alias = "rejected")]
+    Reject,
+    #[serde(alias = "approved")]
+    Approve,
+    /// MUST_STOP.
+    Stop,
+}
+
+impl ApprovalDefault {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalDefault::Reject => "reject",
+            ApprovalDefault::Approve => "approve",
+            ApprovalDefault::Stop => "stop",
+        }
+    }
 }
 
 impl Default for EngineSettings {
@@ -116,11 +142,10 @@ impl Default for EngineSettings {
             experiment_time_limit_s: 900.0,
             experiment_memory_mb: crate::exec::default_memory_mb(),
             experiment_max_processes: 256,
-            sandbox: "auto".into(),
             allow_network: false,
             gpus: 0,
             approval_timeout_s: 0.0,
-            approval_default: "reject".into(),
+            approval_default: ApprovalDefault::Reject,
         }
     }
 }
@@ -276,7 +301,9 @@ pub fn explain_with(
     env: &[(String, String)],
     flags: &crate::config_sources::Flags,
 ) -> Result<(RunConfig, Explained), ConfigError> {
-    use crate::config_sources::{Source, env_layer, file_lines, flag_layer, leaves, source_of};
+    use crate::config_sources::{
+        KeyPath, Source, env_layer, file_lines, flag_layer, leaves, source_of,
+    };
     let mut merged = Table::new();
     // Highest first, for the sources; merged lowest first.
     let mut sources = Vec::new();
@@ -290,9 +317,18 @@ pub fn explain_with(
     }
     files.push(run.join("youra.toml"));
     let mut file_sources = Vec::new();
+    let mut unknown: Vec<(KeyPath, Source)> = Vec::new();
     for path in &files {
-        let (table, text) = read_table(path)?;
-        file_sources.push(file_lines(path, &text));
+        let (table, text, ignored) = read_table(path)?;
+        let lines = file_lines(path, &text);
+        for key in ignored {
+            let at = source_of(&lines, &key).cloned().unwrap_or(Source::File {
+                path: path.clone(),
+                line: header_line(&text, &key),
+            });
+            unknown.push((key, at));
+        }
+        file_sources.push(lines);
         merge(&mut merged, table);
     }
     file_sources.reverse();
@@ -330,6 +366,31 @@ pub fn explain_with(
         origin: "the effective configuration".into(),
         message: e.to_string(),
     })?;
+    // Numbers and vocabularies, named with the layer that set them.
+    if let Some((key, message)) = crate::config_check::numbers(&config).into_iter().next() {
+        let path: KeyPath = key.split('.').map(str::to_string).collect();
+        let origin = sources
+            .iter()
+            .find_map(|s| source_of(s, &path))
+            .map_or_else(|| "default".to_string(), |s| s.to_string());
+        return Err(ConfigError::Invalid { origin, message });
+    }
+    config.warnings = unknown
+        .into_iter()
+        .map(|(key, at)| {
+            let (last, parents) = key
+                .split_last()
+                .map_or(("", &[][..]), |(l, p)| (l.as_str(), p));
+            let known = crate::config_check::siblings(&effective, parents);
+            let hint = crate::config_check::nearest(last, known.iter().map(String::as_str))
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_default();
+            format!(
+                "{at}: unknown key `{}` (no setting reads it){hint}",
+                key.join(".")
+            )
+        })
+        .collect();
     // A Slurm job asks `--mem` for the experiment's limit only when someone chose it
     // (exec/slurm/backend.rs): the default is this machine's memory, not a compute node's.
     let memory_key: crate::config_sources::KeyPath =
@@ -350,12 +411,13 @@ pub fn explain_with(
     Ok((config, explained))
 }
 
-/// A layer's table and its text (empty when the file is absent).
-fn read_table(path: &Path) -> Result<(Table, String), ConfigError> {
+/// A layer's table, its text (empty when the file is absent), and the keys in it that no
+/// setting reads.
+fn read_table(path: &Path) -> Result<(Table, String, Vec<Vec<String>>), ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok((Table::new(), String::new()));
+            return Ok((Table::new(), String::new(), Vec::new()));
         }
         Err(source) => {
             return Err(ConfigError::Io {
@@ -368,12 +430,44 @@ fn read_table(path: &Path) -> Result<(Table, String), ConfigError> {
         path: path.to_path_buf(),
         message: located(&text, &e),
     })?;
-    // Validate this layer alone, so an error names the file, line and column it is in.
-    toml::from_str::<RunConfig>(&text).map_err(|e| ConfigError::Parse {
+    if let Some((key, new)) = crate::config_check::moved_key(&table) {
+        let lines = crate::config_sources::file_lines(path, &text);
+        let line = match crate::config_sources::source_of(&lines, &key) {
+            Some(crate::config_sources::Source::File { line, .. }) => *line,
+            _ => 0,
+        };
+        return Err(ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!(
+                "line {line}: `{}` has moved to {new}: write it there (values: required, off)",
+                key.join(".")
+            ),
+        });
+    }
+    // Validate this layer alone, so an error names the file, line and column it is in; keys
+    // no setting reads are collected for a warning (serde would drop them silently).
+    let mut ignored = Vec::new();
+    let de = toml::Deserializer::parse(&text).map_err(|e| ConfigError::Parse {
         path: path.to_path_buf(),
         message: located(&text, &e),
     })?;
-    Ok((table, text))
+    serde_ignored::deserialize::<_, _, RunConfig>(de, |p| {
+        ignored.push(p.to_string().split('.').map(str::to_string).collect())
+    })
+    .map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: located(&text, &e),
+    })?;
+    Ok((table, text, ignored))
+}
+
+/// The line of the table header `[a.b]` (or `[[a.b]]`) that opens `key`, for a whole table
+/// no setting reads; 1 when there is none.
+fn header_line(text: &str, key: &[String]) -> usize {
+    let name = key.join(".");
+    text.lines()
+        .position(|l| l.trim().trim_matches(['[', ']']).trim() == name)
+        .map_or(1, |i| i + 1)
 }
 
 fn located(text: &str, e: &toml::de::Error) -> String {

@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod config_check;
 pub mod config_sources;
 pub mod engine;
 pub mod exec;
@@ -27,8 +28,8 @@ pub mod report;
 pub mod rundir;
 pub mod stage;
 pub mod steer;
+pub mod term;
 pub mod tools;
 pub mod tui;
 pub mod vsa;
-pub mod term;
 pub mod yaml;

@@ -67,7 +67,7 @@ fn loop_script() -> Script {
 #[test]
 fn the_loop_repairs_a_crash_judges_gates_and_records_a_limitation() {
     let s = loop_script();
-    let (_g, dir) = replay_run(&s, "sandbox = \"required\"\nexperiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
     with_data(&dir);
     let end = run(&dir);
     let RunEnd::Stopped(reason) = &end else {

@@ -169,8 +169,12 @@ fn json_lists_findings_and_falls_back_to_the_registry_file() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON output");
     assert_eq!(v["paper"], "paper/06_paper_final.md");
     assert_eq!(v["major"], 1);
-    assert_eq!(v["findings"][0]["line"], 4);
-    assert_eq!(v["findings"][0]["kind"], "UnverifiedTableNumber");
+    // A paper without sections is all "abstract": 4,493 names no claim (MINOR, line 3).
+    assert_eq!(v["minor"], 1);
+    assert_eq!(v["findings"][0]["line"], 3);
+    assert_eq!(v["findings"][0]["kind"], "UnboundNumber");
+    assert_eq!(v["findings"][1]["line"], 4);
+    assert_eq!(v["findings"][1]["kind"], "UnverifiedTableNumber");
     assert!(
         v["ground_truth"]
             .as_str()

@@ -325,7 +325,7 @@ fn a_coding_agent_is_charged_and_confined_to_code() {
     let (run, ws) = agent_run();
     let outside = run.path().join("outside.txt");
     let cfg: AgentConfig = toml::from_str(&format!(
-        "command = [\"sh\", {:?}, {:?}]\nmodel = \"fake-agent\"\nsandbox = \"auto\"\nnetwork = false\ntime_limit_s = 30",
+        "command = [\"sh\", {:?}, {:?}]\nmodel = \"fake-agent\"\nsandbox = \"required\"\nnetwork = false\ntime_limit_s = 30",
         ws.join("agent.sh").display().to_string(),
         outside.display().to_string()
     ))
@@ -380,7 +380,7 @@ fn a_well_behaved_agent_passes() {
     let (run, ws) = agent_run();
     std::fs::write(ws.join("agent.sh"), "printf 'x = 1\\n' > model.py\n").unwrap();
     let cfg: AgentConfig = toml::from_str(&format!(
-        "command = [\"sh\", {:?}]\nsandbox = \"auto\"\nnetwork = false\ntime_limit_s = 30",
+        "command = [\"sh\", {:?}]\nsandbox = \"required\"\nnetwork = false\ntime_limit_s = 30",
         ws.join("agent.sh").display().to_string()
     ))
     .unwrap();

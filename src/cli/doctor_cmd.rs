@@ -1,6 +1,7 @@
-//! `youra doctor <run> [--json]`: can every role's endpoint serve this run? Probes each
-//! endpoint (`llm::doctor`), remembers the structured-reply dialect it found for roles left
-//! on `auto`, prints the table (or JSON), and exits 1 when a role cannot work.
+//! `youra doctor <run> [--json]`: can this run work here? Probes each role's endpoint
+//! (`llm::doctor`), remembers the structured-reply dialect it found for roles left on
+//! `auto`, checks the experiment sandbox the way a job uses it, prints the table (or JSON)
+//! with the configuration's warnings, and exits 1 when a role or the sandbox cannot work.
 
 use std::path::Path;
 
@@ -13,6 +14,7 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
     let report = doctor::examine(dir, &settings, &crate::llm::roles::ROLES, |k| {
         std::env::var(k).ok()
     });
+    let sandbox = sandbox_check(config.exec.sandbox);
     let choices = doctor::choices(&report, &settings);
     if !choices.is_empty() {
         let mut memory = crate::llm::structured::remembered(dir);
@@ -21,15 +23,29 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
     }
     if json {
         let mut value = serde_json::to_value(&report)?;
-        value["ok"] = serde_json::Value::Bool(report.ok());
-        value["warnings"] = serde_json::json!(settings.independence_warnings());
+        value["ok"] = serde_json::Value::Bool(report.ok() && sandbox.ok);
+        let mut warnings = settings.independence_warnings();
+        warnings.extend(config.warnings.iter().cloned());
+        value["warnings"] = serde_json::json!(warnings);
+        value["sandbox"] = serde_json::json!({
+            "mode": config.exec.sandbox.as_str(),
+            "ok": sandbox.ok,
+            "detail": sandbox.line,
+        });
         println!("{}", serde_json::to_string(&value)?);
     } else {
         print!("{}", doctor::render(&report));
-        for w in settings.independence_warnings() {
+        for w in settings
+            .independence_warnings()
+            .iter()
+            .chain(config.warnings.iter())
+        {
             println!("warning: {w}");
         }
-        if report.ok() {
+        println!("{}", sandbox.line);
+        if !sandbox.ok {
+            println!("the sandbox cannot work: experiments will not start (see above)");
+        } else if report.ok() {
             println!(
                 "every role can work; dialects remembered in {}",
                 crate::llm::structured::MEMORY
@@ -38,5 +54,36 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
             println!("some roles cannot work: see the problems above");
         }
     }
-    Ok(if report.ok() { 0 } else { 1 })
+    Ok(if report.ok() && sandbox.ok { 0 } else { 1 })
+}
+
+/// The sandbox as a job would find it.
+struct SandboxCheck {
+    ok: bool,
+    line: String,
+}
+
+fn sandbox_check(mode: crate::exec::SandboxMode) -> SandboxCheck {
+    use crate::exec::{Availability, SandboxMode};
+    let found = crate::exec::probe_sandbox(std::env::var("PATH").ok().as_deref());
+    match (mode, crate::exec::sandbox::decide(mode, &found)) {
+        (SandboxMode::Off, _) => SandboxCheck {
+            ok: true,
+            line: format!("sandbox: OFF — {}", crate::exec::sandbox::OFF_WARNING),
+        },
+        (_, Err(e)) => SandboxCheck {
+            ok: false,
+            line: format!("sandbox: required — {e}"),
+        },
+        (_, Ok(_)) => SandboxCheck {
+            ok: true,
+            line: match found {
+                Availability::Works(b) => format!(
+                    "sandbox: required — `{}` works (own user namespace, uid nobody, no capabilities, no network)",
+                    b.display()
+                ),
+                _ => "sandbox: required".into(),
+            },
+        },
+    }
 }

@@ -77,6 +77,9 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color
     // SIGTERM, SIGINT, SIGHUP end the experiments, write a stop event and exit 128+n.
     crate::engine::signals::install(dir, std::env::var_os("YOURA_DETACHED").is_some())
         .wrap_err("cannot install the signal handlers")?;
+    for w in engine.config_warnings() {
+        eprintln!("warning: {w}");
+    }
     let (tx, rx) = std::sync::mpsc::channel::<Event>();
     engine.events().listen(tx);
     let printer = std::thread::spawn(move || {
@@ -298,7 +301,10 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
         std::fs::write(&p, bytes).wrap_err_with(|| format!("cannot write {}", p.display()))
     };
     write("replay/demo.jsonl", DEMO_BUNDLE.as_bytes())?;
-    write(crate::engine::literature::RECORDED, DEMO_LITERATURE.as_bytes())?;
+    write(
+        crate::engine::literature::RECORDED,
+        DEMO_LITERATURE.as_bytes(),
+    )?;
     write("data/penguins.csv", DEMO_DATA)?;
     write("data/LICENSE.md", DEMO_DATA_LICENSE.as_bytes())?;
     if o.step {

@@ -378,7 +378,10 @@ pub(crate) fn fail(what: impl std::fmt::Display, hint: &str) -> i32 {
 /// `youra config show <dir>`: the effective configuration, one value per line, with its
 /// source; values that look like keys are masked (`crate::redact`).
 fn config_show(dir: &std::path::Path, json: bool) -> color_eyre::Result<i32> {
-    let (_, explained) = crate::config::explain(dir)?;
+    let (config, explained) = crate::config::explain(dir)?;
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
+    }
     let width = explained
         .iter()
         .map(|(k, v, _)| {

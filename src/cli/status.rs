@@ -23,6 +23,8 @@ struct StatusReport<'a> {
     stage: Option<&'a str>,
     workflow_status: Option<String>,
     execution_mode: Option<String>,
+    /// `[exec] sandbox`: `required` or `off` (shown on its own line when off).
+    sandbox: &'static str,
     next_action: Option<&'a str>,
     waiting: Vec<String>,
     sub_hypotheses: &'a [SubHypothesis],
@@ -127,6 +129,9 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
             .execution_mode
             .as_ref()
             .map(ToString::to_string),
+        sandbox: crate::config::load(&run.root)
+            .map(|c| c.exec.sandbox.as_str())
+            .unwrap_or("unknown (youra.toml does not load: run `youra config show`)"),
         next_action: vsa.workflow.next_action.as_deref(),
         waiting: waiting(vsa),
         sub_hypotheses: &vsa.sub_hypotheses,
@@ -226,6 +231,11 @@ fn print_text(r: &StatusReport<'_>) {
         r.workflow_status.as_deref().unwrap_or("-"),
         r.execution_mode.as_deref().unwrap_or("-")
     );
+    match r.sandbox {
+        "required" => {}
+        "off" => println!("Sandbox:    OFF — experiments run without a sandbox"),
+        other => println!("Sandbox:    {other}"),
+    }
     println!("Next:       {}", opt(r.next_action));
     if let Some(u) = &r.usage {
         let thinking = if u.reasoning_tokens > 0 {

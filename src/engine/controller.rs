@@ -80,7 +80,10 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
         ("stage", ctx.stage.name().to_string()),
         ("label", ctx.stage.label().to_string()),
         ("attempt", ctx.attempt.to_string()),
-        ("max_attempts", (ctx.settings.max_resumes + 1).to_string()),
+        (
+            "max_attempts",
+            ctx.settings.max_resumes.saturating_add(1).to_string(),
+        ),
         ("summary", summary),
         ("artifact", artifact.to_string()),
         ("check", check.to_string()),

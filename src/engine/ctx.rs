@@ -42,6 +42,8 @@ pub struct StageCtx<'a> {
     pub coding_agent: Option<&'a crate::exec::agent::AgentConfig>,
     /// The plan tree's settings (`[plan]`; off when `budget_tokens` is 0).
     pub plan: &'a crate::config::PlanSettings,
+    /// `[exec] sandbox`: required unless the researcher turned it off.
+    pub sandbox: crate::exec::SandboxMode,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

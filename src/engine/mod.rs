@@ -186,7 +186,7 @@ impl Engine {
         let max_parallel = config.exec.max_parallel(gpus.usable());
         // `[exec] backend`: local processes (with this machine's GPUs) or Slurm jobs.
         let backend = crate::exec::backend_for(&config.exec, gpus);
-        Ok(Engine {
+        let engine = Engine {
             run: run.to_path_buf(),
             store,
             roles,
@@ -203,11 +203,24 @@ impl Engine {
             at_breakpoint: None,
             timings: Vec::new(),
             flying: Vec::new(),
-        })
+        };
+        // Said where every view of the run reads it: a misspelt key and an unconfined run.
+        for w in &engine.config.warnings {
+            engine.emit(Event::new("config_warning").message(w));
+        }
+        if engine.config.exec.sandbox == crate::exec::SandboxMode::Off {
+            engine.emit(Event::new("sandbox_off").message(crate::exec::sandbox::OFF_WARNING));
+        }
+        Ok(engine)
     }
 
     pub fn events(&self) -> &EventLog {
         &self.events
+    }
+
+    /// The configuration's warnings (keys no setting reads), for the command that started it.
+    pub fn config_warnings(&self) -> &[String] {
+        &self.config.warnings
     }
 
     fn emit(&self, e: Event) {

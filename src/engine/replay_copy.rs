@@ -151,6 +151,17 @@ pub fn replay_copy_with(
         std::fs::copy(f, &to).map_err(io(f))?;
     }
     let data_files = copy_tree(&from.join("data"), &dir.join("data"))?;
+    // The recorded run's literature search is replayed too: its retrieved works are the
+    // only ones the copy's paper may cite (a copy that searched again, or not at all,
+    // would cite works it never retrieved).
+    let searched = from.join("literature.jsonl");
+    if searched.is_file() {
+        let to = dir.join(crate::engine::literature::RECORDED);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::copy(&searched, &to).map_err(io(&searched))?;
+    }
     let store = Store::new(dir.join("verification_state.yaml"));
     let mut m = Mutation::new(
         Change::Put {

@@ -304,7 +304,7 @@ impl Engine {
         let Some(verdict) = super::escalation::overdue(
             raised.as_deref(),
             e.approval_timeout_s,
-            &e.approval_default,
+            e.approval_default.as_str(),
             chrono::Utc::now(),
         ) else {
             return Ok(false);
@@ -441,7 +441,7 @@ impl Engine {
         };
         let h = step.hypothesis().map(str::to_string);
         let runner = super::stages::runner(stage);
-        let max = self.config.engine.max_resumes + 1;
+        let max = self.config.engine.max_resumes.saturating_add(1);
         for attempt in first..=max {
             let _attempt = tracing::info_span!("attempt", attempt).entered();
             let started = std::time::Instant::now();
@@ -500,7 +500,7 @@ impl Engine {
             return Ok(Settled::End(StepEnd::Complete));
         };
         let h = step.hypothesis();
-        let max = self.config.engine.max_resumes + 1;
+        let max = self.config.engine.max_resumes.saturating_add(1);
         let attempt = at.attempt;
         let produced = match produced {
             Ok(p) => p,
@@ -592,6 +592,7 @@ impl Engine {
             tools: self.tools.as_ref(),
             coding_agent: self.config.tools.coding_agent.as_ref(),
             plan: &self.config.plan,
+            sandbox: self.config.exec.sandbox,
         }
     }
 

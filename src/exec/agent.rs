@@ -39,9 +39,9 @@ pub struct AgentConfig {
     /// Agents call their model's API, so they usually need the network (a warning says so).
     #[serde(default = "yes")]
     pub network: bool,
-    /// Without bubblewrap an agent could write anywhere: required unless set to `auto`/`off`.
-    #[serde(default = "required")]
-    pub sandbox: String,
+    /// Without bubblewrap an agent could write anywhere: required unless set to `off`.
+    #[serde(default)]
+    pub sandbox: SandboxMode,
     /// Extra variables (names that look like secrets are refused, as for experiments).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -60,9 +60,6 @@ fn default_time_limit() -> f64 {
 }
 fn yes() -> bool {
     true
-}
-fn required() -> String {
-    "required".into()
 }
 
 /// One run of the agent for one sub-hypothesis.
@@ -177,16 +174,6 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
         path: code.clone(),
         source,
     })?;
-    let sandbox = match cfg.sandbox.as_str() {
-        "required" => SandboxMode::Required,
-        "auto" => SandboxMode::Auto,
-        "off" => SandboxMode::Off,
-        other => {
-            return Err(AgentError::Config(format!(
-                "[tools.coding_agent] sandbox = {other:?}; use \"required\", \"auto\" or \"off\""
-            )));
-        }
-    };
     let fill = |arg: &str| {
         arg.replace("{prompt}", &prompt(task))
             .replace("{plan}", &task.plan.to_string_lossy())
@@ -204,7 +191,7 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
         ))
     })?;
     job.network = cfg.network;
-    job.sandbox = sandbox;
+    job.sandbox = cfg.sandbox;
     job.env = cfg
         .env
         .iter()
@@ -304,6 +291,13 @@ mod tests {
         let cfg: AgentConfig = toml::from_str("command = [\"/usr/bin/codex\", \"exec\"]").unwrap();
         assert_eq!(model_name(&cfg), "codex");
         assert!(cfg.network);
-        assert_eq!(cfg.sandbox, "required");
+        assert_eq!(cfg.sandbox, SandboxMode::Required);
+        let e = toml::from_str::<AgentConfig>("command = [\"x\"]\nsandbox = \"auto\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("auto") && e.contains("`required`") && e.contains("`off`"),
+            "{e}"
+        );
     }
 }

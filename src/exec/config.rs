@@ -20,6 +20,8 @@ pub enum BackendKind {
 #[serde(default, deny_unknown_fields)]
 pub struct ExecSection {
     pub backend: BackendKind,
+    /// `required` (the default: no working bubblewrap, no experiment) or `off`.
+    pub sandbox: super::SandboxMode,
     /// How many experiments may run at once (unset: one per GPU found, 1 without GPUs;
     /// 1 runs them one after another exactly as before). See "Parallel experiments" in
     /// docs/ARCHITECTURE.md.

@@ -16,16 +16,27 @@ pub const METRICS_FILE: &str = "metrics.jsonl";
 /// The experiment's final summary (YouRA's name).
 pub const RESULTS_FILE: &str = "experiment_results.json";
 
-/// Whether to run the job inside bubblewrap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Whether to run the job inside bubblewrap: `[exec] sandbox` in youra.toml. There is no
+/// "when available": a missing or broken `bwrap` stops the run under `required`, so code a
+/// model wrote never runs unconfined because a package was missing (fail closed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SandboxMode {
-    /// Sandbox when `bwrap` is on PATH and works; otherwise run unsandboxed with a warning.
+    /// Refuse to start without a working `bwrap` (the default).
     #[default]
-    Auto,
-    /// Refuse to start without a working `bwrap`.
     Required,
-    /// Never sandbox (the outcome carries a warning).
+    /// Never sandbox: the researcher's explicit choice, shown wherever the run is shown.
     Off,
+}
+
+impl SandboxMode {
+    /// The value as written in youra.toml.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Required => "required",
+            SandboxMode::Off => "off",
+        }
+    }
 }
 
 /// One run of generated experiment code.
@@ -61,7 +72,7 @@ pub struct Job {
 }
 
 impl Job {
-    /// A job with the defaults: no network, sandbox when available, no GPU, one hour, 5 s
+    /// A job with the defaults: no network, sandbox required, no GPU, one hour, 5 s
     /// grace, no memory or CPU limit.
     pub fn new(workspace: impl Into<PathBuf>, argv: Vec<String>) -> Job {
         Job {
@@ -73,7 +84,7 @@ impl Job {
             memory_limit: None,
             cpu_limit: None,
             network: false,
-            sandbox: SandboxMode::Auto,
+            sandbox: SandboxMode::Required,
             gpus: 0,
             env: Vec::new(),
             read_only: Vec::new(),

@@ -15,10 +15,12 @@ pub const PACKAGE_HINT: &str =
 /// Why the sandbox cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SandboxError {
-    #[error("the sandbox is required but `bwrap` is not on PATH; {PACKAGE_HINT}")]
+    #[error(
+        "the sandbox is required but `bwrap` is not on PATH: {PACKAGE_HINT}, then resume the run; to run model-written code unconfined instead, set `sandbox = \"off\"` under [exec] in youra.toml"
+    )]
     Missing,
     #[error(
-        "the sandbox is required but `{bwrap}` cannot create a sandbox here: {detail}; it needs user or mount namespaces (run as root, or enable unprivileged user namespaces)"
+        "the sandbox is required but `{bwrap}` cannot create a sandbox here: {detail}; it needs user namespaces (as a user: enable unprivileged user namespaces, e.g. `sysctl -w kernel.unprivileged_userns_clone=1` or, on Ubuntu, `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`), then resume the run"
     )]
     Broken { bwrap: PathBuf, detail: String },
 }
@@ -38,6 +40,8 @@ pub fn probe(path_var: Option<&str>) -> Availability {
     };
     let output = Command::new(&bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+        .args(["--ro-bind", "/proc/sys", "/proc/sys"])
+        .args(CONFINE)
         .args([
             "--unshare-net",
             "--unshare-pid",
@@ -74,17 +78,15 @@ pub fn find_on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
         })
 }
 
-/// The decision for one job: the `bwrap` to use, or none with the warning to report.
+/// The decision for one job: the `bwrap` to use (none only when the researcher turned the
+/// sandbox off, with the warning every outcome carries), or why the job must not start.
 pub fn decide(
     mode: SandboxMode,
     found: &Availability,
 ) -> Result<(Option<PathBuf>, Option<String>), SandboxError> {
     match (mode, found) {
-        (SandboxMode::Off, _) => Ok((
-            None,
-            Some("sandbox off: the job could write anywhere this user can".into()),
-        )),
-        (_, Availability::Works(bwrap)) => Ok((Some(bwrap.clone()), None)),
+        (SandboxMode::Off, _) => Ok((None, Some(OFF_WARNING.into()))),
+        (SandboxMode::Required, Availability::Works(bwrap)) => Ok((Some(bwrap.clone()), None)),
         (SandboxMode::Required, Availability::Missing) => Err(SandboxError::Missing),
         (SandboxMode::Required, Availability::Broken { bwrap, detail }) => {
             Err(SandboxError::Broken {
@@ -92,15 +94,30 @@ pub fn decide(
                 detail: detail.clone(),
             })
         }
-        (SandboxMode::Auto, Availability::Missing) => Ok((
-            None,
-            Some(format!("no sandbox: `bwrap` not found; {PACKAGE_HINT}")),
-        )),
-        (SandboxMode::Auto, Availability::Broken { detail, .. }) => {
-            Ok((None, Some(format!("no sandbox: `bwrap` failed ({detail})"))))
-        }
     }
 }
+
+/// What every unsandboxed outcome says, and what `youra status` and the paper repeat.
+pub const OFF_WARNING: &str = "sandbox off ([exec] sandbox = \"off\"): the experiment ran with this user's full view of the machine and its network";
+
+/// The user the experiment is inside its own user namespace: `nobody`, with no capabilities.
+pub const SANDBOX_UID: &str = "65534";
+
+/// The confinement every sandboxed job gets, even when youra runs as root: its own user
+/// namespace in which it is `nobody` with an empty capability set, so the kernel refuses
+/// what needs a capability in the host's namespace (`open_by_handle_at` on a bind mount,
+/// mounts, raw sockets, module loading). The uid maps to the invoking user outside, so files
+/// it writes stay youra's; DAC checks still see that user, hence the read-only binds and the
+/// read-only `/proc/sys` (core_pattern is checked by uid, not by capability).
+const CONFINE: [&str; 7] = [
+    "--unshare-user",
+    "--uid",
+    SANDBOX_UID,
+    "--gid",
+    SANDBOX_UID,
+    "--cap-drop",
+    "ALL",
+];
 
 /// What the wrapping needs to know about the job. Paths are absolute and canonical.
 #[derive(Debug, Clone)]
@@ -151,6 +168,9 @@ const ETC: [&str; 17] = [
     "/etc/protocols",
     "/etc/services",
 ];
+
+/// TLS private keys, hidden behind an empty tmpfs.
+const SSL_PRIVATE: &str = "/etc/ssl/private";
 
 /// Where HOME is inside the sandbox: in its private /tmp, so a fresh tmpfs.
 pub const SANDBOX_HOME: &str = "/tmp/home";
@@ -220,8 +240,20 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
         add(&[os("--ro-bind-try"), os(f), os(f)]);
     }
     add(&[os("--ro-bind-try"), os("/sys"), os("/sys")]);
-    // Fresh minimal /dev (null, zero, urandom, tty, shm) and a /proc of the new pid namespace.
+    // Private keys under /etc/ssl stay out (readable by owner bits: see CONFINE).
+    if Path::new(SSL_PRIVATE).is_dir() {
+        add(&[os("--tmpfs"), os(SSL_PRIVATE)]);
+    }
+    // Fresh minimal /dev (null, zero, urandom, tty, shm) and a /proc of the new pid
+    // namespace whose kernel knobs are read-only: `/proc/sys` bound over itself read-only
+    // (bwrap leaves it writable), and the sysrq trigger.
     add(&[os("--dev"), os("/dev"), os("--proc"), os("/proc")]);
+    add(&[os("--ro-bind"), os("/proc/sys"), os("/proc/sys")]);
+    add(&[
+        os("--ro-bind-try"),
+        os("/proc/sysrq-trigger"),
+        os("/proc/sysrq-trigger"),
+    ]);
     // A private /tmp, so a job neither reads nor leaves files in the host's /tmp; HOME is
     // a folder in it.
     add(&[os("--tmpfs"), os("/tmp"), os("--dir"), os(SANDBOX_HOME)]);
@@ -253,6 +285,8 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
         os("--unshare-ipc"),
         os("--unshare-uts"),
     ]);
+    let confine: Vec<&std::ffi::OsStr> = CONFINE.iter().map(std::ffi::OsStr::new).collect();
+    add(&confine);
     add(&[os("--die-with-parent")]);
     add(&[os("--chdir"), spec.workdir.as_os_str()]);
     add(&[os("--")]);
@@ -296,6 +330,17 @@ mod tests {
         let tmpfs = args.iter().position(|a| a == "--tmpfs");
         let bind = args.iter().position(|a| a == "--bind");
         assert!(tmpfs < bind, "the workspace bind must follow --tmpfs /tmp");
+        for flag in ["--unshare-user", "--cap-drop", "--uid", "--gid"] {
+            assert!(args.contains(&flag.to_string()), "{flag} missing: {args:?}");
+        }
+        let proc_sys = args
+            .windows(3)
+            .position(|w| w[0] == "--ro-bind" && w[1] == "/proc/sys");
+        let proc = args.iter().position(|a| a == "--proc");
+        assert!(
+            proc < proc_sys,
+            "/proc/sys read-only after the new /proc: {args:?}"
+        );
         assert_eq!(args.last().map(String::as_str), Some("--"));
         let open = SandboxSpec {
             network: true,
@@ -316,7 +361,17 @@ mod tests {
                 .unwrap_or_default()
                 .contains("bubblewrap")
         );
-        let auto = decide(SandboxMode::Auto, &Availability::Missing);
-        assert!(matches!(auto, Ok((None, Some(_)))));
+        let broken = Availability::Broken {
+            bwrap: PathBuf::from("/usr/bin/bwrap"),
+            detail: "no user namespaces".into(),
+        };
+        assert!(decide(SandboxMode::Required, &broken).is_err());
+        let off = decide(SandboxMode::Off, &Availability::Missing);
+        assert!(matches!(off, Ok((None, Some(w))) if w.contains("sandbox off")));
+        let works = Availability::Works(PathBuf::from("/usr/bin/bwrap"));
+        assert!(matches!(
+            decide(SandboxMode::Required, &works),
+            Ok((Some(_), None))
+        ));
     }
 }

@@ -31,6 +31,10 @@ pub struct Binding {
     /// by every hypothesis and condition that measured it, and the registry's names for
     /// conditions (`onset_decay_0_3`) need not be words the paper uses.
     pub names_owner: bool,
+    /// The context named the metric too (`ground`'s fail-closed rule needs it).
+    pub names_metric: bool,
+    /// The sub-hypotheses the context named and the registry holds values of.
+    pub hypotheses: Vec<String>,
 }
 
 impl Binding {
@@ -71,8 +75,10 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         .filter(|&i| named_h(i) || key(i).hypothesis.is_none())
         .collect();
     let mut names_owner = false;
+    let mut hypotheses = Vec::new();
     if set.iter().any(|&i| named_h(i)) {
         set = by_h;
+        hypotheses = m.hypotheses.clone();
         label.push(m.hypotheses.join("/"));
         names_owner = true;
     }
@@ -82,7 +88,8 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         .copied()
         .filter(|&i| names_metric(key(i), m))
         .collect();
-    if !by_metric.is_empty() {
+    let names_metric = !by_metric.is_empty();
+    if names_metric {
         let mut names: Vec<String> = m.families.iter().map(|f| f.to_string()).collect();
         for n in &m.metrics {
             if !names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
@@ -108,6 +115,8 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         claim: (!label.is_empty()).then(|| label.join(" · ")),
         candidates: set,
         names_owner,
+        names_metric,
+        hypotheses,
     }
 }
 

@@ -41,6 +41,9 @@ pub enum FindingKind {
     UnmatchedClaim,
     /// A number that states a different claim's value than the one its context names.
     WrongClaim,
+    /// A measured value stated in Results or the Abstract whose context names no claim:
+    /// true of some hypothesis, but the reader cannot tell which.
+    UnboundNumber,
     /// A citation, DOI or arXiv id naming no work the run's literature search retrieved.
     HallucinatedReference,
     /// A DOI or arXiv id that belongs to a retrieved work other than the one the line cites.
@@ -58,7 +61,7 @@ pub fn severity(kind: FindingKind) -> Severity {
         | FindingKind::HallucinatedReference
         | FindingKind::WrongIdentifier
         | FindingKind::FigureSource => Severity::Major,
-        FindingKind::UnverifiedProseNumber => Severity::Minor,
+        FindingKind::UnverifiedProseNumber | FindingKind::UnboundNumber => Severity::Minor,
     }
 }
 
@@ -175,7 +178,50 @@ pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
                 nearest_text(u.nearest.as_ref()),
             ),
         });
-    table.chain(prose).collect()
+    table.chain(prose).chain(unbound(report)).collect()
+}
+
+/// Unbound measured values in Results and the Abstract: MINOR (see [`claims_section`]).
+fn unbound(report: &SanitizeReport) -> impl Iterator<Item = Finding> + '_ {
+    report
+        .unbound
+        .iter()
+        .filter(|n| claims_section(&report.text, n.line))
+        .map(|n| {
+            finding(
+                FindingKind::UnboundNumber,
+                n.line,
+                n.column,
+                format!(
+                    "number {} names no claim: say which sub-hypothesis and metric it belongs to",
+                    n.number
+                ),
+                format!("it matches the measured value {}", n.key),
+            )
+        })
+}
+
+/// Whether 1-based `line` of `text` lies in the Results or the Abstract, where every
+/// measured number must name its claim (the title block before any section counts as the
+/// abstract's place).
+pub fn claims_section(text: &str, line: usize) -> bool {
+    let heading = text
+        .lines()
+        .take(line.saturating_sub(1))
+        .filter(|l| l.starts_with("## ") || l.starts_with("### "))
+        .last();
+    match heading {
+        None => true,
+        Some(h) => {
+            let name = h
+                .trim_start_matches('#')
+                .trim()
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .trim()
+                .to_ascii_lowercase();
+            name.starts_with("result") || name.starts_with("abstract")
+        }
+    }
 }
 
 /// Findings from method provenance: each unmatched claim MAJOR.
@@ -238,12 +284,16 @@ pub fn combine(s: &SanitizeReport, p: &ProvenanceReport) -> Vec<Finding> {
         .iter()
         .map(|r| r.value)
         .chain(s.unverified_prose.iter().map(|u| u.value));
-    let numbers = from_sanitize(s)
+    // The unbound findings come last in `from_sanitize` and have no value to pair: the zip
+    // covers the table and prose findings, the unbound ones are added after it.
+    let numbers: Vec<Finding> = from_sanitize(s)
         .into_iter()
         .zip(values)
         .filter(|(f, v)| !prose_ok(f, *v))
-        .map(|(f, _)| f);
-    sorted(numbers.chain(from_provenance(p)).collect())
+        .map(|(f, _)| f)
+        .chain(unbound(s))
+        .collect();
+    sorted(numbers.into_iter().chain(from_provenance(p)).collect())
 }
 
 /// Findings in paper order, MAJOR before MINOR on the same line.
@@ -270,12 +320,23 @@ mod tests {
             (FindingKind::UnverifiedProseNumber, Severity::Minor),
             (FindingKind::UnmatchedClaim, Severity::Major),
             (FindingKind::WrongClaim, Severity::Major),
+            (FindingKind::UnboundNumber, Severity::Minor),
             (FindingKind::HallucinatedReference, Severity::Major),
             (FindingKind::WrongIdentifier, Severity::Major),
             (FindingKind::FigureSource, Severity::Major),
         ];
         for (kind, want) in cases {
             assert_eq!(severity(kind), want, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_must_name_their_claim_in_results_and_abstract() {
+        let text = "# Title\n\nIntro 1.\n\n## Abstract\nA 2.\n\n## 3 Results\nR 3.\n\n## Discussion\nD 4.\n";
+        // (line, in a section where numbers must name their claim)
+        let cases = [(3, true), (6, true), (9, true), (12, false)];
+        for (line, want) in cases {
+            assert_eq!(claims_section(text, line), want, "line {line}");
         }
     }
 

@@ -7,15 +7,19 @@
 //! 2. it states a value the run declared (a gate threshold, a seed, a config value, a
 //!    dataset's size) → [`Verdict::Declared`]; declared values are not bound, since a
 //!    paper quotes a threshold wherever it discusses the metric;
-//! 3. it is bound to a claim whose owner its context names (a hypothesis or a condition,
-//!    not only a metric), written with two significant digits or more, its claim has a
-//!    value of its size (within 50%), and it states another claim's measured value →
-//!    [`Verdict::WrongClaim`]: the value of a different hypothesis, metric or condition.
-//!    A number nowhere near any value of its claim (p = 1.1e-8 in a clause about
-//!    R² = 0.43) says the binding read the wrong words, not that the paper swapped
-//!    values; a one-digit number (`3/4 features`) says too little to tell whose it is
-//!    (as in `verify`'s rounding rule). Both are judged unbound;
-//! 4. else [`Verdict::Unverified`], with the nearest value of its claim (or of the
+//! 3. its context names a sub-hypothesis and a metric, it is written with two significant
+//!    digits or more, and it states a measured value of ANOTHER sub-hypothesis →
+//!    [`Verdict::WrongClaim`], however far that value lies from its own claim's (fail closed:
+//!    a row that says "h-m1's gain" cannot carry h-c1's accuracy, the far swap a distance
+//!    guard let through). A one-digit number (`3/4 features`) says too little to tell whose
+//!    it is (as in `verify`'s rounding rule);
+//! 4. its context names an owner (a hypothesis or a condition), it states another claim's
+//!    measured value and its claim has a value of its size (within 50%) →
+//!    [`Verdict::WrongClaim`]: a value of a different metric or condition. Nowhere near
+//!    (p = 1.1e-8 in a clause about R² of the baseline model, YouRA's own 045 document) says
+//!    the binding read the wrong words (a condition or a metric is not an owner the way a
+//!    sub-hypothesis is): unbound;
+//! 5. else [`Verdict::Unverified`], with the nearest value of its claim (or of the
 //!    registry when unbound).
 
 use serde::Serialize;
@@ -71,7 +75,29 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
         return Verdict::Declared(e);
     }
     let expected = verify::nearest_in(w, candidates());
-    if let Some(other) = verify::find(w, registry, tolerance) {
+    let other = verify::find(w, registry, tolerance);
+    let another_hypothesis = |e: &Entry| {
+        super::claim::ClaimKey::of(&e.key)
+            .hypothesis
+            .is_some_and(|h| {
+                !b.hypotheses
+                    .iter()
+                    .any(|n| super::claim::names_hypothesis(n, &h))
+            })
+    };
+    if let (Some(claim), Some(expected), Some(other)) = (&b.claim, &expected, other)
+        && !b.hypotheses.is_empty()
+        && b.names_metric
+        && w.sig_digits >= 2
+        && another_hypothesis(other)
+    {
+        return Verdict::WrongClaim(WrongClaim {
+            claim: claim.clone(),
+            expected: expected.clone(),
+            states: exact(other),
+        });
+    }
+    if let Some(other) = other {
         return match (&b.claim, expected) {
             (Some(claim), Some(expected))
                 if b.names_owner && expected.relative_diff <= PLAUSIBLE && w.sig_digits >= 2 =>

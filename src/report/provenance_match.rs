@@ -65,6 +65,30 @@ const NOT_NAMES: &[&str] = &[
     "filtered",
     "raw",
     "tabular",
+    // Counts and quantifiers: "One data set, one simple classifier" names no data set.
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "single",
+    "another",
+    "any",
+    "no",
+    "some",
+    "several",
+    "many",
+    "which",
+    "what",
+    "such",
+    "simple",
+    "given",
+    "other",
 ];
 
 /// Where `phrase` ends when it is written at byte `i` of `text`, between word edges.
@@ -162,17 +186,34 @@ fn name_before(text: &str, noun_at: usize) -> Option<(Claim, usize)> {
     let name =
         before[start..].trim_matches(|c: char| matches!(c, '*' | '_' | '"' | '“' | '”' | '('));
     let offset = start + before[start..].find(name).unwrap_or(0);
+    let in_vocabulary = vocabulary_term(name).is_some();
+    // A lone title-case word opening a sentence ("Both data sets", "Every dataset") is
+    // capitalised by grammar, not because it is a name: a name only when the vocabulary
+    // knows it (Iris, MNIST) or it is written in capitals.
+    let sentence_start = before[..start]
+        .trim_end_matches([' ', '*', '_', '"', '“', '('])
+        .chars()
+        .next_back()
+        .is_none_or(|c| matches!(c, '.' | '!' | '?' | ':' | '\n'));
+    let title_case = name.chars().skip(1).all(|c| !c.is_uppercase());
+    if words == 1 && sentence_start && title_case && !in_vocabulary {
+        return None;
+    }
     Some((known(name), offset))
+}
+
+/// The vocabulary's data set of that name, if any.
+fn vocabulary_term(name: &str) -> Option<&'static super::vocab::Term> {
+    let key = squash(name);
+    TERMS.iter().find(|t| {
+        t.kind == ClaimKind::Dataset
+            && (squash(t.name) == key || t.prose.iter().any(|p| squash(p) == key))
+    })
 }
 
 /// The claim for a dataset name: the vocabulary's term when one matches.
 fn known(name: &str) -> Claim {
-    let key = squash(name);
-    let term = TERMS.iter().find(|t| {
-        t.kind == ClaimKind::Dataset
-            && (squash(t.name) == key || t.prose.iter().any(|p| squash(p) == key))
-    });
-    match term {
+    match vocabulary_term(name) {
         Some(t) => {
             let spellings = std::iter::once(t.name)
                 .chain(t.prose.iter().copied())

@@ -58,6 +58,7 @@ fn claims_of_each_kind() {
 #[test]
 fn not_claims() {
     let md = "Our dataset is new. The top-k list has k entries. We use the same dataset.\n\
+              One data set, one simple classifier. Both data sets agree. Every dataset counts.\n\
               ```\nimport mnist\n```\n## References\n[1] ImageNet: a large-scale database.";
     assert_eq!(names(md), vec![]);
 }

@@ -51,15 +51,22 @@ fn time(e: &Event) -> Option<DateTime<FixedOffset>> {
 }
 
 /// The queue at `now`: every sub-hypothesis that has run an experiment or is ready for one.
+/// The events are indexed by their exact hypothesis id once (one pass, not one per
+/// sub-hypothesis), so the cost is the events' length plus the sub-hypotheses', however many.
 pub fn queue(events: &[Event], vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<JobRow> {
     let ready = crate::engine::progress::ready_hypotheses(vsa);
+    let mut by_hypothesis: std::collections::HashMap<&str, Vec<&Event>> =
+        std::collections::HashMap::new();
+    for e in events.iter().filter(|e| e.kind.starts_with("experiment_")) {
+        if let Some(h) = e.hypothesis.as_deref() {
+            by_hypothesis.entry(h).or_default().push(e);
+        }
+    }
+    let none: Vec<&Event> = Vec::new();
     vsa.sub_hypotheses
         .iter()
         .filter_map(|h| {
-            let mine: Vec<&Event> = events
-                .iter()
-                .filter(|e| e.hypothesis.as_deref() == Some(h.id.as_str()))
-                .collect();
+            let mine = by_hypothesis.get(h.id.as_str()).unwrap_or(&none);
             let start_at = mine.iter().rposition(|e| e.kind == "experiment_start");
             let last_start = start_at.map(|i| mine[i]);
             let last_exit = mine.iter().rfind(|e| e.kind == "experiment_exit").copied();

@@ -124,6 +124,8 @@ pub struct Data {
     pub stage_since: Option<String>,
     pub usage: Option<crate::llm::ledger::Totals>,
     pub recovery: crate::reflect::routing::Thresholds,
+    /// `[exec] sandbox = "off"` is shown on the status line, always.
+    pub sandbox: crate::exec::SandboxMode,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
     pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
@@ -290,6 +292,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.stage_since = read.stage_since;
     app.data.usage = read.usage;
     app.data.recovery = read.recovery;
+    app.data.sandbox = read.sandbox;
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
     app.data.plan = read.plan;

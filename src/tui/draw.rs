@@ -171,6 +171,11 @@ fn status_line(app: &App) -> Line<'static> {
         spans.push(Span::styled(format!(" {w} "), t.style(Role::Attention)));
         spans.push(Span::raw(" "));
     }
+    // An unconfined run says so before anything else about it.
+    if app.data.sandbox == crate::exec::SandboxMode::Off {
+        spans.push(Span::styled(" UNSANDBOXED ", t.style(Role::Attention)));
+        spans.push(Span::raw(" "));
+    }
     let Some(snap) = &app.data.vsa else {
         return Line::from(spans);
     };

@@ -71,14 +71,18 @@ fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
         return RunState::Finished(code);
     }
     // Events are newest first.
-    match events
-        .iter()
-        .find(|e| e.text.contains(h) && e.text.starts_with("experiment_"))
-    {
+    match events.iter().find(|e| {
+        e.hypothesis.as_deref() == Some(h)
+            && e.kind
+                .as_deref()
+                .is_some_and(|k| k.starts_with("experiment_"))
+    }) {
         // A placement (a Slurm job reaching its node) comes after the start: still running.
         Some(e)
-            if e.text.starts_with("experiment_start")
-                || e.text.starts_with("experiment_placed") =>
+            if matches!(
+                e.kind.as_deref(),
+                Some("experiment_start" | "experiment_placed")
+            ) =>
         {
             RunState::Running
         }
@@ -158,6 +162,7 @@ mod tests {
             text: "experiment_start h-e1".into(),
             from_history: false,
             kind: Some("experiment_start".into()),
+            hypothesis: Some("h-e1".into()),
         };
         assert_eq!(
             state("h-e1", &[], std::slice::from_ref(&start)),
@@ -170,6 +175,26 @@ mod tests {
             kind: Some("experiment_placed".into()),
             ..start.clone()
         };
-        assert_eq!(state("h-e1", &[], &[placed, start]), RunState::Running);
+        assert_eq!(
+            state("h-e1", &[], &[placed.clone(), start.clone()]),
+            RunState::Running
+        );
+        // h-e10's start says nothing about h-e1, whose last event is its exit.
+        let exit = EventRow {
+            text: "experiment_exit h-e1 exit=0".into(),
+            kind: Some("experiment_exit".into()),
+            ..start.clone()
+        };
+        let other = EventRow {
+            text: "experiment_start h-e10".into(),
+            hypothesis: Some("h-e10".into()),
+            ..start.clone()
+        };
+        assert_eq!(
+            state("h-e1", &[], &[other.clone(), exit, start]),
+            RunState::Finished(None)
+        );
+        assert_eq!(state("h-e10", &[], &[other]), RunState::Running);
+        assert_eq!(state("h-e1", &[], &[placed]), RunState::Running);
     }
 }

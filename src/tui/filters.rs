@@ -117,6 +117,7 @@ mod tests {
             stage: None,
             text: String::new(),
             from_history: history,
+            hypothesis: None,
             kind: kind.map(str::to_string),
         };
         let cases = [

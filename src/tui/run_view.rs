@@ -21,6 +21,9 @@ pub struct EventRow {
     pub from_history: bool,
     /// The `kind` of an `events.jsonl` line (`tool_call`, `routing`, …), for its style.
     pub kind: Option<String>,
+    /// The sub-hypothesis an `events.jsonl` line names (its own field, matched exactly:
+    /// `h-e10`'s events are not `h-e1`'s).
+    pub hypothesis: Option<String>,
 }
 
 /// A read of the run. `vsa` is `Err` with a `file:line:col: message` when the file does not parse.
@@ -44,6 +47,8 @@ pub struct RunRead {
     pub usage: Option<crate::llm::ledger::Totals>,
     /// π's thresholds, κ_min and MaxPivots as the run configures them (for the card).
     pub recovery: crate::reflect::routing::Thresholds,
+    /// `[exec] sandbox`: `off` is shown on the status line.
+    pub sandbox: crate::exec::SandboxMode,
     pub experiments: Vec<super::experiments::Experiment>,
     pub gpus: Vec<String>,
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
@@ -142,6 +147,7 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
             stage: h.phase.clone(),
             text: h.summary(),
             from_history: true,
+            hypothesis: None,
             // youra's own entries are field diffs (`path: old -> new`); YouRA's are prose.
             kind: h.path.is_some().then(|| "vsa_diff".to_string()),
         }));
@@ -243,6 +249,7 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         stage_since,
         usage,
         recovery,
+        sandbox,
         metrics,
     }
 }
@@ -300,6 +307,7 @@ fn read_events(path: &Path) -> Vec<EventRow> {
                 stage: s("stage"),
                 text: parts.join(" "),
                 from_history: false,
+                hypothesis: s("hypothesis"),
                 kind: Some(kind),
             }
         })
@@ -361,6 +369,7 @@ fn log_row(line: &str) -> Option<EventRow> {
         stage,
         text: format!("{} {}", level.to_ascii_lowercase(), message.trim()),
         from_history: false,
+        hypothesis: None,
         kind: Some(kind.into()),
     })
 }

@@ -195,7 +195,7 @@ impl Progress {
 
 /// Attempts from `p.attempt` on until one starts an experiment, or none is left.
 fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
-    while p.attempt <= ctx.settings.repair_attempts + 1 {
+    while p.attempt <= ctx.settings.repair_attempts.saturating_add(1) {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
             Prepared::Started { files, job } => {

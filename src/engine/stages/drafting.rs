@@ -35,7 +35,8 @@ pub fn write_sanitized(
     paper: &str,
     registry: &Registry,
 ) -> Result<crate::report::SanitizeReport, StageError> {
-    let report = sanitize(paper, registry, DEFAULT_TOLERANCE);
+    let paper = with_sandbox_note(paper, ctx.sandbox);
+    let report = sanitize(&paper, registry, DEFAULT_TOLERANCE);
     ctx.write(rel, &report.text)?;
     let name = rel
         .rsplit('/')
@@ -71,6 +72,34 @@ pub fn with_figures_and_references(
         }
     };
     crate::paper::with_reference_note(&paper, records)
+}
+
+/// What a reader of the paper must know when the experiments were not confined.
+pub const UNSANDBOXED_NOTE: &str = "Experiments ran without a sandbox (`[exec] sandbox = \"off\"`): the generated code had its user's full access to the machine and its network.";
+
+/// The paper with [`UNSANDBOXED_NOTE`] opening its Method section (or, without one, after
+/// the title) when the sandbox was off; unchanged otherwise, and never noted twice.
+pub fn with_sandbox_note(paper: &str, sandbox: crate::exec::SandboxMode) -> String {
+    if sandbox != crate::exec::SandboxMode::Off || paper.contains(UNSANDBOXED_NOTE) {
+        return paper.to_string();
+    }
+    let mut lines: Vec<&str> = paper.lines().collect();
+    let heading = |l: &&str| {
+        let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
+        l.starts_with('#') && (t == "method" || t == "methods" || t.ends_with(" method"))
+    };
+    let at = lines
+        .iter()
+        .position(heading)
+        .or_else(|| lines.iter().position(|l| l.starts_with("# ")))
+        .map_or(0, |i| i + 1);
+    lines.insert(at, "");
+    lines.insert(at + 1, UNSANDBOXED_NOTE);
+    let mut out = lines.join("\n");
+    if paper.ends_with('\n') {
+        out.push('\n');
+    }
+    out
 }
 
 impl StageRunner for ManuscriptDrafting {
@@ -146,5 +175,28 @@ impl StageRunner for ManuscriptDrafting {
         }
         check.missing.retain(|m| !m.is_empty());
         Ok(Produced::new(PAPER, check))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::SandboxMode;
+
+    #[test]
+    fn an_unsandboxed_run_says_so_in_its_method() {
+        let paper = "# T\n\nAbstract.\n\n## Method\n\nWe fit.\n";
+        assert_eq!(with_sandbox_note(paper, SandboxMode::Required), paper);
+        let noted = with_sandbox_note(paper, SandboxMode::Off);
+        assert_eq!(
+            noted,
+            format!("# T\n\nAbstract.\n\n## Method\n\n{UNSANDBOXED_NOTE}\n\nWe fit.\n")
+        );
+        assert_eq!(with_sandbox_note(&noted, SandboxMode::Off), noted, "once");
+        let bare = with_sandbox_note("# T\n\nText.", SandboxMode::Off);
+        assert!(
+            bare.starts_with(&format!("# T\n\n{UNSANDBOXED_NOTE}")),
+            "{bare}"
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::start_error::StartError;
 use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
-use crate::exec::{Job, JobOutcome, SandboxMode};
+use crate::exec::{Job, JobOutcome};
 use crate::rundir::events::Event;
 
 /// Whether any task asks for its compliance tests first (`test_first: true` in 03_tasks.yaml).
@@ -74,11 +74,7 @@ pub(super) fn start_job(
     if data.is_dir() {
         job.read_only.push(data);
     }
-    job.sandbox = match s.sandbox.to_ascii_lowercase().as_str() {
-        "required" => SandboxMode::Required,
-        "off" => SandboxMode::Off,
-        _ => SandboxMode::Auto,
-    };
+    job.sandbox = ctx.sandbox;
     // Emitted once started, so its time is when the job began (after any wait for a GPU)
     // and it can say where the job runs.
     // A scheduler job an earlier engine submitted is followed, not submitted again.

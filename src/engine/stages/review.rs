@@ -92,7 +92,11 @@ pub fn automatic(
     let p = provenance::check(paper, &corpus);
     let mut all = findings::combine(&s, &p);
     // References and figures: a hallucinated citation or a figure without its data is MAJOR.
-    all = findings::sorted(all.into_iter().chain(crate::paper::check(ctx.run, paper)).collect());
+    all = findings::sorted(
+        all.into_iter()
+            .chain(crate::paper::check(ctx.run, paper))
+            .collect(),
+    );
     let text = if all.is_empty() {
         "no automatic findings".to_string()
     } else {
