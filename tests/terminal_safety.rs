@@ -127,6 +127,12 @@ const JSON: &[(&[&str], bool)] = &[
     (&["report", "check", "{run}", "--json"], true),
     (&["tools", "list", "{run}", "--json"], true),
     (&["doctor", "{run}", "--json"], false),
+    (&["run", "{run}", "--json"], false),
+    // Last: after a pause, `youra run` would wait for a resume.
+    (
+        &["steer", "{run}", "pause", "--reason", "{h}", "--json"],
+        false,
+    ),
 ];
 
 /// Cases whose output must show the escaped sequence, so the test cannot pass because the
@@ -347,7 +353,10 @@ fn no_command_writes_control_or_bidi_characters_to_a_terminal() {
                 assert!(!text.contains(planted), "tui wrote {planted:?}");
             }
             // …and the planted text did reach the screen (drawn without its controls).
-            assert!(text.contains("aGFjaw==") && text.contains("evil"), "tui: {text}");
+            assert!(
+                text.contains("aGFjaw==") && text.contains("evil"),
+                "tui: {text}"
+            );
             assert_eq!(code, 0, "tui: {text}");
             continue;
         }
