@@ -78,7 +78,7 @@ fn all() -> Vec<(ReplySchema, Vec<Value>, Vec<Value>)> {
             ],
         ),
         (
-            super::stages::coding::fabrication_schema(),
+            super::stages::coding_write::fabrication_schema(),
             vec![
                 json!({"consistent": true, "findings": []}),
                 json!({"consistent": false, "findings": [{"file": "a.py", "line": 3, "problem": "literal"}]}),

@@ -243,6 +243,14 @@ impl MetricsReader {
 
 /// Reads the whole `metrics.jsonl` of an ended job, following no link on its last two
 /// components (`results/metrics.jsonl`: experiment code can replace either).
+/// The JSON objects of a `metrics.jsonl` text, one per line; a line that is not an object is
+/// skipped. For the charts (the TUI's and the paper's), which plot every numeric field.
+pub fn json_rows(text: &str) -> Vec<Map<String, Value>> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok()?.as_object().cloned())
+        .collect()
+}
+
 pub fn read_metrics(path: &Path) -> MetricsBatch {
     let mut reader = match split_last_two(path) {
         Some((base, rel)) => MetricsReader::beneath(base, rel),

@@ -114,15 +114,7 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<(Curve, Vec<Source>)> {
     let mut rows_by_file = Vec::new();
     for (n, rel) in &files {
         let text = std::fs::read_to_string(run.join(rel)).ok()?;
-        let rows: Vec<serde_json::Map<String, serde_json::Value>> = text
-            .lines()
-            .filter_map(|l| {
-                serde_json::from_str::<serde_json::Value>(l)
-                    .ok()?
-                    .as_object()
-                    .cloned()
-            })
-            .collect();
+        let rows = crate::exec::metrics::json_rows(&text);
         rows_by_file.push((*n, rel.clone(), rows));
     }
     let all_rows = || rows_by_file.iter().flat_map(|(_, _, r)| r.iter());

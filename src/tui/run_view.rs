@@ -376,15 +376,7 @@ fn log_row(line: &str) -> Option<EventRow> {
 
 fn read_metrics(hypothesis: &str, path: &Path) -> Option<Metrics> {
     let text = std::fs::read_to_string(path).ok()?;
-    let rows: Vec<serde_json::Map<String, serde_json::Value>> = text
-        .lines()
-        .filter_map(|l| {
-            serde_json::from_str::<serde_json::Value>(l)
-                .ok()?
-                .as_object()
-                .cloned()
-        })
-        .collect();
+    let rows = crate::exec::metrics::json_rows(&text);
     let x_name = ["step", "epoch", "iteration"]
         .into_iter()
         .find(|k| rows.iter().any(|r| r.contains_key(*k)))
