@@ -27,6 +27,7 @@ pub mod replay_copy;
 mod reply;
 pub(crate) mod reroute;
 mod run;
+mod run_steer;
 #[cfg(test)]
 mod schema_tests;
 mod search_end;
