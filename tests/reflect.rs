@@ -25,6 +25,7 @@ fn note(action: RoutingAction) -> RoutingNote {
         Trajectory::Insufficient { .. } => None,
     };
     RoutingNote {
+        pending: false,
         action,
         severity: 0.66,
         category: Category::Design,

@@ -10,10 +10,12 @@ use super::error::StageError;
 use super::gates::GateOutcome;
 use super::recovery::{Failure, failed_text, propose};
 use super::reroute;
+use super::route_choice;
 use super::yamlout::{node, now, text};
 use crate::reflect::attribution::Category;
 use crate::reflect::memory_writer::{FailureInput, GateCheck, RoutingNote, render_failure};
 use crate::reflect::routing::{RoutingAction, is_discarding, refinement_equivalent};
+use crate::reflect::veto::Route;
 use crate::rundir::events::Event;
 use crate::vsa::enums::{ExecutionMode, WorkflowStatus};
 use crate::vsa::escalation::{Escalation, Verdict};
@@ -38,40 +40,75 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
     let failure = Failure::load(ctx, id)?;
     let snap = ctx.vsa()?;
     let pivots = reroute::pivots(&snap);
-    let p = propose(ctx, &failure, pivots, ctx.recovery)?;
+    let mut p = propose(ctx, &failure, pivots, ctx.recovery)?;
+    let routed = route_choice::choose(ctx, &failure, &p, pivots);
+    if let Route::Act(a) = routed.route {
+        p.action = a;
+    }
+    // The cause the route acts on: the controller's pick, else h*.
     let top = p
         .attributions
-        .first()
+        .get(routed.cause)
+        .or(p.attributions.first())
         .cloned()
         .ok_or_else(|| StageError::MustStop(format!("{id}: no attribution")))?;
+    let interactive = snap.vsa.workflow.execution_mode != Some(ExecutionMode::Unattended);
+    let waits = interactive
+        && routed.stop.is_none()
+        && p.stop.is_none()
+        && matches!(routed.route, Route::Act(a) if is_discarding(a));
     let note = RoutingNote {
         action: p.action,
         severity: top.severity.unwrap_or(0.0),
         category: top.category,
         trajectory: Some(p.trajectory.clone()),
         evidence: top.evidence.clone(),
-        note: p.clamp_reason.clone(),
+        note: routing_note(&p, &routed),
+        pending: waits,
     };
-    failure_record(ctx, t, &failure.gate, &p.attributions, &note)?;
     let stamp = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let reason = format!("{id}: failure attributed, {} proposed", p.action.as_str());
+    let reason = format!(
+        "{id}: failure attributed, {} chosen by the {}",
+        routed.route.as_str(),
+        routed.by
+    );
+    let mut reflection = p.escalation("reflection", &stamp);
+    with_router(&mut reflection, &routed, &t.record);
     // The reflection block: what recovery concluded, beside the sub-hypothesis it concerns.
     let mut tx = Mutation::by("engine").with(
         put(
             &format!("sub_hypotheses.{id}.reflection"),
-            node(&p.escalation("reflection", &stamp)),
+            node(&reflection),
         ),
         "escalation",
         &reason,
     );
+    // Each veto is history of its own: the rule that bound the controller, and why.
+    for veto in &routed.vetoes {
+        tx.push(
+            Change::Append {
+                list: "recovery.vetoes".into(),
+                item: NewNode::Map(vec![
+                    ("hypothesis".into(), text(id)),
+                    ("chosen_by".into(), text(&routed.by)),
+                    ("veto".into(), text(veto)),
+                    ("at".into(), now()),
+                ]),
+            },
+            "controller_veto",
+            veto,
+        );
+    }
     let clear = put(
         "workflow.pending_transition",
         NewNode::Scalar("null".into()),
     );
-    if let Some(stop) = &p.stop {
+    if let Some(stop) = routed.stop.as_ref().or(p.stop.as_ref()) {
+        failure_record(ctx, t, &failure.gate, &p, &top, &note)?;
         let evidence = failed_text(&failure.gate);
         let reason = format!(
-            "{id}: MUST_WORK gate {} ({evidence}); evidence in {id}/04_validation.md; recovery: {stop}",
+            "{id}: {} gate {} ({evidence}); evidence in {id}/04_validation.md; recovery: {stop}",
+            p.gate_type.as_str(),
             failure.gate.verdict.as_str()
         );
         tx.push(clear, "recovery_done", &reason);
@@ -79,18 +116,36 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
         ctx.store.mutate(&tx)?;
         return Err(StageError::MustStop(reason));
     }
-    let interactive = snap.vsa.workflow.execution_mode != Some(ExecutionMode::Unattended);
-    if interactive && is_discarding(p.action) {
+    if routed.route == Route::Limitation {
+        let why = format!(
+            "{} gate {}: recorded as a limitation ({}), the loop goes on",
+            p.gate_type.as_str(),
+            failure.gate.verdict.as_str(),
+            routed.by
+        );
+        super::stages::validation::limitation(ctx, &mut tx, id, &why, Some(&failure.gate))?;
+        tx.push(clear, "recovery_done", &why);
+        ctx.store.mutate(&tx)?;
+        ctx.emit(
+            Event::new("routing")
+                .hypothesis(id)
+                .action(Route::Limitation.as_str())
+                .message(format!("{id}: {why}")),
+        );
+        return Err(StageError::Rerouted(format!("{id}: {why}")));
+    }
+    failure_record(ctx, t, &failure.gate, &p, &top, &note)?;
+    if waits {
         let esc_id = format!("esc-{}", snap.vsa.revision + 1);
         let why = format!(
-            "{id}: {} proposed; waiting for the researcher",
-            p.action.as_str()
+            "{id}: {} proposed by the {}; waiting for the researcher",
+            p.action.as_str(),
+            routed.by
         );
+        let mut esc = p.escalation(&esc_id, &stamp);
+        with_router(&mut esc, &routed, &t.record);
         tx.push(
-            put(
-                "workflow.pending_escalation",
-                node(&p.escalation(&esc_id, &stamp)),
-            ),
+            put("workflow.pending_escalation", node(&esc)),
             "escalation",
             &why,
         );
@@ -133,6 +188,40 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
     ctx.store.mutate(&tx)?;
     emit_proposed(ctx, id, &p, &top, note.severity);
     reroute::apply(ctx, &decided)
+}
+
+/// Who routed, why, and what was vetoed: the record's and the journal's note.
+fn routing_note(p: &super::recovery::Proposal, r: &route_choice::Routed) -> Option<String> {
+    let mut parts = vec![format!("routed by the {}", r.by)];
+    if let Some(reason) = r.reason.as_deref().filter(|s| !s.is_empty()) {
+        parts.push(format!("because {reason}"));
+    }
+    if !r.records.is_empty() {
+        parts.push(format!("relying on {}", r.records.join(", ")));
+    }
+    parts.extend(r.vetoes.iter().map(|v| format!("veto: {v}")));
+    if let Some(c) = &p.clamp_reason {
+        parts.push(c.clone());
+    }
+    Some(parts.join("; "))
+}
+
+/// The router's fields on a reflection or escalation block.
+fn with_router(v: &mut serde_json::Value, r: &route_choice::Routed, record: &str) {
+    v["router"] = r.by.clone().into();
+    v["chosen_route"] = r.route.as_str().into();
+    if let Some(reason) = &r.reason {
+        v["controller_reason"] = reason.clone().into();
+    }
+    if !r.records.is_empty() {
+        v["records_relied_on"] = r.records.clone().into();
+    }
+    if !r.vetoes.is_empty() {
+        v["vetoes"] = r.vetoes.clone().into();
+    }
+    if !record.is_empty() {
+        v["record"] = record.into();
+    }
 }
 
 fn emit_proposed(
@@ -184,7 +273,8 @@ fn failure_record(
     ctx: &StageCtx<'_>,
     t: &Transition,
     gate: &GateOutcome,
-    ranked: &[crate::reflect::attribution::Attribution],
+    p: &super::recovery::Proposal,
+    top: &crate::reflect::attribution::Attribution,
     note: &RoutingNote,
 ) -> Result<(), StageError> {
     let id = t.hypothesis.as_str();
@@ -205,13 +295,14 @@ fn failure_record(
             passed: !gate.failed_checks.iter().any(|c| &c.criterion == k),
         })
         .collect();
+    let ranked = &p.attributions;
     let input = FailureInput {
         hypothesis: id.to_string(),
         run,
         date: Utc::now(),
         final_status: gate.verdict.as_str().to_string(),
-        failure_type: "MUST_WORK_FAIL".into(),
-        gate_type: "MUST_WORK".into(),
+        failure_type: format!("{}_FAIL", p.gate_type.as_str()),
+        gate_type: p.gate_type.as_str().to_string(),
         checks,
         root_causes: ranked
             .iter()
@@ -225,7 +316,7 @@ fn failure_record(
                 )
             })
             .collect(),
-        lessons: ranked.iter().map(|a| a.fix.clone()).collect(),
+        lessons: lessons(top, ranked, ctx.recovery.proceed_below),
         routing: note.clone(),
     };
     let r = render_failure(&input)
@@ -233,6 +324,25 @@ fn failure_record(
     crate::reflect::record_key::write_keyed(&memory, &r, &key)
         .map_err(|e| StageError::MustStop(format!("cannot write the failure record: {e}")))?;
     Ok(())
+}
+
+/// The lessons a failure teaches: the fix of the cause acted on, then those of the other
+/// causes the critic believed (severity at least `believed`); a cause the critic rejected
+/// teaches nothing.
+pub(super) fn lessons(
+    top: &crate::reflect::attribution::Attribution,
+    ranked: &[crate::reflect::attribution::Attribution],
+    believed: f64,
+) -> Vec<String> {
+    std::iter::once(top)
+        .chain(
+            ranked
+                .iter()
+                .filter(|a| *a != top && a.severity.unwrap_or(0.0) >= believed),
+        )
+        .map(|a| a.fix.clone())
+        .filter(|f| !f.trim().is_empty())
+        .collect()
 }
 
 /// The decided escalation, if the researcher (or the policy) has decided it.
@@ -246,6 +356,8 @@ pub struct Decided {
     pub fix: String,
     /// The decider's reason, as written.
     pub reason: String,
+    /// The failure record the decision rewrites (`memory/<record>`).
+    pub record: String,
 }
 
 /// Read a decided escalation: approved applies the proposal, rejected its refinement
@@ -281,9 +393,14 @@ pub fn decided(esc: &Escalation) -> Option<Decided> {
         trajectory,
         evidence: top.map(|t| t.evidence.clone()).unwrap_or_default(),
         note: Some(format!(
-            "{verdict} by {by}: {}",
-            d.reason.clone().unwrap_or_default()
+            "{verdict} by {by}: {}{}",
+            d.reason.clone().unwrap_or_default(),
+            esc.router
+                .as_deref()
+                .map(|r| format!(" (proposed {proposed} by the {r})"))
+                .unwrap_or_default()
         )),
+        pending: false,
     };
     Some(Decided {
         id: esc.id.clone().unwrap_or_else(|| "esc".into()),
@@ -294,6 +411,7 @@ pub fn decided(esc: &Escalation) -> Option<Decided> {
         note,
         fix: top.map(|t| t.fix.clone()).unwrap_or_default(),
         reason: d.reason.clone().unwrap_or_default(),
+        record: esc.record.clone().unwrap_or_default(),
     })
 }
 
@@ -317,7 +435,7 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
             d.hypothesis.clone(),
         ),
     );
-    let begun = Transition::attributing(&d.hypothesis, round, 1, String::new());
+    let begun = Transition::attributing(&d.hypothesis, round, 1, d.record.clone());
     let decided = decide(ctx, &begun, d.action, &d.fix, &d.note);
     let tx = Mutation::by("engine")
         .with(

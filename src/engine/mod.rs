@@ -26,6 +26,7 @@ mod recovery;
 pub mod replay_copy;
 mod reply;
 pub(crate) mod reroute;
+mod route_choice;
 mod run;
 mod run_steer;
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub const COMPILED: &[(&str, &str)] = compiled![
     "system/persona",
     "system/reviewer",
     "controller",
+    "controller_route",
     "problem_scoping",
     "literature_grounding",
     "debate/turn",

@@ -32,6 +32,10 @@ pub struct Proposal {
     pub failed_checks: String,
     /// The rules say stop (the pivot budget is spent): the reason, and `action` is moot.
     pub stop: Option<String>,
+    /// The table records a limitation (a SHOULD_WORK gate with no improvement path left):
+    /// `action` is moot.
+    pub limitation: bool,
+    pub gate_type: GateType,
 }
 
 /// What recovery works from, read from the run directory at the moment it runs (the same
@@ -43,6 +47,9 @@ pub struct Failure {
     pub gate: GateOutcome,
     pub metrics: Vec<crate::exec::MetricRecord>,
     pub log: std::path::PathBuf,
+    /// SHOULD_WORK: a retry from Experiment Design is still allowed (`[recovery]
+    /// should_work_retries` against the design step's round).
+    pub improvement_path: bool,
 }
 
 impl Failure {
@@ -96,7 +103,9 @@ impl Failure {
             .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_scalar()?.as_f64()?)))
             .collect();
         let results = ctx.run.join(id).join("results");
+        let improvement_path = improvement_path(&snap.doc, id, ctx.recovery);
         Ok(Failure {
+            improvement_path,
             hypothesis: id.to_string(),
             criteria,
             gate: GateOutcome {
@@ -116,6 +125,17 @@ impl Failure {
             .filter_map(|r| r.values.get(metric).copied())
             .collect()
     }
+}
+
+/// A same-hypothesis improvement path remains while Experiment Design has been redone for
+/// `id` fewer than `should_work_retries` times (its round counts the redos).
+pub fn improvement_path(
+    doc: &crate::yaml::Document,
+    id: &str,
+    t: &crate::reflect::routing::Thresholds,
+) -> bool {
+    let step = super::progress::Step::Hypothesis(crate::stage::Stage::ExperimentDesign, id.into());
+    super::progress::round(doc, &step) < t.should_work_retries
 }
 
 pub fn failed_text(gate: &GateOutcome) -> String {
@@ -242,14 +262,20 @@ pub fn propose(
         .into_iter()
         .cloned()
         .collect();
-    let (action, proposed, clamp_reason, stop) = match route(
-        &gate_type,
-        top.category,
-        severity,
-        judge,
-        pivots,
-        thresholds,
-    ) {
+    let decision = if gate_type == GateType::ShouldWork {
+        crate::reflect::routing::route_should_work(f.improvement_path)
+    } else {
+        route(
+            &gate_type,
+            top.category,
+            severity,
+            judge,
+            pivots,
+            thresholds,
+        )
+    };
+    let mut limitation = false;
+    let (action, proposed, clamp_reason, stop) = match decision {
         Decision::Act {
             action,
             proposed,
@@ -262,9 +288,8 @@ pub fn propose(
             Some(format!("{id}: {}", stop.reason)),
         ),
         Decision::RecordLimitation => {
-            return Err(StageError::MustStop(format!(
-                "{id}: a SHOULD_WORK failure reached routing; this is a bug"
-            )));
+            limitation = true;
+            (RoutingAction::Proceed, RoutingAction::Proceed, None, None)
         }
     };
     Ok(Proposal {
@@ -279,6 +304,8 @@ pub fn propose(
         clamp_reason,
         failed_checks,
         stop,
+        limitation,
+        gate_type,
     })
 }
 

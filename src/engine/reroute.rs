@@ -48,7 +48,9 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
         trajectory: t.trajectory.clone(),
         evidence: t.evidence.clone(),
         note: t.note.clone(),
+        pending: false,
     };
+    taken(ctx, t, &note)?;
     let snap = ctx.vsa()?;
     let why = format!("{h}: {} ({})", action.as_str(), fix);
     let mut tx = Mutation::by("engine");
@@ -128,6 +130,25 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
             .message(done.clone()),
     );
     Ok(done)
+}
+
+/// The failure record states the route actually taken (YouRA's Reflective Memory is what
+/// later stages learn from): rewritten in place before the VSA moves on, so a resumed apply
+/// rewrites it the same way. A record that is gone (a reset archived it) is left alone.
+fn taken(ctx: &StageCtx<'_>, t: &Transition, note: &RoutingNote) -> Result<(), StageError> {
+    if t.record.is_empty() {
+        return Ok(());
+    }
+    let path = ctx.run.join("memory").join(&t.record);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let updated = crate::reflect::memory_writer::with_routing(&text, note);
+    if updated != text {
+        crate::fsutil::write_atomic(&path, updated.as_bytes())
+            .map_err(|e| StageError::io("write", &path, e))?;
+    }
+    Ok(())
 }
 
 /// The sub-hypothesis is worked on again; dependants blocked by its failure wait again.

@@ -39,6 +39,9 @@ pub struct RoutingNote {
     pub evidence: String,
     /// The Verdict Clamp's or the researcher's reason, when the action was changed.
     pub note: Option<String>,
+    /// The action is proposed and waits for the researcher: the record says so, and is
+    /// rewritten ([`with_routing`]) with the route taken once it is decided.
+    pub pending: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -327,13 +330,26 @@ fn bullets(t: &mut String, title: &str, items: &[String]) {
 
 fn routing(t: &mut String, r: &RoutingNote) {
     let level = youra_level(r.action);
-    let _ = write!(
-        t,
-        "## Routing Decision\n\n- **Outcome:** {} ({})\n",
-        level.outcome(),
-        r.action
-    );
-    let _ = writeln!(t, "- **Action:** {}", r.action);
+    if r.pending {
+        let _ = write!(
+            t,
+            "## Routing Decision\n\n- **Outcome:** AWAITING_DECISION ({} proposed)\n",
+            r.action
+        );
+        let _ = writeln!(
+            t,
+            "- **Action:** {} (proposed; waiting for the researcher)",
+            r.action
+        );
+    } else {
+        let _ = write!(
+            t,
+            "## Routing Decision\n\n- **Outcome:** {} ({})\n",
+            level.outcome(),
+            r.action
+        );
+        let _ = writeln!(t, "- **Action:** {}", r.action);
+    }
     let _ = writeln!(
         t,
         "- **Severity:** {:.2} ({})",
@@ -348,6 +364,32 @@ fn routing(t: &mut String, r: &RoutingNote) {
         let _ = writeln!(t, "- **Note:** {}", one_line(note));
     }
     t.push('\n');
+}
+
+/// `text` (a rendered record) with its Routing Decision section replaced by `r`'s: the
+/// record then states the route actually taken. Idempotent; a record without the section
+/// gets it before its footer.
+pub fn with_routing(text: &str, r: &RoutingNote) -> String {
+    let mut section = String::new();
+    routing(&mut section, r);
+    let start = text.find("## Routing Decision");
+    let end_of = |from: usize| {
+        [text[from..].find("\n## "), text[from..].find("\n---\n")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(text.len(), |i| from + i + 1)
+    };
+    match start {
+        Some(s) => {
+            let e = end_of(s + 1);
+            format!("{}{}{}", &text[..s], section, &text[e..])
+        }
+        None => {
+            let at = text.find("---\n*For cross-phase").unwrap_or(text.len());
+            format!("{}{}{}", &text[..at], section, &text[at..])
+        }
+    }
 }
 
 fn footer(t: &mut String, date: DateTime<Utc>) {

@@ -9,6 +9,7 @@ pub(crate) fn date() -> DateTime<Utc> {
 
 fn note(action: RoutingAction) -> RoutingNote {
     RoutingNote {
+        pending: false,
         action,
         severity: 0.725,
         category: Category::Design,
@@ -159,5 +160,42 @@ fn ids_must_be_path_safe() {
     assert!(
         e.contains("`../../etc`") && e.contains("letters, digits"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_pending_route_is_rewritten_with_the_route_taken() {
+    let mut f = failure();
+    f.routing = RoutingNote {
+        pending: true,
+        ..note(RoutingAction::Pivot)
+    };
+    let pending = render_failure(&f).unwrap().text;
+    assert!(
+        pending.contains("AWAITING_DECISION (Pivot proposed)"),
+        "{pending}"
+    );
+    let taken = RoutingNote {
+        note: Some("rejected by ana: keep it".into()),
+        ..note(RoutingAction::MethodRefine)
+    };
+    let text = with_routing(&pending, &taken);
+    assert!(
+        text.contains("SAME_HYPOTHESIS_RETRY (Method-Refine)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("AWAITING") && !text.contains("Pivot"),
+        "{text}"
+    );
+    assert!(text.contains("rejected by ana"));
+    assert!(text.ends_with(&pending[pending.find("---\n*For cross-phase").unwrap()..]));
+    assert_eq!(with_routing(&text, &taken), text, "idempotent");
+    let again = render_failure(&f).unwrap().text;
+    assert_eq!(
+        with_routing(&again, &taken)
+            .matches("## Routing Decision")
+            .count(),
+        1
     );
 }

@@ -26,3 +26,4 @@ pub mod memory_writer;
 pub mod record_key;
 pub mod routing;
 pub mod trajectory;
+pub mod veto;

@@ -45,6 +45,33 @@ pub struct Thresholds {
     pub kappa_min: f64,
     /// Hypothesis-discarding actions allowed per run before MUST_STOP.
     pub max_pivots: u32,
+    /// Who chooses the recovery level: the Independent Controller (bounded by these rules,
+    /// the table its fallback) or the table alone (YouRA's "w/o Independent Controller").
+    pub router: Router,
+    /// How often a failed SHOULD_WORK gate is retried from Experiment Design before it is
+    /// recorded as a limitation (YouRA Algorithm 1, lines 6–13). 0: never retried.
+    pub should_work_retries: u32,
+}
+
+/// `[recovery] router`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Router {
+    /// The controller chooses the level and the next stage; the rules veto, the table is
+    /// the fallback when its endpoint fails.
+    #[default]
+    Controller,
+    /// SAGE's table π alone, no model asked.
+    Table,
+}
+
+impl Router {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Router::Controller => "controller",
+            Router::Table => "table",
+        }
+    }
 }
 
 impl Default for Thresholds {
@@ -57,6 +84,8 @@ impl Default for Thresholds {
             design_reset_from: 0.8,
             kappa_min: 0.6,
             max_pivots: 2,
+            router: Router::Controller,
+            should_work_retries: 1,
         }
     }
 }
@@ -203,7 +232,21 @@ pub enum Decision {
     MustStop(MustStop),
 }
 
-/// The whole rule: SHOULD_WORK never routes; otherwise π, then the clamp, then the budget.
+/// A failed SHOULD_WORK gate (YouRA Algorithm 1, lines 6–13): retried from Experiment
+/// Design while a same-hypothesis improvement path remains, else a limitation.
+pub fn route_should_work(improvement_path: bool) -> Decision {
+    if improvement_path {
+        Decision::Act {
+            action: RoutingAction::DesignRefine,
+            proposed: RoutingAction::DesignRefine,
+            clamp_reason: None,
+        }
+    } else {
+        Decision::RecordLimitation
+    }
+}
+
+/// The whole rule: SHOULD_WORK never routes here (see [`route_should_work`]); otherwise π, then the clamp, then the budget.
 /// MUST_WORK, DETERMINES_SUCCESS and unknown gate types all route: an unknown gate is
 /// treated as blocking so a typo cannot silently skip recovery.
 pub fn route(

@@ -57,6 +57,10 @@ pub struct Escalation {
     pub attributions: Vec<Attribution>,
     /// `None` until someone decides.
     pub decision: Option<Decision>,
+    /// The failure record (`memory/<record>`) the decision rewrites with the route taken.
+    pub record: Option<String>,
+    /// Who proposed the action: `controller`, `table`, or the table as the fallback.
+    pub router: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -180,6 +184,8 @@ impl Escalation {
             trajectory,
             attributions,
             decision,
+            record: s(node, "record"),
+            router: s(node, "router"),
         })
     }
 }

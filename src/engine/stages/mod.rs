@@ -16,7 +16,7 @@ pub(super) mod review;
 mod scoping;
 mod search_step;
 mod start_error;
-mod validation;
+pub(super) mod validation;
 
 use super::check::Check;
 use super::ctx::StageCtx;

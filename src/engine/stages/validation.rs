@@ -138,7 +138,10 @@ pub fn record(
         &why,
     );
     after_gate(&mut tx, &snap, id, status);
-    if gate.verdict != Verdict::Pass && must {
+    // A failed SHOULD_WORK gate is retried from Experiment Design while a same-hypothesis
+    // improvement path remains (YouRA Algorithm 1, lines 6–9), through the same recovery.
+    let retry = !must && crate::engine::recovery::improvement_path(&snap.doc, id, ctx.recovery);
+    if gate.verdict != Verdict::Pass && (must || retry) {
         // Recovery decides where the run goes: journaled with the gate, so a crash cannot
         // leave a failed gate without its recovery.
         let memory = ctx.run.join("memory");
@@ -155,7 +158,7 @@ pub fn record(
                 value: t.node(),
             },
             "recovery_begun",
-            &format!("{id}: MUST_WORK gate {verdict}; recovery begins"),
+            &format!("{id}: {gtype} gate {verdict}; recovery begins"),
         );
         ctx.store.mutate(&tx)?;
         ctx.emit(event);
@@ -222,7 +225,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
 /// A SHOULD_WORK failure: a `limitation_<h>_run<n>.md` record in YouRA's format (written
 /// now, keyed by the round so a resumed step rewrites the same file) and the VSA field,
 /// added to the step's transaction (YouRA Algorithm 1).
-fn limitation(
+pub(in crate::engine) fn limitation(
     ctx: &StageCtx<'_>,
     tx: &mut Mutation,
     id: &str,

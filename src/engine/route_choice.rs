@@ -1,0 +1,413 @@
+//! The Independent Controller chooses the recovery level (YouRA §3.3, Algorithm 1 line 15):
+//! it is shown the compact VSA summary, the failure, the ranked causes, the judge's verdict,
+//! the table's choice and the relevant Reflective Memory records, and answers a level, the
+//! stage to re-enter, the cause it acts on and the records it relied on. `reflect::veto`
+//! bounds the answer; SAGE's table decides when the controller's endpoint fails or its
+//! choice is refused (`[recovery] router = "table"` skips the controller altogether).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::ctx::{StageCtx, Vars};
+use super::error::StageError;
+use super::recovery::{Failure, Proposal};
+use crate::llm::schema as js;
+use crate::llm::{LlmError, ReplySchema};
+use crate::reflect::routing::Router;
+use crate::reflect::veto::{Bounded, Bounds, Choice, Route, bound};
+use crate::rundir::events::Event;
+use crate::rundir::memory::MemoryRecord;
+
+/// Records shown to the controller at most (the newest relevant ones).
+const MAX_RECORDS: usize = 8;
+
+/// Where recovery goes, and who decided it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Routed {
+    pub route: Route,
+    /// The ranked cause (0-based) the route acts on: the controller's pick, else h*.
+    pub cause: usize,
+    /// `controller`, `table`, or `table (fallback: …)`.
+    pub by: String,
+    /// The controller's reason, when its choice was taken.
+    pub reason: Option<String>,
+    /// The memory records it relied on.
+    pub records: Vec<String>,
+    /// Each veto's reason, in the rules' order.
+    pub vetoes: Vec<String>,
+    /// The rules say stop.
+    pub stop: Option<String>,
+}
+
+/// The controller's reply shape.
+pub fn schema() -> ReplySchema {
+    ReplySchema::new(
+        "controller_route",
+        js::object_with(
+            &[
+                (
+                    "level",
+                    js::one_of(&[
+                        "repair",
+                        "Local-Refine",
+                        "Method-Refine",
+                        "Design-Refine",
+                        "redesign",
+                        "Pivot",
+                        "reset",
+                        "Design-Pivot",
+                        "proceed",
+                        "Proceed",
+                        "limitation",
+                    ]),
+                ),
+                ("cause", js::integer(1, 10)),
+                ("reason", js::string()),
+            ],
+            &[
+                ("next_stage", js::string()),
+                ("records", js::array(js::string(), 0, Some(16))),
+            ],
+        ),
+    )
+}
+
+/// Read the controller's reply; an unknown level is an error, never a guess.
+pub fn parse_choice(v: &Value) -> Result<Choice, String> {
+    let level = v
+        .get("level")
+        .and_then(Value::as_str)
+        .ok_or("the reply has no \"level\"")?;
+    let route = Route::parse(level).ok_or_else(|| format!("unknown level \"{level}\""))?;
+    let cause = v
+        .get("cause")
+        .and_then(Value::as_u64)
+        .ok_or("the reply has no \"cause\" number")? as usize;
+    Ok(Choice {
+        route,
+        next_stage: v
+            .get("next_stage")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        cause,
+        records: v
+            .get("records")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| {
+                        r.as_str()
+                            .map(|s| s.trim().trim_end_matches(".md").to_string())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        reason: v
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    })
+}
+
+/// The table's route for the proposal.
+fn table(p: &Proposal, by: String) -> Routed {
+    Routed {
+        route: if p.limitation {
+            Route::Limitation
+        } else {
+            Route::Act(p.action)
+        },
+        cause: 0,
+        by,
+        reason: None,
+        records: Vec::new(),
+        vetoes: Vec::new(),
+        stop: p.stop.clone(),
+    }
+}
+
+/// The run's own records about `h`, its pivots and limitations, and the imported lessons:
+/// the newest [`MAX_RECORDS`].
+pub fn relevant_records(ctx: &StageCtx<'_>, h: &str) -> Vec<MemoryRecord> {
+    let (records, _) = crate::rundir::memory::load_dir(&ctx.run.join("memory"));
+    let mut chosen: Vec<MemoryRecord> = records
+        .into_iter()
+        .filter(|r| {
+            r.hypothesis.as_deref() == Some(h)
+                || r.provenance.is_some()
+                || matches!(r.kind.as_str(), "pivot" | "superseded" | "limitation")
+        })
+        .collect();
+    chosen.sort_by(|a, b| b.date.cmp(&a.date).then(a.id.cmp(&b.id)));
+    chosen.truncate(MAX_RECORDS);
+    chosen
+}
+
+fn record_line(r: &MemoryRecord) -> String {
+    let said = r
+        .lessons
+        .first()
+        .or(r.root_causes.first())
+        .map(|l| crate::rundir::plain::plain_text(l).replace('\n', " "))
+        .unwrap_or_default();
+    format!(
+        "- {} [{}, {}]: {}",
+        r.id,
+        r.kind.as_str(),
+        r.hypothesis.as_deref().unwrap_or("-"),
+        said.chars().take(300).collect::<String>()
+    )
+}
+
+/// Ask the controller, bound its answer, fall back to the table. Emits `controller_route`,
+/// `controller_veto` and `controller_fallback` events; never fails the stage (the table
+/// is always there).
+pub fn choose(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Routed {
+    if ctx.recovery.router == Router::Table {
+        return table(p, "table".into());
+    }
+    let h = f.hypothesis.as_str();
+    let records = relevant_records(ctx, h);
+    let offered: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+    let vars = match vars(ctx, f, p, pivots, &records) {
+        Ok(v) => v,
+        Err(e) => return fallback(ctx, p, &e),
+    };
+    let reply = match ask(ctx, &vars) {
+        Ok(v) => v,
+        Err(e) => return fallback(ctx, p, &e),
+    };
+    let choice = match parse_choice(&reply) {
+        Ok(c) => c,
+        Err(e) => return fallback(ctx, p, &format!("unreadable choice: {e}")),
+    };
+    let causes: Vec<_> = p
+        .attributions
+        .iter()
+        .map(|a| (a.category, a.severity.unwrap_or(0.0)))
+        .collect();
+    let bounds = Bounds {
+        gate: &p.gate_type,
+        causes: &causes,
+        offered: &offered,
+        pivots,
+        judge: p.clamp,
+        improvement_path: f.improvement_path,
+        thresholds: ctx.recovery,
+    };
+    let said = format!(
+        "{} (cause {}, next {}): {}",
+        choice.route.as_str(),
+        choice.cause,
+        choice.next_stage.as_deref().unwrap_or("-"),
+        choice.reason
+    );
+    ctx.emit(
+        Event::new("controller_route")
+            .hypothesis(h)
+            .action(choice.route.as_str())
+            .message(said),
+    );
+    match bound(&choice, &bounds) {
+        Bounded::Take { route, vetoes } => {
+            for v in &vetoes {
+                ctx.emit(
+                    Event::new("controller_veto")
+                        .hypothesis(h)
+                        .action(route.as_str())
+                        .message(v.clone()),
+                );
+            }
+            Routed {
+                route,
+                cause: choice.cause - 1,
+                by: "controller".into(),
+                reason: Some(choice.reason),
+                records: choice.records,
+                vetoes,
+                stop: None,
+            }
+        }
+        Bounded::Refuse { veto } => {
+            ctx.emit(
+                Event::new("controller_veto")
+                    .hypothesis(h)
+                    .action(choice.route.as_str())
+                    .result("refused")
+                    .message(format!("{veto}; SAGE's table decides")),
+            );
+            let mut r = table(p, "table (the controller's choice was vetoed)".into());
+            r.vetoes.push(veto);
+            r
+        }
+        Bounded::Stop(stop) => Routed {
+            stop: Some(format!("{h}: {}", stop.reason)),
+            ..table(p, "controller".into())
+        },
+    }
+}
+
+fn fallback(ctx: &StageCtx<'_>, p: &Proposal, why: &str) -> Routed {
+    ctx.emit(
+        Event::new("controller_fallback")
+            .hypothesis(&p.hypothesis)
+            .message(format!(
+                "the controller could not choose the recovery level ({why}); SAGE's table decides"
+            )),
+    );
+    table(p, format!("table (fallback: {why})"))
+}
+
+fn vars(
+    ctx: &StageCtx<'_>,
+    f: &Failure,
+    p: &Proposal,
+    pivots: u32,
+    records: &[MemoryRecord],
+) -> Result<Vars, String> {
+    let snap = ctx.vsa().map_err(|e| e.to_string())?;
+    let h = f.hypothesis.as_str();
+    let causes = p
+        .attributions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            format!(
+                "{}. [{} s={:.2}] {} — evidence: {} — fix: {}",
+                i + 1,
+                a.category.as_str(),
+                a.severity.unwrap_or(0.0),
+                a.description,
+                a.evidence,
+                a.fix
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let judge = match p.clamp {
+        Some((crate::reflect::routing::Verdict::Valid, k)) => {
+            format!("the experiment is valid (κ = {k:.2})")
+        }
+        Some((_, k)) => format!("the experiment is not valid (κ = {k:.2})"),
+        None => "no verdict".into(),
+    };
+    let table = if p.limitation {
+        "limitation".to_string()
+    } else if let Some(stop) = &p.stop {
+        format!("MUST_STOP ({stop})")
+    } else {
+        p.action.as_str().to_string()
+    };
+    let should_work = if p.gate_type == crate::vsa::enums::GateType::ShouldWork {
+        format!(
+            "\nSHOULD_WORK: a retry from Experiment Design is {}.",
+            if f.improvement_path {
+                "still possible"
+            } else {
+                "used up; record a limitation"
+            }
+        )
+    } else {
+        String::new()
+    };
+    let records = if records.is_empty() {
+        "(none)".to_string()
+    } else {
+        records
+            .iter()
+            .map(record_line)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let statement = snap
+        .vsa
+        .hypothesis(h)
+        .and_then(|x| x.statement.clone())
+        .unwrap_or_default();
+    Ok([
+        ("hypothesis", h.to_string()),
+        ("gate_type", p.gate_type.as_str().to_string()),
+        ("summary", super::summary::summary(&snap.vsa)),
+        ("statement", statement),
+        ("failed_checks", p.failed_checks.clone()),
+        ("metric", p.metric.clone()),
+        ("trajectory", p.trajectory.clone()),
+        (
+            "artifact",
+            format!("{h}/{}", super::stages::coding::ARTIFACT),
+        ),
+        ("causes", causes),
+        ("judge", judge),
+        ("table", table),
+        ("pivots", pivots.to_string()),
+        ("max_pivots", ctx.recovery.max_pivots.to_string()),
+        ("should_work", should_work),
+        ("records", records),
+    ]
+    .into_iter()
+    .collect())
+}
+
+/// One structured exchange, retried as the stage-end controller is; a missing recording
+/// or a configuration error is not worth a retry.
+fn ask(ctx: &StageCtx<'_>, vars: &Vars) -> Result<Value, String> {
+    let mut failures = Vec::new();
+    for round in 0..=ctx.settings.controller_retries {
+        if round > 0 {
+            std::thread::sleep(Duration::from_secs_f64(
+                ctx.settings.controller_retry_wait_s.max(0.0),
+            ));
+        }
+        match ctx.ask_json(
+            "controller",
+            "system/controller",
+            "controller_route",
+            vars,
+            &schema(),
+        ) {
+            Ok(v) => return Ok(v),
+            Err(StageError::Llm {
+                source: e @ (LlmError::MissingRecording { .. } | LlmError::Config(_)),
+                ..
+            }) => return Err(e.to_string()),
+            Err(e @ (StageError::Template(_) | StageError::Schema { .. })) => {
+                return Err(e.to_string());
+            }
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    Err(failures.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reflect::routing::RoutingAction;
+
+    #[test]
+    fn choices_parse_and_unknown_levels_refuse() {
+        let v = serde_json::json!({"level": "redesign", "next_stage": "hypothesis_debate", "cause": 2, "records": ["failure_h-e1_run1.md"], "reason": "mechanism"});
+        let c = parse_choice(&v).unwrap();
+        assert_eq!(c.route, Route::Act(RoutingAction::Pivot));
+        assert_eq!(c.cause, 2);
+        assert_eq!(c.records, vec!["failure_h-e1_run1".to_string()]);
+        assert!(
+            parse_choice(&serde_json::json!({"level": "shrug", "cause": 1}))
+                .unwrap_err()
+                .contains("unknown level")
+        );
+        assert!(parse_choice(&serde_json::json!({"level": "repair"})).is_err());
+    }
+
+    #[test]
+    fn the_schema_takes_good_replies_and_refuses_bad_ones() {
+        let s = schema();
+        assert!(crate::llm::schema::unsupported_keywords(&s.schema).is_empty());
+        let mut good = serde_json::json!({"level": "Method-Refine", "cause": 1, "reason": "x"});
+        s.check(&mut good).unwrap();
+        let mut bad = serde_json::json!({"level": "Whatever", "cause": 1, "reason": "x"});
+        assert!(s.check(&mut bad).is_err());
+    }
+}
