@@ -38,6 +38,8 @@ struct StatusReport<'a> {
     artifacts: Vec<ArtifactPresence>,
     /// What the model calls cost, from `ledger.tsv` (absent when no call was made).
     usage: Option<Usage>,
+    /// The plan tree's budget and what it was spent on (absent without a plan budget).
+    plan: Option<PlanSpend>,
     /// The experiment queue: waiting, running (where, for how long), finished. An
     /// experiment is `running` only while an engine holds the run's lock; otherwise its
     /// row is in `stopped_experiments`.
@@ -73,6 +75,54 @@ fn usage(root: &Path) -> Option<Usage> {
         unpriced_calls: t.unpriced_calls,
         cost: t.cost_text(),
     })
+}
+
+/// The plan's budget: every call made while a sub-hypothesis is searched, by kind.
+#[derive(Serialize)]
+struct PlanSpend {
+    total_tokens: u64,
+    used_tokens: u64,
+    planning: u64,
+    execution: u64,
+    diagnosis: u64,
+    /// Charged before the split was kept (a run from an older youra).
+    unsplit: u64,
+}
+
+/// `plan/budget.json` with the ledger's rows since its last charge (`plan::spent_now`).
+fn plan_spend(root: &Path) -> Option<PlanSpend> {
+    let saved = crate::plan::load(root, crate::plan::Plans::Skip)
+        .ok()?
+        .budget?;
+    let b = crate::plan::spent_now(root, &saved).unwrap_or(saved);
+    Some(PlanSpend {
+        total_tokens: b.total_tokens,
+        used_tokens: b.used_tokens,
+        planning: b.split.planning,
+        execution: b.split.execution,
+        diagnosis: b.split.diagnosis,
+        unsplit: b.used_tokens.saturating_sub(b.split.total()),
+    })
+}
+
+/// `Plan:  12.3k of 40.0k tokens spent — planning 2.0k (16%) · execution … · diagnosis …`.
+fn plan_line(p: &PlanSpend) -> String {
+    use crate::plan::compact;
+    let split = crate::plan::Split {
+        planning: p.planning,
+        execution: p.execution,
+        diagnosis: p.diagnosis,
+    };
+    let unsplit = match p.unsplit {
+        0 => String::new(),
+        n => format!(" · unsplit {}", compact(n)),
+    };
+    format!(
+        "{} of {} tokens spent — {}{unsplit}",
+        compact(p.used_tokens),
+        compact(p.total_tokens),
+        split.text(p.used_tokens)
+    )
 }
 
 const RECENT: usize = 5;
@@ -144,6 +194,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         invariant_violations: violations(vsa),
         artifacts: scan(&run.root, &ids),
         usage: usage(&run.root),
+        plan: plan_spend(&run.root),
         experiments,
         engine,
         stopped_experiments,
@@ -247,6 +298,9 @@ fn print_text(r: &StatusReport<'_>) {
             "Models:     {} calls, {} in / {} out tokens{thinking}, {}",
             u.calls, u.input_tokens, u.output_tokens, u.cost
         );
+    }
+    if let Some(p) = &r.plan {
+        println!("Plan:       {}", plan_line(p));
     }
     for w in &r.waiting {
         println!(">> WAITING FOR YOU: {w}");
@@ -405,6 +459,22 @@ mod tests {
             hypothesis: h.into(),
             state,
         }
+    }
+
+    #[test]
+    fn the_plan_line_shows_the_split() {
+        let p = PlanSpend {
+            total_tokens: 40_000,
+            used_tokens: 10_000,
+            planning: 2_500,
+            execution: 6_000,
+            diagnosis: 1_000,
+            unsplit: 500,
+        };
+        assert_eq!(
+            plan_line(&p),
+            "10.0k of 40.0k tokens spent — planning 2.5k (25%) · execution 6.0k (60%) · diagnosis 1.0k (10%) · unsplit 500"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::error::StageError;
 use super::prompts::Prompts;
 use crate::config::EngineSettings;
+use crate::llm::ledger::PlanTag;
 use crate::llm::{CallKey, ChatRequest, ChatResponse, Message, ReplySchema, Roles};
 use crate::rundir::events::{Event, EventLog};
 use crate::stage::Stage;
@@ -47,6 +48,18 @@ pub struct StageCtx<'a> {
 }
 
 pub type Vars = BTreeMap<&'static str, String>;
+
+/// Restores the ledger's tag when a call is done (see `StageCtx::search_tag`).
+struct TagGuard<'a> {
+    ledger: &'a crate::llm::ledger::Ledger,
+    before: Option<PlanTag>,
+}
+
+impl Drop for TagGuard<'_> {
+    fn drop(&mut self) {
+        self.ledger.set_plan_tag(self.before.take());
+    }
+}
 
 impl StageCtx<'_> {
     pub fn vsa(&self) -> Result<Arc<Snapshot>, StageError> {
@@ -139,6 +152,35 @@ impl StageCtx<'_> {
         Ok(reply.content)
     }
 
+    /// Tag the ledger rows of the call about to be made (`llm::ledger`, charged by
+    /// `plan::charge`): while a sub-hypothesis is searched (Coding & Validation with the plan
+    /// tree on) every call is the plan's. The search tags its own planning and execution;
+    /// a call it has not tagged (the attribution, its critic, the clamp judge, the
+    /// controller's review) is the diagnosis of the attempt recorded last. Outside a search no
+    /// row is tagged, whatever a stage left behind. The guard puts the previous tag back.
+    fn search_tag(&self) -> TagGuard<'_> {
+        let ledger = self.roles.ledger();
+        let tag = self.call_tag(ledger.plan_tag());
+        TagGuard {
+            before: ledger.set_plan_tag(tag),
+            ledger,
+        }
+    }
+
+    fn call_tag(&self, set: Option<PlanTag>) -> Option<PlanTag> {
+        let searched = self.plan.budget_tokens > 0 && self.stage == Stage::CodingValidation;
+        let h = self.hypothesis.as_deref().filter(|_| searched)?;
+        let tree = crate::plan::load(self.run, crate::plan::Plans::Skip)
+            .ok()?
+            .tree;
+        let mine = crate::plan::subtree(&tree, h);
+        if let Some(t) = set.filter(|t| mine.iter().any(|n| n.as_str() == t.node)) {
+            return Some(t);
+        }
+        let node = crate::plan::latest_recorded(&tree, h).or_else(|| mine.first().cloned())?;
+        Some(PlanTag::new(node.as_str(), crate::llm::ledger::DIAGNOSIS))
+    }
+
     /// One capped exchange. The request carries the role's output cap for this stage; a
     /// reply cut at the cap is continued once ("continue where you stopped", the two parts
     /// joined), and a second cut is a `Truncated` error naming the cap.
@@ -152,6 +194,7 @@ impl StageCtx<'_> {
         let key = self.key(role);
         let cap = self.roles.cap(role, self.stage.key());
         req.max_tokens = Some(req.max_tokens.map_or(cap, |n| n.min(cap)));
+        let _tag = self.search_tag();
         let call = |req: &ChatRequest| -> Result<ChatResponse, StageError> {
             let reply = provider
                 .complete(&key, req)
@@ -209,6 +252,7 @@ impl StageCtx<'_> {
         let provider = self.roles.get(role)?;
         let key = self.key(role);
         let cap = self.roles.cap(role, self.stage.key());
+        let _tag = self.search_tag();
         let mut request = ChatRequest::new(messages);
         request.max_tokens = Some(cap);
         let (reply, traces) = crate::llm::run_tools(&*provider, &key, request, tools, max_rounds)

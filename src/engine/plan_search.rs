@@ -249,18 +249,19 @@ fn expand(
         .get(node)
         .ok_or_else(|| StageError::MustStop(format!("plan tree: {node} vanished")))?;
     let plan = parent.plan.clone().unwrap_or_default();
-    let outcome = parent
-        .packet
-        .as_ref()
-        .map_or("not run".into(), |p| format!("reward {:.3}", p.reward));
-    let failure = super::stages::coding_snapshot_field(ctx, id, "refinement")
-        .unwrap_or_else(|| "the gate was not met".into());
+    // What the reflector sees (`plan::evidence`): result, log tail, diff, the failure
+    // analysis while it is this node's, siblings and children; 1..room children asked for.
+    // The diff comes with code per node (issue 27 item 1); until then the slot says none.
+    let fix = super::stages::coding_snapshot_field(ctx, id, "refinement");
+    let diff: Option<String> = None;
+    let evidence = crate::plan::evidence(tree, parent, diff.as_deref(), fix.as_deref());
+    let m = tree.room(node).map_err(err("room"))?.min(s.max_children);
     let existing: Vec<String> = parent
         .children
         .iter()
         .filter_map(|c| tree.get(c)?.plan.clone())
         .collect();
-    let prompt = crate::plan::expansion_prompt(&plan, &outcome, &failure, s.max_children);
+    let prompt = crate::plan::expansion_prompt(&evidence, m);
     let system = ctx.prompts.render("system/executor", &Default::default())?;
     // The reflector's rows are the plan's planning: charged to the budget, not to the node.
     ctx.roles
@@ -272,12 +273,12 @@ fn expand(
             crate::llm::Message::system(system),
             crate::llm::Message::user(prompt),
         ],
-        &crate::plan::expansion_schema(s.max_children),
+        &crate::plan::expansion_schema(m),
     );
     ctx.roles.ledger().set_plan_node(None);
     let reply = reply?;
     let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
-    let expansion = parse_expansion(&reply.to_string(), &plan, &refs, s.max_children, Some(id))
+    let expansion = parse_expansion(&reply.to_string(), &plan, &refs, m, Some(id))
         .map_err(|e| StageError::Output(e.to_string()))?;
     let ids = tree
         .expand(node, expansion.drafts, s.max_children, &now())
@@ -331,6 +332,12 @@ pub fn record(
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attempt".into(), serde_json::Value::String(key));
+    // The log's tail for the reflector (`plan::evidence`): the log moves to
+    // `results/attempts/` at the next attempt; `tail_lines` masks secrets.
+    if let Some(log) = logs.first() {
+        let tail = crate::exec::tail_lines(&ctx.run.join(log), crate::plan::LOG_TAIL_LINES);
+        extra.insert(crate::plan::LOG_TAIL_KEY.into(), tail.join("\n").into());
+    }
     if let Some(x) = &scored {
         extra.insert(crate::plan::PASSED_KEY.into(), x.passed.into());
         extra.insert(

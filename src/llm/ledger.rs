@@ -1,5 +1,8 @@
 //! The token ledger `ledger.tsv`: one row per LLM call, appended, with its cost from the
-//! price table. The budget (plan tree) is charged from it.
+//! price table. The budget (plan tree) is charged from it: a row made while a sub-hypothesis
+//! is searched carries the plan node it serves (`plan_node`) and what it was for
+//! (`plan_kind`: planning, execution or diagnosis), set by the engine through
+//! [`Ledger::set_plan_tag`]; `-` in both is a call of no search.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,8 +13,40 @@ use serde::{Deserialize, Serialize};
 
 use super::LlmError;
 
-pub const HEADER: &str =
-    "time\trole\tstage\tmodel\tinput_tokens\toutput_tokens\tcost_usd\tplan_node\treasoning_tokens";
+pub const HEADER: &str = "time\trole\tstage\tmodel\tinput_tokens\toutput_tokens\tcost_usd\tplan_node\treasoning_tokens\tplan_kind";
+
+/// The legacy `plan_node` prefix of a planning row (`expand:<node>`), from before the
+/// `plan_kind` column; still read, and accepted by [`Ledger::set_plan_node`].
+pub const EXPAND_PREFIX: &str = "expand:";
+/// `plan_kind` values (the plan's `SpendKind` names them the same).
+pub const PLANNING: &str = "planning";
+pub const EXECUTION: &str = "execution";
+pub const DIAGNOSIS: &str = "diagnosis";
+
+/// The plan node a row serves and what it was for (one of [`PLANNING`], [`EXECUTION`],
+/// [`DIAGNOSIS`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanTag {
+    pub node: String,
+    pub kind: &'static str,
+}
+
+impl PlanTag {
+    pub fn new(node: impl Into<String>, kind: &'static str) -> PlanTag {
+        PlanTag {
+            node: node.into(),
+            kind,
+        }
+    }
+
+    /// A legacy tag: `expand:<node>` is planning, a bare node execution.
+    pub fn from_legacy(tag: &str) -> PlanTag {
+        match tag.strip_prefix(EXPAND_PREFIX) {
+            Some(node) => PlanTag::new(node, PLANNING),
+            None => PlanTag::new(tag, EXECUTION),
+        }
+    }
+}
 
 /// The cost column of a row whose model has no price: its tokens count, its dollars are
 /// unknown (never a silent `$0`).
@@ -78,6 +113,9 @@ pub struct LedgerRow {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub plan_node: Option<String>,
+    /// What the row was for when `plan_node` is set; unset: the legacy reading of the tag
+    /// ([`PlanTag::from_legacy`]).
+    pub plan_kind: Option<&'static str>,
     /// Of `output_tokens`, those a reasoning model spent thinking.
     pub reasoning_tokens: u64,
     /// Costs nothing unless the price table says otherwise: a local server (Ollama, vLLM,
@@ -112,9 +150,9 @@ pub struct Ledger {
     path: PathBuf,
     prices: PriceTable,
     lock: Mutex<()>,
-    /// The plan node being executed: rows written meanwhile are charged to it (the plan
-    /// budget's `node_tokens`, a node's packet cost).
-    node: Mutex<Option<String>>,
+    /// The plan node served now and what for: rows written meanwhile carry it, and the plan
+    /// budget is charged from them (`plan::charge`).
+    tag: Mutex<Option<PlanTag>>,
     /// Unpriced models already warned about, and the warnings not yet taken.
     warned: Mutex<(std::collections::BTreeSet<String>, Vec<String>)>,
 }
@@ -129,7 +167,7 @@ impl Ledger {
             path,
             prices,
             lock: Mutex::new(()),
-            node: Mutex::new(None),
+            tag: Mutex::new(None),
             warned: Mutex::new(Default::default()),
         }
     }
@@ -140,9 +178,23 @@ impl Ledger {
         std::mem::take(&mut self.warned.lock().unwrap_or_else(|p| p.into_inner()).1)
     }
 
-    /// Charge the rows that follow to `node` (`None`: to no node).
+    /// Charge the rows that follow to `node` (`None`: to no node); `expand:<node>` is the
+    /// node's planning, a bare node its execution.
     pub fn set_plan_node(&self, node: Option<String>) {
-        *self.node.lock().unwrap_or_else(|p| p.into_inner()) = node;
+        self.set_plan_tag(node.as_deref().map(PlanTag::from_legacy));
+    }
+
+    /// Tag the rows that follow (`None`: no plan node); returns the tag it replaces.
+    pub fn set_plan_tag(&self, tag: Option<PlanTag>) -> Option<PlanTag> {
+        std::mem::replace(
+            &mut *self.tag.lock().unwrap_or_else(|p| p.into_inner()),
+            tag,
+        )
+    }
+
+    /// The tag rows get now.
+    pub fn plan_tag(&self) -> Option<PlanTag> {
+        self.tag.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn path(&self) -> &Path {
@@ -187,21 +239,25 @@ impl Ledger {
             line.push_str(HEADER);
             line.push('\n');
         }
+        let tag = match &row.plan_node {
+            Some(node) => Some(match row.plan_kind {
+                Some(kind) => PlanTag::new(node.as_str(), kind),
+                None => PlanTag::from_legacy(node),
+            }),
+            None => self.plan_tag(),
+        };
+        let (node, kind) = tag
+            .as_ref()
+            .map_or(("-", "-"), |t| (t.node.as_str(), t.kind));
         line.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{cost}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{cost}\t{}\t{}\t{kind}\n",
             field(&row.time),
             field(&row.role),
             field(&row.stage),
             field(&row.model),
             row.input_tokens,
             row.output_tokens,
-            field(
-                row.plan_node
-                    .clone()
-                    .or_else(|| self.node.lock().unwrap_or_else(|p| p.into_inner()).clone())
-                    .as_deref()
-                    .unwrap_or("-")
-            ),
+            field(node),
             row.reasoning_tokens,
         ));
         f.write_all(line.as_bytes()).map_err(io)
@@ -316,6 +372,69 @@ mod tests {
         let t = read_totals(&path).unwrap();
         assert_eq!((t.calls, t.input_tokens), (2, 20));
         assert!(read_totals(&dir.path().join("none.tsv")).is_none());
+    }
+
+    #[test]
+    fn rows_carry_the_plan_tag() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path().join("ledger.tsv"), PriceTable::default());
+        let row = LedgerRow {
+            time: "t".into(),
+            model: "local".into(),
+            free: true,
+            ..LedgerRow::default()
+        };
+        // (tag set on the ledger, the row's own node and kind, columns 7 and 9 written)
+        type Case = (
+            Option<PlanTag>,
+            Option<&'static str>,
+            Option<&'static str>,
+            &'static str,
+            &'static str,
+        );
+        let table: [Case; 6] = [
+            (None, None, None, "-", "-"),
+            (
+                Some(PlanTag::new("n-0002", DIAGNOSIS)),
+                None,
+                None,
+                "n-0002",
+                DIAGNOSIS,
+            ),
+            (None, Some("expand:n-0001"), None, "n-0001", PLANNING),
+            (None, Some("n-0003"), None, "n-0003", EXECUTION),
+            (None, Some("n-0003"), Some(DIAGNOSIS), "n-0003", DIAGNOSIS),
+            (
+                Some(PlanTag::new("n-0009", PLANNING)),
+                Some("n-0004"),
+                None,
+                "n-0004",
+                EXECUTION,
+            ),
+        ];
+        for (tag, node, kind, want_node, want_kind) in table {
+            ledger.set_plan_tag(tag);
+            let r = LedgerRow {
+                plan_node: node.map(str::to_string),
+                plan_kind: kind,
+                ..row.clone()
+            };
+            ledger.append(&r).unwrap();
+            let text = std::fs::read_to_string(ledger.path()).unwrap();
+            let last: Vec<&str> = text.lines().last().unwrap().split('\t').collect();
+            assert_eq!(last.len(), HEADER.split('\t').count());
+            assert_eq!(
+                (last[7], last[9]),
+                (want_node, want_kind),
+                "{node:?} {kind:?}"
+            );
+        }
+        ledger.set_plan_node(Some("expand:n-0005".into()));
+        assert_eq!(ledger.plan_tag(), Some(PlanTag::new("n-0005", PLANNING)));
+        assert_eq!(
+            ledger.set_plan_tag(None),
+            Some(PlanTag::new("n-0005", PLANNING))
+        );
     }
 
     #[test]

@@ -167,6 +167,7 @@ impl Provider for Recorder {
                 reasoning_tokens: r.usage.reasoning_tokens,
                 free: self.inner.free(),
                 plan_node: None,
+                plan_kind: None,
             })?;
             self.charge_tool_results(key, request, &time)?;
         }
@@ -200,6 +201,7 @@ impl Recorder {
             input_tokens: super::http::estimate_tokens(chars),
             output_tokens: 0,
             plan_node: None,
+            plan_kind: None,
             reasoning_tokens: 0,
             free: true,
         })

@@ -1,6 +1,7 @@
-//! The one budget a run spends (`plan/budget.json`): every planning and execution token,
-//! optionally wall time too, and the researcher's allocation settings. The ledger is the
-//! record of what was spent; this file carries the totals selection needs.
+//! The one budget a run spends (`plan/budget.json`): every planning, execution and diagnosis
+//! token of the search, optionally wall time too, and the researcher's allocation settings.
+//! The ledger is the record of what was spent; this file carries the totals selection needs,
+//! split by what they were spent on (`SpendKind`).
 
 use std::collections::BTreeMap;
 
@@ -30,15 +31,120 @@ pub struct Budget {
     /// atomic write, so a restart never charges a row twice.
     #[serde(default)]
     pub ledger_offset: u64,
-    /// Tokens charged per plan node (ledger rows whose `plan_node` is set).
+    /// Tokens charged per plan node: its execution and diagnosis (its planning is charged
+    /// to the expansion that made it, under `split.planning`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub node_tokens: BTreeMap<String, u64>,
+    /// `used_tokens` by what they were spent on. A budget charged before the split was kept
+    /// has a smaller sum; the difference is shown as unsplit.
+    #[serde(default, skip_serializing_if = "Split::is_empty")]
+    pub split: Split,
     /// Unix seconds at which wall time was last charged; `None` until the first charge and
     /// after a restart (time while no engine ran is not spent on the research).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_at: Option<f64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// What a plan-tagged ledger row was spent on. PrimeScientist §3.2 counts U = C_exec + C_refl;
+/// youra's attempts also have a diagnosis (failure attribution, its critic, the verdict clamp,
+/// the controller's review of the attempt), shown apart so neither side hides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SpendKind {
+    /// The reflector expanding a node.
+    Planning,
+    /// The executor writing and running the node's code, the fabrication judge.
+    Execution,
+    /// Judging an attempt's outcome after it was recorded.
+    Diagnosis,
+}
+
+impl SpendKind {
+    pub const ALL: [SpendKind; 3] = [
+        SpendKind::Planning,
+        SpendKind::Execution,
+        SpendKind::Diagnosis,
+    ];
+
+    /// The ledger's `plan_kind` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpendKind::Planning => "planning",
+            SpendKind::Execution => "execution",
+            SpendKind::Diagnosis => "diagnosis",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SpendKind> {
+        SpendKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// Tokens by [`SpendKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Split {
+    #[serde(default)]
+    pub planning: u64,
+    #[serde(default)]
+    pub execution: u64,
+    #[serde(default)]
+    pub diagnosis: u64,
+}
+
+impl Split {
+    pub fn get(&self, kind: SpendKind) -> u64 {
+        match kind {
+            SpendKind::Planning => self.planning,
+            SpendKind::Execution => self.execution,
+            SpendKind::Diagnosis => self.diagnosis,
+        }
+    }
+
+    pub fn add(&mut self, kind: SpendKind, tokens: u64) {
+        let slot = match kind {
+            SpendKind::Planning => &mut self.planning,
+            SpendKind::Execution => &mut self.execution,
+            SpendKind::Diagnosis => &mut self.diagnosis,
+        };
+        *slot = slot.saturating_add(tokens);
+    }
+
+    pub fn total(&self) -> u64 {
+        self.planning
+            .saturating_add(self.execution)
+            .saturating_add(self.diagnosis)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// `planning 12.3k · execution 20.1k · diagnosis 4.0k`, each with its share of `of`.
+    pub fn text(&self, of: u64) -> String {
+        SpendKind::ALL
+            .iter()
+            .map(|&k| {
+                let n = self.get(k);
+                let share = if of > 0 {
+                    format!(" ({:.0}%)", n as f64 * 100.0 / of as f64)
+                } else {
+                    String::new()
+                };
+                format!("{} {}{share}", k.name(), compact(n))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
+/// `950`, `12.3k`, `1.50M`: token counts at a glance.
+pub fn compact(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
 }
 
 fn default_alpha_max() -> f64 {
@@ -56,6 +162,7 @@ impl Budget {
             policy: Policy::default(),
             ledger_offset: 0,
             node_tokens: BTreeMap::new(),
+            split: Split::default(),
             clock_at: None,
             extra: Map::new(),
         }
@@ -151,6 +258,39 @@ mod tests {
         t.time_budget_secs = Some(10.0);
         t.charge(1, 10.0);
         assert!(t.exhausted());
+    }
+
+    #[test]
+    fn split_table() {
+        let mut s = Split::default();
+        assert!(s.is_empty());
+        assert_eq!(s.text(0), "planning 0 · execution 0 · diagnosis 0");
+        // (kind, tokens, total after)
+        let table = [
+            (SpendKind::Planning, 300, 300),
+            (SpendKind::Execution, 1_200, 1_500),
+            (SpendKind::Diagnosis, 500, 2_000),
+            (SpendKind::Planning, 700, 2_700),
+        ];
+        for (kind, tokens, total) in table {
+            s.add(kind, tokens);
+            assert_eq!(s.total(), total);
+        }
+        assert_eq!(s.get(SpendKind::Planning), 1_000);
+        assert_eq!(
+            s.text(4_000),
+            "planning 1.0k (25%) · execution 1.2k (30%) · diagnosis 500 (12%)"
+        );
+        for k in SpendKind::ALL {
+            assert_eq!(SpendKind::parse(k.name()), Some(k));
+        }
+        assert_eq!(SpendKind::parse("reflection"), None);
+        assert_eq!(
+            (compact(999), compact(1_500_000)),
+            ("999".into(), "1.50M".into())
+        );
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Split>(&json).unwrap(), s);
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! Charging the budget from the ledger (`<run>/ledger.tsv`, one row per LLM call, written by
-//! `llm::ledger`). The plan's own calls count (PrimeScientist §3.2: U = C_exec + C_refl):
-//! a row charged to a node (its execution: the coder, the fabrication judge) or to an
-//! expansion (`expand:<node>`, the reflector's planning). Everything else the run spends
-//! (the debate, the papers, recovery) is not the search's, so r = 1 at the first selection
-//! and the budget starts with the plan. The budget is charged from the one record of the
-//! calls, not from each caller's estimate.
+//! `llm::ledger`). Every call made while a sub-hypothesis is searched counts (PrimeScientist
+//! §3.2: U = C_exec + C_refl): each such row names its plan node (`plan_node`) and what it
+//! was for (`plan_kind`: the reflector's planning; the coder's and fabrication judge's
+//! execution; the attribution, critic, clamp judge and controller's diagnosis of an attempt).
+//! Rows of the old shape read as before: `expand:<node>` planning, a bare node execution.
+//! Everything else the run spends (the debate, the papers) is not the search's, so r = 1 at
+//! the first selection and the budget starts with the plan. The budget is charged from the
+//! one record of the calls, not from each caller's estimate: its spent tokens are the sum of
+//! the plan's rows, by node and by kind.
 //!
 //! Idempotent: `budget.ledger_offset` remembers the bytes already charged and is saved in
 //! the same atomic write as the totals (`save_budget`), so a restart charges only the rows
@@ -15,7 +18,7 @@ use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::budget::Budget;
+use super::budget::{Budget, SpendKind};
 use super::error::{PlanError, io};
 
 /// The ledger's file name in a run folder.
@@ -59,9 +62,10 @@ pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
         match parse_row(text) {
             // A row of no node is not the plan's call: read past, not charged.
             Ok((_, None)) => {}
-            Ok((tokens, Some(node))) => {
+            Ok((tokens, Some((node, kind)))) => {
                 budget.used_tokens = budget.used_tokens.saturating_add(tokens);
-                if !node.starts_with(EXPAND_PREFIX) {
+                budget.split.add(kind, tokens);
+                if kind != SpendKind::Planning {
                     let slot = budget.node_tokens.entry(node.to_string()).or_default();
                     *slot = slot.saturating_add(tokens);
                 }
@@ -75,8 +79,11 @@ pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
     out
 }
 
-/// (input + output tokens, plan node) of one row, or what is wrong with it.
-fn parse_row(line: &str) -> Result<(u64, Option<&str>), String> {
+/// A plan row's node and kind.
+type Tag<'a> = (&'a str, SpendKind);
+
+/// (input + output tokens, plan node and kind) of one row, or what is wrong with it.
+fn parse_row(line: &str) -> Result<(u64, Option<Tag<'_>>), String> {
     let cols: Vec<&str> = line.split('\t').collect();
     if cols.len() < 6 {
         return Err(format!("{} columns, expected 8", cols.len()));
@@ -88,11 +95,28 @@ fn parse_row(line: &str) -> Result<(u64, Option<&str>), String> {
             .map_err(|_| format!("{name} `{}` is not a token count", cols[i]))
     };
     let tokens = count(4, "input_tokens")?.saturating_add(count(5, "output_tokens")?);
-    let node = cols
+    let Some(node) = cols
         .get(7)
         .map(|n| n.trim())
-        .filter(|n| !n.is_empty() && *n != NO_NODE);
-    Ok((tokens, node))
+        .filter(|n| !n.is_empty() && *n != NO_NODE)
+    else {
+        return Ok((tokens, None));
+    };
+    let kind = cols
+        .get(9)
+        .map(|k| k.trim())
+        .filter(|k| !k.is_empty() && *k != NO_NODE);
+    let tag = match (kind, node.strip_prefix(EXPAND_PREFIX)) {
+        (None, Some(expanded)) => (expanded, SpendKind::Planning),
+        (None, None) => (node, SpendKind::Execution),
+        (Some(k), _) => {
+            let kind = SpendKind::parse(k).ok_or_else(|| {
+                format!("plan_kind `{k}` is not planning, execution or diagnosis")
+            })?;
+            (node.strip_prefix(EXPAND_PREFIX).unwrap_or(node), kind)
+        }
+    };
+    Ok((tokens, Some(tag)))
 }
 
 /// Wall time since the last charge, when the budget has a time limit (pure). The first
@@ -124,6 +148,15 @@ pub fn charge_from_ledger(
         out.secs = charge_clock(budget, now);
     }
     Ok(out)
+}
+
+/// The budget as the ledger has it now: `budget` as saved, plus the rows written since its
+/// last charge, in memory. For readers (`youra status`, the Plan pane): nothing is saved, so
+/// the engine's next charge still counts each row exactly once.
+pub fn spent_now(run: &Path, budget: &Budget) -> Result<Budget, PlanError> {
+    let mut b = budget.clone();
+    charge_from_ledger(run, &mut b, None)?;
+    Ok(b)
 }
 
 /// The file's bytes from `offset`; `None` when there is no ledger yet.
@@ -162,6 +195,73 @@ mod tests {
 
     fn row(input: u64, output: u64, node: &str) -> String {
         format!("2026-03-17T10:00:00Z\treflector\tplan\tm\t{input}\t{output}\t0.001\t{node}\n")
+    }
+
+    fn tagged(input: u64, node: &str, kind: &str) -> String {
+        format!(
+            "2026-03-17T10:00:00Z\tcritic\tcoding_validation\tm\t{input}\t0\t0.001\t{node}\t0\t{kind}\n"
+        )
+    }
+
+    #[test]
+    fn kinds_table() {
+        use crate::llm::ledger as l;
+        // The ledger writes the names the budget reads.
+        for (k, name) in SpendKind::ALL
+            .iter()
+            .zip([l::PLANNING, l::EXECUTION, l::DIAGNOSIS])
+        {
+            assert_eq!(k.name(), name);
+        }
+        // (row, charged, node charged, planning, execution, diagnosis)
+        type Row = (String, u64, Option<&'static str>, u64, u64, u64);
+        let table: Vec<Row> = vec![
+            (tagged(10, "n-0001", "planning"), 10, None, 10, 0, 0),
+            (
+                tagged(10, "n-0001", "execution"),
+                10,
+                Some("n-0001"),
+                0,
+                10,
+                0,
+            ),
+            (
+                tagged(10, "n-0002", "diagnosis"),
+                10,
+                Some("n-0002"),
+                0,
+                0,
+                10,
+            ),
+            (tagged(10, "-", "-"), 0, None, 0, 0, 0),
+            (tagged(10, "n-0001", "-"), 10, Some("n-0001"), 0, 10, 0),
+            (tagged(10, "expand:n-0001", "-"), 10, None, 10, 0, 0),
+            (row(10, 0, "expand:n-0001"), 10, None, 10, 0, 0),
+            (row(10, 0, "n-0003"), 10, Some("n-0003"), 0, 10, 0),
+            (tagged(10, "n-0001", "reflection"), 0, None, 0, 0, 0),
+        ];
+        for (text, charged, node, p, e, d) in table {
+            let mut b = Budget::tokens(1000);
+            let c = charge_rows(&mut b, text.as_bytes());
+            assert_eq!(b.used_tokens, charged, "{text:?}");
+            assert_eq!(
+                (b.split.planning, b.split.execution, b.split.diagnosis),
+                (p, e, d),
+                "{text:?}"
+            );
+            assert_eq!(b.split.total(), b.used_tokens, "{text:?}");
+            match node {
+                Some(n) => assert_eq!(b.node_tokens[n], charged, "{text:?}"),
+                None => assert!(b.node_tokens.is_empty(), "{text:?}"),
+            }
+            if text.contains("reflection") {
+                assert!(
+                    c.skipped[0].contains("plan_kind `reflection`"),
+                    "{:?}",
+                    c.skipped
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Expansion by the reflector (PrimeScientist §3.3 "Expansion"): the prompt it is given
-//! (`prompts/plan_expansion.md`) and its reply, parsed and checked by rule into `Draft`s for
-//! `PlanTree::expand` (pure).
+//! (`prompts/plan_expansion.md`, filled with the node's evidence from `evidence.rs`: its
+//! result, log tail, diff, failure analysis and branch) and its reply, parsed and checked by
+//! rule into `Draft`s for `PlanTree::expand` (pure).
 //!
 //! Reply: `{"children": [{"plan": "<markdown>", "prior": {"estimate": P, "hypothesis": …,
 //! "rationale": …, "changes": [...], "risks": [...]}}]}` (a bare list of children, and the
@@ -15,6 +16,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::evidence::Evidence;
 use super::files::Prior;
 use super::tree::Draft;
 
@@ -69,18 +71,48 @@ pub fn schema(m: usize) -> crate::llm::ReplySchema {
     )
 }
 
-/// The prompt with its variables filled in.
-pub fn expansion_prompt(
-    parent_plan: &str,
-    parent_outcome: &str,
-    failure: &str,
-    m: usize,
-) -> String {
-    EXPANSION_PROMPT
-        .replace("{{parent_plan}}", parent_plan)
-        .replace("{{parent_outcome}}", parent_outcome)
-        .replace("{{failure}}", failure)
-        .replace("{{m}}", &m.to_string())
+/// The prompt with the node's evidence filled in, asking for 1 to `m` children (`m`: the
+/// room the tree leaves, `PlanTree::room`). One pass over the template: a plan or a log that
+/// contains `{{diff}}` is pasted as it is, never filled in turn.
+pub fn expansion_prompt(e: &Evidence, m: usize) -> String {
+    let m = m.to_string();
+    fill(
+        EXPANSION_PROMPT,
+        &[
+            ("parent_plan", &e.plan),
+            ("parent_outcome", &e.result),
+            ("log_tail", &e.log_tail),
+            ("diff", &e.diff),
+            ("failure", &e.failure),
+            ("tree_context", &e.branch),
+            ("m", &m),
+        ],
+    )
+}
+
+/// `template` with each `{{name}}` of `vars` replaced; other braces are kept.
+fn fill(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut rest = template;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let var = after
+            .find("}}")
+            .and_then(|j| Some((vars.iter().find(|(k, _)| *k == &after[..j])?.1, j)));
+        match var {
+            Some((value, j)) => {
+                out.push_str(value);
+                rest = &after[j + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Parse and check a reply. `existing` are the plans of the parent's current children (a

@@ -1,6 +1,7 @@
 //! The expansion reply rules: shapes accepted, P clamped, at most m, near-copies dropped.
 
 use super::*;
+use crate::plan::Evidence;
 
 const PARENT: &str = "# Baseline\n\nTrain a two-layer MLP on the penguins table with Adam at learning \
 rate 1e-3 for 50 epochs and report held-out accuracy.";
@@ -181,17 +182,65 @@ fn refusals_say_what_was_wrong() {
     );
 }
 
+fn evidence_of(plan: &str, result: &str) -> Evidence {
+    Evidence {
+        plan: plan.into(),
+        result: result.into(),
+        log_tail: "LOG TAIL".into(),
+        diff: "DIFF".into(),
+        failure: "accuracy short by 0.1".into(),
+        branch: "BRANCH".into(),
+    }
+}
+
 #[test]
 fn the_prompt_names_every_variable() {
-    let p = expansion_prompt("PARENT PLAN", "reward 0.4", "accuracy short by 0.1", 3);
+    let p = expansion_prompt(&evidence_of("PARENT PLAN", "reward 0.4"), 3);
     for want in [
         "PARENT PLAN",
         "reward 0.4",
+        "LOG TAIL",
+        "```diff\nDIFF\n```",
         "accuracy short by 0.1",
-        "up to 3\nchild plans",
-        "at most 3 children",
+        "BRANCH",
+        "between 1 and 3 child plans",
+        "(1 to 3 children)",
     ] {
         assert!(p.contains(want), "{want}");
     }
     assert!(!p.contains("{{"), "a variable was left unfilled");
+    // One pass: a plan that quotes a variable's name is pasted as it is.
+    let p = expansion_prompt(&evidence_of("use {{diff}} and {{x}}", "r"), 2);
+    assert!(p.contains("use {{diff}} and {{x}}"), "{p}");
+    assert!(!p.contains("{{m}}"));
+}
+
+/// The reflector's prompt for a failed node, from a tree saved to and loaded from a run
+/// folder: its log tail (masked), its diff, its siblings and pruned children.
+#[test]
+fn the_prompt_for_a_failed_node_shows_its_log_and_diff() {
+    let run = tempfile::tempdir().unwrap();
+    let fixture = crate::plan::evidence::tests::fixture();
+    fixture.save_all(run.path()).unwrap();
+    let tree = crate::plan::load(run.path(), crate::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    let failed = tree
+        .get(&crate::plan::NodeId::new("n-0002").unwrap())
+        .unwrap();
+    assert_eq!(failed.status, crate::plan::NodeStatus::Failed);
+    let diff = "diff --git a/code/centroid.py b/code/centroid.py
+--- a/code/centroid.py
++++ b/code/centroid.py
+@@ -38,4 +38,4 @@ def main():
+     rows = load(\"data/penguins.csv\")
+-    acc = evaluate(rows, features=[\"bill_length_mm\", \"bill_depth_mm\"])
++    acc = evaluate(rows, features=[\"bill_depth_mm\"])
+     print(json.dumps({\"accuracy\": acc}))";
+    let e = crate::plan::evidence(&tree, failed, Some(diff), Some("scale the features"));
+    let prompt = expansion_prompt(&e, tree.room(&failed.id).unwrap());
+    assert!(prompt.contains("ValueError: both points must have the same dimension"));
+    assert!(prompt.contains("+    acc = evaluate(rows, features=[\"bill_depth_mm\"])"));
+    assert!(prompt.contains("HF_TOKEN=[redacted]") && !prompt.contains("hf_abcdef"));
+    insta::assert_snapshot!(prompt);
 }

@@ -9,8 +9,9 @@
 //!   `rules.rs` (`[plan] tree_rules`: the reference's Q and widening, or youra's)
 //! - `reward.rs` h(s) from a gate's criteria and metrics; `charge.rs` the budget charged from
 //!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
-//!   `expand.rs` the reflector's expansion prompt and reply rules; `best.rs` the search's
-//!   result (the best passing node) and whether a search goes on after its first pass
+//!   `expand.rs` the reflector's expansion prompt and reply rules, `evidence.rs` what that
+//!   prompt shows of the node (result, log tail, diff, failure analysis, branch); `best.rs`
+//!   the search's result (the best passing node) and whether a search goes on after its first pass
 //! - `sim/` synthetic research tasks calibrated to the paper and `bench/` the policy comparison
 //!   and its sweep (`youra bench allocation [--sweep]`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
@@ -23,6 +24,7 @@ mod charge;
 mod directives;
 mod eligibility;
 mod error;
+mod evidence;
 mod expand;
 mod files;
 mod id;
@@ -40,15 +42,19 @@ mod tree;
 mod values;
 
 pub use best::{Best, MEASURED_KEY, PASSED_KEY, Room, best_passing, goes_on, subtree};
-pub use budget::{Budget, MIN_SHARE, remaining_share};
+pub use budget::{Budget, MIN_SHARE, SpendKind, Split, compact, remaining_share};
 pub use charge::{
-    Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows,
+    Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows, spent_now,
 };
 pub use directives::{
     ALPHA_MAX_LIMIT, DirectiveApplied, DirectiveRefused, PlanDirective, apply_directive,
     parse_directive,
 };
 pub use eligibility::{Avail, Blocked, availability};
+pub use evidence::{
+    DIFF_CHARS, Evidence, LOG_TAIL_KEY, LOG_TAIL_LINES, NO_DIFF, evidence, fix_applies,
+    latest_recorded,
+};
 pub use error::{PlanError, PlanWarning};
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,

@@ -141,7 +141,10 @@ pub fn read_plan(run_root: &Path) -> Option<PlanView> {
             }
         })
         .collect();
-    view.budget = loaded.budget;
+    // With the ledger's rows since the engine's last charge, as `youra status` shows it.
+    view.budget = loaded
+        .budget
+        .map(|b| plan::spent_now(run_root, &b).unwrap_or(b));
     view.selection = selection;
     Some(view)
 }

@@ -1,6 +1,7 @@
 //! Plan tree: PrimeScientist's plan nodes (`plan/`): status, Q, visits, P, the last
 //! selection's weight and probability per candidate and why, pinned / vetoed / pruned marks,
-//! the budget gauge with the remaining share r and α, and ★ on each sub-hypothesis's best
+//! the budget gauge with the remaining share r and α and, below it, what the budget was
+//! spent on (planning, execution, diagnosis), and ★ on each sub-hypothesis's best
 //! node (the search's result), whose line below says why it was chosen.
 
 use ratatui::Frame;
@@ -28,13 +29,31 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         );
         return;
     };
-    let [gauge_area, list_area, why_area] = Layout::vertical([
+    let [gauge_area, split_area, list_area, why_area] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(if inner.height > 6 { 1 } else { 0 }),
         Constraint::Min(1),
         Constraint::Length(if inner.height > 10 { 3 } else { 1 }),
     ])
     .areas(inner);
     gauge(app, view, frame, gauge_area);
+    if let Some(b) = view.budget.as_ref().filter(|_| split_area.height > 0) {
+        let unsplit = b.used_tokens.saturating_sub(b.split.total());
+        let text = match (b.split.is_empty(), unsplit) {
+            (true, _) => format!(
+                "spent: {} (not split by kind: charged before youra kept the split)",
+                crate::plan::compact(b.used_tokens)
+            ),
+            (false, 0) => format!("spent: {}", b.split.text(b.used_tokens)),
+            (false, n) => format!(
+                "spent: {} · unsplit {}",
+                b.split.text(b.used_tokens),
+                crate::plan::compact(n)
+            ),
+        };
+        let line = Line::styled(clip(&text, split_area.width as usize), t.style(Role::Muted));
+        frame.render_widget(Paragraph::new(line), split_area);
+    }
     let sel = app
         .selected(PaneId::Plan)
         .min(view.rows.len().saturating_sub(1));

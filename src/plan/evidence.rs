@@ -1,0 +1,312 @@
+//! What the reflector sees when it expands a node (PrimeScientist §3.3; the reference's
+//! reflector reads the node's packet and verifier tail, its log brief, its diff from the
+//! baseline and the other nodes' priors and packets, the pruned children first): the node's
+//! measured result, the tail of its log, its code diff from its parent, the failure analysis
+//! while it is about this node, and how its siblings and children fared.
+//!
+//! Pure: the engine captures the log tail into the packet when it records the attempt (the
+//! log itself moves to `results/attempts/` at the next attempt) and computes the diff; this
+//! module picks, bounds and masks them. Everything here is the experiment's or a model's
+//! text: it goes to a model, and is escaped (`crate::term`) wherever it is shown.
+
+use serde_json::Value;
+
+use super::best::{MEASURED_KEY, PASSED_KEY, subtree};
+use super::files::NodeStatus;
+use super::id::NodeId;
+use super::tree::{PlanNode, PlanTree};
+
+/// The packet key of the attempt's log tail (lines joined by `\n`, secrets masked).
+pub const LOG_TAIL_KEY: &str = "log_tail";
+/// Lines of the log the packet keeps: the error and what led to it, not the whole run.
+pub const LOG_TAIL_LINES: usize = 40;
+/// At most this many characters of the tail reach the prompt (its end is kept).
+pub const LOG_TAIL_CHARS: usize = 4_000;
+/// At most this many characters of a diff reach the prompt.
+pub const DIFF_CHARS: usize = 6_000;
+/// A longer log line is cut: a progress bar or a dumped array says nothing more at 10 kB.
+const LINE_CHARS: usize = 240;
+/// Siblings and children listed; the rest are counted.
+const TREE_ENTRIES: usize = 12;
+/// The diff slot when no code diff was recorded (no code per node, or not executed).
+pub const NO_DIFF: &str = "(no code diff recorded for this node)";
+
+/// The prompt's evidence sections, each ready to paste.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub plan: String,
+    /// Reward, gate outcome and measured metrics; or why there are none.
+    pub result: String,
+    pub log_tail: String,
+    pub diff: String,
+    /// The failure analysis's requested change, while it is about this node.
+    pub failure: String,
+    /// Siblings and children: first lines of their plans, rewards, pruned or failed.
+    pub branch: String,
+}
+
+/// The evidence for expanding `node`. `diff`: its code diff from its parent's, when the run
+/// keeps code per node; `fix`: the sub-hypothesis's latest failure analysis (the VSA's
+/// `refinement`), shown only while it is this node's ([`fix_applies`]).
+pub fn evidence(
+    tree: &PlanTree,
+    node: &PlanNode,
+    diff: Option<&str>,
+    fix: Option<&str>,
+) -> Evidence {
+    let hypothesis = hypothesis_of(tree, node);
+    let failure = match (fix.map(str::trim).filter(|f| !f.is_empty()), &hypothesis) {
+        (Some(f), Some(h)) if fix_applies(tree, h, &node.id) => f.to_string(),
+        (Some(_), _) if passed(node) == Some(true) => {
+            "(none: this node passed its gate; the last failure analysis is about an earlier attempt)"
+                .into()
+        }
+        (Some(_), _) => "(none for this node: the last failure analysis is about another attempt)".into(),
+        (None, _) => "(no failure analysis was made)".into(),
+    };
+    Evidence {
+        plan: node.plan.clone().unwrap_or_default().trim().to_string(),
+        result: result(node),
+        log_tail: log_tail(node),
+        diff: match diff.map(str::trim_end).filter(|d| !d.trim().is_empty()) {
+            Some(d) => bound_head(&mask(d), DIFF_CHARS),
+            None => NO_DIFF.to_string(),
+        },
+        failure: mask(&failure),
+        branch: branch(tree, node),
+    }
+}
+
+/// Whether the sub-hypothesis's latest failure analysis is about `node`: it is written after
+/// each missed gate while nothing in the subtree has passed, about the attempt just recorded.
+/// After a pass no analysis runs, so the one on record is stale for every later node.
+pub fn fix_applies(tree: &PlanTree, hypothesis: &str, node: &NodeId) -> bool {
+    let any_passed = subtree(tree, hypothesis)
+        .iter()
+        .filter_map(|id| tree.get(id))
+        .any(|n| passed(n) == Some(true));
+    !any_passed && latest_recorded(tree, hypothesis).as_ref() == Some(node)
+}
+
+/// The node of `hypothesis`'s subtree whose attempt was recorded last: by the packet's
+/// `attempt` key (`<h>#<round>#<attempt>`, the VSA's counters), then its finish time, then
+/// the id. Packets of one second are common in a replay, so the counters come first.
+pub fn latest_recorded(tree: &PlanTree, hypothesis: &str) -> Option<NodeId> {
+    subtree(tree, hypothesis)
+        .into_iter()
+        .filter_map(|id| tree.get(&id))
+        .filter_map(|n| {
+            let p = n.packet.as_ref()?;
+            let counters = p
+                .extra
+                .get("attempt")
+                .and_then(Value::as_str)
+                .and_then(attempt_counters);
+            Some((
+                (counters, p.finished_at.clone(), n.id.clone()),
+                n.id.clone(),
+            ))
+        })
+        .max_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, id)| id)
+}
+
+/// (round, attempt) of an attempt key `<h>#<round>#<attempt>`.
+fn attempt_counters(key: &str) -> Option<(u32, u32)> {
+    let mut parts = key.rsplit('#');
+    let attempt = parts.next()?.parse().ok()?;
+    let round = parts.next()?.parse().ok()?;
+    Some((round, attempt))
+}
+
+fn hypothesis_of(tree: &PlanTree, node: &PlanNode) -> Option<String> {
+    let mut at = node;
+    loop {
+        if let Some(h) = &at.hypothesis_id {
+            return Some(h.clone());
+        }
+        at = tree.get(at.parent.as_ref()?)?;
+    }
+}
+
+fn passed(node: &PlanNode) -> Option<bool> {
+    node.packet.as_ref()?.extra.get(PASSED_KEY)?.as_bool()
+}
+
+/// Reward, gate and metrics of the node's attempt, or why it has none.
+fn result(node: &PlanNode) -> String {
+    let Some(p) = node.packet.as_ref().filter(|_| node.status.has_reward()) else {
+        return "Not executed yet.".into();
+    };
+    if node.status == NodeStatus::Failed {
+        return "The attempt produced no usable result (a crash, a timeout or no metrics after its repairs): it counts as reward 0.".into();
+    }
+    let gate = match passed(node) {
+        Some(true) => "the gate passed",
+        Some(false) => "the gate was missed",
+        None => "the gate's outcome was not recorded",
+    };
+    let mut out = format!("Reward h = {:.3} in [0, 1]; {gate}.", p.reward);
+    let measured: Vec<String> = p
+        .extra
+        .get(MEASURED_KEY)
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some(format!("{} = {}", one_line(k), v.as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if measured.is_empty() {
+        out.push_str(" No metric was measured.");
+    } else {
+        out.push_str(&format!(" Measured: {}.", measured.join(", ")));
+    }
+    if node.status == NodeStatus::Pruned {
+        out.push_str(" Pruned: more than δ below its parent's value.");
+    }
+    out
+}
+
+fn log_tail(node: &PlanNode) -> String {
+    let tail = node
+        .packet
+        .as_ref()
+        .and_then(|p| p.extra.get(LOG_TAIL_KEY))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if tail.trim().is_empty() {
+        return "(no log recorded for this node)".into();
+    }
+    let lines: Vec<String> = tail
+        .lines()
+        .rev()
+        .take(LOG_TAIL_LINES)
+        .map(|l| l.chars().take(LINE_CHARS).collect())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    bound_tail(&mask(&lines.join("\n")), LOG_TAIL_CHARS)
+}
+
+/// Siblings (the parent's other children) and the node's own children, one line each.
+fn branch(tree: &PlanTree, node: &PlanNode) -> String {
+    let siblings: Vec<&PlanNode> = node
+        .parent
+        .as_ref()
+        .and_then(|p| tree.get(p))
+        .map(|p| {
+            p.children
+                .iter()
+                .filter(|c| **c != node.id)
+                .filter_map(|c| tree.get(c))
+                .collect()
+        })
+        .unwrap_or_default();
+    let children: Vec<&PlanNode> = node.children.iter().filter_map(|c| tree.get(c)).collect();
+    let mut out = String::new();
+    match node.parent.as_ref() {
+        None => out.push_str("Siblings: none (this is the sub-hypothesis's first plan).\n"),
+        Some(p) if siblings.is_empty() => {
+            out.push_str(&format!("Siblings: none (the only child of {p}).\n"))
+        }
+        Some(p) => {
+            out.push_str(&format!("Siblings (the other children of {p}):\n"));
+            list(&mut out, &siblings);
+        }
+    }
+    if children.is_empty() {
+        out.push_str("Children: none yet.\n");
+    } else {
+        out.push_str("Children already proposed (do not repeat them; a pruned or failed one is a direction that did not pay):\n");
+        list(&mut out, &children);
+    }
+    mask(out.trim_end())
+}
+
+fn list(out: &mut String, nodes: &[&PlanNode]) {
+    for n in nodes.iter().take(TREE_ENTRIES) {
+        out.push_str(&format!("- {}\n", entry(n)));
+    }
+    if nodes.len() > TREE_ENTRIES {
+        out.push_str(&format!("- … and {} more\n", nodes.len() - TREE_ENTRIES));
+    }
+}
+
+/// `n-0004 [pruned, reward 0.421, gate missed] Bill depth alone — tested: …`.
+fn entry(n: &PlanNode) -> String {
+    let mut tags = vec![n.status.name().to_string()];
+    if let Some(p) = n.packet.as_ref().filter(|_| n.status != NodeStatus::Failed) {
+        tags.push(format!("reward {:.3}", p.reward));
+    }
+    match passed(n) {
+        Some(true) => tags.push("gate passed".into()),
+        Some(false) => tags.push("gate missed".into()),
+        None => {}
+    }
+    if n.vetoed {
+        tags.push("vetoed by the researcher".into());
+    }
+    let title = n
+        .plan
+        .as_deref()
+        .and_then(|p| p.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("(plan not read)")
+        .trim_start_matches('#')
+        .trim();
+    let mut line = format!("{} [{}] {}", n.id, tags.join(", "), one_line(title));
+    let tested = n.prior.hypothesis.trim();
+    if matches!(n.status, NodeStatus::Pruned | NodeStatus::Failed) && !tested.is_empty() {
+        line.push_str(&format!(" — it tested: {}", one_line(tested)));
+    }
+    line
+}
+
+fn one_line(s: &str) -> String {
+    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.chars().count() > LINE_CHARS {
+        true => format!("{}…", flat.chars().take(LINE_CHARS).collect::<String>()),
+        false => flat,
+    }
+}
+
+/// Secrets masked by pattern (the tail was masked with the process's keys when captured),
+/// and code fences broken so a log or diff cannot close the prompt's fence around it.
+fn mask(text: &str) -> String {
+    crate::redact::redact(text, &[]).replace("```", "'''")
+}
+
+/// The last `limit` characters, from a line start, with a first line saying what was cut.
+fn bound_tail(text: &str, limit: usize) -> String {
+    let total = text.chars().count();
+    if total <= limit {
+        return text.to_string();
+    }
+    let kept: String = text.chars().skip(total - limit).collect();
+    let kept = kept
+        .split_once('\n')
+        .map_or(kept.as_str(), |(_, rest)| rest);
+    format!(
+        "… log cut: its last {} of {total} characters\n{kept}",
+        kept.chars().count()
+    )
+}
+
+/// The first `limit` characters, to a line end, with a last line saying what was cut.
+fn bound_head(text: &str, limit: usize) -> String {
+    let total = text.chars().count();
+    if total <= limit {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(limit).collect();
+    let cut = cut.rsplit_once('\n').map_or(cut.as_str(), |(head, _)| head);
+    format!(
+        "{cut}\n… diff cut: {} of {total} characters shown",
+        cut.chars().count()
+    )
+}
+
+#[cfg(test)]
+#[path = "evidence_tests.rs"]
+pub(crate) mod tests;
