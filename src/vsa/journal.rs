@@ -8,7 +8,7 @@
 //! 1. `pending.yaml` ← the new bytes (fsync, rename, folder fsync);
 //! 2. the VSA ← the same bytes (the atomic replace: the commit point);
 //! 3. `written/N.yaml` ← a hard link to the journal (the merge base for stale saves);
-//! 4. `pending.yaml` renamed to `last_written.yaml`; the copy 16 revisions back removed.
+//! 4. `pending.yaml` renamed to `last_written.yaml`; older copies pruned (see below).
 //!
 //! The next writer, under the lock, looks for a journal before anything else
 //! ([`Store::recover`]): a VSA at the journal's revision (or past it: an edit made after
@@ -16,8 +16,12 @@
 //! write is recognised as youra's. A VSA below it means the rename never happened: the
 //! journal is discarded and the next write says so in a `recovered` history entry, at the
 //! revision the interrupted write would have had, so no revision number is skipped.
-//! At rest `.youra/` holds what it held before (the last copy and 16 numbered ones, now
-//! sharing the newest's bytes through the link); the journal exists only mid-write.
+//! At rest `.youra/` holds the last copy and up to 16 numbered ones (the newest sharing the
+//! last copy's bytes through the link); the journal exists only mid-write. The older
+//! numbered copies are bounded in bytes too, at twice the file's size, so a long history
+//! costs at most three copies beside the file (issue 30: 17 full copies of a 58 MB VSA
+//! were 975 MB). A stale save older than the copies kept is still merged, from the history
+//! entries instead of a base copy (`outside.rs`).
 
 use std::fs;
 use std::path::Path;
@@ -31,6 +35,8 @@ use crate::yaml::{NewNode, Style, format_scalar};
 pub(super) const PENDING: &str = "pending.yaml";
 /// How many earlier revisions are kept (`.youra/written/N.yaml`) as merge bases.
 const KEEP_WRITTEN: u64 = 16;
+/// The bytes the numbered copies older than the newest may take, in multiples of the file.
+const OLDER_COPIES_BYTES: u64 = 2;
 
 /// What the next writer found of an interrupted write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +95,19 @@ impl Store {
         if let Err(e) = fs::rename(&pending, side.join(LAST_WRITTEN)) {
             tracing::warn!(target: "youra::vsa", revision, error = %e, "cannot keep the last copy");
         }
-        if let Some(old) = revision.checked_sub(KEEP_WRITTEN) {
-            let _ = fs::remove_file(written.join(format!("{old}.yaml")));
+        let size = fs::metadata(&numbered).map_or(0, |m| m.len());
+        let sizes: Vec<Option<u64>> = (1..=KEEP_WRITTEN)
+            .map(|back| {
+                let r = revision.checked_sub(back)?;
+                fs::metadata(written.join(format!("{r}.yaml")))
+                    .ok()
+                    .map(|m| m.len())
+            })
+            .collect();
+        for back in prune(&sizes, size.saturating_mul(OLDER_COPIES_BYTES)) {
+            if let Some(r) = revision.checked_sub(back) {
+                let _ = fs::remove_file(written.join(format!("{r}.yaml")));
+            }
         }
         crash_point(CrashAt::After(revision));
     }
@@ -135,6 +152,26 @@ impl Store {
     }
 }
 
+/// Which older copies to remove (as revisions back, 1-based): `sizes[i]` is the copy
+/// `i + 1` revisions back (`None`: absent), the newest first. Copies are kept newest first
+/// while their bytes fit in `budget`; the last of `sizes` (the window's end) always goes.
+fn prune(sizes: &[Option<u64>], budget: u64) -> Vec<u64> {
+    let mut used = 0u64;
+    let mut full = false;
+    let mut gone = Vec::new();
+    for (i, size) in sizes.iter().enumerate() {
+        let back = i as u64 + 1;
+        let Some(size) = size else { continue };
+        full = full || used.saturating_add(*size) > budget || back == sizes.len() as u64;
+        if full {
+            gone.push(back);
+        } else {
+            used += size;
+        }
+    }
+    gone
+}
+
 fn remove_tmp(dir: &Path, ours: impl Fn(&str) -> bool) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -171,4 +208,27 @@ pub fn recovered_entry(n: u64, kept: u64, revision: u64) -> NewNode {
             )),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prune;
+
+    #[test]
+    fn older_copies_are_bounded_in_count_and_bytes() {
+        let n = |v: &[u64]| v.iter().map(|&s| Some(s)).collect::<Vec<_>>();
+        // (sizes of the copies 1, 2, … back; budget) -> removed
+        type Row = (Vec<Option<u64>>, u64, Vec<u64>);
+        let table: &[Row] = &[
+            (n(&[10; 16]), 1000, vec![16]),
+            (n(&[10; 16]), 20, (3..=16).collect()),
+            (n(&[10; 16]), 25, (3..=16).collect()),
+            (n(&[30, 1, 1]), 20, vec![1, 2, 3]),
+            (vec![None, Some(10), None, Some(10)], 15, vec![4]),
+            (vec![None; 16], 0, vec![]),
+        ];
+        for (sizes, budget, gone) in table {
+            assert_eq!(&prune(sizes, *budget), gone, "{sizes:?} within {budget}");
+        }
+    }
 }

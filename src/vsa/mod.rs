@@ -31,4 +31,5 @@ pub mod store;
 pub mod transition;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
+mod graft;
 mod skeleton;

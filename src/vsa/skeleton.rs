@@ -1,12 +1,45 @@
 //! A cheap read-back of an edit. Verifying a splice by re-parsing the whole file doubles the
 //! cost of a write; the top-level sections of a block-mapping VSA are independent, so the
 //! sections the splices touch (and, of the history list, only its tail) are parsed alone.
-//! Whenever that is not clearly equivalent, `None` sends the caller to a full parse.
+//! Whenever that is not clearly equivalent, `None` sends the caller to a full parse. The
+//! pieces say where each kept range came from, so `graft.rs` can put the parse of the
+//! skeleton back into the parse of the whole file.
 
 use crate::yaml::{Document, Node, NodeKind, Splice};
 
+/// The edited file reduced to the sections the splices touch, and where each piece lies.
+#[derive(Debug, Clone)]
+pub struct Skeleton {
+    pub text: String,
+    pub pieces: Vec<Piece>,
+}
+
+/// One kept range of the old file: `old..old_end` there, `at..at + len` in the skeleton
+/// (with the splices inside it applied), starting on line `old_line` of the old file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    /// The top-level entry it belongs to.
+    pub entry: usize,
+    pub part: Part,
+    pub old: usize,
+    pub old_end: usize,
+    pub old_line: usize,
+    pub at: usize,
+    pub len: usize,
+}
+
+/// Which part of its entry a piece holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Whole,
+    /// The `history:` key's line; its items but the last are left out.
+    HistoryHead,
+    /// The history's last item to the end of the section.
+    HistoryTail,
+}
+
 /// The edited file reduced to the sections `splices` touch, or `None` to parse it whole.
-pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<String> {
+pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
     let text = old.text.as_str();
     let root = old.root.as_ref()?;
     let NodeKind::Map(entries) = &root.kind else {
@@ -22,25 +55,38 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<String> {
         .iter()
         .map(|(k, _)| line_start(text, k.start))
         .collect();
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    // (start, end, entry, part, line of start)
+    let mut ranges: Vec<(usize, usize, usize, Part, usize)> = Vec::new();
     for (i, (key, value)) in entries.iter().enumerate() {
-        let start = if i == 0 { 0 } else { starts[i] };
+        let (start, line) = if i == 0 {
+            (0, 1)
+        } else {
+            (starts[i], key.pos.line)
+        };
         let end = starts.get(i + 1).copied().unwrap_or(text.len());
         if !splices.iter().any(|s| start <= s.start && s.end <= end) {
             continue;
         }
         match (&value.kind, key.as_str()) {
             (NodeKind::Seq(items), Some("history")) if items.len() > 1 && !value.is_flow(text) => {
-                let last = items.last().map(|n: &Node| line_start(text, n.start))?;
-                ranges.push((start, line_end(text, key.start)));
-                ranges.push((last, end));
+                let last: &Node = items.last()?;
+                ranges.push((start, line_end(text, key.start), i, Part::HistoryHead, line));
+                ranges.push((
+                    line_start(text, last.start),
+                    end,
+                    i,
+                    Part::HistoryTail,
+                    last.pos.line,
+                ));
             }
-            _ => ranges.push((start, end)),
+            _ => ranges.push((start, end, i, Part::Whole, line)),
         }
     }
     let mut out = String::new();
+    let mut pieces = Vec::with_capacity(ranges.len());
     let mut used = 0;
-    for (a, b) in ranges {
+    for (a, b, entry, part, old_line) in ranges {
+        let at = out.len();
         let mut cursor = a;
         for s in splices.iter().filter(|s| a <= s.start && s.end <= b) {
             if s.start < cursor {
@@ -52,12 +98,21 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<String> {
             used += 1;
         }
         out.push_str(&text[cursor..b]);
+        pieces.push(Piece {
+            entry,
+            part,
+            old: a,
+            old_end: b,
+            old_line,
+            at,
+            len: out.len() - at,
+        });
         if !out.ends_with('\n') {
             out.push('\n');
         }
     }
     // Every splice must have landed in a kept range, once.
-    (used == splices.len()).then_some(out)
+    (used == splices.len()).then_some(Skeleton { text: out, pieces })
 }
 
 /// An anchor (`&name`) outside quotes would tie sections together: parse whole instead.
@@ -109,7 +164,7 @@ mod tests {
                 text: "revision: 1\n".into(),
             },
         ];
-        let out = skeleton(&doc, &splices).unwrap();
+        let out = skeleton(&doc, &splices).unwrap().text;
         assert_eq!(
             out,
             "workflow:\n  status: PAUSED # c\nhistory:\n- event: b\n- event: c\nstatistics:\n  n: 1\nrevision: 1\n"
@@ -129,7 +184,8 @@ mod tests {
                 text: "[PAUSED".into(),
             }],
         )
-        .unwrap();
+        .unwrap()
+        .text;
         assert!(parse(out.as_bytes()).is_err());
     }
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::edit::{EditError, plan_history_append_all, plan_revision};
+use super::graft::graft;
 use super::history::change_entry;
 use super::invariants::{Invariant, Violation, introduced};
 use super::journal::{Recovered, recovered_entry};
@@ -335,13 +336,13 @@ impl Store {
             return Ok(applied);
         }
         applied.revision = work.vsa.revision.max(outside.floor) + 1;
-        let (text, after, partial, forced) =
-            self.build(work, m, &planned, &outside, applied.revision)?;
+        let (text, after, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
         applied.forced = forced;
         let on_disk = self.write(&text, applied.revision)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        // Keyed by the bytes as written (BOM, CRLF): the next read compares the file's bytes.
-        *cache = (!partial).then(|| (on_disk, Arc::new(after)));
+        // Keyed by the bytes as written (BOM, CRLF): the next read compares the file's bytes,
+        // so the parse survives the store's own write and nobody else's.
+        *cache = Some((on_disk, Arc::new(after)));
         Ok(applied)
     }
 
@@ -363,19 +364,19 @@ impl Store {
         planned: &[(&Edit, Planned)],
         outside: &Outside,
         revision: u64,
-    ) -> Result<(String, Snapshot, bool, Vec<Violation>), StoreError> {
+    ) -> Result<(String, Snapshot, Vec<Violation>), StoreError> {
         let one_pass = disjoint(planned);
-        let attempt = |forced: &[Violation]| -> Result<(String, Snapshot, bool), StoreError> {
+        let attempt = |forced: &[Violation]| -> Result<(String, Snapshot), StoreError> {
             if one_pass {
                 let splices = self.splices(&work.doc, m, planned, outside, revision, forced)?;
-                let (text, after, partial) = self.apply(&work.doc, &splices)?;
+                let (text, after) = self.apply(&work.doc, &splices)?;
                 if planned.iter().all(|(_, p)| holds(&after, &p.check)) {
-                    return Ok((text, after, partial));
+                    return Ok((text, after));
                 }
             }
             self.one_by_one(work, m, outside, revision, forced)
         };
-        let (mut text, mut after, mut partial) = attempt(&[])?;
+        let (mut text, mut after) = attempt(&[])?;
         let violations = introduced(&work.vsa, &after.vsa);
         let mut forced = Vec::new();
         if !violations.is_empty() {
@@ -383,7 +384,7 @@ impl Store {
             if !m.force || violations.iter().any(|v| v.invariant == Invariant::SafeId) {
                 return Err(StoreError::Invariant { violations });
             }
-            (text, after, partial) = attempt(&violations)?;
+            (text, after) = attempt(&violations)?;
             forced = violations;
         }
         if after.vsa.revision != revision {
@@ -392,7 +393,7 @@ impl Store {
                 after.vsa.revision
             )));
         }
-        Ok((text, after, partial, forced))
+        Ok((text, after, forced))
     }
 
     /// History entries (the outside writer's first), the edits, and the revision, as splices
@@ -434,7 +435,7 @@ impl Store {
         outside: &Outside,
         revision: u64,
         forced: &[Violation],
-    ) -> Result<(String, Snapshot, bool), StoreError> {
+    ) -> Result<(String, Snapshot), StoreError> {
         let ids: Vec<String> = work
             .vsa
             .sub_hypotheses
@@ -484,7 +485,7 @@ impl Store {
                 "{c:?} does not hold after the edit"
             )));
         }
-        Ok((text, after, false))
+        Ok((text, after))
     }
 
     /// A stale base is fine when the field itself still holds what the caller saw.
@@ -516,24 +517,25 @@ impl Store {
         })
     }
 
-    /// The edited text and its read-back: of the touched sections when that suffices
-    /// (`partial`), else of the whole file.
-    fn apply(
-        &self,
-        old: &Document,
-        splices: &[Splice],
-    ) -> Result<(String, Snapshot, bool), StoreError> {
+    /// The edited text and its read-back: the touched sections parsed alone and grafted
+    /// onto the previous parse when that suffices (`graft.rs`), else the whole file parsed.
+    /// Either way the result is a parse of the whole new file, which the store keeps.
+    fn apply(&self, old: &Document, splices: &[Splice]) -> Result<(String, Snapshot), StoreError> {
         let new_text =
             Splice::apply(&old.text, splices).map_err(|e| StoreError::Verify(e.to_string()))?;
-        if let Some(part) = skeleton(old, splices)
-            && let Ok(snap) = self.snapshot(part.as_bytes())
+        if let Some(skel) = skeleton(old, splices)
+            && let Ok(part) = parse(skel.text.as_bytes())
+            && let Some(doc) = graft(old, splices, &new_text, &skel, part)
         {
-            return Ok((new_text, snap, true));
+            #[cfg(debug_assertions)]
+            super::graft::check(&doc);
+            let (vsa, warnings) = read(&doc);
+            return Ok((new_text, Snapshot { doc, vsa, warnings }));
         }
         let snap = self
             .snapshot(new_text.as_bytes())
             .map_err(|e| StoreError::Verify(e.to_string()))?;
-        Ok((new_text, snap, false))
+        Ok((new_text, snap))
     }
 }
 
