@@ -487,6 +487,10 @@ fn every_binding_does_what_its_command_says() {
             | C::ForceNode => {
                 assert!(matches!(a.overlay, Some(Overlay::Reason(_))), "{what}")
             }
+            C::ShowDiff => assert!(
+                matches!(effects.as_slice(), [Effect::OpenDiff(_)]),
+                "{what}"
+            ),
             C::NextCriterion => assert_eq!(a.criterion, Some(0), "{what}"),
             C::PrevCriterion => assert_eq!(a.criterion, Some(0), "{what}: one criterion"),
             C::FilterKind => assert!(a.filters.kind.is_some(), "{what}"),

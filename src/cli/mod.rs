@@ -34,6 +34,7 @@ mod doctor_cmd;
 pub mod engine_cmd;
 mod memory_cmd;
 mod memory_import;
+mod plan_cmd;
 mod replay_cmd;
 mod report_cmd;
 mod status;
@@ -127,6 +128,9 @@ pub enum Command {
         #[arg(long)]
         run: bool,
     },
+    /// A plan node's code: write its files into a folder, or print its diff from its parent.
+    #[command(subcommand)]
+    Plan(plan_cmd::PlanCommand),
     /// Benchmarks that are part of the product.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -282,6 +286,7 @@ pub fn run() -> color_eyre::Result<i32> {
         }
         Command::Report(cmd) => report_cmd::run(cmd),
         Command::Tools(cmd) => tools_cmd::run(cmd),
+        Command::Plan(cmd) => plan_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
         Command::Tui {
             dirs,

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::config::PlanSettings;
+use crate::plan::node_code::{COMMIT_KEY, CodeError, Repo, node_commit, node_hypothesis};
 use crate::plan::{
     Action, Budget, Draft, NodeId, Packet, PlanTree, Plans, Prior, XorShift64, load,
     parse_expansion, save_budget, save_selection, select,
@@ -142,6 +143,7 @@ pub fn next(
             .get(&node)
             .and_then(|n| n.plan.clone())
             .unwrap_or_default();
+        start_code(ctx, &tree, id, &node)?;
         ctx.roles.ledger().set_plan_node(Some(node.to_string()));
         return Ok(Next::Run(Step { node, plan }));
     }
@@ -164,6 +166,7 @@ pub fn next(
                         )),
                 );
                 clear_forced(ctx.run, &mut budget)?;
+                start_code(ctx, &tree, id, &node)?;
                 ctx.roles.ledger().set_plan_node(Some(node.to_string()));
                 return Ok(Next::Run(Step { node, plan }));
             }
@@ -251,9 +254,11 @@ fn expand(
     let plan = parent.plan.clone().unwrap_or_default();
     // What the reflector sees (`plan::evidence`): result, log tail, diff, the failure
     // analysis while it is this node's, siblings and children; 1..room children asked for.
-    // The diff comes with code per node (issue 27 item 1); until then the slot says none.
+    // The diff: the node's code and command from its parent's (`plan::node_code`), bounded;
+    // a node without code (run before code per node) leaves the slot saying so.
     let fix = super::stages::coding_snapshot_field(ctx, id, "refinement");
-    let diff: Option<String> = None;
+    let diff =
+        crate::plan::node_code::diff_to_parent(ctx.run, tree, node, crate::plan::DIFF_CHARS).ok();
     let evidence = crate::plan::evidence(tree, parent, diff.as_deref(), fix.as_deref());
     let m = tree.room(node).map_err(err("room"))?.min(s.max_children);
     let existing: Vec<String> = parent
@@ -292,15 +297,83 @@ fn expand(
     Ok(())
 }
 
-/// The sub-hypothesis a node's subtree belongs to (its root's).
-fn node_hypothesis(tree: &PlanTree, node: &NodeId) -> Option<String> {
-    let mut at = tree.get(node)?;
-    loop {
-        if let Some(h) = &at.hypothesis_id {
-            return Some(h.clone());
-        }
-        at = tree.get(at.parent.as_ref()?)?;
-    }
+/// A git failure of the node code, as the run's stop (git missing: the install hint).
+fn code_err(e: CodeError) -> StageError {
+    StageError::MustStop(format!("plan tree: node code: {e}"))
+}
+
+/// The workspace's `code/` before `node`'s coder writes: its plan parent's code (a root
+/// starts from an empty folder), so a child is its parent's code plus its own change.
+fn start_code(
+    ctx: &StageCtx<'_>,
+    tree: &PlanTree,
+    id: &str,
+    node: &NodeId,
+) -> Result<(), StageError> {
+    let repo = Repo::open(ctx.run, id).map_err(code_err)?;
+    let parent = tree.get(node).and_then(|n| n.parent.clone());
+    let commit = match &parent {
+        Some(p) => Some(node_commit(&repo, tree, p).ok_or_else(|| {
+            StageError::MustStop(format!(
+                "plan tree: {node}'s parent {p} has no recorded code (no commit in its packet.json nor refs/nodes/{p} in {}): it ran before youra kept code per node; veto {node} or start the search again",
+                repo.git_dir().display()
+            ))
+        })?),
+        None => None,
+    };
+    repo.start_from(commit.as_deref()).map_err(code_err)
+}
+
+/// Commit the workspace's code and results, and the command that ran them, as `node` (its
+/// parent's commit as parent).
+fn commit_code(
+    tree: &PlanTree,
+    run: &Path,
+    node: &NodeId,
+    command: Option<&[String]>,
+) -> Result<String, StageError> {
+    let h = node_hypothesis(tree, node).ok_or_else(|| {
+        StageError::MustStop(format!("plan tree: {node} belongs to no sub-hypothesis"))
+    })?;
+    let repo = Repo::open(run, &h).map_err(code_err)?;
+    let n = tree
+        .get(node)
+        .ok_or_else(|| StageError::MustStop(format!("plan tree: {node} vanished")))?;
+    let parent = n.parent.as_ref().and_then(|p| node_commit(&repo, tree, p));
+    repo.commit_node(
+        node,
+        parent.as_deref(),
+        n.plan.as_deref().unwrap_or(""),
+        command,
+    )
+    .map_err(code_err)
+}
+
+/// The settled search's best node's code and results back in the workspace: what
+/// `results/` holds and what the paper's method check reads.
+pub fn restore_best(
+    ctx: &StageCtx<'_>,
+    s: &PlanSettings,
+    id: &str,
+    node: &NodeId,
+) -> Result<(), StageError> {
+    let (tree, _) = open(ctx.run, s)?;
+    let repo = Repo::open(ctx.run, id).map_err(code_err)?;
+    let commit = node_commit(&repo, &tree, node).ok_or_else(|| {
+        StageError::MustStop(format!(
+            "plan tree: the best node {node} of {id} has no recorded code (no commit in its packet.json nor refs/nodes/{node})"
+        ))
+    })?;
+    repo.restore(&commit).map_err(code_err)?;
+    ctx.emit(
+        Event::new("plan")
+            .hypothesis(id)
+            .action("restore")
+            .message(format!(
+                "{node}: its code and results are the workspace's ({commit:.12})"
+            )),
+    );
+    Ok(())
 }
 
 /// What an attempt measured, for its node's packet: the metrics and whether the gate passed.
@@ -317,6 +390,7 @@ pub fn record(
     node: &NodeId,
     scored: Option<Scored<'_>>,
     logs: Vec<String>,
+    command: Option<&[String]>,
 ) -> Result<(), StageError> {
     let reward = scored.as_ref().map(|x| x.reward);
     let (mut tree, mut budget) = open(ctx.run, s)?;
@@ -330,8 +404,12 @@ pub fn record(
         ctx.roles.ledger().set_plan_node(None);
         return Ok(());
     }
+    // The commit first: a kill before the tree's save leaves a ref the resumed attempt's
+    // identical commit (fixed dates, same code) points at again.
+    let commit = commit_code(&tree, ctx.run, node, command)?;
     let mut extra = serde_json::Map::new();
     extra.insert("attempt".into(), serde_json::Value::String(key));
+    extra.insert(COMMIT_KEY.into(), serde_json::Value::String(commit));
     // The log's tail for the reflector (`plan::evidence`): the log moves to
     // `results/attempts/` at the next attempt; `tail_lines` masks secrets.
     if let Some(log) = logs.first() {

@@ -29,6 +29,7 @@ mod expand;
 mod files;
 mod id;
 mod load;
+pub mod node_code;
 mod policy;
 mod reward;
 mod rng;
@@ -51,11 +52,11 @@ pub use directives::{
     parse_directive,
 };
 pub use eligibility::{Avail, Blocked, availability};
+pub use error::{PlanError, PlanWarning};
 pub use evidence::{
     DIFF_CHARS, Evidence, LOG_TAIL_KEY, LOG_TAIL_LINES, NO_DIFF, evidence, fix_applies,
     latest_recorded,
 };
-pub use error::{PlanError, PlanWarning};
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,
     schema as expansion_schema, similarity,

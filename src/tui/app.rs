@@ -97,6 +97,8 @@ pub enum Effect {
     OpenFile(std::path::PathBuf),
     /// Read the run's paper and check its numbers (the sanitizer, off the UI thread).
     OpenPaper,
+    /// Read a plan node's code diff from its parent for the viewer (`tui/diff_view.rs`).
+    OpenDiff(String),
     Mutate(Mutation),
     /// A steering request (see `steer`), typed from the key press to the store; `edit`'s
     /// plan file (the `:` line's `--plan-file`) is read when the effect runs, not here.

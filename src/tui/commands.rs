@@ -110,6 +110,18 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::SearchPrev => lessons::step_match(app, false),
         Command::Cancel => lessons::clear_search(app),
         Command::OpenPaper => return vec![Effect::OpenPaper],
+        Command::ShowDiff => {
+            let node = app
+                .data
+                .plan
+                .as_ref()
+                .and_then(|p| p.rows.get(app.selected(PaneId::Plan)))
+                .map(|r| r.id.clone());
+            match node {
+                Some(node) => return vec![Effect::OpenDiff(node)],
+                None => app.toast = Some(("no plan node selected (plan/tree.json)".into(), true)),
+            }
+        }
         Command::OpenEscalation => {
             if app
                 .data

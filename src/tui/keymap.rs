@@ -92,6 +92,7 @@ commands! {
     Pin = "pin": "pin the plan node",
     Veto = "veto": "veto the plan node",
     ForceNode = "force_node": "run this node next",
+    ShowDiff = "show_diff": "the node's code diff from its parent",
     Close = "close": "close",
     Search = "search": "search",
     SearchNext = "search_next": "next match",

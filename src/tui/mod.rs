@@ -4,6 +4,7 @@
 pub mod app;
 mod commands;
 pub mod dialogs;
+pub mod diff_view;
 pub mod draw;
 pub mod experiments;
 pub mod filters;

@@ -227,6 +227,15 @@ fn handle(
                     });
                 });
             }
+            Effect::OpenDiff(node) => {
+                let (tx, root, theme) = (ctx.tx.clone(), ctx.run.root.clone(), app.theme.clone());
+                std::thread::spawn(move || {
+                    let lines = super::diff_view::read(&root, &node)
+                        .map(|d| super::diff_view::lines(&d, &theme));
+                    let title = super::diff_view::title(&node);
+                    let _ = tx.send(AppEvent::Opened { title, lines });
+                });
+            }
             Effect::OpenPaper => {
                 let (tx, root) = (ctx.tx.clone(), ctx.run.root.clone());
                 std::thread::spawn(move || {

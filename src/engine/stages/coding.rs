@@ -85,6 +85,8 @@ struct Progress {
     history: Vec<String>,
     step: Option<crate::engine::plan_search::Step>,
     attempt: u32,
+    /// The argv of the last experiment started: with the code, what re-runs a plan node.
+    command: Option<Vec<String>>,
 }
 
 /// Begin the step: ask for code and start its experiment (or end at once: no attempt could
@@ -128,6 +130,7 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         history: Vec::new(),
         step,
         attempt: 1,
+        command: None,
     };
     drive(ctx, progress)
 }
@@ -197,7 +200,8 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
     while p.attempt <= ctx.settings.repair_attempts.saturating_add(1) {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
-            Prepared::Started { files, job } => {
+            Prepared::Started { files, job, argv } => {
+                p.command = Some(argv);
                 // While the job runs the loop may work on other sub-hypotheses: their calls
                 // are not this node's (`resume` tags the judging again).
                 if p.step.is_some() {
@@ -218,6 +222,7 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
             &step.node,
             None,
             vec![format!("{}/results/run.log", p.id)],
+            p.command.as_deref(),
         )?;
         match search::after_attempt(ctx, ctx.plan, &p.id)? {
             search::After::Open => {}
@@ -272,6 +277,7 @@ fn measured_step(
                 passed,
             }),
             logs,
+            p.command.as_deref(),
         )?;
         match search::after_attempt(ctx, ctx.plan, id)? {
             search::After::Open => {}
@@ -328,6 +334,7 @@ enum Prepared {
     Started {
         files: Files,
         job: Box<dyn crate::exec::RunningJob>,
+        argv: Vec<String>,
     },
 }
 
@@ -384,8 +391,8 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
     if let Some(why) = compliance(ctx, id, tasks, tests)? {
         return Ok(Prepared::Repair(why));
     }
-    match start_job(ctx, id, argv) {
-        Ok(job) => Ok(Prepared::Started { files, job }),
+    match start_job(ctx, id, argv.clone()) {
+        Ok(job) => Ok(Prepared::Started { files, job, argv }),
         // The machine's fault stops the run here; only the code's is repaired.
         Err(e) => Ok(Prepared::Repair(e.repair_or_stop(id)?)),
     }

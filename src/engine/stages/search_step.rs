@@ -1,5 +1,6 @@
 //! Where a Coding & Validation step ends a plan-tree search rather than judging one attempt:
-//! the search settles on its best node (the gate judged on that node's measured values), or
+//! the search settles on its best node (its code and results checked out into the workspace,
+//! the gate judged on its measured values), or
 //! the plan budget is spent and the open sub-hypotheses are skipped.
 
 use crate::engine::ctx::StageCtx;
@@ -20,6 +21,9 @@ pub(super) fn settle(
     outcome: Option<&JobOutcome>,
     history: &[String],
 ) -> Result<Produced, StageError> {
+    // The best node's code and results become the workspace's: what `results/` holds and
+    // what the paper's method check reads (`report/corpus.rs` searches `h-*/code/**`).
+    search::restore_best(ctx, ctx.plan, id, &note.best.node)?;
     let judged = super::coding::criteria_now(ctx, id, brief)?;
     let gate = gates::evaluate(&judged.list, &note.best.measured);
     super::validation::record(ctx, id, &judged, &gate, outcome, history, Some(&note))
