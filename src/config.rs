@@ -16,6 +16,8 @@ pub struct RunConfig {
     pub run: RunSection,
     pub llm: LlmSection,
     pub engine: EngineSettings,
+    /// Hypothesis Debate's bounds (`[debate]`).
+    pub debate: DebateSettings,
     /// π's thresholds, κ_min and MaxPivots (see "Recovery" in docs/ARCHITECTURE.md).
     pub recovery: crate::reflect::routing::Thresholds,
     /// The plan tree's budget and policy (PrimeScientist); off unless `budget_tokens` > 0.
@@ -66,8 +68,6 @@ impl LlmSection {
 pub struct EngineSettings {
     /// Resume prompts the controller may issue for one stage before MUST_STOP.
     pub max_resumes: u32,
-    pub debate_min_exchanges: u32,
-    pub debate_max_exchanges: u32,
     pub review_max_rounds: u32,
     /// Repair attempts for one experiment before it counts as failed.
     pub repair_attempts: u32,
@@ -128,8 +128,6 @@ impl Default for EngineSettings {
     fn default() -> Self {
         EngineSettings {
             max_resumes: 2,
-            debate_min_exchanges: 6,
-            debate_max_exchanges: 12,
             review_max_rounds: 3,
             repair_attempts: 3,
             controller_retries: 2,
@@ -152,6 +150,27 @@ impl Default for EngineSettings {
 
 /// `[plan]`: with a token budget, Coding & Validation of a sub-hypothesis is a plan-tree
 /// search (PrimeScientist): each attempt executes the node the policy selects, the search goes
+/// `[debate]`: Hypothesis Debate's bounds. YouRA runs its six-persona debate for up to 20
+/// exchanges, one persona per exchange, ending earlier once the moderator finds all six
+/// convergence criteria met (§4, "up to 20 rounds"); the minimum lets every persona speak once.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DebateSettings {
+    /// Exchanges before a convergence verdict may end the debate.
+    pub min_exchanges: u32,
+    /// Exchanges at most, converged or not.
+    pub max_exchanges: u32,
+}
+
+impl Default for DebateSettings {
+    fn default() -> Self {
+        DebateSettings {
+            min_exchanges: 6,
+            max_exchanges: 20,
+        }
+    }
+}
+
 /// on after the first pass while the budget lasts, and the best node's result is the gate's.
 /// An exhausted budget moves the run to Evidence Check.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -520,7 +539,7 @@ mod tests {
         assert_eq!(c.llm.roles["controller"].model.as_deref(), Some("ctl"));
         assert_eq!(c.run.execution_mode.as_deref(), Some("UNATTENDED"));
         assert_eq!(c.engine.max_resumes, 5);
-        assert_eq!(c.engine.debate_max_exchanges, 12);
+        assert_eq!(c.debate.max_exchanges, 20);
     }
 
     #[test]

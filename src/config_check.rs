@@ -12,7 +12,17 @@ use crate::config_sources::KeyPath;
 
 /// Settings that moved: (old key path, new key path). Refused with the new place, so a run
 /// written for an older youra does not silently lose them.
-pub const MOVED: &[(&[&str], &str)] = &[(&["engine", "sandbox"], "[exec] sandbox")];
+pub const MOVED: &[(&[&str], &str)] = &[
+    (&["engine", "sandbox"], "[exec] sandbox"),
+    (
+        &["engine", "debate_min_exchanges"],
+        "[debate] min_exchanges",
+    ),
+    (
+        &["engine", "debate_max_exchanges"],
+        "[debate] max_exchanges",
+    ),
+];
 
 /// The first moved key set in `table`, with its new place.
 pub fn moved_key(table: &Table) -> Option<(KeyPath, &'static str)> {
@@ -55,14 +65,14 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
     let mut out = vec![
         r("engine.max_resumes", e.max_resumes.into(), 0.0, MAX_COUNT),
         r(
-            "engine.debate_min_exchanges",
-            e.debate_min_exchanges.into(),
+            "debate.min_exchanges",
+            c.debate.min_exchanges.into(),
             0.0,
             MAX_COUNT,
         ),
         r(
-            "engine.debate_max_exchanges",
-            e.debate_max_exchanges.into(),
+            "debate.max_exchanges",
+            c.debate.max_exchanges.into(),
             1.0,
             MAX_COUNT,
         ),
@@ -171,12 +181,12 @@ pub fn numbers(c: &RunConfig) -> Vec<(String, String)> {
             )
         })
         .collect();
-    if c.engine.debate_min_exchanges > c.engine.debate_max_exchanges {
+    if c.debate.min_exchanges > c.debate.max_exchanges {
         out.push((
-            "engine.debate_min_exchanges".into(),
+            "debate.min_exchanges".into(),
             format!(
-                "engine.debate_min_exchanges = {} is above engine.debate_max_exchanges = {}",
-                c.engine.debate_min_exchanges, c.engine.debate_max_exchanges
+                "debate.min_exchanges = {} is above debate.max_exchanges = {}",
+                c.debate.min_exchanges, c.debate.max_exchanges
             ),
         ));
     }
@@ -298,5 +308,36 @@ mod tests {
         assert_eq!(new, "[exec] sandbox");
         let t: Table = toml::from_str("[exec]\nsandbox = \"off\"\n").unwrap();
         assert!(moved_key(&t).is_none());
+        let t: Table = toml::from_str("[engine]\ndebate_max_exchanges = 8\n").unwrap();
+        assert_eq!(moved_key(&t).unwrap().1, "[debate] max_exchanges");
+    }
+
+    #[test]
+    fn debate_bounds_are_range_checked() {
+        // (setter, what the message must name)
+        type Set = fn(&mut RunConfig);
+        let table: [(Set, &str); 3] = [
+            (|c| c.debate.max_exchanges = 0, "debate.max_exchanges = 0"),
+            (
+                |c| c.debate.max_exchanges = 5000,
+                "debate.max_exchanges = 5000",
+            ),
+            (
+                |c| {
+                    c.debate.min_exchanges = 9;
+                    c.debate.max_exchanges = 8;
+                },
+                "debate.min_exchanges = 9 is above debate.max_exchanges = 8",
+            ),
+        ];
+        for (set, want) in table {
+            let mut c = RunConfig::default();
+            set(&mut c);
+            let found = numbers(&c);
+            assert!(
+                found.iter().any(|(_, m)| m.contains(want)),
+                "{want}: {found:?}"
+            );
+        }
     }
 }

@@ -205,7 +205,7 @@ fn an_incomplete_output_is_sent_back_with_what_is_missing() {
 #[test]
 fn a_debate_that_never_converges_stops_at_its_maximum() {
     let mut s2 = Script::default();
-    s2.scoping().literature();
+    s2.scoping().literature().gap();
     for i in 0..8 {
         s2.reply(
             "controller",
@@ -244,7 +244,7 @@ fn a_debate_that_never_converges_stops_at_its_maximum() {
         common::script::REFINEMENT,
     );
     s2.ok("hypothesis_debate", None, 1);
-    let (_g, dir) = replay_run(&s2, "debate_max_exchanges = 8\n");
+    let (_g, dir) = replay_run(&s2, "\n[debate]\nmax_exchanges = 8\n");
     let RunEnd::Stopped(reason) = run(&dir) else {
         panic!("expected a stop")
     };

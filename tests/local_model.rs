@@ -98,10 +98,12 @@ persona = 300
 
 [engine]
 literature_search = false
-debate_min_exchanges = 1
-debate_max_exchanges = 2
 max_resumes = 1
 controller_retries = 0
+
+[debate]
+min_exchanges = 1
+max_exchanges = 2
 "#;
 
 #[test]

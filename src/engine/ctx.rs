@@ -21,6 +21,8 @@ pub struct StageCtx<'a> {
     pub prompts: &'a Prompts,
     pub events: &'a std::sync::Arc<EventLog>,
     pub settings: &'a EngineSettings,
+    /// Hypothesis Debate's bounds (`[debate]`).
+    pub debate: &'a crate::config::DebateSettings,
     pub stage: Stage,
     /// Re-entries of this step by recovery (part of every call key).
     pub round: u32,

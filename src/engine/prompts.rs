@@ -22,6 +22,7 @@ pub const COMPILED: &[(&str, &str)] = compiled![
     "controller_route",
     "problem_scoping",
     "literature_grounding",
+    "debate/gap_selection",
     "debate/turn",
     "debate/moderator",
     "debate/synthesis",

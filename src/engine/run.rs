@@ -399,6 +399,7 @@ impl Engine {
             round,
             attempt,
             // Read when the step starts: a decision is applied between steps, never inside one.
+            debate: &self.config.debate,
             decisions: self
                 .store
                 .load()

@@ -41,6 +41,13 @@ bill length separates Adelie from Chinstrap.
 - [@tibshirani2002diagnosis] Tibshirani et al. (2002): nearest shrunken centroids.
 ";
 
+/// Gap Selection before the first debate: the bill-only gap, the one the data answers first.
+const GAP: &str = r#"{"gap": 1, "evidence": ["Bill depth is known to separate Gentoo from the others; bill length separates Adelie from Chinstrap.", "Horst, Hill and Gorman (2020) released the measurements for teaching classification [@horst2020palmerpenguins]."], "rationale": "The species signal in the bill is documented but never measured without a learned model; body mass (gap 2) is tested as the redundancy the same claim implies."}"#;
+
+/// Gap Selection on the re-entry after the redesign: the memory records that body mass was
+/// not redundant, so the debate turns to what mass adds.
+const PIVOT_GAP: &str = r#"{"gap": 2, "evidence": ["Gorman, Williams and Fraser (2014) described the sexual dimorphism in bill and body size [@gorman2014ecological].", "This run's failure record: body mass added 0.0323 over standardized bills, above the 0.02 the redundancy claim allowed."], "rationale": "The refuted redundancy claim leaves gap 2 open in the other direction: what body mass adds once the bill is known."}"#;
+
 const TURNS: [(&str, &str); 6] = [
     (
         "novelty",
@@ -73,9 +80,9 @@ const SYNTHESIS: &str = r#"{"hypothesis": "Bill length and bill depth alone clas
 const REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v1", "title": "Bills alone separate Palmer penguin species", "statement": "A nearest-centroid rule on bill length and bill depth classifies Adelie, Chinstrap and Gentoo penguins with at least 0.92 cross-validated accuracy, and adding body mass raises accuracy by at most 0.02."}, "predictions": ["accuracy >= 0.92", "gain <= 0.02", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.88 with bills alone, or a body-mass gain above 0.02.", "assumptions": ["rows with missing measurements are missing at random", "the three islands share one species signature"]}"#;
 
 const PLAN: &str = r#"{"sub_hypotheses": [
- {"id": "h-e1", "type": "EXISTENCE", "statement": "A nearest-centroid rule on bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": []},
- {"id": "h-m1", "type": "MECHANISM", "statement": "Adding body mass to bill length and depth raises accuracy by at most 0.02: the bills carry the species signal.", "gate": {"type": "MUST_WORK", "criterion": "gain <= 0.02"}, "prerequisites": ["h-e1"]},
- {"id": "h-c1", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e1"]}
+ {"id": "h-e1", "type": "EXISTENCE", "statement": "A nearest-centroid rule on bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": [], "predictions": ["P1"]},
+ {"id": "h-m1", "type": "MECHANISM", "statement": "Adding body mass to bill length and depth raises accuracy by at most 0.02: the bills carry the species signal.", "gate": {"type": "MUST_WORK", "criterion": "gain <= 0.02"}, "prerequisites": ["h-e1"], "predictions": ["P2"]},
+ {"id": "h-c1", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e1"], "predictions": ["P3"]}
 ], "rationale": "Existence first (does the bill suffice), then the mechanism (the bills carry the signal, so mass is redundant), then the condition the dimorphism raises."}"#;
 
 fn brief(what: &str, metric: &str, op: &str, value: f64, procedure: &str) -> String {
@@ -301,7 +308,22 @@ fn review(reviewer: &str) -> String {
 /// The paper's replies, given its parts: Evidence Check, the four drafting groups, the
 /// three reviewers, and the final refinement.
 fn paper(s: &mut Script, p: &Paper) {
-    s.reply("executor", "evidence_check", None, 1, p.evidence)
+    let (claims, assumptions) = p
+        .evidence
+        .split_once("## Assumptions\n")
+        .unwrap_or((p.evidence, ""));
+    let predictions: Vec<serde_json::Value> = p
+        .verdicts
+        .iter()
+        .enumerate()
+        .map(|(i, (verdict, why))| serde_json::json!({"id": format!("P{}", i + 1), "verdict": verdict, "explanation": why}))
+        .collect();
+    let evidence = serde_json::json!({
+        "predictions": predictions,
+        "mechanism_claims": claims.trim_start_matches("## Mechanism Claims\n").trim(),
+        "assumptions": assumptions.trim(),
+    });
+    s.reply("executor", "evidence_check", None, 1, &evidence.to_string())
         .reply("controller", "evidence_check", None, 1, CONTROLLER_OK);
     for part in [p.foundation, p.experiments, p.closure, p.abstract_] {
         s.reply("executor", "manuscript_drafting", None, 1, part);
@@ -349,6 +371,9 @@ discriminant [@fisher1936use]; shrunken centroids carried it to gene expression 
 
 ## Method
 A nearest centroid classifier on standardized bill length and bill depth, fitted on four folds and scored by
+    /// Evidence Check's verdict and explanation for P1, P2 and P3.
+    verdicts: [(&'static str, &'static str); 3],
+    /// Its mechanism claims and assumptions (Markdown, `## Assumptions` between them).
 accuracy on the fifth, with 5-fold cross-validation (seed 0). A learning curve refits on growing shares of the
 training rows. The plan tree searched the method of the first sub-hypothesis: after the unscaled rule missed,
 bill depth alone was tried and pruned, and standardized bills met the gate.
@@ -375,6 +400,11 @@ bills alone within each sex (h-c1). The failure analysis of h-e1 traced its miss
 
 ## Results
 
+    verdicts: [
+        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("refuted", "h-m1 missed its MUST_WORK gate: body mass adds 0.0323, above the 0.02 allowed; the researcher kept this negative result."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
 | Sub-hypothesis | Metric | Value | Gate |
 |---|---|---|---|
 ",
@@ -425,6 +455,11 @@ rejected and the method checked instead: the cross-validation was repeated over 
 ## Results
 
 | Sub-hypothesis | Metric | Value | Gate |
+    verdicts: [
+        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("refuted", "h-m1 missed its MUST_WORK gate twice: body mass adds 0.0342 on average over ten seeds, above the 0.02 allowed."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
 |---|---|---|---|
 ",
         "| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |
@@ -475,6 +510,11 @@ palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a clo
 discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
 
 ## Method
+    verdicts: [
+        ("supported", "h-e2 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("supported", "h-m2 met its MUST_WORK gate: body mass adds 0.0323, above the 0.02 predicted."),
+        ("supported", "h-c2 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
 A nearest centroid classifier on standardized bill length and bill depth, with and without body mass, fitted on
 four folds and scored by accuracy on the fifth, with 5-fold cross-validation (seed 0).
 ",
@@ -505,8 +545,10 @@ species above the 0.92 target and keeps it within each sex; body mass adds at le
 ",
 };
 
-/// The debate's opening: six exchanges until the moderator finds every criterion settled.
-fn debate(s: &mut Script, turns: &[(&str, &str)], synthesis: &str, refinement: &str) {
+/// The debate: Gap Selection, then six exchanges until the moderator finds every criterion
+/// settled.
+fn debate(s: &mut Script, gap: &str, turns: &[(&str, &str)], synthesis: &str, refinement: &str) {
+    s.reply("executor", "hypothesis_debate", None, 1, gap);
     let personas: Vec<&str> = turns.iter().map(|(p, _)| *p).collect();
     for (i, (_, text)) in turns.iter().enumerate() {
         let met = i >= 4;
@@ -553,9 +595,9 @@ const PIVOT_SYNTHESIS: &str = r#"{"hypothesis": "Standardized bill length and de
 const PIVOT_REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v2", "title": "Bills classify penguin species and body mass adds what they miss", "statement": "Body mass splits Adelie from Chinstrap where their bills overlap: weighing the birds lifts the species rule by at least 0.02 over standardized bill measurements alone, which already reach 0.92."}, "predictions": ["accuracy >= 0.92", "gain >= 0.02", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.88 on standardized bills, or a body-mass gain below 0.01.", "assumptions": ["rows with missing measurements are missing at random"]}"#;
 
 const PIVOT_PLAN: &str = r#"{"sub_hypotheses": [
- {"id": "h-e2", "type": "EXISTENCE", "statement": "A nearest-centroid rule on standardized bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": []},
- {"id": "h-m2", "type": "MECHANISM", "statement": "Adding body mass to standardized bill length and depth raises accuracy by at least 0.02.", "gate": {"type": "MUST_WORK", "criterion": "gain >= 0.02"}, "prerequisites": ["h-e2"]},
- {"id": "h-c2", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e2"]}
+ {"id": "h-e2", "type": "EXISTENCE", "statement": "A nearest-centroid rule on standardized bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": [], "predictions": ["P1"]},
+ {"id": "h-m2", "type": "MECHANISM", "statement": "Adding body mass to standardized bill length and depth raises accuracy by at least 0.02.", "gate": {"type": "MUST_WORK", "criterion": "gain >= 0.02"}, "prerequisites": ["h-e2"], "predictions": ["P2"]},
+ {"id": "h-c2", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e2"], "predictions": ["P3"]}
 ], "rationale": "The redesign keeps the existence and the condition, and turns the refuted redundancy into the prediction that mass adds information."}"#;
 
 /// The study up to h-m1's escalation: scoping, literature, the debate, the plan, h-e1's
@@ -566,7 +608,7 @@ fn until_the_escalation(s: &mut Script) {
         .reply("controller", "problem_scoping", None, 1, CONTROLLER_OK);
     s.reply("executor", "literature_grounding", None, 1, LITERATURE)
         .reply("controller", "literature_grounding", None, 1, CONTROLLER_OK);
-    debate(s, &TURNS, SYNTHESIS, REFINEMENT);
+    debate(s, GAP, &TURNS, SYNTHESIS, REFINEMENT);
     s.reply("executor", "verification_planning", None, 1, PLAN)
         .reply(
             "controller",
@@ -689,7 +731,13 @@ pub fn script() -> Script {
     paper(&mut s, &KEPT);
     // Approved: the Pivot archives the work from the debate on and debates again.
     s.after("Pivot").round(1);
-    debate(&mut s, &PIVOT_TURNS, PIVOT_SYNTHESIS, PIVOT_REFINEMENT);
+    debate(
+        &mut s,
+        PIVOT_GAP,
+        &PIVOT_TURNS,
+        PIVOT_SYNTHESIS,
+        PIVOT_REFINEMENT,
+    );
     s.reply("executor", "verification_planning", None, 1, PIVOT_PLAN)
         .reply(
             "controller",

@@ -140,9 +140,15 @@ impl Script {
             .ok("literature_grounding", None, 1)
     }
 
+    /// Gap Selection, the debate's first call: the first gap Literature Grounding listed.
+    pub fn gap(&mut self) -> &mut Self {
+        self.reply("executor", "hypothesis_debate", None, 1, GAP)
+    }
+
     /// A debate of `turns` exchanges whose moderator declares convergence at the end
-    /// (or never, when `converge` is false).
+    /// (or never, when `converge` is false), after Gap Selection.
     pub fn debate(&mut self, turns: usize, converge: bool) -> &mut Self {
+        self.gap();
         for i in 0..turns {
             self.reply(
                 "controller",
@@ -211,10 +217,12 @@ pub fn moderator(converged: bool, next: &str) -> String {
 pub const SCOPING: &str = "## Research Question\nDo bill measurements separate the penguin species?\n## Motivation\nField work.\n## Scope\nThree species.\n## Success Criteria\nAccuracy above 0.9.\n";
 pub const LITERATURE: &str =
     "## Related Work\nGorman et al. 2014.\n## Gaps\n1. a\n2. b\n3. c\n## Sources\n- Gorman 2014\n";
+pub const GAP: &str =
+    r#"{"gap": 1, "evidence": ["Gorman et al. 2014"], "rationale": "the gap the data can answer"}"#;
 pub const SYNTHESIS: &str = r#"{"hypothesis":"Bill shape separates species","mechanism":"diet niches shape bills","predictions":["accuracy >= 0.9"],"agreements":["use CV"],"open_objections":[],"novelty":"a clean test"}"#;
 pub const REFINEMENT: &str = r#"{"main_hypothesis":{"id":"H-Bill-v1","title":"Bills separate species","statement":"Bill length and depth alone classify the three species with accuracy >= 0.9."},"predictions":["accuracy >= 0.9"],"falsification":"accuracy below 0.8","assumptions":["measurement noise is small"]}"#;
 pub const PLAN: &str = r#"{"sub_hypotheses":[
- {"id":"h-e1","type":"EXISTENCE","statement":"A nearest-centroid classifier on bill length and depth reaches accuracy >= 0.9.","gate":{"type":"MUST_WORK","criterion":"accuracy >= 0.9"},"prerequisites":[]},
+ {"id":"h-e1","type":"EXISTENCE","statement":"A nearest-centroid classifier on bill length and depth reaches accuracy >= 0.9.","gate":{"type":"MUST_WORK","criterion":"accuracy >= 0.9"},"prerequisites":[],"predictions":["P1"]},
  {"id":"h-m1","type":"MECHANISM","statement":"Adding body mass does not raise accuracy by more than 0.02.","gate":{"type":"SHOULD_WORK","criterion":"gain <= 0.02"},"prerequisites":["h-e1"]},
  {"id":"h-c1","type":"CONDITION","statement":"The result holds within each island.","gate":{"type":"SHOULD_WORK","criterion":"min_group_accuracy >= 0.85"},"prerequisites":["h-e1"]}
 ],"rationale":"Existence first, then what adds nothing, then where it holds."}"#;
@@ -285,7 +293,7 @@ pub fn with_data(run: &Path) {
     .expect("copy the penguins");
 }
 
-pub const EVIDENCE: &str = "## Mechanism Claims\nBill length and depth carry most of the species signal once both are put on one scale.\n## Assumptions\n- Rows with missing measurements are missing at random (not tested).\n";
+pub const EVIDENCE: &str = r#"{"predictions": [{"id": "P1", "verdict": "supported", "explanation": "h-e1 passed its MUST_WORK gate on measured accuracy."}], "mechanism_claims": "Bill length and depth carry most of the species signal once both are put on one scale.", "assumptions": "- Rows with missing measurements are missing at random (not tested)."}"#;
 
 pub const FOUNDATION: &str = "## Introduction\nCan bill measurements alone tell the three Palmer penguin species apart?\n\n## Related Work\nGorman et al. (2014) collected the measurements.\n\n## Method\nA nearest centroid classifier on standardized bill length and bill depth, scored by accuracy with cross-validation over five folds.\n";
 pub const EVIDENCE_SECTIONS: &str = "## Experiments\nEach sub-hypothesis ran as its own experiment on the penguins.csv table.\n\n## Results\n\n| Sub-hypothesis | Metric | Value |\n|---|---|---|\n| h-e1 | accuracy | 0.9356 |\n| h-m1 | gain | 0.0323 |\n| h-c1 | min_group_accuracy | 0.9638 |\n";

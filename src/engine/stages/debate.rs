@@ -1,7 +1,12 @@
-//! Hypothesis Debate (Phase 2A): six personas argue, the controller moderates (picks the
-//! next persona, judges the six convergence criteria), bounded by min and max exchanges.
-//! Writes `discussion_log.md`, `01_round_table/final_opinions.yaml`, `02_synthesis.yaml`,
-//! `03_refinement.yaml`, and the main hypothesis into the VSA.
+//! Hypothesis Debate (Phase 2A) as YouRA runs it (Appendix A): Gap Selection first
+//! ([`super::debate_gap`]), then six personas argue while the controller moderates (reads the
+//! compact VSA summary and, on a re-entry after a redesign, this run's Reflective Memory;
+//! picks the next persona; judges the six convergence criteria), up to `[debate]
+//! max_exchanges` (20) and ending earlier once all six are met after `min_exchanges`; then
+//! Result Structuring. Writes `00_gap_selection.yaml`, `discussion_log.md`,
+//! `01_round_table/final_opinions.yaml`, `02_synthesis.yaml`, `03_refinement.yaml`, and the
+//! main hypothesis with its numbered predictions (`main_hypothesis.predictions`, P1…) into
+//! the VSA, which Verification Planning links sub-hypotheses to and Evidence Check judges.
 
 use serde_json::{Value, json};
 
@@ -157,16 +162,20 @@ impl HypothesisDebate {
     fn moderate(
         &self,
         ctx: &StageCtx<'_>,
-        q: &str,
+        base: &Vars,
         turns: &[Turn],
     ) -> Result<Moderation, StageError> {
         let spoken: Vec<String> = turns.iter().map(|t| t.persona.clone()).collect();
-        let vars: Vars = [
-            ("question", q.to_string()),
+        // The state is read at every call: the moderator judges the debate against the VSA
+        // as it is (YouRA: "reads recent dialogue and VSA state").
+        let state = crate::engine::summary::summary(&ctx.vsa()?.vsa);
+        let mut vars = base.clone();
+        vars.extend([
+            ("state", state),
             ("transcript", transcript(turns)),
             ("exchanges", turns.len().to_string()),
-            ("min", ctx.settings.debate_min_exchanges.to_string()),
-            ("max", ctx.settings.debate_max_exchanges.to_string()),
+            ("min", ctx.debate.min_exchanges.to_string()),
+            ("max", ctx.debate.max_exchanges.to_string()),
             ("personas", PERSONAS.join(", ")),
             (
                 "spoken",
@@ -176,9 +185,7 @@ impl HypothesisDebate {
                     spoken.join(", ")
                 },
             ),
-        ]
-        .into_iter()
-        .collect();
+        ]);
         let v = ctx.ask_json(
             "controller",
             "system/controller",
@@ -219,27 +226,41 @@ impl StageRunner for HypothesisDebate {
     fn run(&self, ctx: &StageCtx<'_>, _: Option<&str>) -> Result<Produced, StageError> {
         let q = super::literature::question(ctx);
         let research = ctx.read(super::literature::ARTIFACT).unwrap_or_default();
+        let memory = memory_digest(ctx);
+        // Reflective Memory is checked first on a re-entry (YouRA: "so the system does not
+        // repeat refuted directions"): a recovery round, or records this run already wrote.
+        let reentry = ctx.round > 0 || memory != "(none)"; // lessons::digest's empty text
+        let gap = super::debate_gap::select(ctx, &q, &research, &memory)?;
         let base: Vars = [
             ("question", q.clone()),
+            ("gap", gap.prompt_text()),
             (
                 "gaps",
                 section_body(&research, "Gaps")
                     .unwrap_or("(none recorded)")
                     .to_string(),
             ),
-            ("memory", memory_digest(ctx)),
+            (
+                "reentry",
+                if reentry {
+                    "a re-entry: the records this run wrote".into()
+                } else {
+                    "first pass".to_string()
+                },
+            ),
+            ("memory", memory),
             ("prior", prior_digest(ctx)),
         ]
         .into_iter()
         .collect();
-        let (min, max) = (
-            ctx.settings.debate_min_exchanges,
-            ctx.settings.debate_max_exchanges.max(1),
-        );
+        let (min, max) = (ctx.debate.min_exchanges, ctx.debate.max_exchanges.max(1));
         let mut turns = Vec::new();
-        let mut log = vec![format!("# Hypothesis Debate\n\n**Question:** {q}\n")];
+        let mut log = vec![format!(
+            "# Hypothesis Debate\n\n**Question:** {q}\n\n**Selected gap:** {}\n",
+            gap.prompt_text().replace('\n', "  \n")
+        )];
         let verdict = loop {
-            let m = self.moderate(ctx, &q, &turns)?;
+            let m = self.moderate(ctx, &base, &turns)?;
             log.push(format!(
                 "_Moderator after {} exchanges: criteria met {}/6 ({}). {}_\n",
                 turns.len(),
@@ -356,14 +377,37 @@ impl HypothesisDebate {
         );
         let mut produced = Produced::new("03_refinement.yaml", Check { missing });
         if let Some(m) = refinement.get("main_hypothesis").filter(|m| m.is_object()) {
-            produced.commit = main_hypothesis(ctx, m)?;
+            let predictions = predictions(&refinement);
+            produced.commit = main_hypothesis(ctx, m, &predictions)?;
         }
         Ok(produced)
     }
 }
 
+/// The refinement's predictions, numbered P1, P2… in its order (the ids Verification
+/// Planning links sub-hypotheses to and Evidence Check judges); blank ones are left out.
+pub fn predictions(refinement: &Value) -> Vec<(String, String)> {
+    refinement
+        .get("predictions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .enumerate()
+                .map(|(i, p)| (format!("P{}", i + 1), p.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The refined main hypothesis, to be written with the stage's completion.
-fn main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<Mutation, StageError> {
+fn main_hypothesis(
+    ctx: &StageCtx<'_>,
+    m: &Value,
+    predictions: &[(String, String)],
+) -> Result<Mutation, StageError> {
     let statement = str_field(m, "statement").unwrap_or("");
     let failed = crate::engine::reroute::failed_statements(ctx);
     let refs: Vec<&str> = failed.iter().map(String::as_str).collect();
@@ -382,6 +426,20 @@ fn main_hypothesis(ctx: &StageCtx<'_>, m: &Value) -> Result<Mutation, StageError
         ("title".into(), field("title")),
         ("statement".into(), field("statement")),
         ("defined_in".into(), yamlout::text("03_refinement.yaml")),
+        (
+            "predictions".into(),
+            NewNode::Seq(
+                predictions
+                    .iter()
+                    .map(|(id, p)| {
+                        NewNode::Map(vec![
+                            ("id".into(), NewNode::Scalar(id.clone())),
+                            ("statement".into(), yamlout::text(p)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
     ]);
     let change = Change::Put {
         path: "main_hypothesis".into(),
@@ -401,10 +459,31 @@ mod tests {
 
     #[test]
     fn convergence_needs_the_minimum_and_stops_at_the_maximum() {
-        assert!(!stop_now(3, 6, 12, true));
-        assert!(stop_now(6, 6, 12, true));
-        assert!(!stop_now(6, 6, 12, false));
-        assert!(stop_now(12, 6, 12, false));
+        // (exchanges, min, max, converged, stops): YouRA's default bounds are 6 and 20.
+        let table = [
+            (3, 6, 20, true, false),
+            (6, 6, 20, true, true),
+            (6, 6, 20, false, false),
+            (19, 6, 20, false, false),
+            (20, 6, 20, false, true),
+            (0, 0, 20, true, true),
+        ];
+        for (n, min, max, converged, stops) in table {
+            assert_eq!(stop_now(n, min, max, converged), stops, "{n} {min} {max}");
+        }
+    }
+
+    #[test]
+    fn predictions_are_numbered_in_the_refinements_order() {
+        let r = json!({"predictions": ["accuracy >= 0.92", " ", "gain <= 0.02"]});
+        assert_eq!(
+            predictions(&r),
+            vec![
+                ("P1".to_string(), "accuracy >= 0.92".to_string()),
+                ("P2".to_string(), "gain <= 0.02".to_string())
+            ]
+        );
+        assert!(predictions(&json!({})).is_empty());
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Manuscript Drafting (Phase 6): the paper in YouRA's story groups, Foundation, Evidence
 //! and Closure, then the abstract last; every drafting prompt carries the whitelist of
 //! measured values, and the draft is sanitized against the registry before it is written.
+//! The Discussion follows Evidence Check's per-prediction verdicts: the prompt gives them in
+//! order, and the section opens with them as Evidence Check judged them (by rule, so no
+//! verdict is upgraded in the retelling).
 
 use super::{Produced, StageRunner};
 use crate::engine::check::sections;
@@ -112,6 +115,12 @@ impl StageRunner for ManuscriptDrafting {
             .unwrap_or_else(|| ctx.topic.clone());
         let statement = main.and_then(|m| m.statement.clone()).unwrap_or_default();
         let evidence = ctx.read(super::evidence::ARTIFACT).unwrap_or_default();
+        let points = super::evidence::discussion_points(&evidence);
+        let discussion = if points.is_empty() {
+            "(Evidence Check recorded no per-prediction verdicts)".to_string()
+        } else {
+            points.join("\n")
+        };
         let records = crate::paper::records(ctx.run)
             .map_err(|e| StageError::MustStop(format!("{e}; re-run Literature Grounding")))?;
         let references = crate::engine::literature::Search {
@@ -131,6 +140,7 @@ impl StageRunner for ManuscriptDrafting {
                 ("sections", secs.join(", ")),
                 ("main_hypothesis", statement.clone()),
                 ("evidence", evidence.clone()),
+                ("discussion", discussion.clone()),
                 ("whitelist", registry.whitelist()),
                 ("references", references.clone()),
                 (
@@ -161,6 +171,7 @@ impl StageRunner for ManuscriptDrafting {
             .collect::<Vec<_>>()
             .join("\n\n");
         let paper = format!("# {title}\n\n{abstract_}\n\n{body}\n");
+        let paper = with_verdicts(&paper, &points);
         let paper = with_figures_and_references(ctx, &paper, &snap.vsa, &records);
         let report = write_sanitized(ctx, PAPER, &paper, &registry)?;
         let all: Vec<&str> = GROUPS.iter().flat_map(|(_, s)| s.iter().copied()).collect();
@@ -178,10 +189,57 @@ impl StageRunner for ManuscriptDrafting {
     }
 }
 
+/// The paper with Evidence Check's per-prediction verdicts opening its Discussion (after
+/// the heading); unchanged without a Discussion or verdicts, and never inserted twice.
+pub fn with_verdicts(paper: &str, points: &[String]) -> String {
+    if points.is_empty() || points.iter().all(|p| paper.contains(p.as_str())) {
+        return paper.to_string();
+    }
+    let mut lines: Vec<&str> = paper.lines().collect();
+    let Some(at) = lines.iter().position(|l| {
+        l.starts_with('#')
+            && l.trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("discussion")
+    }) else {
+        return paper.to_string();
+    };
+    let block = format!(
+        "\nEvidence Check judged each prediction of the main hypothesis on the gates it rests on:\n\n{}\n",
+        points.join("\n")
+    );
+    lines.insert(at + 1, &block);
+    let mut out = lines.join("\n");
+    if paper.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::exec::SandboxMode;
+
+    #[test]
+    fn the_discussion_opens_with_the_verdicts_once() {
+        let points = vec!["- **P1** (gain <= 0.02): refuted; rests on h-m1.".to_string()];
+        let paper = "# T\n\n## Results\n\nR.\n\n## Discussion\nMass matters.\n";
+        let with = with_verdicts(paper, &points);
+        assert_eq!(
+            with,
+            format!(
+                "# T\n\n## Results\n\nR.\n\n## Discussion\n\nEvidence Check judged each prediction of the main hypothesis on the gates it rests on:\n\n{}\n\nMass matters.\n",
+                points[0]
+            )
+        );
+        assert_eq!(with_verdicts(&with, &points), with, "once");
+        assert_eq!(with_verdicts(paper, &[]), paper);
+        assert_eq!(
+            with_verdicts("# T\n\nNo discussion.\n", &points),
+            "# T\n\nNo discussion.\n"
+        );
+    }
 
     #[test]
     fn an_unsandboxed_run_says_so_in_its_method() {

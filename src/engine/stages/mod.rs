@@ -3,9 +3,11 @@
 pub(super) mod coding;
 pub(super) mod coding_write;
 pub(super) mod debate;
+mod debate_gap;
 mod design;
 mod drafting;
 mod evidence;
+mod evidence_rule;
 mod experiment;
 pub(super) mod implementation;
 mod literature;

@@ -28,6 +28,10 @@ pub struct Planned {
     pub gate: String,
     pub criterion: String,
     pub prerequisites: Vec<String>,
+    /// The main hypothesis's predictions (P1…) this sub-hypothesis tests; Evidence Check
+    /// judges each prediction on the gates of the sub-hypotheses linked here, before any
+    /// result is known.
+    pub predictions: Vec<String>,
 }
 
 /// The verification plan: 3 to 7 sub-hypotheses, each typed and gated, with their
@@ -51,7 +55,7 @@ pub fn schema() -> ReplySchema {
             ("gate", gate),
             ("prerequisites", js::array(js::string(), 0, None)),
         ],
-        &[],
+        &[("predictions", js::array(js::string(), 0, None))],
     );
     ReplySchema::new(
         "verification_plan",
@@ -125,7 +129,18 @@ pub fn validate(v: &Value) -> Result<Vec<Planned>, Vec<String>> {
             problems.push(format!("{id}: no statement"));
         }
         let criterion = str_field(gate, "criterion").unwrap_or("").to_string();
+        let predictions = item
+            .get("predictions")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(|p| p.trim().to_ascii_uppercase())
+                    .collect()
+            })
+            .unwrap_or_default();
         out.push(Planned {
+            predictions,
             id,
             kind,
             statement,
@@ -153,6 +168,30 @@ fn status(s: PhaseStatus) -> NewNode {
     NewNode::Map(vec![("status".into(), NewNode::Scalar(s.as_str().into()))])
 }
 
+/// Links to predictions the main hypothesis does not have (every one named, so one resume
+/// fixes them all); a prediction no sub-hypothesis tests is left to Evidence Check, which
+/// can then only call it inconclusive.
+pub fn unknown_links(plan: &[Planned], known: &[String]) -> Vec<String> {
+    plan.iter()
+        .flat_map(|p| {
+            p.predictions
+                .iter()
+                .filter(|id| !known.contains(id))
+                .map(move |id| {
+                    format!(
+                        "{}: prediction {id} is not one of the main hypothesis's ({})",
+                        p.id,
+                        if known.is_empty() {
+                            "it has none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    )
+                })
+        })
+        .collect()
+}
+
 /// The `sub_hypotheses` map in YouRA's shape (the fixtures' v3.5 runs).
 pub fn vsa_node(plan: &[Planned]) -> NewNode {
     NewNode::Map(
@@ -175,7 +214,7 @@ pub fn vsa_node(plan: &[Planned]) -> NewNode {
                         .map(|x| NewNode::Scalar(x.clone()))
                         .collect(),
                 );
-                let body = NewNode::Map(vec![
+                let mut fields = vec![
                     ("type".into(), NewNode::Scalar(p.kind.clone())),
                     ("statement".into(), text(&p.statement)),
                     ("status".into(), NewNode::Scalar(ready.as_str().into())),
@@ -188,8 +227,12 @@ pub fn vsa_node(plan: &[Planned]) -> NewNode {
                     ),
                     ("validation".into(), status(PhaseStatus::NotStarted)),
                     ("version".into(), NewNode::Scalar("1".into())),
-                ]);
-                (p.id.clone(), body)
+                ];
+                if !p.predictions.is_empty() {
+                    let links = p.predictions.iter().map(|x| NewNode::Scalar(x.clone()));
+                    fields.push(("predictions".into(), NewNode::Seq(links.collect())));
+                }
+                (p.id.clone(), NewNode::Map(fields))
             })
             .collect(),
     )
@@ -199,8 +242,8 @@ fn markdown(plan: &[Planned], rationale: &str) -> String {
     let mut out = vec![
         "# Verification Plan\n".to_string(),
         format!("{rationale}\n"),
-        "| id | type | gate | prerequisites | statement |".into(),
-        "|---|---|---|---|---|".into(),
+        "| id | type | gate | prerequisites | tests | statement |".into(),
+        "|---|---|---|---|---|---|".into(),
     ];
     for p in plan {
         let pre = if p.prerequisites.is_empty() {
@@ -208,8 +251,13 @@ fn markdown(plan: &[Planned], rationale: &str) -> String {
         } else {
             p.prerequisites.join(", ")
         };
+        let tests = if p.predictions.is_empty() {
+            "-".to_string()
+        } else {
+            p.predictions.join(", ")
+        };
         out.push(format!(
-            "| {} | {} | {} | {pre} | {} |",
+            "| {} | {} | {} | {pre} | {tests} | {} |",
             p.id,
             p.kind,
             p.gate,
@@ -230,8 +278,25 @@ impl StageRunner for VerificationPlanning {
         let main = Some(snap.vsa.main_statement())
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "(not stated)".into());
+        let predictions = super::evidence_rule::read(snap.doc.root.as_ref(), &[]);
+        let known: Vec<String> = predictions
+            .iter()
+            .map(|p| p.id.to_ascii_uppercase())
+            .collect();
         let vars: Vars = [
             ("main_hypothesis", main),
+            (
+                "predictions",
+                if predictions.is_empty() {
+                    "(none recorded)".into()
+                } else {
+                    predictions
+                        .iter()
+                        .map(|p| format!("- {}: {}", p.id, p.statement))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                },
+            ),
             (
                 "refinement",
                 ctx.read("03_refinement.yaml").unwrap_or_default(),
@@ -247,7 +312,15 @@ impl StageRunner for VerificationPlanning {
             &vars,
             &schema(),
         )?;
-        let plan = validate(&v).map_err(|p| {
+        let plan = validate(&v).and_then(|plan| {
+            let unknown = unknown_links(&plan, &known);
+            if unknown.is_empty() {
+                Ok(plan)
+            } else {
+                Err(unknown)
+            }
+        });
+        let plan = plan.map_err(|p| {
             StageError::Output(format!(
                 "the verification plan breaks these rules: {}",
                 p.join("; ")
@@ -288,6 +361,25 @@ mod tests {
         let p = validate(&v).unwrap();
         assert_eq!(p.len(), 3);
         assert_eq!(p[2].prerequisites, vec!["h-m1"]);
+    }
+
+    #[test]
+    fn links_to_predictions_must_name_the_main_hypothesis_s() {
+        let mut e1 = item("h-e1", "EXISTENCE", "MUST_WORK", &[]);
+        e1["predictions"] = json!(["p1", "P2"]);
+        let mut m1 = item("h-m1", "MECHANISM", "MUST_WORK", &["h-e1"]);
+        m1["predictions"] = json!(["P7"]);
+        let c1 = item("h-c1", "CONDITION", "SHOULD_WORK", &["h-e1"]);
+        let plan = validate(&json!({"sub_hypotheses": [e1, m1, c1]})).unwrap();
+        assert_eq!(plan[0].predictions, vec!["P1", "P2"]);
+        assert!(plan[2].predictions.is_empty());
+        let known = vec!["P1".to_string(), "P2".to_string()];
+        assert_eq!(
+            unknown_links(&plan, &known),
+            vec!["h-m1: prediction P7 is not one of the main hypothesis's (P1, P2)"]
+        );
+        assert!(unknown_links(&plan[..1], &known).is_empty());
+        assert!(unknown_links(&plan[..1], &[])[0].contains("it has none"));
     }
 
     #[test]
