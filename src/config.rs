@@ -27,6 +27,8 @@ pub struct RunConfig {
     pub tools: crate::tools::ToolsSection,
     /// Where experiments run: `[exec] backend`, `sandbox`, `[exec.slurm]` (`src/exec/config.rs`).
     pub exec: crate::exec::ExecSection,
+    /// Where notices go when the run waits or ends (`src/notice/`).
+    pub notify: crate::notice::NotifySection,
     /// Keys no setting reads, each with where it was written and the nearest valid key:
     /// printed by `youra run`, `youra doctor` and `youra config show`.
     #[serde(skip)]

@@ -20,6 +20,7 @@ pub mod fsutil;
 pub mod ids;
 pub mod llm;
 pub mod logging;
+pub mod notice;
 pub mod paper;
 pub mod plan;
 pub mod redact;

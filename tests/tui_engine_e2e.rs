@@ -37,6 +37,24 @@ fn the_demo_waits_for_the_researcher_who_approves_from_the_card() {
         "{}",
         s.screen.text()
     );
+    // The terminal was called, exactly once for this escalation: one bell, and the title
+    // says what waits (read from the pty's byte stream).
+    std::thread::sleep(Duration::from_millis(300));
+    {
+        let raw = s.screen.raw.lock().unwrap().clone();
+        let raw = String::from_utf8_lossy(&raw);
+        assert_eq!(raw.matches('\u{7}').count(), 1, "one bell: {raw:?}");
+        assert_eq!(
+            raw.matches("\u{1b}]0;youra: ⚑ h-m1 waits\u{1b}\\").count(),
+            1,
+            "the title, once"
+        );
+        assert!(raw.contains("\u{1b}]9;youra: ⚑ h-m1 waits: "), "OSC 9");
+        assert!(
+            raw.contains("\u{1b}]777;notify;youra: ⚑ h-m1 waits;"),
+            "OSC 777"
+        );
+    }
     type_(&mut s, b"E");
     s.screen.wait_for("criterion");
     assert!(s.screen.text().contains("κ_min"), "{}", s.screen.text());
@@ -73,6 +91,18 @@ fn the_demo_waits_for_the_researcher_who_approves_from_the_card() {
     s.screen.wait_for("decision");
     s.screen
         .wait_for_within("· COMPLETED", Duration::from_secs(120));
+    // The run's end is the next waiting event: one more bell, no second one for h-m1.
+    std::thread::sleep(Duration::from_millis(300));
+    {
+        let raw = s.screen.raw.lock().unwrap().clone();
+        let raw = String::from_utf8_lossy(&raw);
+        assert_eq!(
+            raw.matches('\u{7}').count(),
+            2,
+            "a bell for the end: {raw:?}"
+        );
+        assert_eq!(raw.matches("\u{1b}]0;youra: ⚑ h-m1 waits").count(), 1);
+    }
     type_(&mut s, b"q");
     let start = Instant::now();
     while s.child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(10) {

@@ -229,9 +229,9 @@ fn steering_keys_ask_for_a_reason_then_steer() {
     for (keys, verb) in [
         ("3a", "approve"),
         ("3r", "reject"),
-        ("1p", "pause"),
-        ("1c", "resume"),
-        ("1n", "step"),
+        // While the escalation waits its keys work from any pane (here Gates, Plan).
+        ("2a", "approve"),
+        ("6r", "reject"),
         ("2D", "redesign"),
         ("2X", "reset"),
         ("6jjP", "pin"),
@@ -243,6 +243,15 @@ fn steering_keys_ask_for_a_reason_then_steer() {
         type_str(&mut a, "why");
         let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(steered(&effects).0.name(), verb, "{keys}");
+    }
+    // Pause, resume and one stage act at once: no dialog, the history names the key.
+    for (key, verb) in [('p', Verb::Pause), ('c', Verb::Resume), ('n', Verb::Step)] {
+        let mut a = app();
+        let effects = press(&mut a, KeyCode::Char(key), KeyModifiers::NONE);
+        let (v, target, reason, _) = steered(&effects);
+        assert_eq!((v, target), (verb, None), "{key}");
+        assert_eq!(reason, format!("{verb} (key in the TUI; no reason given)"));
+        assert!(a.overlay.is_none(), "{key}: no dialog");
     }
     let mut a = app();
     type_str(&mut a, "1jjjjjjb");
@@ -473,10 +482,15 @@ fn every_binding_does_what_its_command_says() {
                 "{what}"
             ),
             C::OpenRecord => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
-            C::Pause
-            | C::Resume
-            | C::Step
-            | C::ToggleBreakpoint
+            // No dialog: the verb goes to the store at once, the history names the key.
+            C::Pause | C::Resume | C::Step => {
+                let [Effect::Steer { request, .. }] = effects.as_slice() else {
+                    panic!("{what}: {effects:?}")
+                };
+                assert!(request.reason.contains("no reason given"), "{what}");
+                assert!(a.overlay.is_none(), "{what}");
+            }
+            C::ToggleBreakpoint
             | C::Redesign
             | C::Reset
             | C::Approve

@@ -82,12 +82,21 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color
     }
     let (tx, rx) = std::sync::mpsc::channel::<Event>();
     engine.events().listen(tx);
+    let word = crate::notice::message::shell_word(&dir.display().to_string());
     let printer = std::thread::spawn(move || {
         for e in rx {
             if json {
                 println!("{}", serde_json::to_string(&e).unwrap_or_default());
             } else {
                 println!("{}", describe(&e));
+                // A step's pause (`--step`, `youra steer … step`) says how to go on: this
+                // engine waits for the next directive.
+                if e.kind == "paused" {
+                    println!(
+                        "paused; `youra steer {word} step` runs the next stage, \
+                         `youra steer {word} resume` runs on (this engine waits for either)"
+                    );
+                }
             }
         }
     });
@@ -107,10 +116,10 @@ pub fn run_cmd(dir: &Path, detach: bool, until_pause: bool, json: bool) -> color
         println!("{}", serde_json::to_string(&e)?);
         return Ok(code);
     }
-    Ok(report(&end))
+    Ok(report(&end, dir))
 }
 
-fn report(end: &RunEnd) -> i32 {
+fn report(end: &RunEnd, dir: &Path) -> i32 {
     match end {
         RunEnd::Completed => {
             println!("run complete");
@@ -121,7 +130,11 @@ fn report(end: &RunEnd) -> i32 {
             1
         }
         RunEnd::Paused => {
-            println!("paused: resume with `youra steer <dir> resume`");
+            let word = crate::notice::message::shell_word(&dir.display().to_string());
+            println!(
+                "paused: `youra steer {word} resume` then `youra run {word}` runs on \
+                 (or `youra run {word} --step` for one stage)"
+            );
             3
         }
         RunEnd::Cancelled => 0,

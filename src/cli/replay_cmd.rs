@@ -33,10 +33,25 @@ pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
                     println!("  {item}");
                 }
             }
+            match wait_for_researcher(&copy.dir.join("youra.toml")) {
+                Ok(Some(was)) => println!(
+                    "the recorded run's waiting policy (decide an escalation after {was} s) is off \
+                     in the copy: escalations wait for you (set [engine] approval_timeout_s in \
+                     the copy's youra.toml to decide them unattended)"
+                ),
+                Ok(None) => {}
+                Err(e) => {
+                    return Ok(fail(
+                        format!("cannot turn off the recorded waiting policy: {e}"),
+                        "set [engine] approval_timeout_s = 0 in the copy's youra.toml",
+                    ));
+                }
+            }
+            let d = crate::notice::message::shell_word(&copy.dir.display().to_string());
+            let from = crate::notice::message::shell_word(&copy.from.display().to_string());
             println!(
                 "next: `youra steer {d} breakpoint \"Coding & Validation\"`, then `youra run {d} --step` \
-                 (or `youra tui {d} --run`); `youra compare {} {d}` shows where the routes part",
-                copy.from.display()
+                 (or `youra tui {d} --run`); `youra compare {from} {d}` shows where the routes part"
             );
             Ok(0)
         }
@@ -47,4 +62,36 @@ pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
         )),
         Err(e) => Ok(fail(&e, "")),
     }
+}
+
+/// A replay copy waits for the researcher: a recorded `approval_timeout_s` above 0 (the
+/// headless demo's 0.5 s reject) becomes 0 in the copy, its old value left in a comment.
+/// Returns the value it replaced, if any.
+fn wait_for_researcher(toml: &Path) -> std::io::Result<Option<String>> {
+    let text = std::fs::read_to_string(toml)?;
+    let mut was = None;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let value = line
+                .trim_start()
+                .strip_prefix("approval_timeout_s")
+                .and_then(|r| r.trim_start().strip_prefix('='))
+                .map(|v| v.split('#').next().unwrap_or("").trim().to_string());
+            match value {
+                Some(v) if v.parse::<f64>().is_ok_and(|x| x > 0.0) => {
+                    let new = format!(
+                        "approval_timeout_s = 0.0  # {v} in the recorded run; a replay copy waits for you"
+                    );
+                    was = Some(v);
+                    new
+                }
+                _ => line.to_string(),
+            }
+        })
+        .collect();
+    if was.is_some() {
+        crate::fsutil::replace(toml, (lines.join("\n") + "\n").as_bytes())?;
+    }
+    Ok(was)
 }

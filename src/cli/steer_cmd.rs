@@ -22,9 +22,10 @@ pub struct SteerArgs {
     /// What it acts on: a sub-hypothesis id (h-m1), a stage ("Phase 4" or "Coding &
     /// Validation"), a plan-tree node id, or a routing action. Several words are joined.
     pub target: Vec<String>,
-    /// Why (recorded in the history with your name and the time).
+    /// Why (recorded in the history with your name and the time). Required to answer an
+    /// escalation (approve, reject, override); otherwise the history records the verb alone.
     #[arg(long)]
-    pub reason: String,
+    pub reason: Option<String>,
     /// Who is steering (recorded in the history).
     #[arg(long, default_value = DEFAULT_ACTOR)]
     pub actor: String,
@@ -96,10 +97,28 @@ pub fn run(args: SteerArgs) -> Result<i32> {
         Err(e) => return Ok(fail(e, "")),
     };
     let target = args.target.join(" ");
+    let reason = match (&args.reason, args.verb.is_decision()) {
+        (Some(r), _) => r.clone(),
+        (None, false) => format!("{} (command line; no reason given)", args.verb),
+        (None, true) => {
+            fail(
+                format!(
+                    "`{}` answers an escalation: a reason is required",
+                    args.verb
+                ),
+                &format!(
+                    "youra steer {} {} --reason \"what you decided and why\"",
+                    crate::notice::message::shell_word(&args.dir.display().to_string()),
+                    args.verb.usage()
+                ),
+            );
+            return Ok(2);
+        }
+    };
     let mut req = Request::new(
         args.verb,
         Some(target.as_str()).filter(|t| !t.is_empty()),
-        &args.reason,
+        &reason,
     );
     req.actor = args.actor;
     req.off = args.off;

@@ -206,6 +206,10 @@ impl Engine {
             timings: Vec::new(),
             flying: Vec::new(),
         };
+        // `[notify]`: waiting events reach the researcher, attached or detached.
+        if let Some(n) = crate::notice::Notifier::new(run, &engine.config.notify) {
+            engine.events.tap(n.tap());
+        }
         // Said where every view of the run reads it: a misspelt key and an unconfined run.
         for w in &engine.config.warnings {
             engine.emit(Event::new("config_warning").message(w));

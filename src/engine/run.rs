@@ -175,7 +175,7 @@ impl Engine {
     /// (an escalation) or the step was already answered. Decided under the store's lock.
     fn pause_after_route(&mut self, step: &Step) -> Result<(), EngineError> {
         let after = format!("{} and its route", step.describe());
-        self.store.mutate_with(|s| {
+        let (_, paused) = self.store.mutate_with(|s| {
             let active = s.vsa.workflow.status == Some(WorkflowStatus::Active);
             let stepping = s
                 .doc
@@ -184,10 +184,14 @@ impl Engine {
                 .and_then(|r| r.get("workflow")?.get("step_once")?.as_scalar()?.as_bool())
                 == Some(true);
             if !(active && stepping) {
-                return Ok::<_, crate::vsa::store::StoreError>((Mutation::by("engine"), ()));
+                return Ok::<_, crate::vsa::store::StoreError>((Mutation::by("engine"), false));
             }
-            Ok((step_pause(&after), ()))
+            Ok((step_pause(&after), true))
         })?;
+        // Said where `youra run --step` prints and the TUI lists events: it waits now.
+        if paused {
+            self.emit(Event::new("paused").message(PauseCause::Stepped { after }.reason()));
+        }
         Ok(())
     }
 

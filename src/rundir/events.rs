@@ -70,7 +70,13 @@ pub struct EventLog {
     path: PathBuf,
     lock: Mutex<()>,
     listener: Mutex<Option<Sender<Event>>>,
+    /// Observers that may answer an event with more events (`crate::notice`: a waiting
+    /// event sends a notice, its delivery is logged as a `notify` event).
+    taps: Mutex<Vec<Tap>>,
 }
+
+/// An observer of every event; what it returns is appended after the event.
+pub type Tap = Box<dyn Fn(&Event) -> Vec<Event> + Send>;
 
 impl EventLog {
     pub fn new(run: &Path) -> EventLog {
@@ -78,7 +84,16 @@ impl EventLog {
             path: run.join("events.jsonl"),
             lock: Mutex::new(()),
             listener: Mutex::new(None),
+            taps: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Add an observer of every event emitted from now on.
+    pub fn tap(&self, tap: Tap) {
+        self.taps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(tap);
     }
 
     pub fn listen(&self, tx: Sender<Event>) {
@@ -114,7 +129,19 @@ impl EventLog {
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
         {
-            let _ = tx.send(event);
+            let _ = tx.send(event.clone());
+        }
+        // The taps' own events are emitted after the taps' lock is released (a tap's event
+        // passes the taps again; `notify` events call for nothing, so this ends).
+        let follow: Vec<Event> = self
+            .taps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .flat_map(|tap| tap(&event))
+            .collect();
+        for e in follow {
+            self.emit(e)?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::KeyEvent;
 
 use super::dialogs::{Overlay, edit::EditDialog};
-use super::keymap::{Key, Keymap, Mode};
+use super::keymap::{Command, Key, Keymap, Mode};
 use super::run_view::{EventRow, Metrics, RunRead};
 use super::theme::Theme;
 use crate::rundir::archive::ArchiveMarker;
@@ -100,6 +100,12 @@ pub enum Effect {
     /// Read a plan node's code diff from its parent for the viewer (`tui/diff_view.rs`).
     OpenDiff(String),
     Mutate(Mutation),
+    /// Retitle the terminal for what waits now, and ring when it has just begun to wait
+    /// (`attention.rs`): once per waiting event.
+    Attention {
+        waiting: super::attention::Waiting,
+        ring: bool,
+    },
     /// A steering request (see `steer`), typed from the key press to the store; `edit`'s
     /// plan file (the `:` line's `--plan-file`) is read when the effect runs, not here.
     Steer {
@@ -167,6 +173,8 @@ pub struct App {
     pub show_recorded: bool,
     /// The Reflection pane's grouping and `/` search.
     pub lessons: super::lessons::LessonsState,
+    /// What waited at the last read (`attention::Waiting::key`), so each event rings once.
+    pub attention: Option<String>,
 }
 
 impl App {
@@ -188,6 +196,7 @@ impl App {
             criterion: None,
             show_recorded: false,
             lessons: Default::default(),
+            attention: None,
         }
     }
 
@@ -242,8 +251,9 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
         AppEvent::Resumed => vec![Effect::Retake],
         AppEvent::Changed => vec![Effect::Reload],
         AppEvent::Loaded(read) => {
+            let first = !app.loaded;
             loaded(app, *read);
-            Vec::new()
+            call(app, first)
         }
         AppEvent::Written(result) => {
             written(app, result);
@@ -317,6 +327,25 @@ fn loaded(app: &mut App, read: RunRead) {
     }
 }
 
+/// The terminal's title and bell for what waits now: a change of what waits retitles, and a
+/// new waiting event rings, unless it already waited when the session began (the researcher
+/// is looking at it).
+fn call(app: &mut App, first: bool) -> Vec<Effect> {
+    let now = super::attention::of(&app.data);
+    let key = now.as_ref().map(|w| w.key.clone());
+    if !first && key == app.attention {
+        return Vec::new();
+    }
+    app.attention = key;
+    let ring = !first && now.is_some();
+    let waiting = now.unwrap_or_else(|| super::attention::Waiting {
+        key: String::new(),
+        title: super::attention::idle_title(&app.data),
+        body: String::new(),
+    });
+    vec![Effect::Attention { waiting, ring }]
+}
+
 fn written(app: &mut App, result: Result<String, String>) {
     match (&mut app.overlay, result) {
         (Some(Overlay::Edit(d)), Err(e)) => d.refused(e),
@@ -330,7 +359,10 @@ fn written(app: &mut App, result: Result<String, String>) {
 }
 
 fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    let cmd = app.keymap.resolve(app.mode(), Key::from_event(&key));
+    let cmd = app
+        .keymap
+        .resolve(app.mode(), Key::from_event(&key))
+        .or_else(|| decision_key(app, Key::from_event(&key)));
     if app.overlay.is_some() {
         return super::dialogs::on_key(app, key, cmd);
     }
@@ -342,6 +374,22 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         Some(c) => super::commands::run(app, c),
         None => Vec::new(),
     }
+}
+
+/// While an escalation waits, its decision keys (the card's `a`, `r`, `o`) work from any
+/// pane where the key means nothing else: the status line advertises them everywhere.
+fn decision_key(app: &App, key: Key) -> Option<Command> {
+    let waits = app
+        .data
+        .vsa
+        .as_ref()
+        .is_some_and(|s| s.vsa.workflow.awaits_decision());
+    if !waits || app.overlay.is_some() || app.mode() == Mode::Search {
+        return None;
+    }
+    app.keymap
+        .resolve(Mode::Escalation, key)
+        .filter(|c| matches!(c, Command::Approve | Command::Reject | Command::Override))
 }
 
 /// Move the focused pane's selection by `delta` rows (clamped).

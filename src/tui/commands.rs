@@ -141,7 +141,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 verbs(),
             ))))
         }
-        c => steer(app, c),
+        c => return steer(app, c),
     }
     Vec::new()
 }
@@ -333,37 +333,35 @@ fn results_and_logs(app: &mut App, id: String) {
     });
 }
 
-/// A steering verb from a key: ask for the reason (and the action, for override).
-fn steer(app: &mut App, cmd: Command) {
+/// A steering verb from a key: ask for the reason (and the action, for override). Pause,
+/// resume and step act at once (UX.md's third moment is `n`, not `n`, typing, Enter): the
+/// history records the verb and who pressed it; a reason can still be given on the `:` line.
+fn steer(app: &mut App, cmd: Command) -> Vec<Effect> {
     if let Err(why) = availability(Verb::Pause, app.run.layout) {
         app.toast = Some((format!("{why} (e, t, s edit fields)"), true));
-        return;
+        return Vec::new();
+    }
+    let at_once = match cmd {
+        Command::Pause => Some(Verb::Pause),
+        Command::Resume => Some(Verb::Resume),
+        Command::Step => Some(Verb::Step),
+        _ => None,
+    };
+    if let Some(verb) = at_once {
+        app.toast = Some((format!("{verb}: asking the engine…"), false));
+        return vec![Effect::Steer {
+            request: crate::steer::Request::new(
+                verb,
+                None,
+                &format!("{verb} (key in the TUI; no reason given)"),
+            ),
+            plan_file: None,
+        }];
     }
     let stage = Stage::ALL.get(app.selected(PaneId::Lifecycle)).copied();
     let hyp = selected_hypothesis(app);
     let (verb, off, target, about, choices): (Verb, bool, Option<String>, String, Vec<String>) =
         match cmd {
-            Command::Pause => (
-                Verb::Pause,
-                false,
-                None,
-                "pause the engine before its next step".into(),
-                vec![],
-            ),
-            Command::Resume => (
-                Verb::Resume,
-                false,
-                None,
-                "let the engine run on".into(),
-                vec![],
-            ),
-            Command::Step => (
-                Verb::Step,
-                false,
-                None,
-                "run exactly one stage, then pause".into(),
-                vec![],
-            ),
             Command::ToggleBreakpoint => {
                 let label = stage.map(Stage::label).unwrap_or("Phase 4");
                 let on = app
@@ -430,7 +428,7 @@ fn steer(app: &mut App, cmd: Command) {
                     .map(|r| r.id.clone());
                 let Some(node) = node else {
                     app.toast = Some(("no plan node selected (plan/tree.json)".into(), true));
-                    return;
+                    return Vec::new();
                 };
                 let (verb, about) = match cmd {
                     Command::Pin => (
@@ -448,9 +446,10 @@ fn steer(app: &mut App, cmd: Command) {
                 };
                 (verb, false, Some(node), about, vec![])
             }
-            _ => return,
+            _ => return Vec::new(),
         };
     let mut dialog = ReasonDialog::new(Some(verb), target, about, choices);
     dialog.off = off;
     app.overlay = Some(Overlay::Reason(Box::new(dialog)));
+    Vec::new()
 }

@@ -434,16 +434,56 @@ fn is_steering(c: Command) -> bool {
     )
 }
 
-fn short(c: Command) -> &'static str {
+fn short(c: Command) -> String {
     match c {
         Command::FocusLifecycle
         | Command::FocusGates
         | Command::FocusReflection
         | Command::FocusEvents
         | Command::FocusExperiments
-        | Command::FocusPlan => c.help().trim_end_matches(" pane"),
-        _ => c.name(),
+        | Command::FocusPlan => c.help().trim_end_matches(" pane").to_string(),
+        c => words(c),
     }
+}
+
+/// A command as the footer says it: words, not the keymap's identifiers (`edit_gate_type`
+/// is `gate type`). Commands not named here read as their name with spaces.
+fn words(c: Command) -> String {
+    use Command as C;
+    match c {
+        C::EditField => "edit",
+        C::EditGateType => "gate type",
+        C::EditStatus => "status",
+        C::OpenArtifacts => "artifacts",
+        C::OpenLog => "log",
+        C::OpenRecord => "read",
+        C::OpenArchive => "archive",
+        C::OpenPaper => "paper",
+        C::OpenEscalation => "escalation",
+        C::ToggleBreakpoint => "breakpoint",
+        C::ToggleGrouping => "group by",
+        C::ToggleRecorded => "recorded run",
+        C::CommandLine => "command",
+        C::FocusNext => "next pane",
+        C::ExpandEvent => "details",
+        C::ForceNode => "force",
+        C::Step => "one stage",
+        C::NextCriterion => "next criterion",
+        C::PrevCriterion => "prev criterion",
+        C::FilterKind => "by kind",
+        C::FilterHypothesis => "by hypothesis",
+        C::FilterActor => "by actor",
+        C::FilterStage => "by stage",
+        C::FilterAll => "all",
+        C::SearchNext => "next match",
+        C::SearchPrev => "prev match",
+        C::NextNumber => "next number",
+        C::PrevNumber => "prev number",
+        C::NextUnverified => "unchecked",
+        C::ShowSource => "source",
+        c => return c.name().replace('_', " "),
+    }
+    .to_string()
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {

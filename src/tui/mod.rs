@@ -2,6 +2,7 @@
 //! effects run on threads and report back, frames drawn only when something changed.
 
 pub mod app;
+pub mod attention;
 mod commands;
 pub mod dialogs;
 pub mod diff_view;

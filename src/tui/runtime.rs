@@ -98,6 +98,8 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     spawn_signals(tx.clone())?;
     super::require_terminal()?;
     let mut terminal = ratatui::init();
+    // Keep the terminal's own title to give back at the end (xterm's title stack).
+    print!("\u{1b}[22;0t");
     if opts.mouse {
         execute!(std::io::stdout(), event::EnableMouseCapture).ok();
     }
@@ -112,6 +114,8 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
         execute!(std::io::stdout(), event::DisableMouseCapture).ok();
     }
     ratatui::restore();
+    print!("\u{1b}[23;0t");
+    std::io::stdout().flush().ok();
     if app.loaded {
         // Losing this costs only the "new since you last looked" marks: not worth failing on.
         let _ = super::run_view::remember_seen(&run, &app.data.events);
@@ -252,6 +256,13 @@ fn handle(
                         .map_err(|e| e.to_string());
                     let _ = tx.send(AppEvent::Written(r));
                 });
+            }
+            Effect::Attention { waiting, ring } => {
+                let tmux = std::env::var_os("TMUX").is_some();
+                let mut out = std::io::stdout();
+                out.write_all(&super::attention::bytes(&waiting, ring, tmux))
+                    .ok();
+                out.flush().ok();
             }
             Effect::Steer { request, plan_file } => {
                 let (store, tx, layout) = (Arc::clone(ctx.store), ctx.tx.clone(), ctx.run.layout);

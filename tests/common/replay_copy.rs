@@ -42,9 +42,24 @@ pub fn steer(b: &Path, verb: &[&str]) {
 }
 
 /// From the breakpoint before h-m1's Coding & Validation: on through the breakpoints (h-m1's
-/// escalation is answered by the recorded run's waiting policy, as in the recorded run) until h-c1's criteria are
+/// escalation is rejected, as the recorded run's waiting policy did) until h-c1's criteria are
 /// designed, tighten its threshold, lift the breakpoint, and finish.
 pub fn tighten_and_finish(b: &Path) {
+    // Told otherwise: a replay copy waits for the researcher (`youra replay` turns the
+    // recorded waiting policy off); here the recorded policy answers, as it did in the
+    // recorded run, so both runs take the same continuation.
+    let toml = b.join("youra.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("approval_timeout_s = 0.0  # "))
+        .expect("youra replay noted the recorded waiting policy");
+    let was = line.split("# ").nth(1).unwrap().split(' ').next().unwrap();
+    std::fs::write(
+        &toml,
+        text.replace(line, &format!("approval_timeout_s = {was}")),
+    )
+    .unwrap();
     let designed = |b: &Path| {
         youra::vsa::store::Store::new(b.join("verification_state.yaml"))
             .load()
