@@ -18,6 +18,7 @@
 use super::claim::{ClaimKey, names_hypothesis};
 use super::mentions::{ClaimIndex, Mentions};
 use super::registry::Registry;
+use super::runs::{Fit, RunWords};
 
 /// The values a number may state.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +36,9 @@ pub struct Binding {
     pub names_metric: bool,
     /// The sub-hypotheses the context named and the registry holds values of.
     pub hypotheses: Vec<String>,
+    /// Values of the named sub-hypothesis and metric measured in a run the context's words
+    /// rule out (`runs`): stating one is a wrong claim however near it lies.
+    pub excluded: Vec<usize>,
 }
 
 impl Binding {
@@ -100,6 +104,17 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         label.push(names.join("/"));
     }
 
+    let mut excluded = Vec::new();
+    if !hypotheses.is_empty() && !m.runs.is_empty() {
+        let (kept, out, label_run) = by_run(index, &set, &m.runs);
+        if !out.is_empty() && kept.iter().any(|&i| index.entry_runs[i].is_some()) {
+            set = kept;
+            excluded = out;
+            label.push(label_run);
+            names_owner = true;
+        }
+    }
+
     let most = set
         .iter()
         .map(|&i| named_conditions(key(i), m))
@@ -117,7 +132,58 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         names_owner,
         names_metric,
         hypotheses,
+        excluded,
     }
+}
+
+/// Narrow `set` to the runs `words` names best and nothing rules out: the values kept, the
+/// values of ruled-out (or less named) runs, and a label for the runs kept (`attempt 3`).
+/// A value of the named sub-hypothesis with no run (a gate's, a config's) is neither kept
+/// nor ruled out once a run is named: it cannot be told which run it is.
+fn by_run(index: &ClaimIndex, set: &[usize], words: &RunWords) -> (Vec<usize>, Vec<usize>, String) {
+    let fits: Vec<Option<Fit>> = set
+        .iter()
+        .map(|&i| index.entry_runs[i].map(|r| index.runs.fit(&index.runs.runs[r], words)))
+        .collect();
+    let best = fits
+        .iter()
+        .flatten()
+        .filter(|f| !f.contradicted)
+        .map(|f| f.named)
+        .max();
+    let Some(best) = best else {
+        return (set.to_vec(), Vec::new(), String::new());
+    };
+    let mut kept = Vec::new();
+    let mut out = Vec::new();
+    let mut attempts: Vec<u32> = Vec::new();
+    for (&i, fit) in set.iter().zip(&fits) {
+        match fit {
+            Some(f) if !f.contradicted && f.named == best => {
+                kept.push(i);
+                let run = index.entry_runs[i].map(|r| &index.runs.runs[r]);
+                attempts.extend(run.and_then(|r| r.attempt));
+            }
+            Some(_) => out.push(i),
+            // Values no hypothesis owns stay (see `bind`); a named one's run is unknown.
+            None if index.keys[i].hypothesis.is_none() => kept.push(i),
+            None => {}
+        }
+    }
+    attempts.sort_unstable();
+    attempts.dedup();
+    let label = match attempts.as_slice() {
+        [] => "the run named".to_string(),
+        [a] => format!("attempt {a}"),
+        many => format!(
+            "attempts {}",
+            many.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    (kept, out, label)
 }
 
 #[cfg(test)]

@@ -157,6 +157,9 @@ pub fn prose_clauses(paragraph: &str, index: &ClaimIndex) -> Vec<(Range<usize>, 
                 if named.conditions.is_empty() {
                     named.conditions = whole.conditions.clone();
                 }
+                if named.runs.is_empty() {
+                    named.runs = whole.runs.clone();
+                }
             }
             out.push((s.start + c.start..s.start + c.end, named));
         }

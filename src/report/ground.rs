@@ -75,6 +75,19 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
         return Verdict::Declared(e);
     }
     let expected = verify::nearest_in(w, candidates());
+    // The context names a run of its sub-hypothesis; the number is another run's value of
+    // the same claim (h-e1's unscaled accuracy in the standardized row): wrong, however near.
+    let excluded = b.excluded.iter().map(|&i| &registry.entries[i]);
+    if let (Some(claim), Some(expected), Some(other)) =
+        (&b.claim, &expected, verify::find_in(w, excluded, tolerance))
+        && w.sig_digits >= 2
+    {
+        return Verdict::WrongClaim(WrongClaim {
+            claim: claim.clone(),
+            expected: expected.clone(),
+            states: exact(other),
+        });
+    }
     let other = verify::find(w, registry, tolerance);
     let another_hypothesis = |e: &Entry| {
         super::claim::ClaimKey::of(&e.key)

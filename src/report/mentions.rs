@@ -8,6 +8,7 @@
 use super::claim::{ClaimKey, hypothesis_id, names_hypothesis, without_qualifiers};
 use super::provenance_match::phrase_at;
 use super::registry::Registry;
+use super::runs::{RunIndex, RunWords};
 use super::vocab::{ClaimKind, TERMS};
 
 /// Generic last words of a condition name: `baseline_model` is also named by "baseline".
@@ -55,6 +56,8 @@ pub struct Mentions {
     /// The registry's own metric names (`gain`, `group accuracy`).
     pub metrics: Vec<String>,
     pub conditions: Vec<String>,
+    /// What it says about runs of a sub-hypothesis (`super::runs`).
+    pub runs: RunWords,
 }
 
 impl Mentions {
@@ -77,6 +80,7 @@ impl Mentions {
             families: join(&self.families, &other.families),
             metrics: join(&self.metrics, &other.metrics),
             conditions: join(&self.conditions, &other.conditions),
+            runs: self.runs.union(&other.runs),
         }
     }
 }
@@ -90,6 +94,9 @@ pub struct ClaimIndex {
     families: Vec<&'static str>,
     metrics: Vec<String>,
     conditions: Vec<String>,
+    /// The registry's runs, and per entry the run it was measured in.
+    pub runs: RunIndex,
+    pub entry_runs: Vec<Option<usize>>,
 }
 
 impl ClaimIndex {
@@ -106,6 +113,12 @@ impl ClaimIndex {
             families: Vec::new(),
             metrics: Vec::new(),
             conditions: Vec::new(),
+            entry_runs: registry
+                .entries
+                .iter()
+                .map(|e| registry.runs.run_of(&e.key))
+                .collect(),
+            runs: registry.runs.clone(),
         };
         fn add<T: PartialEq>(v: &mut Vec<T>, x: T) {
             if !v.contains(&x) {
@@ -171,6 +184,7 @@ impl ClaimIndex {
                 .filter(|c| names(&lower, c) || names(&lower, &without_generic(c)))
                 .cloned()
                 .collect(),
+            runs: self.runs.words(text),
         }
     }
 }

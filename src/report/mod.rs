@@ -12,6 +12,8 @@
 //!   [`binding`]: the values its context allows; [`ground`]: the verdict on one number
 //!   (bound, unbound, declared, wrong claim, unverified).
 //! - [`markdown`]: prose, pipe tables and their cells, code.
+//! - [`runs`]: which run of a sub-hypothesis (attempt, flags, items, counts from its own
+//!   results file) measured a value, and which runs a text names.
 //! - [`sanitize`]: unverified table numbers become `---`; unverified prose numbers are listed.
 //! - [`provenance`] / [`corpus`] / [`vocab`]: datasets, models, metrics, statistical tests and
 //!   hyperparameters named in the prose must appear in the run's code, configs or logs.
@@ -37,6 +39,8 @@ pub mod registry_build;
 pub mod registry_data;
 pub mod registry_yaml;
 pub mod review;
+pub mod runs;
+mod runs_read;
 pub mod sanitize;
 pub mod verify;
 pub mod vocab;

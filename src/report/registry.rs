@@ -105,6 +105,10 @@ pub struct Registry {
     pub origin: Origin,
     /// What was skipped while building, and why (a malformed results file, a bad log line).
     pub warnings: Vec<String>,
+    /// Which run each measured file was, in its own records' words (`runs`); empty for a
+    /// registry loaded from a file, which does not say.
+    #[serde(skip_serializing_if = "super::runs::RunIndex::is_empty")]
+    pub runs: super::runs::RunIndex,
 }
 
 impl Registry {
@@ -113,6 +117,7 @@ impl Registry {
             entries: Vec::new(),
             origin: Origin::Measured { files: Vec::new() },
             warnings: Vec::new(),
+            runs: super::runs::RunIndex::default(),
         }
     }
 

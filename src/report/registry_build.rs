@@ -111,15 +111,18 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
         // The executor keeps earlier attempts under `results/attempts/<n>/` (and kept the one
         // before the last as `*.prev` before): their values were measured too (a failed first
         // attempt a paper may report), under `<h>.attempt<n>.…` (`<h>.previous.…`) keys.
-        let mut sources: Vec<(String, String, String)> = vec![
-            (String::new(), String::new(), h.clone()),
-            (String::new(), ".prev".into(), format!("{h}.previous")),
+        // The folder's attempt number: `results/` holds the one after the last moved away.
+        let numbers = crate::exec::attempt_numbers(&results.join(crate::exec::ATTEMPTS_DIR));
+        let next = numbers.last().map_or(1, |n| n + 1);
+        let mut sources: Vec<(String, String, String, Option<u32>)> = vec![
+            (String::new(), String::new(), h.clone(), Some(next)),
+            (String::new(), ".prev".into(), format!("{h}.previous"), None),
         ];
-        for n in crate::exec::attempt_numbers(&results.join(crate::exec::ATTEMPTS_DIR)) {
+        for n in numbers {
             let dir = format!("{}/{n}/", crate::exec::ATTEMPTS_DIR);
-            sources.push((dir, String::new(), format!("{h}.attempt{n}")));
+            sources.push((dir, String::new(), format!("{h}.attempt{n}"), Some(n)));
         }
-        for (sub, suffix, label) in sources {
+        for (sub, suffix, label, folder_attempt) in sources {
             let json_rel = format!("{h}/results/{sub}experiment_results.json{suffix}");
             let name = format!("experiment_results.json{suffix}");
             if let Some(text) =
@@ -129,6 +132,18 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
                     Ok(v) => {
                         registry.entries.extend(json_entries(&label, &json_rel, &v));
                         files.push(json_rel);
+                        // What ran, for a text that names one run (`runs`).
+                        let attempt = super::runs_read::attempt_of(
+                            run,
+                            &h,
+                            crate::exec::RESULTS_FILE,
+                            text.as_bytes(),
+                            folder_attempt,
+                        );
+                        registry
+                            .runs
+                            .runs
+                            .push(super::runs::describe(&label, &h, attempt, &v));
                     }
                     Err(e) => registry.warnings.push(format!(
                         "{json_rel}: not valid JSON ({e}); its values are not in the registry"
@@ -147,6 +162,16 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
             }
         }
     }
+    let described: Vec<String> = registry
+        .runs
+        .runs
+        .iter()
+        .map(|r| r.hypothesis.clone())
+        .collect();
+    for h in dedup(described) {
+        let code = super::runs_read::code_text(run, &h);
+        registry.runs.learn_count_words(&h, &code);
+    }
     if let Some(text) = read_optional(&run.join("verification_state.yaml"), &mut registry) {
         match crate::yaml::parse(text.as_bytes()) {
             Ok(doc) => {
@@ -163,6 +188,12 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
     }
     registry.origin = Origin::Measured { files };
     Ok(registry)
+}
+
+fn dedup(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// `h-*` folder names of the run, sorted.

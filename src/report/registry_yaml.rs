@@ -125,6 +125,7 @@ pub fn from_yaml(bytes: &[u8], file: &str) -> Result<Registry, crate::yaml::Yaml
             file: file.to_string(),
         },
         warnings: Vec::new(),
+        runs: Default::default(),
     })
 }
 
@@ -212,6 +213,7 @@ mod tests {
                 files: vec!["h-e1/results/experiment_results.json".into()],
             },
             warnings: Vec::new(),
+            runs: Default::default(),
         };
         let text = to_yaml(&registry, "2026-01-01T00:00:00Z");
         assert!(
