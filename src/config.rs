@@ -150,8 +150,6 @@ impl Default for EngineSettings {
     }
 }
 
-/// `[plan]`: with a token budget, Coding & Validation of a sub-hypothesis is a plan-tree
-/// search (PrimeScientist): each attempt executes the node the policy selects, the search goes
 /// `[debate]`: Hypothesis Debate's bounds. YouRA runs its six-persona debate for up to 20
 /// exchanges, one persona per exchange, ending earlier once the moderator finds all six
 /// convergence criteria met (§4, "up to 20 rounds"); the minimum lets every persona speak once.
@@ -173,6 +171,8 @@ impl Default for DebateSettings {
     }
 }
 
+/// `[plan]`: with a token budget, Coding & Validation of a sub-hypothesis is a plan-tree
+/// search (PrimeScientist): each attempt executes the node the policy selects, the search goes
 /// on after the first pass while the budget lasts, and the best node's result is the gate's.
 /// An exhausted budget moves the run to Evidence Check.
 #[derive(Debug, Clone, Deserialize, Serialize)]

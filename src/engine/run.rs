@@ -399,11 +399,11 @@ impl Engine {
             prompts: &self.prompts,
             events: &self.events,
             settings: &self.config.engine,
+            debate: &self.config.debate,
             stage,
             round,
             attempt,
             // Read when the step starts: a decision is applied between steps, never inside one.
-            debate: &self.config.debate,
             decisions: self
                 .store
                 .load()

@@ -284,7 +284,24 @@ fn passing(s: &mut Script, h: &str, args: &[&str]) {
 
 /// One attempt whose experiment misses its MUST_WORK gate, and the failure attribution:
 /// the generator's candidates, the critic's severities, the clamp judge's verdict.
-fn failing(s: &mut Script, h: &str, args: &[&str], causes: &str, sev: &[f64], judge: &str) {
+/// The Independent Controller's recovery choices (`[recovery] router = "controller"`, the
+/// default): the same levels SAGE's table gives here, with the records they rest on, so the
+/// demo reads the same under either router (`router = "table"` makes no such call).
+const E1_ROUTE: &str = r#"{"level": "repair", "next_stage": "coding_validation", "cause": 1, "records": [], "reason": "the distance is unscaled, a method fault the same hypothesis can fix: standardize the features and run Coding & Validation again"}"#;
+const E1_DEPTH_ROUTE: &str = r#"{"level": "repair", "next_stage": "coding_validation", "cause": 1, "records": ["failure_h-e1_run1"], "reason": "the method is still at fault and the first record's lesson (standardize) is untried; the hypothesis stands"}"#;
+const M1_ROUTE: &str = r#"{"level": "redesign", "next_stage": "hypothesis_debate", "cause": 1, "records": [], "reason": "the measured gain contradicts the mechanism as framed (body mass is not redundant): a hypothesis-level fault for a new debate"}"#;
+const M1_REPEATED_ROUTE: &str = r#"{"level": "proceed", "next_stage": "experiment_design", "cause": 1, "records": ["failure_h-m1_run1"], "reason": "ten seeds agree on the gain and the critic believes no cause: the refutation is a valid finding; record it and go on"}"#;
+
+#[allow(clippy::too_many_arguments)]
+fn failing(
+    s: &mut Script,
+    h: &str,
+    args: &[&str],
+    causes: &str,
+    sev: &[f64],
+    judge: &str,
+    route: &str,
+) {
     s.reply(
         "executor",
         "coding_validation",
@@ -295,7 +312,8 @@ fn failing(s: &mut Script, h: &str, args: &[&str], causes: &str, sev: &[f64], ju
     .reply("judge", "coding_validation", Some(h), 1, CONSISTENT)
     .reply("generator", "coding_validation", Some(h), 1, causes)
     .reply("critic", "coding_validation", Some(h), 1, &severities(sev))
-    .reply("judge", "coding_validation", Some(h), 1, judge);
+    .reply("judge", "coding_validation", Some(h), 1, judge)
+    .reply("controller", "coding_validation", Some(h), 1, route);
 }
 
 fn review(reviewer: &str) -> String {
@@ -353,6 +371,9 @@ fn paper(s: &mut Script, p: &Paper) {
 
 struct Paper {
     title: &'static str,
+    /// Evidence Check's verdict and explanation for P1, P2 and P3.
+    verdicts: [(&'static str, &'static str); 3],
+    /// Its mechanism claims and assumptions (Markdown, `## Assumptions` between them).
     evidence: &'static str,
     foundation: &'static str,
     experiments: &'static str,
@@ -371,9 +392,6 @@ discriminant [@fisher1936use]; shrunken centroids carried it to gene expression 
 
 ## Method
 A nearest centroid classifier on standardized bill length and bill depth, fitted on four folds and scored by
-    /// Evidence Check's verdict and explanation for P1, P2 and P3.
-    verdicts: [(&'static str, &'static str); 3],
-    /// Its mechanism claims and assumptions (Markdown, `## Assumptions` between them).
 accuracy on the fifth, with 5-fold cross-validation (seed 0). A learning curve refits on growing shares of the
 training rows. The plan tree searched the method of the first sub-hypothesis: after the unscaled rule missed,
 bill depth alone was tried and pruned, and standardized bills met the gate.
@@ -382,6 +400,11 @@ bill depth alone was tried and pruned, and standardized bills met the gate.
 /// The paper when the failed redundancy claim stands (the pivot overridden with Proceed).
 const KEPT: Paper = Paper {
     title: "Bills alone separate Palmer penguin species; body mass is not redundant",
+    verdicts: [
+        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("refuted", "h-m1 missed its MUST_WORK gate: body mass adds 0.0323, above the 0.02 allowed; the researcher kept this negative result."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
     evidence: "## Mechanism Claims
 The bill signature carries the species: once length and depth are put on one scale, the centroid rule reaches
 the existence gate. The per-sex condition holds. Body mass is not redundant: it adds more than the 0.02 the
@@ -400,11 +423,6 @@ bills alone within each sex (h-c1). The failure analysis of h-e1 traced its miss
 
 ## Results
 
-    verdicts: [
-        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
-        ("refuted", "h-m1 missed its MUST_WORK gate: body mass adds 0.0323, above the 0.02 allowed; the researcher kept this negative result."),
-        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
-    ],
 | Sub-hypothesis | Metric | Value | Gate |
 |---|---|---|---|
 ",
@@ -437,6 +455,11 @@ adds more than the 0.02 we allowed, so it is not redundant.
 /// The paper after the pivot was rejected: the method was checked first (ten seeds).
 const CHECKED: Paper = Paper {
     title: "Bills alone separate Palmer penguin species; body mass adds a stable three points",
+    verdicts: [
+        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("refuted", "h-m1 missed its MUST_WORK gate twice: body mass adds 0.0342 on average over ten seeds, above the 0.02 allowed."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
     evidence: "## Mechanism Claims
 The bill signature carries the species once length and depth share a scale. The per-sex condition holds. The
 redundancy of body mass is refuted, and not by a lucky split: over ten seeds of cross-validation its gain stays
@@ -455,11 +478,6 @@ rejected and the method checked instead: the cross-validation was repeated over 
 ## Results
 
 | Sub-hypothesis | Metric | Value | Gate |
-    verdicts: [
-        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
-        ("refuted", "h-m1 missed its MUST_WORK gate twice: body mass adds 0.0342 on average over ten seeds, above the 0.02 allowed."),
-        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
-    ],
 |---|---|---|---|
 ",
         "| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |
@@ -492,6 +510,11 @@ stable gain over ten seeds of cross-validation, so it is not redundant.
 /// The paper after the approved pivot: the redesigned hypothesis (mass adds information).
 const REDESIGNED: Paper = Paper {
     title: "Bills classify Palmer penguin species, and body mass adds what the bills miss",
+    verdicts: [
+        ("supported", "h-e2 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
+        ("supported", "h-m2 met its MUST_WORK gate: body mass adds 0.0323, above the 0.02 predicted."),
+        ("supported", "h-c2 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+    ],
     evidence: "## Mechanism Claims
 After the redesign, the bills carry most of the species signal once put on one scale, and body mass adds at least
 the 0.02 predicted: size splits Adelie from Chinstrap where their bills overlap. The per-sex condition holds.
@@ -510,11 +533,6 @@ palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a clo
 discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
 
 ## Method
-    verdicts: [
-        ("supported", "h-e2 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
-        ("supported", "h-m2 met its MUST_WORK gate: body mass adds 0.0323, above the 0.02 predicted."),
-        ("supported", "h-c2 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
-    ],
 A nearest centroid classifier on standardized bill length and bill depth, with and without body mass, fitted on
 four folds and scored by accuracy on the fifth, with 5-fold cross-validation (seed 0).
 ",
@@ -626,6 +644,7 @@ fn until_the_escalation(s: &mut Script) {
         &e1_unscaled_causes(),
         &[0.72, 0.2, 0.1],
         &verdict("Valid", 0.55),
+        E1_ROUTE,
     );
     s.round(1).reply(
         "reflector",
@@ -641,6 +660,7 @@ fn until_the_escalation(s: &mut Script) {
         &e1_depth_causes(),
         &[0.66, 0.2, 0.1],
         &verdict("Valid", 0.7),
+        E1_DEPTH_ROUTE,
     );
     s.round(2);
     passing(s, "h-e1", &["--standardize"]);
@@ -667,6 +687,7 @@ fn until_the_escalation(s: &mut Script) {
         &m1_causes(),
         &[0.62, 0.35, 0.1],
         &verdict("Valid", 0.55),
+        M1_ROUTE,
     );
 }
 
@@ -721,6 +742,7 @@ pub fn script() -> Script {
         &m1_repeated_causes(),
         &[0.1, 0.08, 0.05],
         &verdict("Valid", 0.8),
+        M1_REPEATED_ROUTE,
     );
     s.round(0);
     h_c1(&mut s, &["--standardize", "--by", "sex", "--folds", "10"]);
