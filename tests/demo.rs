@@ -130,12 +130,16 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         "the first h-e1 run failed its gate and was attributed"
     );
     // The search went on after the standardized pass: the flipper-length sibling ran last
-    // and missed, and the gate is the best node's, not the last attempt's.
+    // and missed; the gate is the best node's, and so are the results the workspace holds
+    // once the search settles (its code and results checked out of the node's commit).
     let results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(results["metrics"]["accuracy"], 0.7746, "the last run");
+    assert_eq!(
+        results["metrics"]["accuracy"], 0.9356,
+        "the best node's run, not the last (0.7746)"
+    );
     let snap = Store::new(dir.join("verification_state.yaml"))
         .load()
         .unwrap();

@@ -7,6 +7,11 @@ mod common;
 use std::path::Path;
 
 use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, with_data};
+
+/// A SHOULD_WORK miss is recorded as a limitation at once (no retry from Experiment Design:
+/// `tests/controller_routing.rs` covers that path), so these scripts need no attribution.
+const LIMITATION_AT_ONCE: &str =
+    "experiment_time_limit_s = 60\n\n[recovery]\nshould_work_retries = 0\n";
 use youra::engine::RunEnd;
 use youra::vsa::store::Store;
 
@@ -67,7 +72,7 @@ fn loop_script() -> Script {
 #[test]
 fn the_loop_repairs_a_crash_judges_gates_and_records_a_limitation() {
     let s = loop_script();
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let end = run(&dir);
     let RunEnd::Stopped(reason) = &end else {
@@ -138,7 +143,7 @@ fn a_path_escape_is_refused_and_repaired() {
     let escape = code_reply("../../../escape.py", "print('x')", &[]);
     let fine = code_reply("centroid.py", CENTROID_PY, &["--standardize"]);
     s.loop_for("h-e1", &brief("accuracy", ">=", 0.92), &[escape, fine]);
-    let (g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let _ = run(&dir);
     assert!(!g.path().join("escape.py").exists() && !dir.join("escape.py").exists());
@@ -156,7 +161,7 @@ fn results_planted_as_links_are_a_sandbox_violation_sent_to_repair() {
     let cheat = code_reply("cheat.py", planted, &[]);
     let fine = code_reply("centroid.py", CENTROID_PY, &["--standardize"]);
     s.loop_for("h-e1", &brief("accuracy", ">=", 0.92), &[cheat, fine]);
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let _ = run(&dir);
     let ev = youra::rundir::events::read(&dir.join("events.jsonl"));
@@ -224,7 +229,7 @@ fn a_must_work_gate_that_fails_stops_with_the_evidence_when_no_pivot_is_left() {
 fn the_whole_lifecycle_completes_with_a_grounded_paper() {
     let mut s = loop_script();
     s.paper();
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     assert_eq!(run(&dir), RunEnd::Completed);
     let snap = Store::new(dir.join("verification_state.yaml"))
@@ -279,7 +284,7 @@ fn an_unmeasured_number_in_a_drafted_table_becomes_a_dash() {
         s.reply("executor", "manuscript_drafting", None, 1, part);
     }
     s.ok("manuscript_drafting", None, 1);
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let _ = run(&dir);
     let paper = std::fs::read_to_string(dir.join("paper/06_paper.md")).unwrap();
@@ -339,7 +344,7 @@ fn tests_first_when_the_tasks_ask_run_before_the_experiment() {
         common::script::CONSISTENT,
     )
     .ok("coding_validation", Some("h-e1"), 1);
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let _ = run(&dir);
     assert_eq!(gate(&dir, "h-e1"), ("VALIDATED".into(), "PASS".into()));
@@ -383,7 +388,7 @@ fn a_failed_should_work_gate_lets_its_dependants_proceed() {
                 &["--standardize", "--by", "sex"],
             ),
         );
-    let (_g, dir) = replay_run(&s, "experiment_time_limit_s = 60\n");
+    let (_g, dir) = replay_run(&s, LIMITATION_AT_ONCE);
     with_data(&dir);
     let end = run(&dir);
     assert!(

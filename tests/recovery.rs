@@ -163,7 +163,7 @@ fn redesign_archives_and_goes_back_to_the_debate() {
     let (_g, dir) = setup(&s, "UNATTENDED", "");
     let reason = stopped(run(&dir, true));
     assert!(
-        reason.contains("role=controller stage=hypothesis_debate round=1 attempt=1 (call #0)"),
+        reason.contains("stage=hypothesis_debate round=1 attempt=1 (call #0)"),
         "back to the debate: {reason}"
     );
     let archives = youra::rundir::archive::load_archives(&dir);

@@ -136,11 +136,12 @@ fn unsafe_geteuid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// A PATH holding only python3 and sh (no bwrap), as on a machine without bubblewrap.
+/// A PATH holding only python3, sh, env and git (no bwrap), as on a machine without
+/// bubblewrap (git: the plan tree keeps each node's code in it).
 fn path_without_bwrap(dir: &Path) -> String {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap_or_else(|e| panic!("{e}"));
-    for tool in ["python3", "sh", "env"] {
+    for tool in ["python3", "sh", "env", "git"] {
         if let Some(real) = which(tool) {
             let _ = std::os::unix::fs::symlink(real, bin.join(tool));
         }

@@ -49,9 +49,17 @@ fn a_missing_sandbox_stops_the_run_with_no_repair() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     make_run(&dir, BUNDLE);
-    // A PATH with nothing on it: no `bwrap` (youra itself needs no program from PATH).
+    // A PATH with only `git` on it (the plan tree keeps each node's code in git): no
+    // `bwrap`, and no other program youra could reach for.
     let empty = tmp.path().join("empty-path");
     std::fs::create_dir_all(&empty).unwrap();
+    if let Some(git) = std::env::var("PATH").ok().and_then(|p| {
+        p.split(':')
+            .map(|d| std::path::Path::new(d).join("git"))
+            .find(|g| g.is_file())
+    }) {
+        std::os::unix::fs::symlink(git, empty.join("git")).unwrap();
+    }
     let out = youra()
         .arg("run")
         .arg(&dir)

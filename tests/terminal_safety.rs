@@ -63,6 +63,16 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("vsa repair", Run(&["vsa", "repair", "{run}"])),
         ("memory list", Run(&["memory", "list", "{run}"])),
         (
+            "plan diff",
+            Run(&["plan", "diff", "{run}", "h-e1", "n-0001"]),
+        ),
+        (
+            "plan checkout",
+            Run(&[
+                "plan", "checkout", "{run}", "h-e1", "n-0001", "--into", "{fresh}",
+            ]),
+        ),
+        (
             "memory show",
             Run(&["memory", "show", "{run}", "failure_h-e1_run1"]),
         ),
