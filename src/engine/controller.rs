@@ -91,32 +91,18 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
     ]
     .into_iter()
     .collect();
-    let mut failures = Vec::new();
-    for round in 0..=ctx.settings.controller_retries {
-        if round > 0 {
-            std::thread::sleep(Duration::from_secs_f64(
-                ctx.settings.controller_retry_wait_s.max(0.0),
-            ));
+    let failures = match ask_retried(ctx, "controller", &vars, &schema(), |v| {
+        parse_decision(&v.to_string())
+    }) {
+        Ok(d) => return d,
+        Err(Asked::Final(StageError::Template(e))) => {
+            return Decision::MustStop {
+                reason: e.to_string(),
+            };
         }
-        match ctx.ask_json(
-            "controller",
-            "system/controller",
-            "controller",
-            &vars,
-            &schema(),
-        ) {
-            Ok(v) => match parse_decision(&v.to_string()) {
-                Ok(d) => return d,
-                Err(e) => failures.push(format!("unreadable decision: {e}")),
-            },
-            Err(StageError::Template(e)) => {
-                return Decision::MustStop {
-                    reason: e.to_string(),
-                };
-            }
-            Err(e) => failures.push(e.to_string()),
-        }
-    }
+        Err(Asked::Final(e)) => vec![e.to_string()],
+        Err(Asked::Failures(f)) => f,
+    };
     Decision::MustStop {
         reason: format!(
             "the Independent Controller could not decide {} ({}): {}",
@@ -125,6 +111,50 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
             failures.join("; ")
         ),
     }
+}
+
+/// Why [`ask_retried`] got no answer: an error no retry can mend (a template, a schema the
+/// endpoint ignores, a missing recording, a configuration), or every try's failure.
+pub enum Asked {
+    Final(StageError),
+    Failures(Vec<String>),
+}
+
+/// Ask the controller with `template`, retried `controller_retries` times with a wait, as
+/// every controller question is; `read` turns the reply into the answer (an unreadable one
+/// is a failure worth another try).
+pub fn ask_retried<T>(
+    ctx: &StageCtx<'_>,
+    template: &str,
+    vars: &Vars,
+    schema: &ReplySchema,
+    read: impl Fn(&serde_json::Value) -> Result<T, String>,
+) -> Result<T, Asked> {
+    use crate::llm::LlmError;
+    let mut failures = Vec::new();
+    for round in 0..=ctx.settings.controller_retries {
+        if round > 0 {
+            std::thread::sleep(Duration::from_secs_f64(
+                ctx.settings.controller_retry_wait_s.max(0.0),
+            ));
+        }
+        match ctx.ask_json("controller", "system/controller", template, vars, schema) {
+            Ok(v) => match read(&v) {
+                Ok(t) => return Ok(t),
+                Err(e) => failures.push(format!("unreadable answer: {e}")),
+            },
+            Err(
+                e @ (StageError::Template(_)
+                | StageError::Schema { .. }
+                | StageError::Llm {
+                    source: LlmError::MissingRecording { .. } | LlmError::Config(_),
+                    ..
+                }),
+            ) => return Err(Asked::Final(e)),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    Err(Asked::Failures(failures))
 }
 
 #[cfg(test)]

@@ -5,15 +5,13 @@
 //! bounds the answer; SAGE's table decides when the controller's endpoint fails or its
 //! choice is refused (`[recovery] router = "table"` skips the controller altogether).
 
-use std::time::Duration;
-
 use serde_json::Value;
 
+use super::controller::Asked;
 use super::ctx::{StageCtx, Vars};
-use super::error::StageError;
 use super::recovery::{Failure, Proposal};
+use crate::llm::ReplySchema;
 use crate::llm::schema as js;
-use crate::llm::{LlmError, ReplySchema};
 use crate::reflect::routing::Router;
 use crate::reflect::veto::{Bounded, Bounds, Choice, Route, bound};
 use crate::rundir::events::Event;
@@ -175,13 +173,16 @@ pub fn choose(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Rou
         Ok(v) => v,
         Err(e) => return fallback(ctx, p, &e),
     };
-    let reply = match ask(ctx, &vars) {
-        Ok(v) => v,
-        Err(e) => return fallback(ctx, p, &e),
-    };
-    let choice = match parse_choice(&reply) {
+    let choice = match super::controller::ask_retried(
+        ctx,
+        "controller_route",
+        &vars,
+        &schema(),
+        parse_choice,
+    ) {
         Ok(c) => c,
-        Err(e) => return fallback(ctx, p, &format!("unreadable choice: {e}")),
+        Err(Asked::Final(e)) => return fallback(ctx, p, &e.to_string()),
+        Err(Asked::Failures(f)) => return fallback(ctx, p, &f.join("; ")),
     };
     let causes: Vec<_> = p
         .attributions
@@ -348,37 +349,6 @@ fn vars(
     ]
     .into_iter()
     .collect())
-}
-
-/// One structured exchange, retried as the stage-end controller is; a missing recording
-/// or a configuration error is not worth a retry.
-fn ask(ctx: &StageCtx<'_>, vars: &Vars) -> Result<Value, String> {
-    let mut failures = Vec::new();
-    for round in 0..=ctx.settings.controller_retries {
-        if round > 0 {
-            std::thread::sleep(Duration::from_secs_f64(
-                ctx.settings.controller_retry_wait_s.max(0.0),
-            ));
-        }
-        match ctx.ask_json(
-            "controller",
-            "system/controller",
-            "controller_route",
-            vars,
-            &schema(),
-        ) {
-            Ok(v) => return Ok(v),
-            Err(StageError::Llm {
-                source: e @ (LlmError::MissingRecording { .. } | LlmError::Config(_)),
-                ..
-            }) => return Err(e.to_string()),
-            Err(e @ (StageError::Template(_) | StageError::Schema { .. })) => {
-                return Err(e.to_string());
-            }
-            Err(e) => failures.push(e.to_string()),
-        }
-    }
-    Err(failures.join("; "))
 }
 
 #[cfg(test)]
