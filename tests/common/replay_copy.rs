@@ -1,5 +1,6 @@
 //! Moment 3 of UX.md through the real binary: a recorded demo run, its replay copy with a
-//! breakpoint before Coding & Validation, one step, a loosened gate threshold, the finish.
+//! breakpoint before Coding & Validation, one step, a tightened gate threshold, and the stop
+//! at Evidence Check that the diverged evidence brings.
 //! Shared by `tests/replay_compare.rs` (which checks each stop on the way) and
 //! `tests/tui_compare.rs` (which draws the comparison).
 
@@ -43,7 +44,8 @@ pub fn steer(b: &Path, verb: &[&str]) {
 
 /// From the breakpoint before h-m1's Coding & Validation: on through the breakpoints (h-m1's
 /// escalation is rejected, as the recorded run's waiting policy did) until h-c1's criteria are
-/// designed, tighten its threshold, lift the breakpoint, and finish.
+/// designed, tighten its threshold, lift the breakpoint, and run on until the recorded
+/// Evidence Check no longer fits the evidence.
 pub fn tighten_and_finish(b: &Path) {
     // Told otherwise: a replay copy waits for the researcher (`youra replay` turns the
     // recorded waiting policy off); here the recorded policy answers, as it did in the
@@ -98,12 +100,35 @@ pub fn tighten_and_finish(b: &Path) {
         ],
         0,
     );
+    // A missed SHOULD_WORK gate is retried from Experiment Design by default, which asks
+    // the roles for attributions the recorded run never needed (its h-c1 passed); with no
+    // retry the miss is a limitation at once, and the replay serves every call that follows.
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        format!("{text}\n[recovery]\nshould_work_retries = 0\n"),
+    )
+    .unwrap();
     steer(b, &["breakpoint", "Coding & Validation", "--off"]);
     steer(b, &["resume"]);
-    youra_exits(&["run", s(b)], 0);
+    // The run goes on from h-c1's limitation to Evidence Check, whose recorded reply calls
+    // P3 (resting on h-c1) supported: the check refuses that verdict against the new gate,
+    // asks again, and the replay has no second reply, so the copy stops there, named.
+    let out = youra_exits(&["run", s(b)], 1);
+    assert!(
+        out.contains("MUST_STOP: Evidence Check") && out.contains("no recorded exchange"),
+        "{out}"
+    );
+    let log = std::fs::read_to_string(b.join("youra.log")).unwrap();
+    assert!(
+        log.contains("supported is not what the evidence allows")
+            && log.contains("rests on h-c1 (SHOULD_WORK FAIL"),
+        "the recorded verdict on h-c1's prediction is refused"
+    );
 }
 
-/// The whole walk without the checks on the way: `(a, b)` finished, b diverging at h-c1.
+/// The whole walk without the checks on the way: `(a, b)`, a finished, b diverging at h-c1
+/// and stopped at Evidence Check.
 pub fn walk(tmp: &Path) -> (PathBuf, PathBuf) {
     let a = recorded(tmp);
     let b = tmp.join("b");

@@ -50,15 +50,19 @@ pub fn lines(c: &Comparison, stage: Stage, width: usize, t: &Theme) -> Vec<Line<
             (false, true) => "≠",
             (false, false) => "=",
         };
-        let who = who(r);
-        let now = format!("  {mark} {who} now {}", brief(r.b.as_ref()));
+        // A run-level stage (Evidence Check, the paper) names no hypothesis: no gap for it.
+        let who = match who(r) {
+            w if w.is_empty() => w,
+            w => format!("{w} "),
+        };
+        let now = format!("  {mark} {who}now {}", brief(r.b.as_ref()));
         if r.diverges() {
             out.push(Line::styled(clip(&now, width), t.style(Role::Attention)));
-            let pad = " ".repeat(who.chars().count() + 1);
+            let pad = " ".repeat(who.chars().count());
             let rec = format!("    {pad}rec {}", brief(r.a.as_ref()));
             out.push(Line::styled(clip(&rec, width), t.style(Role::Muted)));
         } else {
-            let same = format!("  {mark} {who} {} (as recorded)", brief(r.b.as_ref()));
+            let same = format!("  {mark} {who}{} (as recorded)", brief(r.b.as_ref()));
             out.push(Line::styled(clip(&same, width), t.style(Role::Muted)));
         }
     }
