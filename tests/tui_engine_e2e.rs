@@ -56,8 +56,14 @@ fn the_demo_waits_for_the_researcher_who_approves_from_the_card() {
         );
     }
     type_(&mut s, b"E");
-    s.screen.wait_for("criterion");
-    assert!(s.screen.text().contains("κ_min"), "{}", s.screen.text());
+    // Waits for the card's own text: the footer's hints read as words and name
+    // "criterion" too (`] next criterion`), so that word appears before the card does.
+    s.screen.wait_for("κ_min");
+    assert!(
+        s.screen.text().contains("required <= 0.02"),
+        "{}",
+        s.screen.text()
+    );
     // The failed attempt's chart opens inside the card; Esc returns to the causes.
     type_(&mut s, b"g");
     s.screen.wait_for("accuracy");
