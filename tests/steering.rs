@@ -397,13 +397,28 @@ fn cli_confirms_refuses_and_rejects_bad_arguments() {
         &["steer", d, "pause", "--off", "--reason", "r"],
         &["steer", d, "override", "Abandon", "--reason", "r"],
         &["steer", d, "halt", "--reason", "r"],
-        &["steer", d, "pause"],
     ] {
         let o = youra(bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {:?}", text(&o));
     }
     let o = youra(&["steer", d, "halt", "--reason", "r"]);
     assert!(text(&o).1.contains("the verbs are: pause, resume"));
+    // Answering an escalation needs a reason (issue 31); the other verbs do not.
+    for verb in [&["approve"][..], &["reject"], &["override", "Proceed"]] {
+        let mut args = vec!["steer", d];
+        args.extend_from_slice(verb);
+        let o = youra(&args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{verb:?}: {err}");
+        assert!(
+            err.contains("answers an escalation: a reason is required") && err.contains("--reason"),
+            "{verb:?}: {err}"
+        );
+    }
+    let o = youra(&["steer", d, "pause"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = youra(&["vsa", "get", d, "history[-1].reason"]);
+    assert_eq!(text(&o).0, "pause (command line; no reason given)\n");
 }
 
 #[test]
