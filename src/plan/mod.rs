@@ -11,7 +11,8 @@
 //!   the ledger; `directives.rs` the researcher's pin / veto / force / edit / budget changes;
 //!   `expand.rs` the reflector's expansion prompt and reply rules, `evidence.rs` what that
 //!   prompt shows of the node (result, log tail, diff, failure analysis, branch); `best.rs`
-//!   the search's result (the best passing node) and whether a search goes on after its first pass
+//!   the search's result (the best passing node) and whether a search goes on after its first pass;
+//!   `node_code.rs` each executed node's code as a commit of its sub-hypothesis's git repository
 //! - `sim/` synthetic research tasks calibrated to the paper and `bench/` the policy comparison
 //!   and its sweep (`youra bench allocation [--sweep]`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
