@@ -293,7 +293,7 @@ fn demo(dir: &Path, crash: Option<&str>, path: Option<&str>) -> Output {
 /// exceed the uninterrupted one by that call; what must hold is that no row counts twice.)
 fn search_state(run: &Path) -> Vec<String> {
     let loaded = youra::plan::load(run, Plans::Read).unwrap();
-    let mut out: Vec<String> = loaded
+    let out: Vec<String> = loaded
         .tree
         .nodes()
         .iter()
