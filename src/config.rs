@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
+pub use crate::config_plan::PlanSettings;
 use crate::llm::{LlmSettings, RoleConfig};
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -168,93 +169,6 @@ impl Default for DebateSettings {
             min_exchanges: 6,
             max_exchanges: 20,
         }
-    }
-}
-
-/// `[plan]`: with a token budget, Coding & Validation of a sub-hypothesis is a plan-tree
-/// search (PrimeScientist): each attempt executes the node the policy selects, the search goes
-/// on after the first pass while the budget lasts, and the best node's result is the gate's.
-/// An exhausted budget moves the run to Evidence Check.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PlanSettings {
-    /// Tokens of the plan's own calls (planning and execution, from the ledger, from the
-    /// plan's start) the search may spend; 0 = no plan tree.
-    pub budget_tokens: u64,
-    /// Optional wall-time budget in seconds (r is the smaller share).
-    pub budget_secs: Option<f64>,
-    /// adaptive, uct, uct:<c>, greedy (the default), random, fixed or fixed:<α>: anything
-    /// else is an error naming these.
-    pub policy: crate::plan::Policy,
-    /// α's cap.
-    pub alpha_max: f64,
-    /// Pruning threshold δ: a child more than δ below its parent's Q leaves selection.
-    pub delta: f64,
-    /// Children per expansion at most (m).
-    pub max_children: usize,
-    /// Re-expansions of a node whose children were all pruned, after its first.
-    pub reexpand_limit: u32,
-    /// How Q and widening are computed: `reference` (PrimeScientist's code: pruned and failed
-    /// children stay out of their ancestors' Q; a node is widened up to m children in play
-    /// once they have all run) or `youra` (the earlier rules, for comparison). Anything else
-    /// is an error naming these. See docs/decisions/0005-plan-tree-rules.md.
-    pub tree_rules: crate::plan::TreeRules,
-    /// Attempts a sub-hypothesis's search may make after its first pass; unset = while the
-    /// budget lasts (the paper's search). The VSA's `sub_hypotheses.<h>.search.after_pass`,
-    /// when set, overrides it for that sub-hypothesis.
-    pub after_pass: Option<u32>,
-    /// Seed of the selection's draws (with the tree's size, so a restart draws the same).
-    pub seed: u64,
-}
-
-impl Default for PlanSettings {
-    fn default() -> Self {
-        PlanSettings {
-            budget_tokens: 0,
-            budget_secs: None,
-            // The allocation sweep's evidence (docs/decisions/0005-plan-tree-rules.md):
-            // greedy is never behind adaptive in 30 settings, ahead in 22.
-            policy: crate::plan::Policy::Greedy,
-            alpha_max: crate::plan::ALPHA_MAX,
-            delta: crate::plan::DELTA,
-            max_children: crate::plan::MAX_CHILDREN,
-            reexpand_limit: crate::plan::REEXPAND_LIMIT,
-            tree_rules: crate::plan::TreeRules::default(),
-            after_pass: None,
-            seed: 7,
-        }
-    }
-}
-
-impl PlanSettings {
-    /// What a configured value cannot mean, named with its key.
-    pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if !(self.alpha_max.is_finite() && self.alpha_max >= 1.0) {
-            out.push(format!(
-                "[plan] alpha_max = {}: give a number >= 1",
-                self.alpha_max
-            ));
-        }
-        if !(self.delta.is_finite() && (0.0..=1.0).contains(&self.delta)) {
-            out.push(format!(
-                "[plan] delta = {}: give a number in [0, 1]",
-                self.delta
-            ));
-        }
-        if !(1..=8).contains(&self.max_children) {
-            out.push(format!(
-                "[plan] max_children = {}: give 1 to 8",
-                self.max_children
-            ));
-        }
-        if self
-            .budget_secs
-            .is_some_and(|t| !(t.is_finite() && t > 0.0))
-        {
-            out.push("[plan] budget_secs: give a positive number of seconds".into());
-        }
-        out
     }
 }
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod config_check;
+pub mod config_plan;
 pub mod config_sources;
 pub mod engine;
 pub mod exec;
