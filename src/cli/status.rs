@@ -161,7 +161,8 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
     let engine = crate::engine::lock::holder(&run.root);
     let (experiments, stopped_experiments) = split_followed(
         crate::rundir::jobs::queue(
-            &crate::rundir::events::read(&run.root.join("events.jsonl")),
+            // Streamed: only the experiment events are kept, not the whole log.
+            &crate::rundir::jobs::ExperimentIndex::read(&run.root.join("events.jsonl")),
             vsa,
             chrono::Utc::now().fixed_offset(),
         ),

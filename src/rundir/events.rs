@@ -156,22 +156,77 @@ pub fn read(path: &Path) -> Vec<Event> {
 /// The log's events and how many lines were skipped as unreadable (for a reader that says
 /// so, e.g. `youra status`).
 pub fn read_counted(path: &Path) -> (Vec<Event>, usize) {
-    let Ok(bytes) = std::fs::read(path) else {
-        return (Vec::new(), 0);
-    };
-    let mut skipped = 0;
-    let events = crate::fsutil::utf8_lines(&bytes)
-        .filter_map(
-            |line| match line.ok().and_then(|l| serde_json::from_str(l).ok()) {
-                Some(e) => Some(e),
-                None => {
-                    skipped += 1;
-                    None
-                }
-            },
-        )
-        .collect();
-    (events, skipped)
+    let mut events = Vec::new();
+    let mut tail = EventTail::new(path);
+    let mut bad = tail.read(|e| events.push(e)).map_or(0, |r| r.bad.len());
+    // Read once, not followed: an unfinished last line is the last line.
+    match tail.unfinished() {
+        Some(Ok(e)) => events.push(e),
+        Some(Err(_)) => bad += 1,
+        None => {}
+    }
+    (events, bad)
+}
+
+/// A line of the log that is not an event, named by its line number (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    pub line: u64,
+    pub error: String,
+}
+
+/// What one incremental read of the log found besides its events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventsRead {
+    /// The log was truncated or replaced: the events handed out start from its beginning
+    /// again, and the caller drops what it kept.
+    pub restarted: bool,
+    /// Lines that did not parse, each alone: the lines after them are still read.
+    pub bad: Vec<BadLine>,
+}
+
+/// The log read from where the last read ended ([`super::tail::Tail`]): a reader that
+/// keeps one pays for what was appended, not for the whole history.
+#[derive(Debug, Clone)]
+pub struct EventTail {
+    tail: super::tail::Tail,
+}
+
+impl EventTail {
+    pub fn new(path: &Path) -> EventTail {
+        EventTail {
+            tail: super::tail::Tail::new(path),
+        }
+    }
+
+    /// Hand each event appended since the last read to `each`, in file order. A line that
+    /// does not parse (a torn UTF-8 character, a corrupt row) is reported with its line
+    /// number; an unfinished last line waits for the next read. A missing log is empty.
+    pub fn read(&mut self, mut each: impl FnMut(Event)) -> std::io::Result<EventsRead> {
+        let mut bad = Vec::new();
+        let r = self
+            .tail
+            .read(|n, line| match serde_json::from_slice::<Event>(line) {
+                Ok(e) => each(e),
+                Err(e) => bad.push(BadLine {
+                    line: n,
+                    error: e.to_string(),
+                }),
+            })?;
+        Ok(EventsRead {
+            restarted: r.restarted,
+            bad,
+        })
+    }
+
+    /// The last line still waiting for its newline, parsed (for a one-shot read).
+    pub fn unfinished(&self) -> Option<Result<Event, BadLine>> {
+        let (n, line) = self.tail.partial()?;
+        Some(serde_json::from_slice(line).map_err(|e| BadLine {
+            line: n,
+            error: e.to_string(),
+        }))
+    }
 }
 
 #[cfg(test)]

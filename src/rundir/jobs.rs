@@ -4,6 +4,9 @@
 //! Where a job runs is its `experiment_start`'s placement, or the newest
 //! `experiment_placed` after it (a Slurm job's node, known once Slurm has placed it).
 
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 
@@ -50,26 +53,72 @@ fn time(e: &Event) -> Option<DateTime<FixedOffset>> {
     DateTime::parse_from_rfc3339(&e.time).ok()
 }
 
-/// The queue at `now`: every sub-hypothesis that has run an experiment or is ready for one.
-/// The events are indexed by their exact hypothesis id once (one pass, not one per
-/// sub-hypothesis), so the cost is the events' length plus the sub-hypotheses', however many.
-pub fn queue(events: &[Event], vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<JobRow> {
-    let ready = crate::engine::progress::ready_hypotheses(vsa);
-    let mut by_hypothesis: std::collections::HashMap<&str, Vec<&Event>> =
-        std::collections::HashMap::new();
-    for e in events.iter().filter(|e| e.kind.starts_with("experiment_")) {
-        if let Some(h) = e.hypothesis.as_deref() {
-            by_hypothesis.entry(h).or_default().push(e);
+/// The experiment events (`experiment_*`) of a run, indexed by the exact hypothesis id
+/// each names in its own field (`h-e10`'s events are never `h-e1`'s), in file order.
+/// Built in one pass over the log (or fed as it grows); only experiment events are kept,
+/// so a log of a million model calls costs the index nothing but the pass.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExperimentIndex {
+    by_hypothesis: HashMap<String, Vec<Event>>,
+}
+
+impl ExperimentIndex {
+    pub fn new() -> ExperimentIndex {
+        ExperimentIndex::default()
+    }
+
+    /// The index of the events in `events.jsonl` at `path` (empty when it is missing).
+    pub fn read(path: &Path) -> ExperimentIndex {
+        let mut index = ExperimentIndex::new();
+        let mut tail = super::events::EventTail::new(path);
+        let _ = tail.read(|e| index.insert(e));
+        if let Some(Ok(e)) = tail.unfinished() {
+            index.insert(e);
+        }
+        index
+    }
+
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> ExperimentIndex {
+        let mut index = ExperimentIndex::new();
+        for e in events {
+            index.insert(e.clone());
+        }
+        index
+    }
+
+    /// Add the next event of the log (ignored unless it is an experiment event naming a
+    /// hypothesis).
+    pub fn insert(&mut self, e: Event) {
+        if !e.kind.starts_with("experiment_") {
+            return;
+        }
+        if let Some(h) = e.hypothesis.clone() {
+            self.by_hypothesis.entry(h).or_default().push(e);
         }
     }
-    let none: Vec<&Event> = Vec::new();
+
+    /// The experiment events of `hypothesis`, oldest first.
+    pub fn of(&self, hypothesis: &str) -> &[Event] {
+        self.by_hypothesis
+            .get(hypothesis)
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The queue at `now`: every sub-hypothesis that has run an experiment or is ready for one.
+/// Each looks its events up in the index, so the cost is the sub-hypotheses' count plus
+/// their own experiment events, however long the log.
+pub fn queue(index: &ExperimentIndex, vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<JobRow> {
+    let ready: HashSet<&str> = crate::engine::progress::ready_hypotheses(vsa)
+        .into_iter()
+        .collect();
     vsa.sub_hypotheses
         .iter()
         .filter_map(|h| {
-            let mine = by_hypothesis.get(h.id.as_str()).unwrap_or(&none);
+            let mine = index.of(&h.id);
             let start_at = mine.iter().rposition(|e| e.kind == "experiment_start");
-            let last_start = start_at.map(|i| mine[i]);
-            let last_exit = mine.iter().rfind(|e| e.kind == "experiment_exit").copied();
+            let last_start = start_at.map(|i| &mine[i]);
+            let last_exit = mine.iter().rfind(|e| e.kind == "experiment_exit");
             let placed = start_at.and_then(|i| {
                 mine[i..]
                     .iter()
@@ -90,7 +139,7 @@ pub fn queue(events: &[Event], vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<Job
                     exit: x.result.clone().unwrap_or_else(|| "?".into()),
                     elapsed_s: time(x).map_or(0.0, |t| seconds(start.and_then(time), t)),
                 },
-                _ if ready.contains(&h.id.as_str()) => JobState::Waiting,
+                _ if ready.contains(h.id.as_str()) => JobState::Waiting,
                 _ => return None,
             };
             Some(JobRow {
@@ -170,7 +219,7 @@ mod tests {
             ),
         ];
         let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:04Z").unwrap();
-        let q = queue(&events, &vsa, now);
+        let q = queue(&ExperimentIndex::from_events(&events), &vsa, now);
         let rows = |q: &[JobRow]| -> Vec<(String, String)> {
             q.iter()
                 .map(|r| (r.hypothesis.clone(), r.label()))
@@ -188,7 +237,7 @@ mod tests {
             None,
             Some("Slurm job 8 on n2"),
         ));
-        let q = queue(&events, &vsa, now);
+        let q = queue(&ExperimentIndex::from_events(&events), &vsa, now);
         assert_eq!(
             rows(&q),
             vec![

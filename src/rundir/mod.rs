@@ -12,5 +12,6 @@ pub mod memory;
 pub mod own;
 pub mod plain;
 pub mod prior;
+pub mod tail;
 
 pub use discover::{Layout, RunDir, discover};

@@ -3,10 +3,13 @@
 //! with elapsed time: `rundir::jobs`); plus GPU use when `nvidia-smi` exists. Read off the
 //! UI thread with the rest of the run.
 
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::run_view::{EventRow, Metrics};
+use super::run_view::Metrics;
+use crate::rundir::events::Event;
+use crate::rundir::jobs::{ExperimentIndex, JobRow};
 
 /// How many trailing bytes of a log are read for the tail.
 const TAIL_BYTES: u64 = 16 * 1024;
@@ -28,28 +31,32 @@ pub struct Experiment {
     pub log: Option<PathBuf>,
     pub tail: Vec<String>,
     /// Its row in the experiment queue, when it has one.
-    pub job: Option<crate::rundir::jobs::JobRow>,
+    pub job: Option<JobRow>,
 }
 
 pub fn read_experiments(
     root: &Path,
     ids: &[String],
     metrics: &[Metrics],
-    events: &[EventRow],
-    jobs: &[crate::rundir::jobs::JobRow],
+    index: &ExperimentIndex,
+    jobs: &[JobRow],
 ) -> Vec<Experiment> {
+    // Keyed once: a lookup per sub-hypothesis, not a scan (500 of them are a real run).
+    let metrics: HashMap<&str, &Metrics> =
+        metrics.iter().map(|m| (m.hypothesis.as_str(), m)).collect();
+    let jobs: HashMap<&str, &JobRow> = jobs.iter().map(|j| (j.hypothesis.as_str(), j)).collect();
     ids.iter()
         .filter_map(|h| {
-            let m = metrics.iter().find(|m| &m.hypothesis == h).cloned();
+            let m = metrics.get(h.as_str()).map(|m| (*m).clone());
             let log = newest_log(&root.join(h));
-            let job = jobs.iter().find(|j| &j.hypothesis == h).cloned();
+            let job = jobs.get(h.as_str()).map(|j| (*j).clone());
             if m.is_none() && log.is_none() && job.is_none() {
                 return None;
             }
             let tail = log.as_deref().map(tail_lines).unwrap_or_default();
             Some(Experiment {
                 hypothesis: h.clone(),
-                state: state(h, &tail, events),
+                state: state(&tail, index.of(h)),
                 metrics: m,
                 log,
                 tail,
@@ -59,9 +66,10 @@ pub fn read_experiments(
         .collect()
 }
 
-/// Running when the newest experiment event for `h` is a start; finished with YouRA's
-/// `EXPERIMENT COMPLETE (exit=N)` line or an exit event.
-fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
+/// Running when the newest experiment event of the sub-hypothesis (its own, from the
+/// index: exact id) is a start; finished with YouRA's `EXPERIMENT COMPLETE (exit=N)` line
+/// or an exit event.
+fn state(tail: &[String], mine: &[Event]) -> RunState {
     if let Some(code) = tail
         .iter()
         .rev()
@@ -70,22 +78,10 @@ fn state(h: &str, tail: &[String], events: &[EventRow]) -> RunState {
     {
         return RunState::Finished(code);
     }
-    // Events are newest first.
-    match events.iter().find(|e| {
-        e.hypothesis.as_deref() == Some(h)
-            && e.kind
-                .as_deref()
-                .is_some_and(|k| k.starts_with("experiment_"))
-    }) {
+    // The index keeps file order: the newest is last.
+    match mine.last().map(|e| e.kind.as_str()) {
         // A placement (a Slurm job reaching its node) comes after the start: still running.
-        Some(e)
-            if matches!(
-                e.kind.as_deref(),
-                Some("experiment_start" | "experiment_placed")
-            ) =>
-        {
-            RunState::Running
-        }
+        Some("experiment_start" | "experiment_placed") => RunState::Running,
         Some(_) => RunState::Finished(None),
         None => RunState::Unknown,
     }
@@ -147,7 +143,13 @@ mod tests {
         let body: String = (0..200).map(|i| format!("step {i}\n")).collect::<String>()
             + "EXPERIMENT COMPLETE (exit=3)\n";
         std::fs::write(h.join("run.log"), body).unwrap();
-        let ex = read_experiments(dir.path(), &["h-e1".into(), "h-x".into()], &[], &[], &[]);
+        let ex = read_experiments(
+            dir.path(),
+            &["h-e1".into(), "h-x".into()],
+            &[],
+            &ExperimentIndex::new(),
+            &[],
+        );
         assert_eq!(ex.len(), 1);
         assert_eq!(ex[0].state, RunState::Finished(Some(3)));
         assert_eq!(ex[0].tail.len(), TAIL_LINES);
@@ -155,46 +157,27 @@ mod tests {
             ex[0].tail.last().map(String::as_str),
             Some("EXPERIMENT COMPLETE (exit=3)")
         );
-        let start = EventRow {
-            at: None,
-            actor: "engine".into(),
-            stage: None,
-            text: "experiment_start h-e1".into(),
-            from_history: false,
-            kind: Some("experiment_start".into()),
-            hypothesis: Some("h-e1".into()),
-        };
+        let ev = |kind: &str, h: &str| Event::new(kind).hypothesis(h);
+        let index = |events: &[Event]| ExperimentIndex::from_events(events);
+        let start = ev("experiment_start", "h-e1");
+        let placed = ev("experiment_placed", "h-e1");
+        let exit = ev("experiment_exit", "h-e1");
+        let other = ev("experiment_start", "h-e10");
+        let state_of = |h: &str, events: &[Event]| state(&[], index(events).of(h));
         assert_eq!(
-            state("h-e1", &[], std::slice::from_ref(&start)),
+            state_of("h-e1", std::slice::from_ref(&start)),
             RunState::Running
         );
-        assert_eq!(state("h-e1", &[], &[]), RunState::Unknown);
-        // Newest first: a Slurm job placed on its node after the start still runs.
-        let placed = EventRow {
-            text: "experiment_placed h-e1 Slurm job 7 on n1".into(),
-            kind: Some("experiment_placed".into()),
-            ..start.clone()
-        };
+        assert_eq!(state_of("h-e1", &[]), RunState::Unknown);
+        // Oldest first: a Slurm job placed on its node after the start still runs.
         assert_eq!(
-            state("h-e1", &[], &[placed.clone(), start.clone()]),
+            state_of("h-e1", &[start.clone(), placed.clone()]),
             RunState::Running
         );
         // h-e10's start says nothing about h-e1, whose last event is its exit.
-        let exit = EventRow {
-            text: "experiment_exit h-e1 exit=0".into(),
-            kind: Some("experiment_exit".into()),
-            ..start.clone()
-        };
-        let other = EventRow {
-            text: "experiment_start h-e10".into(),
-            hypothesis: Some("h-e10".into()),
-            ..start.clone()
-        };
-        assert_eq!(
-            state("h-e1", &[], &[other.clone(), exit, start]),
-            RunState::Finished(None)
-        );
-        assert_eq!(state("h-e10", &[], &[other]), RunState::Running);
-        assert_eq!(state("h-e1", &[], &[placed]), RunState::Running);
+        let events = [start, exit, other];
+        assert_eq!(state_of("h-e1", &events), RunState::Finished(None));
+        assert_eq!(state_of("h-e10", &events), RunState::Running);
+        assert_eq!(state_of("h-e1", &[placed]), RunState::Running);
     }
 }

@@ -6,6 +6,7 @@ pub mod attention;
 mod commands;
 pub mod dialogs;
 pub mod diff_view;
+pub mod downsample;
 pub mod draw;
 pub mod experiments;
 pub mod filters;

@@ -196,18 +196,13 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         run_files.extend(list_files(&run.root.join(sub), 2));
     }
     files.push(("run".into(), run_files));
+    let index = crate::rundir::jobs::ExperimentIndex::read(&run.root.join("events.jsonl"));
     let jobs = vsa.as_ref().map_or_else(
         |_| Vec::new(),
-        |s| {
-            crate::rundir::jobs::queue(
-                &crate::rundir::events::read(&run.root.join("events.jsonl")),
-                &s.vsa,
-                chrono::Utc::now().fixed_offset(),
-            )
-        },
+        |s| crate::rundir::jobs::queue(&index, &s.vsa, chrono::Utc::now().fixed_offset()),
     );
     let experiments =
-        super::experiments::read_experiments(&run.root, &ids, &metrics, &events, &jobs);
+        super::experiments::read_experiments(&run.root, &ids, &metrics, &index, &jobs);
     let (skipped_stages, routing) = vsa
         .as_ref()
         .map(|s| lifecycle_directives(&s.doc))

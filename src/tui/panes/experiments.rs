@@ -1,6 +1,7 @@
 //! Experiments: the queue (waiting, running where and for how long, finished with exit and
 //! elapsed time) of sub-hypotheses with experiments, results or logs, the selected one's
-//! metric curve (`results/metrics.jsonl`) and the tail of its newest log; GPU
+//! metric curve (`results/metrics.jsonl`, thinned to the chart's width by
+//! `tui::downsample`) and the tail of its newest log; GPU
 //! use when `nvidia-smi` exists.
 
 use ratatui::Frame;
@@ -136,14 +137,20 @@ pub fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
     let Some((name, pts)) = m.series.first() else {
         return;
     };
-    let all = || {
-        pts.iter()
-            .chain(m.earlier.iter().flat_map(|(_, p)| p.iter()))
-    };
+    // Braille draws two dots per cell across: more points than that only cost the frame,
+    // and the thinning keeps every column's extremes (a spike stays on screen).
+    let columns = usize::from(area.width) * 2;
+    let pts = crate::tui::downsample::min_max(pts, columns);
+    let earlier: Vec<(u32, Vec<(f64, f64)>)> = m
+        .earlier
+        .iter()
+        .map(|(n, p)| (*n, crate::tui::downsample::min_max(p, columns)))
+        .collect();
+    // The thinned series keep the extremes, so the bounds are the full series' bounds.
+    let all = || pts.iter().chain(earlier.iter().flat_map(|(_, p)| p.iter()));
     let (xmin, xmax) = bounds(all().map(|p| p.0));
     let (ymin, ymax) = bounds(all().map(|p| p.1));
-    let mut data: Vec<Dataset> = m
-        .earlier
+    let mut data: Vec<Dataset> = earlier
         .iter()
         .map(|(n, p)| {
             Dataset::default()
@@ -156,7 +163,7 @@ pub fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
         .collect();
     data.push(
         Dataset::default()
-            .name(if m.earlier.is_empty() {
+            .name(if earlier.is_empty() {
                 name.clone()
             } else {
                 format!("{name} (now)")
@@ -164,7 +171,7 @@ pub fn chart(app: &App, m: &Metrics, frame: &mut Frame, area: Rect) {
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(t.style(Role::Chart))
-            .data(pts),
+            .data(&pts),
     );
     let labels = |a: f64, b: f64| vec![Line::raw(fmt(a)), Line::raw(fmt(b))];
     let chart = Chart::new(data)
