@@ -10,6 +10,7 @@ pub mod downsample;
 pub mod draw;
 pub mod experiments;
 pub mod filters;
+pub mod follow;
 pub mod highlight;
 pub mod keymap;
 pub mod lessons;

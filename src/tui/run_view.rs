@@ -84,7 +84,22 @@ pub struct Metrics {
 }
 
 pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
-    assemble(run, store.load().map_err(|e| e.to_string()), false)
+    read_run_with(run, store, &mut super::follow::Follower::new(&run.root))
+}
+
+/// A read that takes the appended files from where `follower`'s last read ended (the
+/// reader thread keeps one for the session).
+pub fn read_run_with(
+    run: &RunDir,
+    store: &Store,
+    follower: &mut super::follow::Follower,
+) -> RunRead {
+    assemble(
+        run,
+        store.load().map_err(|e| e.to_string()),
+        false,
+        follower,
+    )
 }
 
 /// Files above this size are first shown without their history, which is most of their bytes.
@@ -94,6 +109,14 @@ pub const QUICK_MIN_BYTES: u64 = 1 << 20;
 /// while the full read (history and all) is still parsing. `None` when the file is small, or
 /// its history cannot be cut out safely; the full read follows in every case.
 pub fn read_run_quick(run: &RunDir) -> Option<RunRead> {
+    read_run_quick_with(run, &mut super::follow::Follower::new(&run.root))
+}
+
+/// [`read_run_quick`] with the reader thread's follower.
+pub fn read_run_quick_with(
+    run: &RunDir,
+    follower: &mut super::follow::Follower,
+) -> Option<RunRead> {
     if std::fs::metadata(&run.vsa).ok()?.len() < QUICK_MIN_BYTES {
         return None;
     }
@@ -107,6 +130,7 @@ pub fn read_run_quick(run: &RunDir) -> Option<RunRead> {
         run,
         Ok(Arc::new(Snapshot { doc, vsa, warnings })),
         true,
+        follower,
     ))
 }
 
@@ -130,7 +154,12 @@ fn top_level_section(text: &str, key: &str) -> Option<(usize, usize)> {
     Some((start, text.len()))
 }
 
-fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: bool) -> RunRead {
+fn assemble(
+    run: &RunDir,
+    vsa: Result<Arc<Snapshot>, String>,
+    history_pending: bool,
+    follower: &mut super::follow::Follower,
+) -> RunRead {
     let memory = read_memory(run);
     let archives = load_archives(&run.root);
     let memory_links = crate::rundir::lessons::links(&run.root, &memory, &archives);
@@ -138,7 +167,9 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         .as_ref()
         .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
         .unwrap_or_default();
-    let mut events = read_events(&run.root.join("events.jsonl"));
+    let (rows, index) = follower.events();
+    let mut events = rows.to_vec();
+    let index = index.clone();
     events.extend(read_log_warnings(&run.root.join("youra.log")));
     if let Ok(snap) = &vsa {
         events.extend(snap.vsa.history.iter().map(|h| EventRow {
@@ -160,12 +191,12 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         .iter()
         .filter_map(|h| {
             let results = run.root.join(h).join("results");
-            let mut m = read_metrics(h, &results.join("metrics.jsonl"))?;
+            let mut m = follower.metrics(h, &results.join("metrics.jsonl"))?;
             let attempts = results.join(crate::exec::ATTEMPTS_DIR);
             let name = m.series.first().map(|(n, _)| n.clone()).unwrap_or_default();
             for n in crate::exec::attempt_numbers(&attempts) {
                 let Some(old) =
-                    read_metrics(h, &attempts.join(n.to_string()).join("metrics.jsonl"))
+                    follower.metrics(h, &attempts.join(n.to_string()).join("metrics.jsonl"))
                 else {
                     continue;
                 };
@@ -196,7 +227,6 @@ fn assemble(run: &RunDir, vsa: Result<Arc<Snapshot>, String>, history_pending: b
         run_files.extend(list_files(&run.root.join(sub), 2));
     }
     files.push(("run".into(), run_files));
-    let index = crate::rundir::jobs::ExperimentIndex::read(&run.root.join("events.jsonl"));
     let jobs = vsa.as_ref().map_or_else(
         |_| Vec::new(),
         |s| crate::rundir::jobs::queue(&index, &s.vsa, chrono::Utc::now().fixed_offset()),
@@ -272,41 +302,34 @@ pub fn read_lessons(run: &RunDir) -> super::lessons::OtherRun {
     }
 }
 
-fn read_events(path: &Path) -> Vec<EventRow> {
-    // Bytes, not text: a torn UTF-8 character costs its line, not the whole pane.
-    let Ok(bytes) = std::fs::read(path) else {
-        return Vec::new();
+/// One `events.jsonl` line as an Events row (any JSON object: a row without a time or a
+/// kind is still shown).
+pub(crate) fn event_row(v: &serde_json::Value) -> EventRow {
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    let kind = s("kind").unwrap_or_else(|| "event".into());
+    let mut parts = vec![kind.clone()];
+    // A stage's own rows name it; on the others it would crowd out the message (the
+    // pane's stage filter still places them).
+    let names_stage = matches!(kind.as_str(), "stage_start" | "stage_end" | "breakpoint");
+    let keys: &[&str] = if names_stage {
+        &["stage", "hypothesis", "result", "action", "message"]
+    } else {
+        &["hypothesis", "result", "action", "message"]
     };
-    crate::fsutil::utf8_lines(&bytes)
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l.ok()?).ok())
-        .map(|v| {
-            let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-            let kind = s("kind").unwrap_or_else(|| "event".into());
-            let mut parts = vec![kind.clone()];
-            // A stage's own rows name it; on the others it would crowd out the message (the
-            // pane's stage filter still places them).
-            let names_stage = matches!(kind.as_str(), "stage_start" | "stage_end" | "breakpoint");
-            let keys: &[&str] = if names_stage {
-                &["stage", "hypothesis", "result", "action", "message"]
-            } else {
-                &["hypothesis", "result", "action", "message"]
-            };
-            for k in keys {
-                if let Some(x) = s(k) {
-                    parts.push(x);
-                }
-            }
-            EventRow {
-                at: s("time").as_deref().and_then(Timestamp::parse),
-                actor: s("actor").unwrap_or_else(|| "engine".into()),
-                stage: s("stage"),
-                text: parts.join(" "),
-                from_history: false,
-                hypothesis: s("hypothesis"),
-                kind: Some(kind),
-            }
-        })
-        .collect()
+    for k in keys {
+        if let Some(x) = s(k) {
+            parts.push(x);
+        }
+    }
+    EventRow {
+        at: s("time").as_deref().and_then(Timestamp::parse),
+        actor: s("actor").unwrap_or_else(|| "engine".into()),
+        stage: s("stage"),
+        text: parts.join(" "),
+        from_history: false,
+        hypothesis: s("hypothesis"),
+        kind: Some(kind),
+    }
 }
 
 /// How much of the end of `youra.log` the Events pane reads: the log grows all run long.
@@ -366,37 +389,6 @@ fn log_row(line: &str) -> Option<EventRow> {
         from_history: false,
         hypothesis: None,
         kind: Some(kind.into()),
-    })
-}
-
-fn read_metrics(hypothesis: &str, path: &Path) -> Option<Metrics> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rows = crate::exec::metrics::json_rows(&text);
-    let x_name = ["step", "epoch", "iteration"]
-        .into_iter()
-        .find(|k| rows.iter().any(|r| r.contains_key(*k)))
-        .unwrap_or("line");
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        let x = row
-            .get(x_name)
-            .and_then(serde_json::Value::as_f64)
-            .unwrap_or(i as f64);
-        for (k, v) in row {
-            let Some(y) = v.as_f64().filter(|_| k != x_name) else {
-                continue;
-            };
-            match series.iter_mut().find(|(n, _)| n == k) {
-                Some((_, pts)) => pts.push((x, y)),
-                None => series.push((k.clone(), vec![(x, y)])),
-            }
-        }
-    }
-    (!series.is_empty()).then(|| Metrics {
-        hypothesis: hypothesis.to_string(),
-        x_name: x_name.to_string(),
-        series,
-        earlier: Vec::new(),
     })
 }
 

@@ -13,7 +13,7 @@ use ratatui::crossterm::{execute, terminal};
 
 use super::app::{App, AppEvent, Effect, update};
 use super::keymap::Keymap;
-use super::run_view::read_run;
+use super::run_view::read_run_with;
 use super::theme::{ColorDepth, Theme};
 use crate::rundir::{RunDir, discover};
 use crate::vsa::Store;
@@ -317,16 +317,18 @@ fn spawn_reader(
     let (req_tx, req_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         let mut first = true;
+        // The appended files are read from where the last read ended.
+        let mut follower = super::follow::Follower::new(&run.root);
         while req_rx.recv().is_ok() {
             while req_rx.try_recv().is_ok() {}
             // A large run fills the screen before its long history is parsed.
             if std::mem::take(&mut first)
-                && let Some(quick) = super::run_view::read_run_quick(&run)
+                && let Some(quick) = super::run_view::read_run_quick_with(&run, &mut follower)
                 && tx.send(AppEvent::Loaded(Box::new(quick))).is_err()
             {
                 return;
             }
-            let mut read = read_run(&run, &store);
+            let mut read = read_run_with(&run, &store, &mut follower);
             read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
             if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
                 return;
