@@ -387,6 +387,10 @@ fn every_binding_does_what_its_command_says() {
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
             }
             Mode::Search => type_str(&mut a, "3/"),
+            Mode::Runs => {
+                let runs = vec![a.run.clone()];
+                youra::tui::runs_view::start(&mut a, runs)
+            }
             Mode::Picker => {
                 type_str(&mut a, "2");
                 press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
@@ -545,6 +549,13 @@ fn every_binding_does_what_its_command_says() {
                 let after = paper_selection(&a);
                 assert!(after.is_some() && after != before_number, "{what}")
             }
+            // The runs view opens its selected run; Esc without one to go back to does nothing.
+            C::OpenRun => assert!(
+                matches!(effects.as_slice(), [Effect::OpenRun { .. }])
+                    && a.runs.as_ref().is_some_and(|r| !r.showing),
+                "{what}"
+            ),
+            C::BackToRuns => assert!(effects.is_empty() && a.runs.is_none(), "{what}"),
             C::ShowSource => assert!(
                 matches!(&a.overlay, Some(Overlay::Paper(v)) if v.show_source),
                 "{what}"

@@ -295,14 +295,20 @@ pub fn run() -> color_eyre::Result<i32> {
             mouse,
             run,
         } => {
-            let mut dirs = dirs.into_iter().map(abs);
-            let dir = dirs.next().unwrap_or_default();
-            let opts = crate::tui::Options {
+            let dirs: Vec<PathBuf> = dirs.into_iter().map(abs).collect();
+            let mut opts = crate::tui::Options {
                 keymap,
                 theme,
                 mouse,
-                lessons_from: dirs.collect(),
+                lessons_from: dirs.iter().skip(1).cloned().collect(),
             };
+            // Several runs, or a folder of runs: the runs view (`tui/runs_view.rs`).
+            if !run && let Some(runs) = runs_view_of(&dirs)? {
+                opts.lessons_from.clear();
+                crate::tui::run_many(runs, &opts)?;
+                return Ok(0);
+            }
+            let dir = dirs.first().cloned().unwrap_or_default();
             if run {
                 // Before the engine starts: without a terminal nobody would see it run.
                 crate::tui::require_terminal()?;
@@ -369,6 +375,16 @@ pub fn run() -> color_eyre::Result<i32> {
 /// (sandbox binds, a detached engine's working directory, printed paths) then agrees.
 pub(crate) fn abs(dir: PathBuf) -> PathBuf {
     std::path::absolute(&dir).unwrap_or(dir)
+}
+
+/// The runs `youra tui` shows in its runs view: every run in the folders given, when there
+/// is more than one; `None` for one run, which opens in the panes at once.
+fn runs_view_of(dirs: &[PathBuf]) -> color_eyre::Result<Option<Vec<crate::rundir::RunDir>>> {
+    let mut runs = Vec::new();
+    for d in dirs {
+        runs.extend(crate::rundir::discover_all(d).wrap_err("cannot open the run")?);
+    }
+    Ok((runs.len() > 1).then_some(runs))
 }
 
 /// Print an error the way every command does: what went wrong, then what to do.

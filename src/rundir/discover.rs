@@ -17,7 +17,7 @@ pub enum Layout {
     YouraResearch,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunDir {
     /// The run folder: artifacts, `h-*/`, `_archive/` live here.
     pub root: PathBuf,
@@ -109,6 +109,48 @@ pub fn discover(dir: &Path) -> Result<RunDir, NotARun> {
         ));
     }
     Ok(run_at(root, vsa, notes))
+}
+
+/// Every run in `dir`, for the runs view: the run `dir` is (a file, a folder holding the VSA,
+/// a task folder with one run), else each run folder inside it (`docs/youra_research/*/`, or
+/// `dir/*/`, where a child may also be a task folder holding its own runs), by path.
+pub fn discover_all(dir: &Path) -> Result<Vec<RunDir>, NotARun> {
+    if dir.is_file() || vsa_in(dir).is_some() {
+        return discover(dir).map(|r| vec![r]);
+    }
+    let research = if dir.join("docs/youra_research").is_dir() {
+        dir.join("docs/youra_research")
+    } else {
+        dir.to_path_buf()
+    };
+    if vsa_in(&research).is_some() {
+        return discover(dir).map(|r| vec![r]);
+    }
+    let mut children: Vec<PathBuf> = std::fs::read_dir(&research)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']))
+        })
+        .collect();
+    children.sort();
+    let mut runs = Vec::new();
+    for child in children {
+        if let Some((vsa, note)) = vsa_in(&child) {
+            runs.push(run_at(child, vsa, note.into_iter().collect()));
+        } else if research == dir && child.join("docs/youra_research").is_dir() {
+            runs.extend(discover_all(&child).unwrap_or_default());
+        }
+    }
+    if runs.is_empty() {
+        return discover(dir).map(|r| vec![r]);
+    }
+    Ok(runs)
 }
 
 fn run_at(root: PathBuf, vsa: PathBuf, notes: Vec<String>) -> RunDir {

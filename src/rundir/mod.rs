@@ -12,6 +12,7 @@ pub mod memory;
 pub mod own;
 pub mod plain;
 pub mod prior;
+pub mod summary;
 pub mod tail;
 
-pub use discover::{Layout, RunDir, discover};
+pub use discover::{Layout, RunDir, discover, discover_all};

@@ -83,6 +83,10 @@ pub enum AppEvent {
     PaperRead(Result<Box<super::paper::Paper>, String>),
     /// A write finished: a message for the status line, or the error.
     Written(Result<String, String>),
+    /// Files of these runs (indices into the runs view's runs) changed on disk.
+    RunsChanged(Vec<usize>),
+    /// The runs view's rows that changed since they were last sent.
+    RunsRead(Vec<(usize, crate::rundir::summary::RunSummary)>),
 }
 
 /// What `update` asks the runtime to do.
@@ -112,6 +116,15 @@ pub enum Effect {
         request: crate::steer::Request,
         plan_file: Option<String>,
     },
+    /// Read these runs' rows for the runs view again (`runs_watch.rs`).
+    ReadRuns(Vec<usize>),
+    /// Show this run in the panes, opened from the runs view (`runs_view.rs`).
+    OpenRun {
+        run: RunDir,
+        others: Vec<RunDir>,
+    },
+    /// Back to the runs view: the run shown until now is left.
+    CloseRun,
     Quit,
 }
 
@@ -175,6 +188,8 @@ pub struct App {
     pub lessons: super::lessons::LessonsState,
     /// What waited at the last read (`attention::Waiting::key`), so each event rings once.
     pub attention: Option<String>,
+    /// Every run given to `youra tui` when it opened the runs view (`runs_view.rs`).
+    pub runs: Option<super::runs_view::RunsView>,
 }
 
 impl App {
@@ -197,6 +212,7 @@ impl App {
             show_recorded: false,
             lessons: Default::default(),
             attention: None,
+            runs: None,
         }
     }
 
@@ -217,6 +233,7 @@ impl App {
             Some(Overlay::Paper(_)) => Mode::Paper,
             Some(Overlay::Escalation(_)) => Mode::Escalation,
             Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => Mode::Dialog,
+            None if super::runs_view::showing(self) => Mode::Runs,
             // While a search is typed, letters are the query's, not the pane's commands.
             None if self.lessons.search.typing => Mode::Search,
             None => self.focus.mode(),
@@ -260,6 +277,11 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
             Vec::new()
         }
         AppEvent::Key(key) => on_key(app, key),
+        AppEvent::RunsChanged(which) => super::runs_view::changed(app, which),
+        AppEvent::RunsRead(rows) => {
+            super::runs_view::read(app, rows);
+            Vec::new()
+        }
         AppEvent::PaperRead(paper) => {
             match paper {
                 Ok(p) => {
@@ -359,6 +381,9 @@ fn written(app: &mut App, result: Result<String, String>) {
 }
 
 fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if let Some(effects) = super::runs_view::on_key(app, &key) {
+        return effects;
+    }
     let cmd = app
         .keymap
         .resolve(app.mode(), Key::from_event(&key))

@@ -14,6 +14,13 @@ use super::theme::Role;
 
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
+    if super::runs_view::showing(app) {
+        super::runs_view::draw(app, frame);
+        if let Some(o) = &app.overlay {
+            overlay(app, o, frame, area);
+        }
+        return;
+    }
     let conflict = app.data.vsa.as_ref().and_then(|s| s.vsa.recent_conflict());
     let banner_h = u16::from(app.banner.is_some() || conflict.is_some());
     let servers_h = u16::from(!app.data.servers.is_empty());
@@ -363,6 +370,7 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
         .keymap
         .bindings(mode)
         .into_iter()
+        .filter(|(_, c)| *c != Command::BackToRuns || app.runs.is_some())
         .filter(|(_, c)| {
             !matches!(
                 c,
@@ -501,11 +509,13 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     match o {
         Overlay::Help(scroll) => {
-            let mode = app.focus.mode();
+            let runs = super::runs_view::showing(app);
+            let mode = if runs { Mode::Runs } else { app.focus.mode() };
             let lines: Vec<Line> = app
                 .keymap
                 .bindings(mode)
                 .into_iter()
+                .filter(|(_, c)| *c != Command::BackToRuns || app.runs.is_some())
                 .map(|(k, c)| {
                     Line::from(vec![
                         Span::styled(format!("{:>10}  ", k.to_string()), t.style(Role::Key)),
@@ -528,7 +538,8 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
             } else {
                 String::new()
             };
-            let title = format!(" keys: {}{more} (esc closes) ", app.focus.title());
+            let pane = if runs { "Runs" } else { app.focus.title() };
+            let title = format!(" keys: {pane}{more} (esc closes) ");
             frame.render_widget(
                 Paragraph::new(lines).scroll((top, 0)).block(
                     Block::default()

@@ -103,6 +103,8 @@ commands! {
     Cancel = "cancel": "cancel",
     NextField = "next_field": "next field",
     PrevField = "prev_field": "previous field",
+    OpenRun = "open_run": "open the run",
+    BackToRuns = "back_to_runs": "back to the runs view",
 }
 
 impl fmt::Display for Command {
@@ -247,6 +249,7 @@ modes! {
     Dialog = "dialog", pane: false,
     Picker = "picker", pane: false,
     Search = "search", pane: false,
+    Runs = "runs", pane: false,
 }
 
 /// The loaded keymap: per mode, key → command, in file order for help listings.

@@ -19,6 +19,8 @@ pub mod paper;
 pub mod plan_view;
 pub mod progress;
 pub mod run_view;
+pub mod runs_view;
+mod runs_watch;
 mod runtime;
 mod steering;
 pub mod theme;
@@ -26,7 +28,7 @@ pub mod tools;
 pub mod transcript;
 pub mod watch;
 
-pub use runtime::{Options, run};
+pub use runtime::{Options, run, run_many};
 
 /// The TUI draws on a terminal and reads keys from one: without it (`youra tui run | less`,
 /// a cron job, a CI step) say so and what to use instead, rather than let the terminal set-up

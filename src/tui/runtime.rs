@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -83,17 +84,44 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
         .iter()
         .map(|d| discover(d).wrap_err_with(|| format!("cannot open the run {}", d.display())))
         .collect::<Result<Vec<_>>>()?;
-    let mut app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
+    let app = App::new(run.clone(), load_keymap(opts)?, load_theme(opts)?);
+    session(app, None, Some((run, others)), opts)
+}
+
+/// The runs view over `runs` (`youra tui <folder>` or several runs): Enter opens one.
+pub fn run_many(runs: Vec<RunDir>, opts: &Options) -> Result<()> {
+    crate::vsa::store::NOTICES_ON_STDERR.store(false, std::sync::atomic::Ordering::Relaxed);
+    let first = runs
+        .first()
+        .cloned()
+        .ok_or_else(|| eyre!("no runs to show"))?;
+    let mut app = App::new(first, load_keymap(opts)?, load_theme(opts)?);
+    super::runs_view::start(&mut app, runs.clone());
+    session(app, Some(runs), None, opts)
+}
+
+/// One session: the runs view's reader and watcher when there is one, the shown run's.
+fn session(
+    mut app: App,
+    runs: Option<Vec<RunDir>>,
+    run: Option<(RunDir, Vec<RunDir>)>,
+    opts: &Options,
+) -> Result<()> {
     let (tx, rx) = mpsc::channel();
-    let store = Arc::new(Store::new(run.vsa.clone()));
-    let mut dirs = vec![run.root.clone()];
-    if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
-        dirs.push(parent.to_path_buf());
-    }
-    let reader = spawn_reader(run.clone(), others, Arc::clone(&store), tx.clone());
-    reader.send(()).ok();
     let (go_tx, go_rx) = mpsc::channel();
-    spawn_watcher(dirs, tx.clone(), go_rx);
+    let mut ctx = Ctx {
+        tx: tx.clone(),
+        open: None,
+        runs: runs.map(|r| super::runs_watch::spawn(r, tx.clone())),
+    };
+    if let Some((run, others)) = run {
+        let mut dirs = vec![run.root.clone()];
+        if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
+            dirs.push(parent.to_path_buf());
+        }
+        ctx.open = Some(Open::start(run, others, &tx));
+        spawn_watcher(dirs, tx.clone(), go_rx);
+    }
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
     super::require_terminal()?;
@@ -103,39 +131,71 @@ pub fn run(dir: &std::path::Path, opts: &Options) -> Result<()> {
     if opts.mouse {
         execute!(std::io::stdout(), event::EnableMouseCapture).ok();
     }
-    let ctx = Ctx {
-        tx: &tx,
-        reader: &reader,
-        store: &store,
-        run: &run,
-    };
-    let result = event_loop(&mut terminal, &mut app, &rx, &ctx, go_tx);
+    let result = event_loop(&mut terminal, &mut app, &rx, &mut ctx, go_tx);
     if opts.mouse {
         execute!(std::io::stdout(), event::DisableMouseCapture).ok();
     }
     ratatui::restore();
     print!("\u{1b}[23;0t");
     std::io::stdout().flush().ok();
-    if app.loaded {
-        // Losing this costs only the "new since you last looked" marks: not worth failing on.
-        let _ = super::run_view::remember_seen(&run, &app.data.events);
+    if let Some(open) = ctx.open.take() {
+        open.leave(&app);
     }
     result
 }
 
-/// What the loop hands to effects: the channels and the run they work on.
-struct Ctx<'a> {
-    tx: &'a Sender<AppEvent>,
-    reader: &'a Sender<()>,
-    store: &'a Arc<Store>,
-    run: &'a RunDir,
+/// What the loop hands to effects: the channel, the run shown (none while the runs view
+/// is), and the runs view's reader.
+struct Ctx {
+    tx: Sender<AppEvent>,
+    open: Option<Open>,
+    runs: Option<Sender<Vec<usize>>>,
+}
+
+/// The run shown in the panes: its store and its reader thread.
+struct Open {
+    run: RunDir,
+    store: Arc<Store>,
+    reader: Sender<()>,
+    /// Cleared when the run is left, so a read still in flight is not shown for another run.
+    current: Arc<AtomicBool>,
+}
+
+impl Open {
+    fn start(run: RunDir, others: Vec<RunDir>, tx: &Sender<AppEvent>) -> Open {
+        let store = Arc::new(Store::new(run.vsa.clone()));
+        let current = Arc::new(AtomicBool::new(true));
+        let reader = spawn_reader(
+            run.clone(),
+            others,
+            Arc::clone(&store),
+            tx.clone(),
+            Arc::clone(&current),
+        );
+        reader.send(()).ok();
+        Open {
+            run,
+            store,
+            reader,
+            current,
+        }
+    }
+
+    /// Leave the run: its reader stops, and what was shown is remembered.
+    fn leave(self, app: &App) {
+        self.current.store(false, Ordering::SeqCst);
+        if app.loaded {
+            // Losing this costs only the "new since you last looked" marks: not worth failing on.
+            let _ = super::run_view::remember_seen(&self.run, &app.data.events);
+        }
+    }
 }
 
 fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
     rx: &Receiver<AppEvent>,
-    ctx: &Ctx<'_>,
+    ctx: &mut Ctx,
     watch_go: Sender<()>,
 ) -> Result<()> {
     let mut dirty = true;
@@ -203,16 +263,37 @@ fn handle(
     app: &mut App,
     ev: AppEvent,
     terminal: &mut ratatui::DefaultTerminal,
-    ctx: &Ctx<'_>,
+    ctx: &mut Ctx,
 ) -> Result<bool> {
     if let AppEvent::Resize = ev {
         terminal.autoresize().ok();
     }
+    // Which runs changed only asks for reads; their rows arrive (if they differ) as events.
+    let quiet = matches!(ev, AppEvent::RunsChanged(_));
     for effect in update(app, ev) {
+        let open = ctx.open.as_ref();
         match effect {
             Effect::Quit => app.quit = true,
             Effect::Reload => {
-                ctx.reader.send(()).ok();
+                if let Some(o) = open {
+                    o.reader.send(()).ok();
+                }
+            }
+            Effect::ReadRuns(which) => {
+                if let Some(r) = &ctx.runs {
+                    r.send(which).ok();
+                }
+            }
+            Effect::OpenRun { run, others } => {
+                if let Some(left) = ctx.open.take() {
+                    left.current.store(false, Ordering::SeqCst);
+                }
+                ctx.open = Some(Open::start(run, others, &ctx.tx));
+            }
+            Effect::CloseRun => {
+                if let Some(left) = ctx.open.take() {
+                    left.leave(app);
+                }
             }
             Effect::Redraw => forget_screen(terminal)?,
             Effect::Retake => {
@@ -232,7 +313,8 @@ fn handle(
                 });
             }
             Effect::OpenDiff(node) => {
-                let (tx, root, theme) = (ctx.tx.clone(), ctx.run.root.clone(), app.theme.clone());
+                let Some(o) = open else { continue };
+                let (tx, root, theme) = (ctx.tx.clone(), o.run.root.clone(), app.theme.clone());
                 std::thread::spawn(move || {
                     let lines = super::diff_view::read(&root, &node)
                         .map(|d| super::diff_view::lines(&d, &theme));
@@ -241,14 +323,16 @@ fn handle(
                 });
             }
             Effect::OpenPaper => {
-                let (tx, root) = (ctx.tx.clone(), ctx.run.root.clone());
+                let Some(o) = open else { continue };
+                let (tx, root) = (ctx.tx.clone(), o.run.root.clone());
                 std::thread::spawn(move || {
                     let paper = super::paper::read_paper(&root).map(Box::new);
                     let _ = tx.send(AppEvent::PaperRead(paper));
                 });
             }
             Effect::Mutate(m) => {
-                let (store, tx) = (Arc::clone(ctx.store), ctx.tx.clone());
+                let Some(o) = open else { continue };
+                let (store, tx) = (Arc::clone(&o.store), ctx.tx.clone());
                 std::thread::spawn(move || {
                     let r = store
                         .mutate(&m)
@@ -265,7 +349,8 @@ fn handle(
                 out.flush().ok();
             }
             Effect::Steer { request, plan_file } => {
-                let (store, tx, layout) = (Arc::clone(ctx.store), ctx.tx.clone(), ctx.run.layout);
+                let Some(o) = open else { continue };
+                let (store, tx, layout) = (Arc::clone(&o.store), ctx.tx.clone(), o.run.layout);
                 std::thread::spawn(move || {
                     let _ = tx.send(AppEvent::Written(super::steering::apply(
                         &store, layout, request, plan_file,
@@ -274,7 +359,7 @@ fn handle(
             }
         }
     }
-    Ok(true)
+    Ok(!quiet)
 }
 
 /// Watching a large run registers a watch per folder (10,000 plan nodes: 10,000 watches), so
@@ -313,6 +398,7 @@ fn spawn_reader(
     others: Vec<RunDir>,
     store: Arc<Store>,
     tx: Sender<AppEvent>,
+    current: Arc<AtomicBool>,
 ) -> Sender<()> {
     let (req_tx, req_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
@@ -324,12 +410,16 @@ fn spawn_reader(
             // A large run fills the screen before its long history is parsed.
             if std::mem::take(&mut first)
                 && let Some(quick) = super::run_view::read_run_quick_with(&run, &mut follower)
+                && current.load(Ordering::SeqCst)
                 && tx.send(AppEvent::Loaded(Box::new(quick))).is_err()
             {
                 return;
             }
             let mut read = read_run_with(&run, &store, &mut follower);
             read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
+            if !current.load(Ordering::SeqCst) {
+                return;
+            }
             if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
                 return;
             }
