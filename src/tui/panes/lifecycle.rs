@@ -116,28 +116,10 @@ pub fn loop_lines(p: &Progress, width: usize) -> Vec<String> {
         .collect()
 }
 
-/// When the current stage began, from the history: the earliest of the latest run of
-/// entries whose phase names that stage.
+/// When the current stage began (`rundir::summary::stage_since`, the runs view's too), as
+/// the status line shows it.
 pub fn since(vsa: &Vsa) -> Option<String> {
-    let current = vsa
-        .workflow
-        .current_phase
-        .as_deref()
-        .and_then(Stage::parse)?;
-    let mut start = None;
-    for h in vsa.history.iter().rev() {
-        // youra writes `path: workflow.current_phase` with the new label; YouRA a `phase:`.
-        let entered = match h.path.as_deref() {
-            Some("workflow.current_phase") => h.new.as_deref(),
-            _ => h.phase.as_deref(),
-        };
-        match entered.and_then(Stage::parse) {
-            Some(s) if s == current => start = h.timestamp.or(start),
-            Some(_) if start.is_some() => break,
-            _ => {}
-        }
-    }
-    start.map(|t| t.at.format("%m-%d %H:%M").to_string())
+    crate::rundir::summary::stage_since(vsa).map(|t| t.at.format("%m-%d %H:%M").to_string())
 }
 
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
