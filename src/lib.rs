@@ -34,4 +34,5 @@ pub mod term;
 pub mod tools;
 pub mod tui;
 pub mod vsa;
+pub mod webreport;
 pub mod yaml;

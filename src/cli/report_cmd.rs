@@ -1,6 +1,8 @@
 //! `youra report check`: does the manuscript claim only what the run measured and executed?
 //! Exit 1 when a MAJOR finding exists in the checked paper (`--write` produces a sanitized
 //! copy but the paper itself still carries them), 0 otherwise, 2 for usage and I/O errors.
+//! `youra report html`: the run as one self-contained HTML file (`crate::webreport`), its
+//! paper checked by the same code.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,21 @@ pub enum ReportCommand {
     /// statistical test and hyperparameter named must appear in the run's code, configs or
     /// logs. Exit 1 when a MAJOR finding remains, 0 when none, 2 for usage or I/O errors.
     Check(CheckArgs),
+    /// Write the run as one self-contained HTML file for people without a terminal: the
+    /// lifecycle with times, gates (required vs measured), the plan tree, escalations with
+    /// their decisions and reasons, metric charts, memory records, and the paper with its
+    /// check results. Nothing in it loads from the network. Exit 0 when written, 2 when the
+    /// run cannot be read or the file cannot be written.
+    Html(HtmlArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HtmlArgs {
+    /// Run folder (youra run, YouRA research folder or task folder).
+    pub dir: PathBuf,
+    /// Where to write the file (default: <run>/report.html).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -42,8 +59,11 @@ pub struct CheckArgs {
 }
 
 pub fn run(cmd: ReportCommand) -> Result<i32> {
-    let ReportCommand::Check(args) = cmd;
-    match check(&args) {
+    let result = match cmd {
+        ReportCommand::Check(args) => check(&args),
+        ReportCommand::Html(args) => html(&args),
+    };
+    match result {
         Ok(code) => Ok(code),
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -118,6 +138,41 @@ fn ground_truth(run: &Path) -> Result<(Registry, String)> {
     Ok((built, note))
 }
 
+/// One paper checked against its run: what `youra report check` prints, and what the HTML
+/// report shows.
+struct Checked {
+    text: String,
+    note: String,
+    registry: Registry,
+    sanitized: sanitize::SanitizeReport,
+    prov: provenance::ProvenanceReport,
+    all: Vec<Finding>,
+}
+
+fn check_paper(run: &Path, paper: &Path, tolerance: f64) -> Result<Checked> {
+    let text = std::fs::read_to_string(paper)
+        .wrap_err_with(|| format!("cannot read the paper {}", paper.display()))?;
+    let (registry, note) = ground_truth(run)?;
+    let sanitized = sanitize::sanitize(&text, &registry, tolerance);
+    let corpus = Corpus::load(run).wrap_err("cannot read the run's code and logs")?;
+    let prov = provenance::check(&text, &corpus);
+    // References and figures are claims too (crate::paper::check).
+    let all = findings::sorted(
+        findings::combine(&sanitized, &prov)
+            .into_iter()
+            .chain(crate::paper::check(run, &text))
+            .collect(),
+    );
+    Ok(Checked {
+        text,
+        note,
+        registry,
+        sanitized,
+        prov,
+        all,
+    })
+}
+
 fn check(args: &CheckArgs) -> Result<i32> {
     if !(args.tolerance >= 0.0 && args.tolerance < 1.0) {
         return Err(eyre!(
@@ -126,19 +181,14 @@ fn check(args: &CheckArgs) -> Result<i32> {
     }
     let run = run_root(&args.dir)?;
     let paper = paper_path(&run, args.paper.as_deref())?;
-    let text = std::fs::read_to_string(&paper)
-        .wrap_err_with(|| format!("cannot read the paper {}", paper.display()))?;
-    let (registry, note) = ground_truth(&run)?;
-    let sanitized = sanitize::sanitize(&text, &registry, args.tolerance);
-    let corpus = Corpus::load(&run).wrap_err("cannot read the run's code and logs")?;
-    let prov = provenance::check(&text, &corpus);
-    // References and figures are claims too (crate::paper::check).
-    let all = findings::sorted(
-        findings::combine(&sanitized, &prov)
-            .into_iter()
-            .chain(crate::paper::check(&run, &text))
-            .collect(),
-    );
+    let Checked {
+        text: _,
+        note,
+        registry,
+        sanitized,
+        prov,
+        all,
+    } = check_paper(&run, &paper, args.tolerance)?;
     let shown = display_path(&paper, &run);
     let written = if args.write {
         write_outputs(&run, &shown, &sanitized, &registry, args.tolerance)?
@@ -259,4 +309,55 @@ fn write_outputs(
         })?;
     }
     Ok(out.into_iter().map(|(rel, _)| rel).collect())
+}
+
+/// `youra report html`: collect the run, check its paper (when it has one), write the page.
+fn html(args: &HtmlArgs) -> Result<i32> {
+    let started = std::time::Instant::now();
+    let run = crate::rundir::discover(&args.dir).map_err(|e| {
+        eyre!("{e}; e.g. `youra report html ~/runs/penguins` for the folder `youra run` or `youra demo` made")
+    })?;
+    // A run without a paper yet is still worth a report; a paper that cannot be checked
+    // is shown with the reason instead of its findings.
+    let paper = match paper_path(&run.root, None) {
+        Err(_) => None,
+        Ok(path) => {
+            let file = display_path(&path, &run.root);
+            Some(match check_paper(&run.root, &path, DEFAULT_TOLERANCE) {
+                Ok(c) => crate::webreport::Paper {
+                    file,
+                    title: None,
+                    markdown: c.text,
+                    ground_truth: c.note,
+                    findings: c.all,
+                },
+                Err(e) => crate::webreport::Paper {
+                    file,
+                    title: None,
+                    markdown: std::fs::read_to_string(&path).unwrap_or_default(),
+                    ground_truth: format!("not checked: {e:#}"),
+                    findings: Vec::new(),
+                },
+            })
+        }
+    };
+    let report = crate::webreport::collect(&run.root, paper).map_err(|e| eyre!("{e}"))?;
+    let page = crate::webreport::page::render(&report);
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| run.root.join("report.html"));
+    crate::fsutil::write_atomic(&out, page.as_bytes()).wrap_err_with(|| {
+        format!(
+            "cannot write {}; give a writable place with -o FILE",
+            out.display()
+        )
+    })?;
+    println!(
+        "wrote {} ({} KB in {} ms)",
+        out.display(),
+        page.len().div_ceil(1024),
+        started.elapsed().as_millis()
+    );
+    Ok(0)
 }
