@@ -3,6 +3,7 @@
 # (each step idempotent and cached under target/ where it is heavy), then runs cargo test.
 #   bubblewrap        the experiment sandbox (every sandbox test fails without it)
 #   poppler-utils     pdftotext, which reads the paper's PDF back in the tests
+#   chromium          headless, it loads `youra report html`'s page in tests/report_html.rs
 #   the MCP reference server (optional, with Node)   tests/tools.rs uses it when present
 #   the local model server (llama-cpp-python + SmolLM2-135M, ~7 min once, into target/)
 #   a one-node Slurm cluster (slurm-wlm + munge, ~1 min once; the tests start the daemons)
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== apt: ${need_apt[*]}"
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
