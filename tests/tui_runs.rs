@@ -91,6 +91,12 @@ fn copy(from: &Path, to: &Path) {
 }
 
 fn runs_app(folder: &Path) -> (App, Vec<RunDir>) {
+    let (app, runs, _) = runs_app_first(folder);
+    (app, runs)
+}
+
+/// The app in the runs view after its first read, and the effects of that read.
+fn runs_app_first(folder: &Path) -> (App, Vec<RunDir>, Vec<Effect>) {
     let runs = youra::rundir::discover_all(folder).expect("runs");
     let mut app = App::new(
         runs[0].clone(),
@@ -103,8 +109,8 @@ fn runs_app(folder: &Path) -> (App, Vec<RunDir>) {
         .enumerate()
         .map(|(i, r)| (i, summary::read(r)))
         .collect();
-    update(&mut app, AppEvent::RunsRead(rows));
-    (app, runs)
+    let effects = update(&mut app, AppEvent::RunsRead(rows));
+    (app, runs, effects)
 }
 
 fn screen(app: &App, w: u16, h: u16, tmp: &Path) -> String {
@@ -171,9 +177,14 @@ fn enter_opens_the_selected_run_and_esc_comes_back() {
         "nothing of another run is shown before its read"
     );
     assert_eq!(app.mode(), Mode::Gates);
-    // Esc returns to the view, the selection still on the run just left.
+    // Esc returns to the view (the title says what waits again), the selection still on
+    // the run just left.
     let effects = press(&mut app, KeyCode::Esc);
-    assert_eq!(effects, vec![Effect::CloseRun]);
+    assert_eq!(effects[0], Effect::CloseRun);
+    assert!(
+        matches!(&effects[1], Effect::Attention { waiting, ring: false } if waiting.title == "youra: ⚑ 2 of 3 runs wait"),
+        "{effects:?}"
+    );
     assert_eq!(app.mode(), Mode::Runs);
     assert_eq!(app.runs.as_ref().unwrap().selected, 2);
     // j moves to the next row (MUST_STOP), Enter opens that one.
@@ -200,7 +211,7 @@ fn esc_in_the_reflection_pane_clears_a_search_first() {
     assert!(press(&mut app, KeyCode::Esc).is_empty());
     assert_eq!(app.mode(), Mode::Reflection);
     // With no search kept, Esc goes back.
-    assert_eq!(press(&mut app, KeyCode::Esc), vec![Effect::CloseRun]);
+    assert_eq!(press(&mut app, KeyCode::Esc)[0], Effect::CloseRun);
     assert_eq!(app.mode(), Mode::Runs);
 }
 
@@ -228,6 +239,36 @@ fn a_change_reads_its_row_and_reloads_the_open_run() {
     assert_eq!(effects, vec![Effect::Reload, Effect::ReadRuns(vec![0, 2])]);
     let effects = update(&mut app, AppEvent::RunsChanged(vec![1]));
     assert_eq!(effects, vec![Effect::ReadRuns(vec![1])]);
+}
+
+#[test]
+fn the_title_says_how_many_runs_wait_and_a_new_wait_rings_once() {
+    let (_tmp, folder) = three_runs();
+    let (mut app, _, first) = runs_app_first(&folder);
+    // The first read titles the terminal without ringing: the researcher is looking.
+    let [Effect::Attention { waiting, ring }] = first.as_slice() else {
+        panic!("{first:?}")
+    };
+    assert_eq!(waiting.title, "youra: ⚑ 2 of 3 runs wait");
+    assert!(!ring);
+    // The complete run (index 0) comes to wait: one ring, its name and what waits.
+    let view = app.runs.as_ref().unwrap();
+    let (_, mut row) = view.rows.iter().find(|(i, _)| *i == 0).cloned().unwrap();
+    row.status = RunStatus::Waiting;
+    row.waits = Some("breakpoint before Evidence Check".into());
+    let effects = update(&mut app, AppEvent::RunsRead(vec![(0, row.clone())]));
+    let [Effect::Attention { waiting, ring }] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert!(ring);
+    assert_eq!(waiting.title, "youra: ⚑ 3 of 3 runs wait");
+    assert_eq!(
+        waiting.body,
+        "Modular addition baseline: breakpoint before Evidence Check"
+    );
+    // Read again with the same waits: nothing to say.
+    row.revision += 1;
+    assert!(update(&mut app, AppEvent::RunsRead(vec![(0, row)])).is_empty());
 }
 
 /// How many bytes the terminal received in `wait`.

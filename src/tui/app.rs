@@ -278,10 +278,7 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
         }
         AppEvent::Key(key) => on_key(app, key),
         AppEvent::RunsChanged(which) => super::runs_view::changed(app, which),
-        AppEvent::RunsRead(rows) => {
-            super::runs_view::read(app, rows);
-            Vec::new()
-        }
+        AppEvent::RunsRead(rows) => super::runs_view::read(app, rows),
         AppEvent::PaperRead(paper) => {
             match paper {
                 Ok(p) => {

@@ -30,6 +30,8 @@ pub struct RunsView {
     pub showing: bool,
     /// The run opened from the view (the one a change reloads in the panes).
     pub open: Option<usize>,
+    /// The runs that waited for the researcher at the last read, so each new wait rings once.
+    pub waiting: Vec<usize>,
 }
 
 impl RunsView {
@@ -41,6 +43,7 @@ impl RunsView {
             chosen: false,
             showing: true,
             open: None,
+            waiting: Vec::new(),
         }
     }
 
@@ -63,11 +66,14 @@ pub fn showing(app: &App) -> bool {
     app.runs.as_ref().is_some_and(|r| r.showing)
 }
 
-/// Rows read again (only those that changed arrive): replace them and re-sort.
-pub fn read(app: &mut App, rows: Vec<(usize, RunSummary)>) {
+/// Rows read again (only those that changed arrive): replace them and re-sort. While the
+/// view is shown, the terminal's title says how many runs wait, and a run that has just
+/// begun to wait rings once (`attention.rs`'s bytes); nothing when no run's waiting changed.
+pub fn read(app: &mut App, rows: Vec<(usize, RunSummary)>) -> Vec<Effect> {
     let Some(view) = app.runs.as_mut() else {
-        return;
+        return Vec::new();
     };
+    let first = view.rows.is_empty();
     for (i, row) in rows {
         view.rows.retain(|(j, _)| *j != i);
         view.rows.push((i, row));
@@ -77,6 +83,50 @@ pub fn read(app: &mut App, rows: Vec<(usize, RunSummary)>) {
     // Until a key chooses, the selection is the first row: what waits for the researcher.
     if !view.chosen {
         view.selected = view.rows.first().map_or(0, |(i, _)| *i);
+    }
+    let now: Vec<usize> = view
+        .rows
+        .iter()
+        .filter(|(_, r)| matches!(r.status, RunStatus::Waiting | RunStatus::MustStop))
+        .map(|(i, _)| *i)
+        .collect();
+    let newly = now.iter().copied().find(|i| !view.waiting.contains(i));
+    let mut sorted = now.clone();
+    sorted.sort_unstable();
+    view.waiting.sort_unstable();
+    let changed = first || sorted != view.waiting;
+    view.waiting = sorted;
+    if !changed || !view.showing {
+        return Vec::new();
+    }
+    vec![call(view, newly.filter(|_| !first))]
+}
+
+/// The terminal's title for the view (`youra: ⚑ 1 of 3 runs waits`), ringing for `newly`.
+fn call(view: &RunsView, newly: Option<usize>) -> Effect {
+    let (n, all) = (view.waiting.len(), view.runs.len());
+    let title = match n {
+        0 => format!("youra: {all} runs"),
+        1 => format!("youra: ⚑ 1 of {all} runs waits"),
+        n => format!("youra: ⚑ {n} of {all} runs wait"),
+    };
+    let body = newly
+        .and_then(|i| view.rows.iter().find(|(j, _)| *j == i))
+        .map(|(_, r)| {
+            format!(
+                "{}: {}",
+                safe(&r.name, 40),
+                safe(r.waits.as_deref().unwrap_or(r.status.label()), 120)
+            )
+        })
+        .unwrap_or_default();
+    Effect::Attention {
+        waiting: super::attention::Waiting {
+            key: format!("runs {:?}", view.waiting),
+            title,
+            body,
+        },
+        ring: newly.is_some(),
     }
 }
 
@@ -120,7 +170,8 @@ pub fn on_key(app: &mut App, key: &KeyEvent) -> Option<Vec<Effect>> {
         return Some(Vec::new());
     };
     view.showing = true;
-    Some(vec![Effect::CloseRun])
+    let title = call(view, None);
+    Some(vec![Effect::CloseRun, title])
 }
 
 fn view_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
