@@ -6,7 +6,9 @@
 //!    values no hypothesis owns (YouRA's registry keeps most results outside any `h_*`
 //!    section: they may be any hypothesis's);
 //! 2. metrics named (a vocabulary metric such as accuracy, or the registry's own metric
-//!    name such as `gain`) → the values of a named metric;
+//!    name such as `gain`) → the values of a named metric, and of those the summary named
+//!    ([`Summary`]: `gain` → the gain itself, “lowest gain” or a range's first end →
+//!    `gain_min`); a summary no named metric has leaves the metric's values as they are;
 //! 3. conditions named (`female`, `baseline`) → the values naming the most of them.
 //!
 //! A dimension that would leave nothing is skipped: the context names something the
@@ -15,7 +17,7 @@
 //! narrows nothing is unbound: like before claim-level grounding, it may state any
 //! measured value, and it is counted as such (weaker) so a reader can see it.
 
-use super::claim::{ClaimKey, names_hypothesis};
+use super::claim::{ClaimKey, Summary, names_hypothesis};
 use super::mentions::{ClaimIndex, Mentions};
 use super::registry::Registry;
 use super::runs::{Fit, RunWords};
@@ -94,14 +96,41 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         .collect();
     let names_metric = !by_metric.is_empty();
     if names_metric {
+        set = by_metric;
+        let wanted = if m.summaries.is_empty() {
+            vec![Summary::Value]
+        } else {
+            m.summaries.clone()
+        };
+        let by_summary: Vec<usize> = set
+            .iter()
+            .copied()
+            .filter(|&i| wanted.contains(&key(i).summary()))
+            .collect();
+        // A summary none of the named metrics has (“mean gain” where only `gain_min` and
+        // `gain_max` were kept) narrows nothing: the reader's word, not a wrong claim.
+        let narrowed = !by_summary.is_empty();
+        if narrowed {
+            set = by_summary;
+        }
+        let summaries: Vec<Summary> = set.iter().map(|&i| key(i).summary()).collect();
         let mut names: Vec<String> = m.families.iter().map(|f| f.to_string()).collect();
         for n in &m.metrics {
-            if !names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
+            let of_kept = summaries.contains(&Summary::of_metric(n));
+            if of_kept && !names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
                 names.push(n.clone());
             }
         }
-        set = by_metric;
-        label.push(names.join("/"));
+        let mut metric = names.join("/");
+        let unnamed: Vec<&str> = summaries
+            .iter()
+            .filter(|&&s| !names.iter().any(|n| Summary::of_metric(n) == s))
+            .filter_map(|s| s.label())
+            .collect();
+        if narrowed && !unnamed.is_empty() {
+            metric = format!("{metric} ({})", unnamed.join("/"));
+        }
+        label.push(metric);
     }
 
     let mut excluded = Vec::new();
@@ -218,6 +247,52 @@ mod tests {
         );
         assert_eq!(b.claim.as_deref(), Some("h-e1-v2"));
         assert_eq!(b.candidates, [0, 1]);
+    }
+
+    /// A metric's summaries are its values only where named: “the gain” is not its minimum
+    /// (the swap issue 28 found: h-m1's gain ↔ its own gain_min passed).
+    #[test]
+    fn a_metrics_summaries_bind_only_where_named() {
+        let reg = registry(&[
+            "h-m1.results.metrics.gain",                  // 0
+            "h-m1.results.metrics.gain_min",              // 1
+            "h-m1.results.metrics.gain_max",              // 2
+            "h-c1.results.metrics.min_group_accuracy",    // 3
+            "h-c1.results.metrics.group_accuracy.female", // 4
+            "h-e1.results.metrics.accuracy_std",          // 5
+        ]);
+        let index = ClaimIndex::new(&reg);
+        let with = |text: &str, s: Option<Summary>| {
+            let mut m = index.mentions(text);
+            m.summaries.extend(s);
+            bind(&index, &reg, &m)
+        };
+        let cases: &[(&str, Option<Summary>, &str, &[usize])] = &[
+            ("h-m1 gain", None, "h-m1 · gain", &[0]),
+            ("the mean gain of h-m1", None, "h-m1 · gain", &[0]),
+            ("the lowest gain of h-m1", None, "h-m1 · gain min", &[1]),
+            (
+                "h-m1's gain lies between",
+                Some(Summary::Min),
+                "h-m1 · gain min",
+                &[1],
+            ),
+            ("h-m1's gain", Some(Summary::Max), "h-m1 · gain max", &[2]),
+            (
+                "h-c1's lowest accuracy",
+                None,
+                "h-c1 · accuracy (min)",
+                &[3],
+            ),
+            ("h-c1 accuracy", None, "h-c1 · accuracy", &[4]),
+            // A summary h-e1 did not measure narrows nothing: its only accuracy value stays.
+            ("h-e1 accuracy", None, "h-e1 · accuracy/accuracy std", &[5]),
+        ];
+        for (text, s, claim, want) in cases {
+            let b = with(text, *s);
+            assert_eq!(b.claim.as_deref(), Some(*claim), "{text}");
+            assert_eq!(b.candidates, *want, "{text}");
+        }
     }
 
     #[test]

@@ -119,6 +119,13 @@ impl ClaimKey {
         }
     }
 
+    /// Which summary of its metric the value is (`gain min` → [`Summary::Min`]).
+    pub fn summary(&self) -> Summary {
+        self.metric
+            .as_deref()
+            .map_or(Summary::Value, Summary::of_metric)
+    }
+
     /// `h-e1 · group accuracy · female`, for findings.
     pub fn label(&self) -> String {
         let parts: Vec<&str> = self
@@ -129,6 +136,62 @@ impl ClaimKey {
             .map(String::as_str)
             .collect();
         parts.join(" · ")
+    }
+}
+
+/// Which summary of a metric's measurements a value is. A paper that names a metric states
+/// the metric itself (or its mean); its lowest, highest, spread or median are other values
+/// of the claim, named only by their own words (`min`, `lowest`, `±`, `median`) or as the
+/// ends of a range (`between 0.0321 and 0.0352`). Without this, “h-m1's gain” would pass with
+/// the gain's minimum written in its place (issue 28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Summary {
+    /// The metric itself, or its mean (`gain`, `accuracy_mean`).
+    Value,
+    /// The lowest value or a lower bound (`gain_min`, `min_group_accuracy`, `ci_lower`).
+    Min,
+    /// The highest value or an upper bound (`gain_max`, `ci_upper`).
+    Max,
+    /// A spread (`accuracy_std`, `sem`, `ci` without an end).
+    Spread,
+    Median,
+}
+
+impl Summary {
+    /// Read from a metric name's qualifier words at either end (`gain min`,
+    /// `min group accuracy`); an end qualifier (`lower`, `max`) wins over a spread
+    /// (`ci lower` is the interval's lower end).
+    pub fn of_metric(name: &str) -> Summary {
+        let words: Vec<&str> = name.split_whitespace().collect();
+        if words.len() < 2 {
+            return Summary::Value;
+        }
+        let lead = words.iter().take_while(|w| QUALIFIERS.contains(w));
+        let trail = words.iter().rev().take_while(|w| QUALIFIERS.contains(w));
+        let quals: Vec<&str> = lead.chain(trail).copied().collect();
+        let has = |set: &[&str]| quals.iter().any(|q| set.contains(q));
+        if has(&["min", "lower", "lo"]) {
+            Summary::Min
+        } else if has(&["max", "upper", "hi"]) {
+            Summary::Max
+        } else if has(&["std", "sd", "sem", "var", "ci"]) {
+            Summary::Spread
+        } else if has(&["median"]) {
+            Summary::Median
+        } else {
+            Summary::Value
+        }
+    }
+
+    /// As a finding's claim label names it; `None` for the metric itself.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Summary::Value => None,
+            Summary::Min => Some("min"),
+            Summary::Max => Some("max"),
+            Summary::Spread => Some("spread"),
+            Summary::Median => Some("median"),
+        }
     }
 }
 

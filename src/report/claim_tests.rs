@@ -125,3 +125,29 @@ fn hypothesis_ids_and_versions() {
     assert!(!names_hypothesis("h-e1-v2", "h-e1"));
     assert!(!names_hypothesis("h-e1", "h-e12"));
 }
+
+#[test]
+fn summary_of_a_metric_name() {
+    let cases = [
+        ("gain", Summary::Value),
+        ("gain min", Summary::Min),
+        ("min group accuracy", Summary::Min),
+        ("gain max", Summary::Max),
+        ("accuracy mean", Summary::Value),
+        ("accuracy std", Summary::Spread),
+        ("ci lower", Summary::Min),
+        ("accuracy ci", Summary::Spread),
+        ("loss median", Summary::Median),
+        // One word is the metric itself, even a qualifier's: a metric named `max`.
+        ("max", Summary::Value),
+        // Only the ends qualify: `max depth` in the middle of a name is not its maximum.
+        ("tree max depth count", Summary::Value),
+    ];
+    for (name, want) in cases {
+        assert_eq!(Summary::of_metric(name), want, "{name}");
+    }
+    assert_eq!(
+        ClaimKey::of("h-m1.results.metrics.gain_min").summary(),
+        Summary::Min
+    );
+}

@@ -12,9 +12,15 @@
 //!   A sentence with “respectively” is one clause: its order is the reader's to map.
 //! - **A table cell**'s context is its column's header, the row's label cells (those
 //!   without numbers) and the cell itself.
+//! - **A number's place** may name which summary of its metric it is, whatever its clause
+//!   says ([`summary_roles`]): the ends of a range (“between 0.0321 and 0.0352”,
+//!   “0.0321–0.0352”, “[0.0321, 0.0352]”, “ranges from 0.0321 to 0.0352”) are the lowest and
+//!   the highest; the number after `±` is a spread. “From 0.88 to 0.94” alone is a change,
+//!   not a range, and names nothing.
 
 use std::ops::Range;
 
+use super::claim::Summary;
 use super::markdown::{self, Line, LineKind};
 use super::mentions::{ClaimIndex, Mentions};
 use super::numbers;
@@ -162,6 +168,41 @@ pub fn prose_clauses(paragraph: &str, index: &ClaimIndex) -> Vec<(Range<usize>, 
                 }
             }
             out.push((s.start + c.start..s.start + c.end, named));
+        }
+    }
+    out
+}
+
+/// The numbers of `text` whose place names a summary (see the module rules), by the byte
+/// where each starts.
+pub fn summary_roles(text: &str) -> Vec<(usize, Summary)> {
+    let found = numbers::scan(text);
+    let mut out = Vec::new();
+    for (a, b) in found.iter().zip(found.iter().skip(1)) {
+        if b.kind == numbers::Kind::Spread {
+            out.push((b.start, Summary::Spread));
+            continue;
+        }
+        let before = text[..a.start].trim_end().to_lowercase();
+        let gap = text[a.end..b.start].trim().to_lowercase();
+        let after = text[b.end..].trim_start();
+        let gap = gap
+            .trim_start_matches(a.unit.as_deref().unwrap_or_default())
+            .trim();
+        let ranging = before
+            .split_whitespace()
+            .rev()
+            .take(3)
+            .any(|w| w.starts_with("rang"));
+        let range = (before.ends_with("between") && gap == "and")
+            || matches!(gap, "–" | "—" | "-")
+            || (gap == "to" && ranging)
+            || (gap == ","
+                && (before.ends_with('[') || before.ends_with('('))
+                && (after.starts_with(']') || after.starts_with(')')));
+        if range {
+            out.push((a.start, Summary::Min));
+            out.push((b.start, Summary::Max));
         }
     }
     out

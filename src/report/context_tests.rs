@@ -132,3 +132,51 @@ fn a_cell_is_named_by_its_header_and_the_rows_labels() {
         "Value | h-e1 (first run) | accuracy | missed | 0.88"
     );
 }
+
+#[test]
+fn a_numbers_place_names_its_summary() {
+    let roles = |text: &str| -> Vec<(String, Summary)> {
+        summary_roles(text)
+            .into_iter()
+            .map(|(at, s)| {
+                (
+                    text[at..]
+                        .split([' ', ',', ']', ')', '–'])
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                    s,
+                )
+            })
+            .collect()
+    };
+    let min_max =
+        |a: &str, b: &str| vec![(a.to_string(), Summary::Min), (b.to_string(), Summary::Max)];
+    assert_eq!(
+        roles("the gain lies between 0.0321 and 0.0352 over ten seeds"),
+        min_max("0.0321", "0.0352")
+    );
+    assert_eq!(
+        roles("a gain of 0.0321–0.0352"),
+        min_max("0.0321", "0.0352")
+    );
+    assert_eq!(
+        roles("the gain [0.0321, 0.0352] holds"),
+        min_max("0.0321", "0.0352")
+    );
+    assert_eq!(
+        roles("gains ranging from 0.0321 to 0.0352"),
+        min_max("0.0321", "0.0352")
+    );
+    assert_eq!(
+        roles("accuracy 0.91 ± 0.02"),
+        [("0.02".to_string(), Summary::Spread)]
+    );
+    // A change is not a range, and two numbers joined by “and” are two claims.
+    assert_eq!(roles("accuracy rose from 0.88 to 0.94"), []);
+    assert_eq!(roles("h-e1 reaches 0.91 and h-e2 0.85"), []);
+    assert_eq!(
+        roles("a confidence interval of (0.91, 0.95)"),
+        min_max("0.91", "0.95")
+    );
+}

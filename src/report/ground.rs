@@ -8,11 +8,13 @@
 //!    dataset's size) → [`Verdict::Declared`]; declared values are not bound, since a
 //!    paper quotes a threshold wherever it discusses the metric;
 //! 3. its context names a sub-hypothesis and a metric, it is written with two significant
-//!    digits or more, and it states a measured value of ANOTHER sub-hypothesis →
+//!    digits or more, and it states a measured value some sub-hypothesis owns outside its
+//!    claim (ANOTHER sub-hypothesis's, or the named one's other metric or summary) →
 //!    [`Verdict::WrongClaim`], however far that value lies from its own claim's (fail closed:
-//!    a row that says "h-m1's gain" cannot carry h-c1's accuracy, the far swap a distance
-//!    guard let through). A one-digit number (`3/4 features`) says too little to tell whose
-//!    it is (as in `verify`'s rounding rule);
+//!    a row that says "h-m1's gain" can carry neither h-c1's accuracy, the far swap a
+//!    distance guard let through, nor h-m1's own accuracy or its gain's minimum). A
+//!    one-digit number (`3/4 features`) says too little to tell whose it is (as in
+//!    `verify`'s rounding rule);
 //! 4. its context names an owner (a hypothesis or a condition), it states another claim's
 //!    measured value and its claim has a value of its size (within 50%) →
 //!    [`Verdict::WrongClaim`]: a value of a different metric or condition. Nowhere near
@@ -77,9 +79,12 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
     let expected = verify::nearest_in(w, candidates());
     // The context names a run of its sub-hypothesis; the number is another run's value of
     // the same claim (h-e1's unscaled accuracy in the standardized row): wrong, however near.
+    // The value named as the one it states is the closest measured one (0.0321 is h-m1's
+    // gain_min, not the other run's gain 0.0323 that lies within 1% of it).
+    let other = verify::find(w, registry, tolerance);
     let excluded = b.excluded.iter().map(|&i| &registry.entries[i]);
-    if let (Some(claim), Some(expected), Some(other)) =
-        (&b.claim, &expected, verify::find_in(w, excluded, tolerance))
+    if let (Some(claim), Some(expected), Some(other)) = (&b.claim, &expected, other)
+        && verify::find_in(w, excluded, tolerance).is_some()
         && w.sig_digits >= 2
     {
         return Verdict::WrongClaim(WrongClaim {
@@ -88,21 +93,13 @@ pub fn judge<'r>(w: &Written, b: &Binding, registry: &'r Registry, tolerance: f6
             states: exact(other),
         });
     }
-    let other = verify::find(w, registry, tolerance);
-    let another_hypothesis = |e: &Entry| {
-        super::claim::ClaimKey::of(&e.key)
-            .hypothesis
-            .is_some_and(|h| {
-                !b.hypotheses
-                    .iter()
-                    .any(|n| super::claim::names_hypothesis(n, &h))
-            })
-    };
+    // Not one of the candidates (step 1 would have bound it), so another claim's value.
+    let owned = |e: &Entry| super::claim::ClaimKey::of(&e.key).hypothesis.is_some();
     if let (Some(claim), Some(expected), Some(other)) = (&b.claim, &expected, other)
         && !b.hypotheses.is_empty()
         && b.names_metric
         && w.sig_digits >= 2
-        && another_hypothesis(other)
+        && owned(other)
     {
         return Verdict::WrongClaim(WrongClaim {
             claim: claim.clone(),
@@ -133,6 +130,50 @@ mod tests {
     use crate::report::binding::bind;
     use crate::report::mentions::ClaimIndex;
     use crate::report::numbers::scan;
+
+    /// Fail closed within one sub-hypothesis too: h-m1's gain row cannot carry h-m1's own
+    /// accuracy (far) or its gain's minimum (near), while a range's ends may.
+    #[test]
+    fn a_named_hypothesis_other_values_are_wrong_claims_near_or_far() {
+        let reg = Registry {
+            entries: vec![
+                Entry::new("h-m1.results.metrics.gain".into(), 0.0342),
+                Entry::new("h-m1.results.metrics.gain_min".into(), 0.0321),
+                Entry::new("h-m1.results.metrics.gain_max".into(), 0.0352),
+                Entry::new("h-m1.results.metrics.accuracy".into(), 0.9336),
+            ],
+            ..Registry::empty()
+        };
+        let index = ClaimIndex::new(&reg);
+        let cases = [
+            ("h-m1 gain", "0.0342", "bound h-m1.results.metrics.gain"),
+            ("h-m1 gain", "0.9336", "wrong h-m1.results.metrics.accuracy"),
+            ("h-m1 gain", "0.0321", "wrong h-m1.results.metrics.gain_min"),
+            ("h-m1 gain", "0.0352", "wrong h-m1.results.metrics.gain_max"),
+            (
+                "h-m1's lowest gain",
+                "0.0321",
+                "bound h-m1.results.metrics.gain_min",
+            ),
+            (
+                "h-m1's lowest gain",
+                "0.0342",
+                "wrong h-m1.results.metrics.gain",
+            ),
+            // No metric named: only a near value is read as a wrong one (step 4).
+            ("h-m1", "0.9336", "bound h-m1.results.metrics.accuracy"),
+        ];
+        for (context, number, want) in cases {
+            let w = Written::of(&scan(number)[0], false);
+            let b = bind(&index, &reg, &index.mentions(context));
+            let got = match judge(&w, &b, &reg, 0.01) {
+                Verdict::Bound(e) => format!("bound {}", e.key),
+                Verdict::WrongClaim(wc) => format!("wrong {}", wc.states.key),
+                other => format!("{other:?}"),
+            };
+            assert_eq!(got, want, "{number} in “{context}”");
+        }
+    }
 
     #[test]
     fn judge_table() {

@@ -3,9 +3,11 @@
 //! vocabulary metrics as prose writes them (`accuracy`, `R²`), and the registry's own
 //! metric and condition names as phrases at word edges, separators optional, a plural `s`
 //! allowed (`gains` names `gain` and its qualified `gain_min`, `baseline` names
-//! `baseline_model`, `features with variance` names the count `n_features_with_variance`).
+//! `baseline_model`, `features with variance` names the count `n_features_with_variance`),
+//! and which summary of a metric it names (`lowest`, `maximum`, `standard deviation`:
+//! [`Summary`]; `binding` keeps `gain_min` out of “the gain” unless one is named).
 
-use super::claim::{ClaimKey, hypothesis_id, names_hypothesis, without_qualifiers};
+use super::claim::{ClaimKey, Summary, hypothesis_id, names_hypothesis, without_qualifiers};
 use super::provenance_match::phrase_at;
 use super::registry::Registry;
 use super::runs::{RunIndex, RunWords};
@@ -21,6 +23,60 @@ const GENERIC: &[&str] = &[
     "setting",
     "variant",
 ];
+
+/// Words that name a summary of a metric rather than the metric itself. “Mean” and
+/// “average” name the metric: a paper's “accuracy” is its mean over folds or seeds.
+const SUMMARY_WORDS: &[(Summary, &[&str])] = &[
+    (Summary::Value, &["mean", "average", "avg"]),
+    (
+        Summary::Min,
+        &[
+            "min",
+            "minimum",
+            "minimal",
+            "lowest",
+            "smallest",
+            "lower bound",
+            "lower end",
+        ],
+    ),
+    (
+        Summary::Max,
+        &[
+            "max",
+            "maximum",
+            "maximal",
+            "highest",
+            "largest",
+            "greatest",
+            "upper bound",
+            "upper end",
+            "peak",
+        ],
+    ),
+    (
+        Summary::Spread,
+        &[
+            "std",
+            "standard deviation",
+            "standard error",
+            "sem",
+            "variance",
+            "spread",
+            "confidence interval",
+        ],
+    ),
+    (Summary::Median, &["median"]),
+];
+
+/// The summaries `lower` (a text in lower case) names, in [`SUMMARY_WORDS`]' order.
+pub fn summaries_named(lower: &str) -> Vec<Summary> {
+    SUMMARY_WORDS
+        .iter()
+        .filter(|(_, words)| words.iter().any(|w| occurs(lower, lower, w)))
+        .map(|(s, _)| *s)
+        .collect()
+}
 
 /// `phrase` occurs in `text` between word edges (`phrase_at`'s case and separator rules).
 /// `lower` is `text` in lower case: a text without the phrase's first word is rejected by
@@ -58,6 +114,9 @@ pub struct Mentions {
     pub conditions: Vec<String>,
     /// What it says about runs of a sub-hypothesis (`super::runs`).
     pub runs: RunWords,
+    /// The summaries of a metric it names (empty: the metric itself). Alone they name no
+    /// claim: “the lowest” is nobody's until a metric is named.
+    pub summaries: Vec<Summary>,
 }
 
 impl Mentions {
@@ -81,6 +140,7 @@ impl Mentions {
             metrics: join(&self.metrics, &other.metrics),
             conditions: join(&self.conditions, &other.conditions),
             runs: self.runs.union(&other.runs),
+            summaries: join(&self.summaries, &other.summaries),
         }
     }
 }
@@ -185,6 +245,7 @@ impl ClaimIndex {
                 .cloned()
                 .collect(),
             runs: self.runs.words(text),
+            summaries: summaries_named(&lower),
         }
     }
 }

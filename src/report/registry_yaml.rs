@@ -129,6 +129,9 @@ pub fn from_yaml(bytes: &[u8], file: &str) -> Result<Registry, crate::yaml::Yaml
     })
 }
 
+/// Key segments under which YouRA's registry keeps what a gate required, not what ran.
+const DECLARED_SEGMENTS: &[&str] = &["required", "threshold"];
+
 fn collect(node: &Node, at: &mut Vec<String>, out: &mut Vec<Entry>) {
     if let Some(entry) = youra_entry(node, at) {
         out.push(entry);
@@ -153,7 +156,12 @@ fn collect(node: &Node, at: &mut Vec<String>, out: &mut Vec<Entry>) {
             let mut leaves = Vec::new();
             yaml_leaves(node, &mut Vec::new(), &mut leaves);
             if let Some((_, v)) = leaves.first() {
-                out.push(Entry::new(at.join("."), *v));
+                let entry = Entry::new(at.join("."), *v);
+                // YouRA's registry keeps a gate's required value beside the actual one
+                // (`criteria_met.0.required: 200`): a threshold the run declared, not a
+                // measurement, so it binds to no claim (as youra's `declared: true`).
+                let declared = at.iter().any(|s| DECLARED_SEGMENTS.contains(&s.as_str()));
+                out.push(if declared { entry.declared() } else { entry });
             }
         }
     }
@@ -250,5 +258,25 @@ mod tests {
         assert_eq!(r.value("claims.0.ground_truth.p_value"), Some(1.1e-8));
         assert_eq!(r.get("metadata.n"), None);
         assert_eq!(r.len(), 4);
+    }
+
+    #[test]
+    fn a_gates_required_value_is_declared_and_its_actual_measured() {
+        let text = "gate_results:\n  h_e1_v2:\n    criteria_met:\n      - name: models\n\
+                    \x20       required: 200\n        actual: 212\n        threshold: 0.9\n";
+        let r = from_yaml(text.as_bytes(), "f.yaml").expect("parse");
+        let declared = |k: &str| r.get(k).map(|e| e.declared);
+        assert_eq!(
+            declared("gate_results.h_e1_v2.criteria_met.0.required"),
+            Some(true)
+        );
+        assert_eq!(
+            declared("gate_results.h_e1_v2.criteria_met.0.threshold"),
+            Some(true)
+        );
+        assert_eq!(
+            declared("gate_results.h_e1_v2.criteria_met.0.actual"),
+            Some(false)
+        );
     }
 }

@@ -9,13 +9,16 @@
 //! measured value, as a whitelist, and counted as unbound. An unverified number replaces
 //! the whole cell when the cell holds nothing else (besides its unit and emphasis marks:
 //! `**0.95**`, `12 ms`), else just the number (`0.81 ± ---`). Header cells are labels and
-//! are not checked. A column whose header has `%` holds percentages.
+//! are not checked. A column whose header has `%` holds percentages. A number whose place
+//! names a summary of its metric (a range's end, a spread after `±`: `context::summary_roles`)
+//! is bound to that summary whatever its clause's words say.
 
 use std::ops::Range;
 
 use serde::Serialize;
 
 use super::binding::bind;
+use super::claim::Summary;
 use super::context;
 use super::ground::{Verdict, WrongClaim, judge};
 use super::markdown::{self, Line, LineKind};
@@ -109,14 +112,17 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
         index: ClaimIndex::new(registry),
         tolerance,
     };
-    let clauses = prose_clauses(&ctx, &lines);
+    let prose = ProseNames {
+        clauses: prose_clauses(&ctx, &lines),
+        roles: prose_roles(&ctx, &lines),
+    };
     let mut edits: Vec<(usize, usize)> = Vec::new();
     for line in &lines {
         match line.kind {
             LineKind::TableRow { header } => {
                 edits.extend(check_row(&ctx, line, &lines[header], &mut report));
             }
-            LineKind::Prose => check_prose(&ctx, line, &clauses, &mut report),
+            LineKind::Prose => check_prose(&ctx, line, &prose, &mut report),
             _ => {}
         }
     }
@@ -234,6 +240,7 @@ fn check_row(
         let named = ctx.index.mentions(&context::cell_context(head, &texts, i));
         let text = texts[i];
         let found = numbers::scan(text);
+        let roles = context::summary_roles(text);
         report.table_numbers += found.len();
         let mut bad: Vec<(&Number, Problem)> = Vec::new();
         for n in &found {
@@ -243,6 +250,7 @@ fn check_row(
                 markdown::column(md, line.start, at),
                 &md[at..cell.start + n.end],
             );
+            let named = with_role(&named, &roles, n.start);
             if let Some(p) = ctx.problem(n, percent_column, &named, place, report) {
                 bad.push((n, p));
             }
@@ -294,12 +302,35 @@ fn prose_clauses(ctx: &Ctx, lines: &[Line]) -> Vec<(Range<usize>, Mentions)> {
     out
 }
 
-fn check_prose(
-    ctx: &Ctx,
-    line: &Line,
-    clauses: &[(Range<usize>, Mentions)],
-    report: &mut SanitizeReport,
-) {
+/// What the document's prose names: each clause's claim, and the summaries numbers' places
+/// name.
+struct ProseNames {
+    clauses: Vec<(Range<usize>, Mentions)>,
+    roles: Vec<(usize, Summary)>,
+}
+
+/// Every prose number whose place names a summary, by its byte in the document.
+fn prose_roles(ctx: &Ctx, lines: &[Line]) -> Vec<(usize, Summary)> {
+    context::paragraphs(ctx.markdown, lines)
+        .into_iter()
+        .flat_map(|p| {
+            context::summary_roles(&ctx.markdown[p.clone()])
+                .into_iter()
+                .map(move |(at, s)| (p.start + at, s))
+        })
+        .collect()
+}
+
+/// `named`, with the summary the number's place names (at byte `at`) in place of its words'.
+fn with_role(named: &Mentions, roles: &[(usize, Summary)], at: usize) -> Mentions {
+    let mut out = named.clone();
+    if let Some((_, s)) = roles.iter().find(|(r, _)| *r == at) {
+        out.summaries = vec![*s];
+    }
+    out
+}
+
+fn check_prose(ctx: &Ctx, line: &Line, prose: &ProseNames, report: &mut SanitizeReport) {
     let md = ctx.markdown;
     let text = &md[line.start..line.end];
     let found = numbers::scan(text);
@@ -307,13 +338,15 @@ fn check_prose(
     let unnamed = Mentions::default();
     for n in found {
         let at = line.start + n.start;
-        let named = clauses
+        let named = prose
+            .clauses
             .iter()
             .find(|(r, _)| r.contains(&at))
             .map_or(&unnamed, |(_, m)| m);
         let column = markdown::column(md, line.start, at);
         let number = &text[n.start..n.end];
-        let Some(p) = ctx.problem(&n, false, named, (line.number, column, number), report) else {
+        let named = with_role(named, &prose.roles, at);
+        let Some(p) = ctx.problem(&n, false, &named, (line.number, column, number), report) else {
             continue;
         };
         report.unverified_prose.push(UnverifiedNumber {

@@ -86,13 +86,13 @@ pub fn verifies(w: &Written, entry: &Entry, tolerance: f64) -> bool {
     })
 }
 
-/// The first registry entry `w` verifies, if any.
+/// The measured registry entry `w` verifies most closely, if any (`find_in`).
 pub fn find<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Option<&'r Entry> {
-    registry
-        .entries
-        .iter()
-        .filter(|e| !e.declared)
-        .find(|e| verifies(w, e, tolerance))
+    find_in(
+        w,
+        registry.entries.iter().filter(|e| !e.declared),
+        tolerance,
+    )
 }
 
 /// The declared value (a threshold, a seed, a config value) `w` states, if any.

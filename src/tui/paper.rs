@@ -141,7 +141,14 @@ pub fn read_paper(root: &Path) -> Result<Paper, String> {
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let reg_path = root.join("paper/065_ground_truth.yaml");
     let (registry, registry_note) = match crate::report::registry_yaml::load(&reg_path) {
-        Ok(r) => (r, "paper/065_ground_truth.yaml".to_string()),
+        // The file keeps the values, not which run measured each: those are read from the
+        // results again, so a number that names a run binds here as `report check` binds it.
+        Ok(mut r) => {
+            r.runs = crate::report::registry_build::build(root)
+                .map(|b| b.runs)
+                .unwrap_or_default();
+            (r, "paper/065_ground_truth.yaml".to_string())
+        }
         Err(loaded) => match crate::report::registry_build::build(root) {
             Ok(r) => (
                 r,
