@@ -1,0 +1,287 @@
+//! Long studies (issue 30): the example run grown to 1M events and 1M metric rows, against
+//! the example run as it is. Prints, for both and as a ratio large/small: the real binary's
+//! spawn to first frame with data and its peak RSS (in a pseudo-terminal, 160×48), its CPU
+//! while 10 events/s are appended, and write→screen in process (watcher → the reader's
+//! follower → a frame showing the new event). Run: `cargo bench --bench long_study`
+//! (`LONG_STUDY_EVENTS` / `LONG_STUDY_ROWS` change the sizes).
+
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use youra::tui::app::{App, AppEvent, update};
+use youra::tui::follow::Follower;
+use youra::tui::keymap::Keymap;
+use youra::tui::run_view::read_run_with;
+use youra::tui::theme::{ColorDepth, Theme};
+use youra::vsa::Store;
+
+fn size(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+/// The example run with `events` more events (older than its own) and `rows` more metric
+/// rows for h-e1 (after its own steps).
+fn grow(dir: &Path, events: usize, rows: usize) {
+    copy_dir(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-run")),
+        dir,
+    );
+    let append =
+        |path: &Path| BufWriter::new(std::fs::OpenOptions::new().append(true).open(path).unwrap());
+    let mut f = append(&dir.join("events.jsonl"));
+    let kinds = [
+        "llm_call",
+        "tool_call",
+        "stage_start",
+        "experiment_start",
+        "experiment_exit",
+    ];
+    for i in 0..events {
+        let (s, ms) = (i / 1000, i % 1000);
+        writeln!(
+            f,
+            "{{\"time\":\"2026-11-20T{:02}:{:02}:{:02}.{ms:03}Z\",\"kind\":\"{}\",\"hypothesis\":\"h-e{}\",\"actor\":\"engine\",\"message\":\"grown event {i}\"}}",
+            s / 3600 % 24,
+            s / 60 % 60,
+            s % 60,
+            kinds[i % kinds.len()],
+            1 + i % 12,
+        )
+        .unwrap();
+    }
+    f.flush().unwrap();
+    let mut m = append(&dir.join("h-e1/results/metrics.jsonl"));
+    for i in 0..rows {
+        let spike = if i % 100_003 == 7 { 0.5 } else { 0.0 };
+        writeln!(
+            m,
+            "{{\"step\": {}, \"test_accuracy\": {:.4}}}",
+            12_000 + i,
+            0.99 + (i % 7) as f64 / 1000.0 - spike
+        )
+        .unwrap();
+    }
+    m.flush().unwrap();
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn append_event(dir: &Path, message: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("events.jsonl"))
+        .unwrap();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    writeln!(
+        f,
+        "{{\"time\":\"{now}\",\"kind\":\"note\",\"actor\":\"engine\",\"message\":\"{message}\"}}"
+    )
+    .unwrap();
+}
+
+/// Figures of one run folder.
+struct Figures {
+    first_frame_ms: f64,
+    rss_mb: f64,
+    /// CPU of the binary while 10 events/s are appended, in cores.
+    cores: f64,
+    write_to_screen_ms: f64,
+}
+
+fn proc_field(pid: u32, key: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let f: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    get(11) + get(12)
+}
+
+/// The real binary: spawn to the first frame with the Experiments row, peak RSS, and its
+/// CPU over 5 s of 10 appended events a second.
+fn binary(dir: &Path) -> (f64, f64, f64) {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    let cfg = tempfile::tempdir().unwrap();
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 48,
+            cols: 160,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_youra"));
+    cmd.args(["tui", dir.to_str().unwrap()]);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("XDG_CONFIG_HOME", cfg.path());
+    let start = Instant::now();
+    let mut child = pty.slave.spawn_command(cmd).unwrap();
+    let pid = child.process_id().unwrap();
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 65536];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let first = loop {
+        match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(b) => seen.extend_from_slice(&b),
+            Err(_) => break f64::NAN,
+        }
+        if seen.windows(13).any(|w| w == b"test_accuracy") {
+            break ms(start.elapsed());
+        }
+    };
+    // Settle (the watcher's first read), then 10 events a second for 5 s.
+    std::thread::sleep(Duration::from_secs(3));
+    let c0 = cpu_ticks(pid);
+    let t0 = Instant::now();
+    for i in 0..50 {
+        append_event(dir, &format!("binary probe {i}"));
+        std::thread::sleep(Duration::from_millis(100));
+        while rx.try_recv().is_ok() {}
+    }
+    let cores = (cpu_ticks(pid) - c0) as f64 / 100.0 / t0.elapsed().as_secs_f64();
+    let rss = proc_field(pid, "VmHWM:") / 1024.0;
+    let _ = child.kill();
+    let _ = child.wait();
+    (first, rss, cores)
+}
+
+/// In process, as the runtime does it: an appended event → the watcher → the follower's
+/// read → a frame that shows it. The median of 15.
+fn write_to_screen(dir: &Path) -> f64 {
+    let run = youra::rundir::discover(dir).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut app = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
+    );
+    update(
+        &mut app,
+        AppEvent::Loaded(Box::new(read_run_with(&run, &store, &mut follower))),
+    );
+    let (tx, rx) = mpsc::channel();
+    let _w = youra::tui::watch::watch(&[dir.to_path_buf()], tx).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let mut lat = Vec::new();
+    for i in 0..15 {
+        while rx.try_recv().is_ok() {}
+        let probe = format!("screen probe {i}");
+        append_event(dir, &probe);
+        let t = Instant::now();
+        loop {
+            let Ok(AppEvent::Changed) = rx.recv_timeout(Duration::from_secs(10)) else {
+                panic!("no change seen")
+            };
+            let read = read_run_with(&run, &store, &mut follower);
+            update(&mut app, AppEvent::Loaded(Box::new(read)));
+            term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
+            if term.backend().to_string().contains(&probe) {
+                break;
+            }
+        }
+        lat.push(ms(t.elapsed()));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    lat.sort_by(f64::total_cmp);
+    lat[lat.len() / 2]
+}
+
+fn measure(events: usize, rows: usize) -> Figures {
+    let dir = tempfile::tempdir().unwrap();
+    grow(dir.path(), events, rows);
+    let (first_frame_ms, rss_mb, cores) = binary(dir.path());
+    Figures {
+        first_frame_ms,
+        rss_mb,
+        cores,
+        write_to_screen_ms: write_to_screen(dir.path()),
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let events = size("LONG_STUDY_EVENTS", 1_000_000);
+    let rows = size("LONG_STUDY_ROWS", 1_000_000);
+    println!("== long study: the example run vs {events} events + {rows} metric rows ==");
+    let small = measure(0, 0);
+    let large = measure(events, rows);
+    let line = |name: &str, unit: &str, s: f64, l: f64, target: &str| {
+        println!(
+            "{name:<28} small {s:>9.2} {unit:<5} large {l:>9.2} {unit:<5} ratio {:>6.2}×  (target {target})",
+            l / s
+        );
+    };
+    line(
+        "first frame (binary)",
+        "ms",
+        small.first_frame_ms,
+        large.first_frame_ms,
+        "≤ 250 ms, ≤ 2×",
+    );
+    line(
+        "peak RSS (binary)",
+        "MB",
+        small.rss_mb,
+        large.rss_mb,
+        "≤ 120 MB, ≤ 2×",
+    );
+    line(
+        "CPU at 10 events/s",
+        "cores",
+        small.cores,
+        large.cores,
+        "≤ 0.2, ≤ 2×",
+    );
+    line(
+        "write→screen (in process)",
+        "ms",
+        small.write_to_screen_ms,
+        large.write_to_screen_ms,
+        "≤ 150 ms, ≤ 2×",
+    );
+}
