@@ -332,3 +332,65 @@ fn live_rows_in_a_terminal_and_nothing_written_while_nothing_changes() {
     let status = wait_exit(&mut child, "youra did not quit");
     assert!(status.success());
 }
+
+/// YouRA's own task folders, given together: a row each, read from their VSAs as written.
+#[test]
+fn youra_task_folders_given_together() {
+    let Some(corpus) = shared_fixtures() else {
+        return;
+    };
+    let runs: Vec<RunDir> = [DATA_PROBLEMS, DL4C, BI_ALIGN_RUN]
+        .iter()
+        .flat_map(|d| youra::rundir::discover_all(&corpus.join(d)).unwrap())
+        .collect();
+    let rows: Vec<_> = runs
+        .iter()
+        .map(summary::read)
+        .map(|r| (r.name, r.status, r.stage))
+        .collect();
+    use youra::stage::Stage::FactReview;
+    assert_eq!(
+        rows,
+        [
+            (
+                "Data Quality Metrics and FM Benchmark Performance".to_string(),
+                RunStatus::Stopped,
+                Some(FactReview)
+            ),
+            (
+                "EVAF Code Generation Alignment".to_string(),
+                RunStatus::Stopped,
+                Some(FactReview)
+            ),
+            (
+                "Bidirectional Alignment via Conversational Style Transfer in RLHF".to_string(),
+                RunStatus::Complete,
+                Some(FactReview)
+            ),
+        ]
+    );
+    // In the view: the finished run last, every stage named in full at 100 columns.
+    let mut app = App::new(
+        runs[0].clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
+    );
+    runs_view::start(&mut app, runs.clone());
+    let read = runs.iter().enumerate().map(|(i, r)| (i, summary::read(r)));
+    update(&mut app, AppEvent::RunsRead(read.collect()));
+    let order: Vec<usize> = app
+        .runs
+        .as_ref()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(order, [0, 1, 2]);
+    let shown = screen(&app, 100, 30, &corpus);
+    assert_eq!(
+        shown.matches("Adversarial Fact Review").count(),
+        3,
+        "{shown}"
+    );
+}
