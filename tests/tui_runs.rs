@@ -177,6 +177,9 @@ fn enter_opens_the_selected_run_and_esc_comes_back() {
         "nothing of another run is shown before its read"
     );
     assert_eq!(app.mode(), Mode::Gates);
+    // The footer names the way back, next to `?`.
+    let shown = screen(&app, 100, 30, _tmp.path());
+    assert!(shown.contains(" ? help esc back to runs "), "{shown}");
     // Esc returns to the view (the title says what waits again), the selection still on
     // the run just left.
     let effects = press(&mut app, KeyCode::Esc);

@@ -355,7 +355,8 @@ pub fn waiting(app: &App) -> Option<String> {
 
 /// The last write's outcome, else the keys of the focused pane, from the keymap: whole hints
 /// only, as many as fit `width`, in priority order — `?` (which lists them all) first, then
-/// the pane's own keys, then quit, the next pane and the other global keys.
+/// the pane's own keys, then quit, the next pane and the other global keys. A run opened
+/// from the runs view names Esc (back to it) next to `?`.
 fn footer_line(app: &App, width: u16) -> Line<'static> {
     let t = &app.theme;
     if let Some((msg, err)) = &app.toast {
@@ -388,6 +389,8 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
     let pane_own = |c: &Command| !mode.is_pane() || own.contains(c);
     let rank = |c: &Command| match c {
         Command::Help => 0,
+        // Opened from the runs view: the way back is named next to `?`.
+        Command::BackToRuns => 0,
         c if pane_own(c) => 1,
         Command::Quit => 2,
         Command::FocusNext => 3,
