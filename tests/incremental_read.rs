@@ -1,7 +1,8 @@
 //! Appended files read from where the last read ended (issue 30): an append hands out only
-//! the new lines; a truncation or a rotation (another file at the path) starts over and
-//! says so; an unfinished last line waits for its newline; a garbage line in the middle is
-//! named by its line number and the lines after it are still read.
+//! the new lines; a truncation, a rotation (another file at the path) or a rewrite in place
+//! already past the offset starts over and says so; an unfinished last line waits for its
+//! newline; a garbage line in the middle is named by its line number and the lines after
+//! it are still read.
 
 use std::io::Write;
 use std::path::Path;
@@ -70,6 +71,26 @@ fn a_truncated_file_is_read_again_from_its_start() {
     assert_eq!(lines(&mut tail), (true, owned(&[(1, "x")])));
     append(&path, "y\n");
     assert_eq!(lines(&mut tail), (false, owned(&[(2, "y")])));
+}
+
+#[test]
+fn a_file_rewritten_in_place_past_the_offset_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("metrics.jsonl");
+    let mut tail = Tail::new(&path);
+    append(&path, "step 1\nstep 2\n");
+    assert_eq!(lines(&mut tail).1.len(), 2);
+    // Same inode, already longer than what was read: only its bytes tell.
+    std::fs::write(&path, "rerun 1\nrerun 2\nrerun 3\n").unwrap();
+    assert_eq!(
+        lines(&mut tail),
+        (
+            true,
+            owned(&[(1, "rerun 1"), (2, "rerun 2"), (3, "rerun 3")])
+        )
+    );
+    append(&path, "rerun 4\n");
+    assert_eq!(lines(&mut tail), (false, owned(&[(4, "rerun 4")])));
 }
 
 #[test]

@@ -6,12 +6,16 @@
 //! the offset (a truncation) starts over from byte 0 and says so ([`TailRead::restarted`]),
 //! so the caller drops what it kept. A last line without its newline is a write in
 //! progress: its bytes are kept and completed by the next read, never handed out torn.
-//! A truncation that regrows past the old offset before the next read, on the same inode,
-//! cannot be told from an append without hashing what was read; writers here only append.
+//! A file rewritten in place and already longer than the offset at the next read (same
+//! inode, same or greater length) is told apart by its last bytes before the offset: they
+//! are kept (`seam`) and compared, which costs one 32-byte read per call.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+/// How many bytes before the offset are compared to tell an append from a rewrite.
+const SEAM: usize = 32;
 
 /// How many bytes one `read` call takes from the file at a time (memory stays bounded by
 /// this plus the longest line, whatever the file's size).
@@ -29,6 +33,8 @@ pub struct Tail {
     line_no: u64,
     /// The bytes of an unfinished last line.
     partial: Vec<u8>,
+    /// The last (up to [`SEAM`]) bytes before `offset`, as read.
+    seam: Vec<u8>,
 }
 
 /// What one read found.
@@ -49,6 +55,7 @@ impl Tail {
             identity: None,
             line_no: 0,
             partial: Vec::new(),
+            seam: Vec::new(),
         }
     }
 
@@ -76,6 +83,7 @@ impl Tail {
         self.offset = 0;
         self.line_no = 0;
         self.partial.clear();
+        self.seam.clear();
     }
 
     /// Hand every complete line appended since the last read to `each` with its 1-based
@@ -97,8 +105,9 @@ impl Tail {
         };
         let meta = f.metadata()?;
         let identity = identity(&meta);
-        let restarted =
-            self.identity.is_some_and(|old| Some(old) != identity) || meta.len() < self.offset;
+        let restarted = self.identity.is_some_and(|old| Some(old) != identity)
+            || meta.len() < self.offset
+            || !self.seam_holds(&mut f)?;
         if restarted {
             self.restart();
         }
@@ -106,6 +115,20 @@ impl Tail {
         f.seek(SeekFrom::Start(self.offset))?;
         let lines = self.consume(&mut f, &mut each)?;
         Ok(TailRead { restarted, lines })
+    }
+
+    /// Whether the bytes before the offset are still the ones read there.
+    fn seam_holds(&self, f: &mut File) -> io::Result<bool> {
+        if self.seam.is_empty() {
+            return Ok(true);
+        }
+        let mut now = vec![0u8; self.seam.len()];
+        f.seek(SeekFrom::Start(self.offset - self.seam.len() as u64))?;
+        match f.read_exact(&mut now) {
+            Ok(()) => Ok(now == self.seam),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     fn consume(&mut self, f: &mut File, each: &mut impl FnMut(u64, &[u8])) -> io::Result<u64> {
@@ -119,6 +142,10 @@ impl Tail {
                 Err(e) => return Err(e),
             };
             self.offset += n as u64;
+            let keep = SEAM.min(n);
+            self.seam.extend_from_slice(&buf[n - keep..n]);
+            let extra = self.seam.len().saturating_sub(SEAM);
+            self.seam.drain(..extra);
             let mut rest = &buf[..n];
             while let Some(i) = rest.iter().position(|&b| b == b'\n') {
                 self.line_no += 1;

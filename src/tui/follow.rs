@@ -106,10 +106,8 @@ impl MetricsFollow {
             if upgraded {
                 return;
             }
-            let Some(row) = serde_json::from_slice::<Value>(line)
-                .ok()
-                .and_then(|v| v.as_object().cloned())
-            else {
+            // Parsed straight into a map: a row that is not an object is skipped.
+            let Ok(row) = serde_json::from_slice::<serde_json::Map<String, Value>>(line) else {
                 return;
             };
             // A row with a better x than the axis so far redraws the whole file on it.
