@@ -1,23 +1,26 @@
 //! The Independent Controller (YouRA §3.3): its own role, its own context. It sees the
-//! compact VSA summary and a pointer to (and excerpt of) the latest artifact, never the
-//! execution transcript, and answers PHASE_COMPLETE, RESUME with a prompt, or MUST_STOP.
+//! compact VSA summary, a pointer to (and excerpt of) the latest artifact and the relevant
+//! Reflective Memory records, never the execution transcript, and answers PHASE_COMPLETE (naming the step that follows, among
+//! those the lifecycle allows: `next_choice`), RESUME with a prompt, or MUST_STOP.
 
 use std::time::Duration;
 
 use super::ctx::{StageCtx, Vars};
 use super::error::StageError;
+use super::next_choice::Named;
 use super::reply::{json_object, str_field};
 use crate::llm::ReplySchema;
 use crate::llm::schema as js;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
-    PhaseComplete { reason: String },
+    PhaseComplete { reason: String, next: Named },
     Resume { prompt: String },
     MustStop { reason: String },
 }
 
-/// The controller's reply: a decision word, a reason, and for RESUME the prompt.
+/// The controller's reply: a decision word, a reason, for RESUME the prompt, and with
+/// PHASE_COMPLETE the step it chose to follow.
 pub fn schema() -> ReplySchema {
     ReplySchema::new(
         "controller_decision",
@@ -26,7 +29,12 @@ pub fn schema() -> ReplySchema {
                 "decision",
                 js::one_of(&["PHASE_COMPLETE", "RESUME", "MUST_STOP"]),
             )],
-            &[("reason", js::string()), ("resume_prompt", js::string())],
+            &[
+                ("reason", js::string()),
+                ("resume_prompt", js::string()),
+                ("next_stage", js::string()),
+                ("next_hypothesis", js::string()),
+            ],
         ),
     )
 }
@@ -38,7 +46,13 @@ pub fn parse_decision(text: &str) -> Result<Decision, String> {
     let reason = str_field(&v, "reason").unwrap_or("").to_string();
     let raw = str_field(&v, "decision").ok_or("the reply has no \"decision\"")?;
     match raw.to_ascii_uppercase().replace([' ', '-'], "_").as_str() {
-        "PHASE_COMPLETE" | "COMPLETE" => Ok(Decision::PhaseComplete { reason }),
+        "PHASE_COMPLETE" | "COMPLETE" => Ok(Decision::PhaseComplete {
+            reason,
+            next: Named {
+                stage: str_field(&v, "next_stage").map(str::to_string),
+                hypothesis: str_field(&v, "next_hypothesis").map(str::to_string),
+            },
+        }),
         "MUST_STOP" | "STOP" => Ok(Decision::MustStop {
             reason: if reason.is_empty() {
                 "the controller gave no reason".into()
@@ -60,10 +74,11 @@ pub fn parse_decision(text: &str) -> Result<Decision, String> {
     }
 }
 
-/// Ask the controller about the stage's latest artifact. A call that fails (after the
-/// client's own retries) is retried `controller_retries` times with a wait; then the
-/// run stops with the error. An unreadable decision is asked once more, then stops.
-pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
+/// Ask the controller about the stage's latest artifact; `options` lists the steps that may
+/// follow (`next_choice::options`). A call that fails (after the client's own retries) is
+/// retried `controller_retries` times with a wait; then the run stops with the error. An
+/// unreadable decision is asked once more, then stops.
+pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str, options: &str) -> Decision {
     let summary = match ctx.vsa() {
         Ok(s) => super::summary::summary(&s.vsa),
         Err(e) => {
@@ -88,6 +103,14 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str) -> Decision {
         ("artifact", artifact.to_string()),
         ("check", check.to_string()),
         ("excerpt", excerpt),
+        ("next_options", options.to_string()),
+        (
+            "records",
+            super::route_choice::records_block(&super::route_choice::relevant_records(
+                ctx,
+                ctx.hypothesis.as_deref(),
+            )),
+        ),
     ]
     .into_iter()
     .collect();
@@ -166,7 +189,8 @@ mod tests {
         assert_eq!(
             parse_decision(r#"{"decision":"PHASE_COMPLETE","reason":"ok"}"#),
             Ok(Decision::PhaseComplete {
-                reason: "ok".into()
+                reason: "ok".into(),
+                next: Named::default(),
             })
         );
         assert_eq!(
@@ -185,6 +209,18 @@ mod tests {
             parse_decision(r#"{"decision":"MAYBE"}"#)
                 .unwrap_err()
                 .contains("unknown decision")
+        );
+        assert_eq!(
+            parse_decision(
+                r#"{"decision":"PHASE_COMPLETE","reason":"ok","next_stage":"Experiment Design","next_hypothesis":"h-c1"}"#
+            ),
+            Ok(Decision::PhaseComplete {
+                reason: "ok".into(),
+                next: Named {
+                    stage: Some("Experiment Design".into()),
+                    hypothesis: Some("h-c1".into()),
+                },
+            })
         );
         assert!(parse_decision(r#"{"decision":"RESUME"}"#).is_err());
         assert!(parse_decision(r#"{"reason":"x"}"#).is_err());

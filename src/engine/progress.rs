@@ -162,18 +162,41 @@ pub fn ready_hypotheses(vsa: &Vsa) -> Vec<&str> {
 
 /// As [`next_hypothesis`], passing over those in `busy` (whose experiments run now).
 pub fn next_hypothesis_besides<'a>(vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
+    candidates(vsa, busy).into_iter().next()
+}
+
+/// Every sub-hypothesis the loop may take now, in file order: not finished, not in `busy`,
+/// its prerequisites far enough along to let dependants start.
+pub fn candidates<'a>(vsa: &'a Vsa, busy: &[&str]) -> Vec<&'a str> {
     use crate::vsa::enums::HypothesisStatus as S;
     vsa.sub_hypotheses
         .iter()
         .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
         .filter(|h| !busy.contains(&h.id.as_str()))
-        .find(|h| {
+        .filter(|h| {
             h.prerequisites.iter().all(|p| {
                 vsa.hypothesis(p)
                     .is_some_and(|x| x.status.lets_dependants_start(x.gate.gate_type.as_ref()))
             })
         })
         .map(|h| h.id.as_str())
+        .collect()
+}
+
+/// The sub-hypothesis the Independent Controller chose to take next
+/// (`workflow.next_hypothesis`, written with the completion that ended the previous loop),
+/// while it is still one the loop may take; otherwise the file order decides.
+fn chosen<'a>(doc: &Document, vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
+    let want = at(doc, &["workflow", "next_hypothesis"])?.as_str()?;
+    candidates(vsa, busy).into_iter().find(|h| *h == want)
+}
+
+/// The first loop stage `hypothesis` has not done (Coding & Validation once all are).
+pub fn open_loop_stage(doc: &Document, hypothesis: &str) -> Stage {
+    LOOP.iter()
+        .find(|s| !done(loop_status(doc, hypothesis, **s).as_deref()))
+        .copied()
+        .unwrap_or(Stage::CodingValidation)
 }
 
 pub fn next(doc: &Document, vsa: &Vsa) -> Step {
@@ -190,13 +213,8 @@ pub fn next_besides(doc: &Document, vsa: &Vsa, busy: &[&str]) -> Step {
     {
         return Step::Stage(*s);
     }
-    if let Some(h) = next_hypothesis_besides(vsa, busy) {
-        let stage = LOOP
-            .iter()
-            .find(|s| !done(loop_status(doc, h, **s).as_deref()))
-            .copied()
-            .unwrap_or(Stage::CodingValidation);
-        return Step::Hypothesis(stage, h.to_string());
+    if let Some(h) = chosen(doc, vsa, busy).or_else(|| next_hypothesis_besides(vsa, busy)) {
+        return Step::Hypothesis(open_loop_stage(doc, h), h.to_string());
     }
     AFTER_LOOP
         .iter()
@@ -247,6 +265,19 @@ mod tests {
             next_besides(&doc, &vsa, &["h-m1"]),
             Step::Stage(Stage::EvidenceCheck),
             "h-m2 waits for h-m1: nothing else is ready"
+        );
+        let chose = format!("{loop_}workflow:\n  next_hypothesis: h-m2\n");
+        assert_eq!(
+            step(&chose),
+            Step::Hypothesis(Stage::ImplementationPlanning, "h-m1".into()),
+            "h-m2 waits for h-m1: the controller's choice of it does not open it"
+        );
+        let both = loop_.replace("prerequisites: [h-m1]", "prerequisites: [h-e1]");
+        let chose = format!("{both}workflow:\n  next_hypothesis: h-m2\n");
+        assert_eq!(
+            step(&chose),
+            Step::Hypothesis(Stage::ExperimentDesign, "h-m2".into()),
+            "both are ready: the controller's choice goes first"
         );
         let failed = loop_.replace("status: READY", "status: FAILED");
         assert_eq!(step(&failed), Step::Stage(Stage::EvidenceCheck));

@@ -126,14 +126,15 @@ fn table(p: &Proposal, by: String) -> Routed {
     }
 }
 
-/// The run's own records about `h`, its pivots and limitations, and the imported lessons:
-/// the newest [`MAX_RECORDS`].
-pub fn relevant_records(ctx: &StageCtx<'_>, h: &str) -> Vec<MemoryRecord> {
+/// The run's own records about `h` (every failure record where no hypothesis is at hand:
+/// a lifecycle stage's end), its pivots and limitations, and the imported lessons: the
+/// newest [`MAX_RECORDS`].
+pub fn relevant_records(ctx: &StageCtx<'_>, h: Option<&str>) -> Vec<MemoryRecord> {
     let (records, _) = crate::rundir::memory::load_dir(&ctx.run.join("memory"));
     let mut chosen: Vec<MemoryRecord> = records
         .into_iter()
         .filter(|r| {
-            r.hypothesis.as_deref() == Some(h)
+            h.is_none_or(|h| r.hypothesis.as_deref() == Some(h))
                 || r.provenance.is_some()
                 || matches!(r.kind.as_str(), "pivot" | "superseded" | "limitation")
         })
@@ -141,6 +142,18 @@ pub fn relevant_records(ctx: &StageCtx<'_>, h: &str) -> Vec<MemoryRecord> {
     chosen.sort_by(|a, b| b.date.cmp(&a.date).then(a.id.cmp(&b.id)));
     chosen.truncate(MAX_RECORDS);
     chosen
+}
+
+/// The records as the controller's prompts list them, one a line (`(none)` when empty).
+pub fn records_block(records: &[MemoryRecord]) -> String {
+    if records.is_empty() {
+        return "(none)".to_string();
+    }
+    records
+        .iter()
+        .map(record_line)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn record_line(r: &MemoryRecord) -> String {
@@ -167,7 +180,7 @@ pub fn choose(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Rou
         return table(p, "table".into());
     }
     let h = f.hypothesis.as_str();
-    let records = relevant_records(ctx, h);
+    let records = relevant_records(ctx, Some(h));
     let offered: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
     let vars = match vars(ctx, f, p, pivots, &records) {
         Ok(v) => v,
@@ -313,15 +326,7 @@ fn vars(
     } else {
         String::new()
     };
-    let records = if records.is_empty() {
-        "(none)".to_string()
-    } else {
-        records
-            .iter()
-            .map(record_line)
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let records = records_block(records);
     let statement = snap
         .vsa
         .hypothesis(h)

@@ -4,18 +4,15 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::controller::{Decision, judge};
 use super::ctx::StageCtx;
 use super::error::{EngineError, StageError};
-use super::progress::{self, Step, loop_field};
-use super::yamlout::{now, text};
+use super::progress::{self, Step};
 use super::{Engine, RunEnd};
 use crate::rundir::events::Event;
 use crate::stage::Stage;
-use crate::vsa::enums::{PhaseStatus, WorkflowStatus};
+use crate::vsa::enums::WorkflowStatus;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::pause::PauseCause;
-use crate::yaml::NewNode;
 
 /// How one step ended.
 pub(super) enum StepEnd {
@@ -311,79 +308,6 @@ impl Engine {
         )))
     }
 
-    /// What one attempt's result means for the step: its end (complete, stopped,
-    /// rerouted), or another attempt with this instruction.
-    pub(super) fn settle(
-        &mut self,
-        step: &Step,
-        stepping: bool,
-        at: Attempted,
-        produced: Result<super::Produced, StageError>,
-    ) -> Result<Settled, EngineError> {
-        let Some(stage) = step.stage() else {
-            return Ok(Settled::End(StepEnd::Complete));
-        };
-        let h = step.hypothesis();
-        let max = self.config.engine.max_resumes.saturating_add(1);
-        let attempt = at.attempt;
-        let produced = match produced {
-            Ok(p) => p,
-            Err(e) if e.resumable() && attempt < max => {
-                self.log(&format!(
-                    "{}: attempt {attempt}: {e}; resuming",
-                    stage.name()
-                ));
-                return Ok(Settled::Again(e.to_string()));
-            }
-            Err(StageError::MustStop(reason)) => return Ok(Settled::End(StepEnd::Stop(reason))),
-            Err(StageError::Rerouted(note)) => {
-                self.log(&note);
-                return Ok(Settled::End(StepEnd::Rerouted));
-            }
-            Err(e) => {
-                return Ok(Settled::End(StepEnd::Stop(format!(
-                    "{}: {e}",
-                    step.describe()
-                ))));
-            }
-        };
-        let elapsed = at.started.elapsed();
-        if !produced.check.ok() {
-            if attempt == max {
-                return Ok(Settled::End(StepEnd::Stop(format!(
-                    "{}: output check failed after {attempt} attempts: {}",
-                    step.describe(),
-                    produced.check.describe()
-                ))));
-            }
-            return Ok(Settled::Again(format!(
-                "Your output is incomplete ({}). Write it again with every required part.",
-                produced.check.describe()
-            )));
-        }
-        let ctx = self.ctx(stage, h.map(str::to_string), at.round, attempt, at.resume);
-        let decision = judge(&ctx, &produced.artifact, &produced.check.describe());
-        drop(ctx);
-        self.timings.push(elapsed);
-        match decision {
-            Decision::PhaseComplete { reason } => {
-                self.complete(step, at.round % 1000, produced, &reason, stepping)?;
-                Ok(Settled::End(StepEnd::Complete))
-            }
-            Decision::MustStop { reason } => {
-                Ok(Settled::End(StepEnd::Stop(format!("controller: {reason}"))))
-            }
-            Decision::Resume { prompt } => {
-                self.emit(
-                    self.stage_event("controller", stage, h)
-                        .result("RESUME")
-                        .message(prompt.clone()),
-                );
-                Ok(Settled::Again(prompt))
-            }
-        }
-    }
-
     pub(super) fn ctx(
         &self,
         stage: Stage,
@@ -421,67 +345,6 @@ impl Engine {
         }
     }
 
-    /// Record the step as done in one transaction: what the stage produced for the VSA
-    /// (a gate's judgement, a plan), YouRA's phase status or the sub-hypothesis's loop
-    /// field, and with `step` the pause after it.
-    fn complete(
-        &mut self,
-        step: &Step,
-        round: u32,
-        produced: super::Produced,
-        reason: &str,
-        stepping: bool,
-    ) -> Result<(), EngineError> {
-        let artifact = produced.artifact.clone();
-        let artifact = artifact.as_str();
-        let Some(stage) = step.stage() else {
-            return Ok(());
-        };
-        let path = match step.hypothesis() {
-            Some(h) => format!("sub_hypotheses.{h}.{}", loop_field(stage)),
-            None => format!("phases.{}", stage.key()),
-        };
-        let entry = if produced.reopen {
-            let snap = self.store.load()?;
-            super::progress::status_entry(&snap.doc, &path, PhaseStatus::NotStarted)
-        } else {
-            NewNode::Map(vec![
-                (
-                    "status".into(),
-                    NewNode::Scalar(PhaseStatus::Completed.as_str().into()),
-                ),
-                ("completed_at".into(), now()),
-                ("file".into(), text(artifact)),
-                ("round".into(), NewNode::Scalar(round.to_string())),
-            ])
-        };
-        let why = format!(
-            "{} complete: {}",
-            step.describe(),
-            if reason.is_empty() {
-                "PHASE_COMPLETE"
-            } else {
-                reason
-            }
-        );
-        let mut tx = produced.commit.clone();
-        tx.push(Change::Put { path, value: entry }, "phase_complete", &why);
-        if stepping {
-            tx.extend(step_pause(&step.describe()));
-        }
-        self.store.mutate(&tx)?;
-        for e in produced.events {
-            self.emit(e);
-        }
-        self.emit(
-            self.stage_event("stage_end", stage, step.hypothesis())
-                .result("PHASE_COMPLETE")
-                .message(reason.to_string()),
-        );
-        self.log(&why);
-        Ok(())
-    }
-
     /// Stop the run; experiments still in flight are killed (their steps never recorded).
     fn stop_flying(&mut self, reason: &str) -> Result<RunEnd, EngineError> {
         self.abandon_flying();
@@ -500,7 +363,7 @@ impl Engine {
         Ok(())
     }
 
-    fn stage_event(&self, kind: &str, stage: Stage, h: Option<&str>) -> Event {
+    pub(super) fn stage_event(&self, kind: &str, stage: Stage, h: Option<&str>) -> Event {
         let e = Event::new(kind).stage(stage.name());
         match h {
             Some(h) => e.hypothesis(h),
@@ -536,7 +399,7 @@ impl Engine {
 }
 
 /// The pause that ends a `step`: the flag cleared and the status PAUSED, with the cause.
-fn step_pause(after: &str) -> Mutation {
+pub(super) fn step_pause(after: &str) -> Mutation {
     Mutation::by("engine")
         .with(
             Change::Set {

@@ -32,4 +32,5 @@ pub mod transition;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
 mod graft;
+mod preview;
 mod skeleton;

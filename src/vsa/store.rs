@@ -346,7 +346,7 @@ impl Store {
         Ok(applied)
     }
 
-    fn edit_err(&self, source: EditError) -> StoreError {
+    pub(super) fn edit_err(&self, source: EditError) -> StoreError {
         StoreError::Edit {
             path: self.path.clone(),
             source,
@@ -357,7 +357,7 @@ impl Store {
     /// All edits are spliced into the file in one pass when their splices are disjoint;
     /// otherwise (a later edit inside an earlier one's value, two new keys under one new
     /// parent) they are applied one after another on re-parsed text.
-    fn build(
+    pub(super) fn build(
         &self,
         work: &Snapshot,
         m: &Mutation,

@@ -93,7 +93,20 @@ fn brief(what: &str, metric: &str, op: &str, value: f64, procedure: &str) -> Str
 
 const TASKS: &str = r##"{"tasks": [{"id": "T1", "title": "Load and clean the table", "spec_section": "Dataset", "description": "read data/penguins.csv, drop rows with NA in the used columns", "test_first": false}, {"id": "T2", "title": "Nearest-centroid classifier", "spec_section": "Model", "description": "fit means per species on training rows", "test_first": false}, {"id": "T3", "title": "Cross-validation and learning curve", "spec_section": "Procedure", "description": "5 folds, seed 0; curve at 20..100 % of the training rows", "test_first": false}, {"id": "T4", "title": "Report metrics", "spec_section": "Metrics", "description": "stream the curve to YOURA_METRICS_FILE, final metrics to experiment_results.json", "test_first": false}], "prd": "# PRD\nMeasure the gate metric honestly from the CSV.", "architecture": "# Architecture\n`centroid.py`: load, fit, cross-validate, report.", "logic": "# Logic\nShuffle with seed 0, split into 5 folds, fit centroids on 4, score the 5th.", "config": "# Config\nfolds: 5, seed: 0"}"##;
 
-const CONTROLLER_OK: &str = r#"{"decision": "PHASE_COMPLETE", "reason": "the artifact has every required part and its claims follow from the state"}"#;
+/// The controller's PHASE_COMPLETE, naming the step that follows (`next_stage`, and where
+/// a hypothesis loop opens, `next_hypothesis`): the demo's controller keeps the lifecycle's
+/// order, and each choice is bounded by the steps the engine offered it.
+fn controller_ok(next_stage: &str, next_hypothesis: Option<&str>) -> String {
+    let mut v = serde_json::json!({
+        "decision": "PHASE_COMPLETE",
+        "reason": "the artifact has every required part and its claims follow from the state",
+        "next_stage": next_stage,
+    });
+    if let Some(h) = next_hypothesis {
+        v["next_hypothesis"] = h.into();
+    }
+    v.to_string()
+}
 const CONSISTENT: &str = r#"{"consistent": true, "findings": []}"#;
 const CV: &str = "5-fold cross-validation, seed 0, with a learning curve over 20, 40, 60, 80 and 100 % of each training fold.";
 
@@ -127,7 +140,9 @@ fn refinement(what: &str) -> String {
 /// node the policy selects runs (`args`: that node's plan as code; for h-e1 it is the
 /// flipper-length sibling left from the first expansion, which misses); the best node, not
 /// the last, is the gate's result.
-fn refined(s: &mut Script, h: &str, what: &str, args: &[&str]) {
+/// `next`: the step the controller names once the search settles (a stage, and the
+/// sub-hypothesis the loop takes next).
+fn refined(s: &mut Script, h: &str, what: &str, args: &[&str], next: (&str, Option<&str>)) {
     s.reply(
         "reflector",
         "coding_validation",
@@ -135,7 +150,7 @@ fn refined(s: &mut Script, h: &str, what: &str, args: &[&str]) {
         1,
         &refinement(what),
     );
-    passing(s, h, args);
+    attempt(s, h, args, &controller_ok(next.0, next.1));
 }
 
 fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
@@ -258,19 +273,32 @@ fn design(s: &mut Script, h: &str, what: &str, metric: &str, op: &str, value: f6
         1,
         &brief(what, metric, op, value, CV),
     )
-    .reply("controller", "experiment_design", Some(h), 1, CONTROLLER_OK);
+    .reply(
+        "controller",
+        "experiment_design",
+        Some(h),
+        1,
+        &controller_ok("Implementation Planning", None),
+    );
     s.reply("executor", "implementation_planning", Some(h), 1, TASKS)
         .reply(
             "controller",
             "implementation_planning",
             Some(h),
             1,
-            CONTROLLER_OK,
+            &controller_ok("Coding & Validation", None),
         );
 }
 
-/// One Coding & Validation attempt whose experiment meets its gate.
+/// One Coding & Validation attempt whose experiment meets its gate; the search goes on
+/// (the stage reopens), so the controller names Coding & Validation again.
 fn passing(s: &mut Script, h: &str, args: &[&str]) {
+    attempt(s, h, args, &controller_ok("Coding & Validation", None));
+}
+
+/// One Coding & Validation attempt whose experiment meets its gate, with the controller's
+/// reply.
+fn attempt(s: &mut Script, h: &str, args: &[&str], controller: &str) {
     s.reply(
         "executor",
         "coding_validation",
@@ -279,7 +307,7 @@ fn passing(s: &mut Script, h: &str, args: &[&str]) {
         &code_reply("centroid.py", CENTROID_PY, args),
     )
     .reply("judge", "coding_validation", Some(h), 1, CONSISTENT)
-    .reply("controller", "coding_validation", Some(h), 1, CONTROLLER_OK);
+    .reply("controller", "coding_validation", Some(h), 1, controller);
 }
 
 /// One attempt whose experiment misses its MUST_WORK gate, and the failure attribution:
@@ -342,15 +370,33 @@ fn paper(s: &mut Script, p: &Paper) {
         "assumptions": assumptions.trim(),
     });
     s.reply("executor", "evidence_check", None, 1, &evidence.to_string())
-        .reply("controller", "evidence_check", None, 1, CONTROLLER_OK);
+        .reply(
+            "controller",
+            "evidence_check",
+            None,
+            1,
+            &controller_ok("Manuscript Drafting", None),
+        );
     for part in [p.foundation, p.experiments, p.closure, p.abstract_] {
         s.reply("executor", "manuscript_drafting", None, 1, part);
     }
-    s.reply("controller", "manuscript_drafting", None, 1, CONTROLLER_OK);
+    s.reply(
+        "controller",
+        "manuscript_drafting",
+        None,
+        1,
+        &controller_ok("Adversarial Fact Review", None),
+    );
     for r in ["Accuracy Checker", "Bored Reviewer", "Skeptical Expert"] {
         s.reply("reviewer", "fact_review", None, 1, &review(r));
     }
-    s.reply("controller", "fact_review", None, 1, CONTROLLER_OK);
+    s.reply(
+        "controller",
+        "fact_review",
+        None,
+        1,
+        &controller_ok("Manuscript Refinement", None),
+    );
     let final_paper = format!(
         "# {}\n\n{}\n{}\n{}\n{}",
         p.title,
@@ -365,7 +411,7 @@ fn paper(s: &mut Script, p: &Paper) {
             "manuscript_refinement",
             None,
             1,
-            CONTROLLER_OK,
+            &controller_ok("END", None),
         );
 }
 
@@ -578,7 +624,13 @@ fn debate(s: &mut Script, gap: &str, turns: &[(&str, &str)], synthesis: &str, re
     s.reply("controller", "hypothesis_debate", None, 1, &all.to_string());
     s.reply("executor", "hypothesis_debate", None, 1, synthesis)
         .reply("executor", "hypothesis_debate", None, 1, refinement)
-        .reply("controller", "hypothesis_debate", None, 1, CONTROLLER_OK);
+        .reply(
+            "controller",
+            "hypothesis_debate",
+            None,
+            1,
+            &controller_ok("Verification Planning", None),
+        );
 }
 
 const PIVOT_TURNS: [(&str, &str); 6] = [
@@ -623,9 +675,21 @@ const PIVOT_PLAN: &str = r#"{"sub_hypotheses": [
 /// bills pass) and h-m1's miss, whose attribution proposes a Pivot that waits.
 fn until_the_escalation(s: &mut Script) {
     s.reply("executor", "problem_scoping", None, 1, SCOPING)
-        .reply("controller", "problem_scoping", None, 1, CONTROLLER_OK);
+        .reply(
+            "controller",
+            "problem_scoping",
+            None,
+            1,
+            &controller_ok("Literature Grounding", None),
+        );
     s.reply("executor", "literature_grounding", None, 1, LITERATURE)
-        .reply("controller", "literature_grounding", None, 1, CONTROLLER_OK);
+        .reply(
+            "controller",
+            "literature_grounding",
+            None,
+            1,
+            &controller_ok("Hypothesis Debate", None),
+        );
     debate(s, GAP, &TURNS, SYNTHESIS, REFINEMENT);
     s.reply("executor", "verification_planning", None, 1, PLAN)
         .reply(
@@ -633,7 +697,7 @@ fn until_the_escalation(s: &mut Script) {
             "verification_planning",
             None,
             1,
-            CONTROLLER_OK,
+            &controller_ok("Experiment Design", Some("h-e1")),
         );
     let accuracy = "accuracy: the share of held-out birds whose species the rule gets right.";
     design(s, "h-e1", accuracy, "accuracy", ">=", 0.92);
@@ -670,6 +734,7 @@ fn until_the_escalation(s: &mut Script) {
         "h-e1",
         "the standardized bill features",
         &["--features", "flipper_length_mm,bill_depth_mm"],
+        ("Experiment Design", Some("h-m1")),
     );
     s.round(0);
     design(
@@ -710,6 +775,7 @@ fn h_c1(s: &mut Script, after: &[&str]) {
         "h-c1",
         "the standardized bill rule within each sex",
         after,
+        ("Evidence Check", None),
     );
     s.round(0);
 }
@@ -766,7 +832,7 @@ pub fn script() -> Script {
             "verification_planning",
             None,
             1,
-            CONTROLLER_OK,
+            &controller_ok("Experiment Design", Some("h-e2")),
         );
     // A regenerated sub-hypothesis counts the redesign in its round (progress::round).
     s.round(1000);
@@ -779,6 +845,7 @@ pub fn script() -> Script {
         "h-e2",
         "the standardized bill features",
         &["--standardize", "--repeats", "10"],
+        ("Experiment Design", Some("h-m2")),
     );
     s.round(1000);
     design(
@@ -800,6 +867,7 @@ pub fn script() -> Script {
         "h-m2",
         "the standardized comparison with body mass",
         &["--standardize", "--compare", "body_mass_g", "--folds", "10"],
+        ("Experiment Design", Some("h-c2")),
     );
     s.round(1000);
     design(
@@ -817,6 +885,7 @@ pub fn script() -> Script {
         "h-c2",
         "the standardized bill rule within each sex",
         &["--standardize", "--by", "sex", "--repeats", "10"],
+        ("Evidence Check", None),
     );
     s.round(1);
     paper(&mut s, &REDESIGNED);
