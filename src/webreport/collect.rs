@@ -68,11 +68,17 @@ pub fn collect(dir: &Path, paper: Option<Paper>) -> Result<Report, CollectError>
             lessons: r.lessons,
         }));
     }
+    let mut stages = lifecycle::stage_rows(&events);
+    let from_history = stages.is_empty();
+    if from_history {
+        stages = lifecycle::history_rows(&snap.vsa.history);
+    }
     Ok(Report {
         run: run.root.display().to_string(),
         generated_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         summary: summary(&run.root, &snap),
-        lifecycle: lifecycle::stage_rows(&events),
+        lifecycle: stages,
+        lifecycle_from_history: from_history,
         gates: snap.vsa.sub_hypotheses.iter().map(gate_row).collect(),
         plan,
         escalations: escalations(&snap, &events),

@@ -89,6 +89,30 @@ fn close(row: &mut StageRow, time: &str, route: Option<String>, fallback: &str) 
     };
 }
 
+/// A run without stage events (a YouRA run) told by its VSA's history instead: each entry
+/// that names an event or status, at its time. Field writes (`path` set) are left out: they
+/// are edits, not steps of the lifecycle.
+pub fn history_rows(history: &[crate::vsa::HistoryEntry]) -> Vec<StageRow> {
+    history
+        .iter()
+        .filter(|h| h.path.is_none())
+        .filter_map(|h| {
+            let outcome = h.event.clone().or_else(|| h.status.clone())?;
+            Some(StageRow {
+                stage: h.phase.clone().unwrap_or_else(|| "—".into()),
+                hypothesis: h.hypothesis.clone(),
+                started: h.timestamp.map_or_else(String::new, |t| {
+                    t.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                }),
+                ended: None,
+                seconds: None,
+                outcome,
+                detail: h.details.clone().or_else(|| h.reason.clone()),
+            })
+        })
+        .collect()
+}
+
 fn seconds_between(a: &str, b: &str) -> Option<f64> {
     let a = chrono::DateTime::parse_from_rfc3339(a).ok()?;
     let b = chrono::DateTime::parse_from_rfc3339(b).ok()?;
@@ -167,6 +191,46 @@ mod tests {
         for (events, want) in table {
             assert_eq!(brief(&stage_rows(&events)), want, "{events:?}");
         }
+    }
+
+    #[test]
+    fn a_history_without_events_tells_the_lifecycle_and_field_writes_are_left_out() {
+        use crate::vsa::HistoryEntry;
+        let entry = |event: Option<&str>, path: Option<&str>, ts: &str| HistoryEntry {
+            timestamp: crate::vsa::timestamp::Timestamp::parse(ts),
+            event: event.map(str::to_string),
+            phase: Some("Phase 2C".into()),
+            hypothesis: Some("h-e1".into()),
+            details: Some("design done".into()),
+            path: path.map(str::to_string),
+            ..HistoryEntry::default()
+        };
+        let rows = history_rows(&[
+            entry(
+                Some("Experiment design completed"),
+                None,
+                "2026-03-14T22:00:00+00:00",
+            ),
+            entry(None, Some("workflow.status"), "2026-03-14T22:01:00Z"),
+            entry(None, None, "2026-03-14T22:02:00Z"),
+            entry(Some("Gate passed"), None, "not a time"),
+        ]);
+        let got: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|r| (r.started.as_str(), r.stage.as_str(), r.outcome.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "2026-03-14T22:00:00.000Z",
+                    "Phase 2C",
+                    "Experiment design completed"
+                ),
+                ("", "Phase 2C", "Gate passed"),
+            ]
+        );
+        assert_eq!(rows[0].detail.as_deref(), Some("design done"));
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Report {
     pub generated_at: String,
     pub summary: Summary,
     pub lifecycle: Vec<StageRow>,
+    /// The lifecycle comes from the VSA's history (the run has no stage events).
+    pub lifecycle_from_history: bool,
     pub gates: Vec<GateRow>,
     pub plan: Vec<PlanRow>,
     pub escalations: Vec<EscalationRow>,

@@ -64,7 +64,7 @@ pub fn render(r: &Report) -> String {
         out.push_str(&format!("<section id=\"{anchor}\">\n<h2>{heading}</h2>\n"));
         out.push_str(&match anchor {
             "summary" => sections::summary(r),
-            "lifecycle" => sections::lifecycle(&r.lifecycle),
+            "lifecycle" => sections::lifecycle(&r.lifecycle, r.lifecycle_from_history),
             "gates" => sections::gates(&r.gates),
             "plan" => sections::plan(&r.plan),
             "escalations" => sections::escalations(&r.escalations),
@@ -116,6 +116,7 @@ mod tests {
                 outcome: e(),
                 detail: Some(e()),
             }],
+            lifecycle_from_history: false,
             gates: vec![GateRow {
                 id: e(),
                 statement: Some(e()),

@@ -26,13 +26,19 @@ fn table(head: &[&str], rows: Vec<Vec<String>>) -> String {
     out
 }
 
-/// A timestamp as the time of day (UTC, to the millisecond), the full stamp on hover.
-fn time(stamp: &str) -> String {
+/// A timestamp in UTC, the full stamp on hover: the time of day (to the millisecond) when
+/// every row is on one day, else with its date.
+fn time(stamp: &str, one_day: bool) -> String {
+    let format = if one_day {
+        "%H:%M:%S%.3f"
+    } else {
+        "%Y-%m-%d %H:%M:%S"
+    };
     match chrono::DateTime::parse_from_rfc3339(stamp) {
         Ok(t) => format!(
             "<span title=\"{}\">{}</span>",
             text(stamp),
-            t.naive_utc().format("%H:%M:%S%.3f")
+            t.naive_utc().format(format)
         ),
         Err(_) => text(stamp),
     }
@@ -81,15 +87,23 @@ pub fn summary(r: &Report) -> String {
     out
 }
 
-pub fn lifecycle(rows: &[StageRow]) -> String {
+pub fn lifecycle(rows: &[StageRow], from_history: bool) -> String {
     if rows.is_empty() {
-        return none("No stage has run yet (events.jsonl holds no stage).");
+        return none(
+            "No stage has run yet (neither events.jsonl nor the VSA's history names one).",
+        );
     }
+    let days: std::collections::BTreeSet<_> = rows
+        .iter()
+        .filter_map(|r| chrono::DateTime::parse_from_rfc3339(&r.started).ok())
+        .map(|t| t.naive_utc().date())
+        .collect();
+    let one_day = days.len() <= 1;
     let cells = rows
         .iter()
         .map(|r| {
             vec![
-                time(&r.started),
+                time(&r.started, one_day),
                 text(&r.stage),
                 opt(r.hypothesis.as_deref()),
                 r.seconds.map_or("—".into(), |s| format!("{s:.3}\u{a0}s")),
@@ -98,22 +112,22 @@ pub fn lifecycle(rows: &[StageRow]) -> String {
             ]
         })
         .collect();
-    let day = rows_date(rows);
+    let day = match days.first() {
+        Some(d) if one_day => format!(", on {d}"),
+        _ => String::new(),
+    };
+    let source = if from_history {
+        " From the VSA's history: this run has no stage events."
+    } else {
+        ""
+    };
     format!(
-        "<p class=\"muted\">Times in UTC{day}.</p>\n{}",
+        "<p class=\"muted\">Times in UTC{day}.{source}</p>\n{}",
         table(
             &["Started", "Stage", "Hypothesis", "Took", "Outcome", "Why"],
             cells
         )
     )
-}
-
-/// `, from 2026-12-04` (the first stage's day), or nothing when it does not parse.
-fn rows_date(rows: &[StageRow]) -> String {
-    rows.first()
-        .and_then(|r| chrono::DateTime::parse_from_rfc3339(&r.started).ok())
-        .map(|t| format!(", from {}", t.naive_utc().format("%Y-%m-%d")))
-        .unwrap_or_default()
 }
 
 pub fn gates(rows: &[GateRow]) -> String {
@@ -353,4 +367,47 @@ pub fn paper(p: Option<&Paper>, charts: &[Chart]) -> String {
     out.push_str(&super::markdown::to_html(&p.markdown, charts, 2));
     out.push_str("</article>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(started: &str) -> StageRow {
+        StageRow {
+            stage: "Scoping".into(),
+            hypothesis: None,
+            started: started.into(),
+            ended: None,
+            seconds: Some(1.25),
+            outcome: "PHASE_COMPLETE".into(),
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn stage_times_carry_their_date_only_when_the_run_spans_days() {
+        let table: &[(&[&str], &[&str], &str)] = &[
+            (
+                &["2026-12-04T11:26:36.996Z", "2026-12-04T23:00:00Z"],
+                &[">11:26:36.996<", ">23:00:00.000<"],
+                "Times in UTC, on 2026-12-04.",
+            ),
+            (
+                &["2026-03-14T21:17:54Z", "2026-03-15T00:00:00Z"],
+                &[">2026-03-14 21:17:54<", ">2026-03-15 00:00:00<"],
+                "Times in UTC.",
+            ),
+            (&["yesterday"], &["<td>yesterday</td>"], "Times in UTC."),
+        ];
+        for (stamps, cells, note) in table {
+            let rows: Vec<StageRow> = stamps.iter().map(|s| row(s)).collect();
+            let html = lifecycle(&rows, false);
+            for c in *cells {
+                assert!(html.contains(c), "{c} in {html}");
+            }
+            assert!(html.contains(note), "{note} in {html}");
+            assert!(html.contains("1.250\u{a0}s"));
+        }
+    }
 }
