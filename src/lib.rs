@@ -33,6 +33,7 @@ pub mod steer;
 pub mod term;
 pub mod tools;
 pub mod tui;
+pub mod vocab;
 pub mod vsa;
 pub mod webreport;
 pub mod yaml;

@@ -278,7 +278,7 @@ fn expand(
             crate::llm::Message::system(system),
             crate::llm::Message::user(prompt),
         ],
-        &crate::plan::expansion_schema(m),
+        &expansion_schema(m),
     );
     ctx.roles.ledger().set_plan_node(None);
     let reply = reply?;
@@ -298,6 +298,26 @@ fn expand(
 }
 
 /// A git failure of the node code, as the run's stop (git missing: the install hint).
+/// The reflector's expansion, asked here where the engine asks it (the plan's rules parse
+/// the reply, `plan::parse_expansion`): at most `m` children, each a plan and its prior.
+pub(super) fn expansion_schema(m: usize) -> crate::llm::ReplySchema {
+    use crate::llm::schema as js;
+    let prior = js::object_with(
+        &[("estimate", js::number(0.0, 1.0))],
+        &[
+            ("hypothesis", js::string()),
+            ("rationale", js::string()),
+            ("changes", js::array(js::string(), 0, None)),
+            ("risks", js::array(js::string(), 0, None)),
+        ],
+    );
+    let child = js::object(&[("plan", js::text()), ("prior", prior)]);
+    crate::llm::ReplySchema::new(
+        "plan_expansion",
+        js::object(&[("children", js::array(child, 1, Some(m)))]),
+    )
+}
+
 fn code_err(e: CodeError) -> StageError {
     StageError::MustStop(format!("plan tree: node code: {e}"))
 }

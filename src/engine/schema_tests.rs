@@ -130,7 +130,7 @@ fn all() -> Vec<(ReplySchema, Vec<Value>, Vec<Value>)> {
             ],
         ),
         (
-            crate::plan::expansion_schema(3),
+            super::plan_search::expansion_schema(3),
             vec![json!({"children": [{"plan": "p", "prior": {"estimate": 0.4, "risks": ["r"]}}]})],
             vec![
                 json!({"children": []}),

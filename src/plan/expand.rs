@@ -52,25 +52,6 @@ pub enum ExpandError {
     NothingUsable(Vec<String>),
 }
 
-/// The reflector's expansion: at most `m` children, each a plan and its prior.
-pub fn schema(m: usize) -> crate::llm::ReplySchema {
-    use crate::llm::schema as js;
-    let prior = js::object_with(
-        &[("estimate", js::number(0.0, 1.0))],
-        &[
-            ("hypothesis", js::string()),
-            ("rationale", js::string()),
-            ("changes", js::array(js::string(), 0, None)),
-            ("risks", js::array(js::string(), 0, None)),
-        ],
-    );
-    let child = js::object(&[("plan", js::text()), ("prior", prior)]);
-    crate::llm::ReplySchema::new(
-        "plan_expansion",
-        js::object(&[("children", js::array(child, 1, Some(m)))]),
-    )
-}
-
 /// The prompt with the node's evidence filled in, asking for 1 to `m` children (`m`: the
 /// room the tree leaves, `PlanTree::room`). One pass over the template: a plan or a log that
 /// contains `{{diff}}` is pasted as it is, never filled in turn.

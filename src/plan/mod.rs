@@ -60,7 +60,7 @@ pub use evidence::{
 };
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,
-    schema as expansion_schema, similarity,
+    similarity,
 };
 pub use files::{
     BUDGET_FILE, NODES_DIR, NodeEntry, NodeStatus, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE,

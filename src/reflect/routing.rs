@@ -23,7 +23,7 @@
 
 use crate::reflect::attribution::Category;
 use crate::stage::Stage;
-pub use crate::steer::RoutingAction;
+pub use crate::vocab::RoutingAction;
 use crate::vsa::enums::GateType;
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::steer::RoutingAction::*;
+use crate::vocab::RoutingAction::*;
 
 /// The module doc's table as data: [lo, hi) → (Method, Design).
 const TABLE: [(f64, f64, RoutingAction, RoutingAction); 6] = [

@@ -1,9 +1,9 @@
 //! Why a steering verb cannot apply. Argument errors (a missing target, a bad stage) are
 //! told apart from refusals that depend on the run, so the CLI can exit 2 or 1.
 
-use super::routing::{RoutingAction, UnknownAction};
 use super::verb::Verb;
 use crate::stage::Stage;
+use crate::vocab::{RoutingAction, UnknownAction};
 use crate::vsa::StoreError;
 
 fn list(items: &[String]) -> String {

@@ -13,10 +13,10 @@ mod directive;
 mod edit;
 mod error;
 mod plan;
-mod routing;
 mod target;
 mod verb;
 
+pub use crate::vocab::{RoutingAction, UnknownAction};
 pub use crate::vsa::escalation::{Decision, Escalation, Verdict};
 pub use directive::{Directive, DirectiveState, directives};
 pub use edit::{EDITS_DIR, MAX_PLAN_BYTES, edit_file, read_plan_file, split_plan_file};
@@ -25,7 +25,6 @@ pub use plan::{
     BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request, STEERING_LIST,
     check_request, plan,
 };
-pub use routing::{RoutingAction, UnknownAction};
 pub use verb::{TargetKind, UnknownVerb, Verb, YOURA_FOLDER_REASON, availability, verbs_help};
 
 use crate::rundir::Layout;

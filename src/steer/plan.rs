@@ -6,11 +6,11 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::directive::directives;
 use super::error::SteerError;
-use super::routing::RoutingAction;
 use super::target::{Arg, hypothesis, shape, skip_target};
 use super::verb::{Verb, availability};
 use crate::rundir::Layout;
 use crate::stage::Stage;
+use crate::vocab::RoutingAction;
 use crate::vsa::Snapshot;
 use crate::vsa::escalation::{Escalation, Verdict};
 use crate::vsa::mutation::{Change, Mutation};

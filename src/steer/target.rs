@@ -1,10 +1,10 @@
 //! Checking a verb's target: first its shape (no run needed), then against the run's VSA.
 
 use super::error::SteerError;
-use super::routing::RoutingAction;
 use super::verb::{TargetKind, Verb};
 use crate::plan::{NodeId, unsafe_reason};
 use crate::stage::Stage;
+use crate::vocab::RoutingAction;
 use crate::vsa::Vsa;
 
 /// A target whose shape fits its verb; hypothesis ids are still unchecked.

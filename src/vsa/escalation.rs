@@ -42,7 +42,7 @@ pub struct Escalation {
     pub id: Option<String>,
     pub raised_at: Option<String>,
     pub hypothesis: Option<String>,
-    /// As written (`Pivot`); parse with [`crate::steer::RoutingAction`].
+    /// As written (`Pivot`); parse with [`crate::vocab::RoutingAction`].
     pub proposed_action: Option<String>,
     /// What π routed before the clamp changed it, when it did.
     pub routed_action: Option<String>,

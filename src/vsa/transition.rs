@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::steer::RoutingAction;
+use crate::vocab::RoutingAction;
 use crate::yaml::{NewNode, Node, Style, format_scalar};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,5 +1,6 @@
-//! The recovery actions of SAGE's routing table π(category, severity), as an escalation
-//! proposes them and as a researcher may override them.
+//! The vocabulary below every layer that speaks it: the recovery actions of SAGE's routing
+//! table π(category, severity), as an escalation proposes them, as a researcher may
+//! override them (`steer`) and as the store journals a transition (`vsa::transition`).
 
 use std::fmt;
 use std::str::FromStr;
