@@ -416,7 +416,25 @@ fn every_binding_does_what_its_command_says() {
         use Command as C;
         match cmd {
             C::Quit => assert_eq!(effects, vec![Effect::Quit], "{what}"),
+            // Over an overlay, `?` lists that overlay's keys and keeps it beneath.
+            C::Help if !mode.is_pane() && mode != Mode::Runs => assert!(
+                matches!(&a.overlay, Some(Overlay::HelpOver(_, under)) if under.mode() == mode),
+                "{what}"
+            ),
             C::Help => assert!(matches!(a.overlay, Some(Overlay::Help(_))), "{what}"),
+            // Gates: the selected sub-hypothesis; the card: its summary; the viewer: its lines.
+            C::Copy => {
+                let [Effect::Copy(text)] = effects.as_slice() else {
+                    panic!("{what}: {effects:?}")
+                };
+                let (msg, err) = a.toast.clone().unwrap_or_default();
+                assert!(!err && msg.starts_with("copied "), "{what}: {msg}");
+                match mode {
+                    Mode::Escalation => assert!(text.contains("proposes Pivot"), "{what}: {text}"),
+                    Mode::Viewer => assert!(msg.contains(" of failure_h-m1_run1"), "{what}: {msg}"),
+                    _ => assert_eq!((text.as_str(), msg.as_str()), ("h-e1", "copied h-e1")),
+                }
+            }
             C::FocusNext | C::FocusPrev => assert_ne!(a.focus, before_focus, "{what}"),
             C::FocusLifecycle
             | C::FocusGates

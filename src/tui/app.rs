@@ -125,6 +125,8 @@ pub enum Effect {
     },
     /// Back to the runs view: the run shown until now is left.
     CloseRun,
+    /// Set the terminal's clipboard to this text (OSC 52, `clipboard.rs`).
+    Copy(String),
     Quit,
 }
 
@@ -227,12 +229,7 @@ impl App {
     /// The keymap mode that keys resolve in now.
     pub fn mode(&self) -> Mode {
         match &self.overlay {
-            Some(Overlay::Help(_)) => Mode::Help,
-            Some(Overlay::Viewer(_)) => Mode::Viewer,
-            Some(Overlay::Picker(_)) => Mode::Picker,
-            Some(Overlay::Paper(_)) => Mode::Paper,
-            Some(Overlay::Escalation(_)) => Mode::Escalation,
-            Some(Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_)) => Mode::Dialog,
+            Some(o) => o.mode(),
             None if super::runs_view::showing(self) => Mode::Runs,
             // While a search is typed, letters are the query's, not the pane's commands.
             None if self.lessons.search.typing => Mode::Search,
@@ -366,6 +363,7 @@ fn call(app: &mut App, first: bool) -> Vec<Effect> {
 }
 
 fn written(app: &mut App, result: Result<String, String>) {
+    let result = result.map_err(|e| super::dialogs::unreadable(app, e));
     match (&mut app.overlay, result) {
         (Some(Overlay::Edit(d)), Err(e)) => d.refused(e),
         (Some(Overlay::Reason(d)), Err(e)) => d.error = Some(e),

@@ -45,6 +45,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
         Command::FocusPlan => focus(app, PaneId::Plan),
         Command::Zoom => app.zoomed = !app.zoomed,
         Command::Redraw => return vec![Effect::Redraw],
+        Command::Copy => return super::clipboard::copy(app),
         Command::Down => move_selection(app, 1),
         Command::Up => move_selection(app, -1),
         Command::PageDown => move_selection(app, 10),

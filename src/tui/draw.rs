@@ -37,7 +37,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
     if let Some(b) = &app.banner {
         frame.render_widget(
             Paragraph::new(Line::styled(
-                format!(" VSA unreadable, showing the last good state: {b}"),
+                format!(
+                    " VSA unreadable (`youra vsa repair {}` shows the fix); showing the last good state: {b}",
+                    crate::notice::message::shell_word(&app.run.root.display().to_string())
+                ),
                 app.theme.style(Role::Error),
             )),
             banner,
@@ -512,46 +515,16 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     match o {
         Overlay::Help(scroll) => {
-            let runs = super::runs_view::showing(app);
-            let mode = if runs { Mode::Runs } else { app.focus.mode() };
-            let lines: Vec<Line> = app
-                .keymap
-                .bindings(mode)
-                .into_iter()
-                .filter(|(_, c)| *c != Command::BackToRuns || app.runs.is_some())
-                .map(|(k, c)| {
-                    Line::from(vec![
-                        Span::styled(format!("{:>10}  ", k.to_string()), t.style(Role::Key)),
-                        Span::raw(c.help()),
-                    ])
-                })
-                .collect();
-            let r = centered(area, 50, lines.len() as u16 + 2);
-            frame.render_widget(Clear, r);
-            // A list taller than the screen scrolls (j/k, page keys); never past its end.
-            let visible = r.height.saturating_sub(2);
-            let top = (*scroll).min((lines.len() as u16).saturating_sub(visible));
-            let more = if (lines.len() as u16) > visible {
-                format!(
-                    " {}-{} of {} (j/k scroll)",
-                    top + 1,
-                    (top + visible).min(lines.len() as u16),
-                    lines.len()
-                )
+            let (mode, name) = if super::runs_view::showing(app) {
+                (Mode::Runs, "Runs")
             } else {
-                String::new()
+                (app.focus.mode(), app.focus.title())
             };
-            let pane = if runs { "Runs" } else { app.focus.title() };
-            let title = format!(" keys: {pane}{more} (esc closes) ");
-            frame.render_widget(
-                Paragraph::new(lines).scroll((top, 0)).block(
-                    Block::default()
-                        .borders(Borders::ALL)
-                        .title(title)
-                        .border_style(t.style(Role::BorderFocus)),
-                ),
-                r,
-            );
+            super::dialogs::help::draw(app, mode, name, *scroll, frame, area)
+        }
+        Overlay::HelpOver(scroll, under) => {
+            overlay(app, under, frame, area);
+            super::dialogs::help::draw(app, under.mode(), under.name(), *scroll, frame, area)
         }
         Overlay::Edit(d) => super::dialogs::render::edit(app, d, frame, centered(area, 72, 11)),
         Overlay::Reason(d) | Overlay::CommandLine(d) => {

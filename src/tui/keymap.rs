@@ -105,6 +105,7 @@ commands! {
     PrevField = "prev_field": "previous field",
     OpenRun = "open_run": "open the run",
     BackToRuns = "back_to_runs": "back to the runs view",
+    Copy = "copy": "copy it to your clipboard (OSC 52, works over SSH)",
 }
 
 impl fmt::Display for Command {
@@ -161,6 +162,9 @@ impl Key {
             "home" => KeyCode::Home,
             "end" => KeyCode::End,
             "space" => KeyCode::Char(' '),
+            s if s.len() > 1 && s.starts_with('f') && s[1..].parse::<u8>().is_ok() => {
+                KeyCode::F(s[1..].parse().unwrap_or(1))
+            }
             s if s.chars().count() == 1 => KeyCode::Char(s.chars().next().unwrap_or(' ')),
             _ => return Err(format!("unknown key `{raw}`")),
         };
@@ -187,6 +191,7 @@ impl fmt::Display for Key {
             KeyCode::PageDown => f.write_str("pgdn"),
             KeyCode::Up => f.write_str("↑"),
             KeyCode::Down => f.write_str("↓"),
+            KeyCode::F(n) => write!(f, "F{n}"),
             other => write!(f, "{other:?}"),
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod attention;
+pub mod clipboard;
 mod commands;
 pub mod dialogs;
 pub mod diff_view;
@@ -18,6 +19,7 @@ pub mod panes;
 pub mod paper;
 pub mod plan_view;
 pub mod progress;
+pub mod refresh;
 pub mod run_view;
 pub mod runs_view;
 mod runs_watch;

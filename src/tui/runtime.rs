@@ -119,8 +119,10 @@ fn session(
         if let Some(parent) = run.vsa.parent().filter(|p| !p.starts_with(&run.root)) {
             dirs.push(parent.to_path_buf());
         }
-        ctx.open = Some(Open::start(run, others, &tx));
-        spawn_watcher(dirs, tx.clone(), go_rx);
+        // The watcher names what changed; the reader re-reads only that when it can.
+        let changes = super::watch::ChangeSet::default();
+        ctx.open = Some(Open::start(run, others, &tx, changes.clone()));
+        spawn_watcher(dirs, tx.clone(), go_rx, changes);
     }
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
@@ -162,7 +164,12 @@ struct Open {
 }
 
 impl Open {
-    fn start(run: RunDir, others: Vec<RunDir>, tx: &Sender<AppEvent>) -> Open {
+    fn start(
+        run: RunDir,
+        others: Vec<RunDir>,
+        tx: &Sender<AppEvent>,
+        changes: super::watch::ChangeSet,
+    ) -> Open {
         let store = Arc::new(Store::new(run.vsa.clone()));
         let current = Arc::new(AtomicBool::new(true));
         let reader = spawn_reader(
@@ -171,6 +178,7 @@ impl Open {
             Arc::clone(&store),
             tx.clone(),
             Arc::clone(&current),
+            changes,
         );
         reader.send(()).ok();
         Open {
@@ -288,7 +296,8 @@ fn handle(
                 if let Some(left) = ctx.open.take() {
                     left.current.store(false, Ordering::SeqCst);
                 }
-                ctx.open = Some(Open::start(run, others, &ctx.tx));
+                let changes = super::watch::ChangeSet::default();
+                ctx.open = Some(Open::start(run, others, &ctx.tx, changes));
             }
             Effect::CloseRun => {
                 if let Some(left) = ctx.open.take() {
@@ -303,12 +312,12 @@ fn handle(
                 forget_screen(terminal)?;
             }
             Effect::OpenFile(path) => {
-                let (tx, depth) = (ctx.tx.clone(), app.theme.depth);
+                let (tx, theme) = (ctx.tx.clone(), app.theme.clone());
                 std::thread::spawn(move || {
                     let title = path.display().to_string();
                     let _ = tx.send(AppEvent::Opened {
                         title,
-                        lines: super::highlight::highlight_file(&path, depth),
+                        lines: super::dialogs::viewer::read(&path, &theme),
                     });
                 });
             }
@@ -341,6 +350,12 @@ fn handle(
                     let _ = tx.send(AppEvent::Written(r));
                 });
             }
+            Effect::Copy(text) => {
+                let tmux = std::env::var_os("TMUX").is_some();
+                let mut out = std::io::stdout();
+                out.write_all(&super::clipboard::bytes(&text, tmux)).ok();
+                out.flush().ok();
+            }
             Effect::Attention { waiting, ring } => {
                 let tmux = std::env::var_os("TMUX").is_some();
                 let mut out = std::io::stdout();
@@ -365,16 +380,21 @@ fn handle(
 /// Watching a large run registers a watch per folder (10,000 plan nodes: 10,000 watches), so
 /// it starts once the first frame with data is out, not before; once it is in place, one more
 /// read covers anything that changed in between. A failure is shown, and the TUI goes on without live updates.
-fn spawn_watcher(dirs: Vec<PathBuf>, tx: Sender<AppEvent>, go: Receiver<()>) {
+fn spawn_watcher(
+    dirs: Vec<PathBuf>,
+    tx: Sender<AppEvent>,
+    go: Receiver<()>,
+    changes: super::watch::ChangeSet,
+) {
     std::thread::spawn(move || {
         // Wait for the first frame with data (or give up waiting after a while).
         let _ = go.recv_timeout(Duration::from_secs(2));
-        start_watching(&dirs, &tx);
+        start_watching(&dirs, &tx, changes);
     });
 }
 
-fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>) {
-    match super::watch::watch(dirs, tx.clone()) {
+fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>, changes: super::watch::ChangeSet) {
+    match super::watch::watch_naming(dirs, tx.clone(), changes) {
         Ok(watcher) => {
             let _ = tx.send(AppEvent::Changed);
             // The watcher lives as long as this thread: the whole session.
@@ -399,12 +419,15 @@ fn spawn_reader(
     store: Arc<Store>,
     tx: Sender<AppEvent>,
     current: Arc<AtomicBool>,
+    changes: super::watch::ChangeSet,
 ) -> Sender<()> {
     let (req_tx, req_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         let mut first = true;
         // The appended files are read from where the last read ended.
         let mut follower = super::follow::Follower::new(&run.root);
+        // The last whole read, less what the follower rebuilds.
+        let mut base: Option<super::run_view::RunRead> = None;
         while req_rx.recv().is_ok() {
             while req_rx.try_recv().is_ok() {}
             // A large run fills the screen before its long history is parsed.
@@ -415,8 +438,19 @@ fn spawn_reader(
             {
                 return;
             }
-            let mut read = read_run_with(&run, &store, &mut follower);
-            read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
+            let changed = changes.take();
+            let mut read = match base
+                .as_ref()
+                .and_then(|b| super::refresh::refresh(b, &run, &mut follower, &changed))
+            {
+                Some(read) => read,
+                None => {
+                    let mut read = read_run_with(&run, &store, &mut follower);
+                    read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
+                    read
+                }
+            };
+            base = Some(super::refresh::base_of(&mut read));
             if !current.load(Ordering::SeqCst) {
                 return;
             }

@@ -1,10 +1,41 @@
-//! A scrollable text view over an artifact or a memory record, with `/` search.
+//! A scrollable text view over an artifact or a memory record, with `/` search. Markdown
+//! files (briefs, plans, archive notes) read as formatted text through the lessons browser's
+//! renderer (`panes::markdown`); other files are highlighted by their extension.
+
+use std::path::Path;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
 use super::Outcome;
+use crate::tui::highlight::{MAX_BYTES, highlight_file};
 use crate::tui::keymap::Command;
+use crate::tui::theme::Theme;
+
+/// The viewer's lines for the file at `path` (run on a worker: reading and rendering a
+/// large file must not hold up the screen): Markdown rendered, anything else highlighted.
+/// Control and bidi characters in the file are shown escaped (`crate::term::escape`).
+pub fn read(path: &Path, theme: &Theme) -> Result<Vec<Line<'static>>, String> {
+    let markdown = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "md" | "markdown"));
+    if !markdown {
+        return highlight_file(path, theme.depth);
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cut = bytes.len() > MAX_BYTES;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_BYTES)]);
+    let mut lines =
+        crate::tui::panes::markdown::render(&crate::term::escape(&text), theme, usize::MAX);
+    if cut {
+        lines.push(Line::raw(format!(
+            "… (only the first {} MB are shown)",
+            MAX_BYTES / 1024 / 1024
+        )));
+    }
+    Ok(lines)
+}
 
 pub struct Viewer {
     pub title: String,

@@ -199,7 +199,9 @@ pub fn consequences(app: &App, c: &Card) -> Vec<(Command, String)> {
     out
 }
 
-fn head_lines(app: &App, c: &Card) -> Vec<Line<'static>> {
+/// The card's upper half at `width` columns: the route and clamp, the trajectory, each
+/// criterion, and what each answer does (wrapped under its key, never cut).
+fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
     let t = &app.theme;
     let label = |s: &str| Span::styled(format!("{s:<11}"), t.style(Role::Muted));
     let kappa_min = app.data.recovery.kappa_min;
@@ -306,11 +308,14 @@ fn head_lines(app: &App, c: &Card) -> Vec<Line<'static>> {
                 .key_for(Mode::Escalation, cmd)
                 .map(|k| k.to_string())
                 .unwrap_or_default();
+            let mut rows = wrap(&what, usize::from(width).saturating_sub(12).max(20));
+            let first = rows.remove(0);
             lines.push(Line::from(vec![
                 Span::styled(format!("{k:>2} "), t.style(Role::Key)),
                 Span::styled(format!("{:<9}", cmd.name()), t.style(Role::Muted)),
-                Span::raw(what),
+                Span::raw(first),
             ]));
+            lines.extend(rows.into_iter().map(|r| Line::raw(format!("{:12}{r}", ""))));
         }
     }
     lines
@@ -379,9 +384,10 @@ pub fn draw(app: &App, tab: CardTab, frame: &mut Frame, area: Rect) {
         .border_style(t.style(Role::BorderFocus));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let head = head_lines(app, &c);
+    let head = head_lines(app, &c, inner.width);
+    // The answers' lines matter more than the causes' table: it gives way first.
     let [top, tabs, body, foot] = Layout::vertical([
-        Constraint::Length((head.len() as u16).min(inner.height / 2)),
+        Constraint::Length((head.len() as u16).min(inner.height.saturating_sub(6))),
         Constraint::Length(1),
         Constraint::Min(0),
         Constraint::Length(1),
