@@ -1,5 +1,5 @@
 //! The showcase demo as the researcher sees it, drawn on TestBackend: the whole screen at its
-//! escalation (80×24, 100×30, 160×48), the card with the failed attempt's chart and its log,
+//! escalation (80×24, 100×30, 160×48), `?` at 100×30, the card with the failed attempt's chart and its log,
 //! and the status line in each waiting state (an escalation, a breakpoint's pause, a
 //! MUST_STOP). The runs are made by the real engine on the demo's bundle; times and durations
 //! are masked, everything else (revisions, tokens, the plan tree's α and weights) is
@@ -142,6 +142,15 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
     for (w, h) in [(80, 24), (100, 30), (160, 48)] {
         insta::assert_snapshot!(format!("demo_escalation_{w}x{h}"), screen(&app, w, h));
     }
+    // At 100×30 the `?` list is as wide as its longest line: no help text is cut.
+    keys(&mut app, "?");
+    let help = screen(&app, 100, 30);
+    assert!(
+        help.contains("keys: Gates") && help.contains("(j/k scroll)"),
+        "{help}"
+    );
+    insta::assert_snapshot!("demo_help_100x30", help);
+    keys(&mut app, "\x1b");
     // The plan tree at 100 columns: the tab strip names it, `6` shows it.
     keys(&mut app, "6");
     let plan = screen(&app, 100, 30);
@@ -154,6 +163,11 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
     let card = screen(&app, 100, 30);
     assert!(
         card.contains("κ_min") && card.contains("required <= 0.02"),
+        "{card}"
+    );
+    // Every answer's line whole: wrapped under its key, not cut at the border.
+    assert!(
+        card.contains("again — pivot 1 of 2") && card.contains("Pivot, Design-Pivot)"),
         "{card}"
     );
     insta::assert_snapshot!("demo_card_100x30", card);

@@ -329,3 +329,21 @@ fn markdown_files_read_as_formatted_text_in_the_viewer() {
     };
     assert!(v.lines.iter().any(|l| l.to_string().contains('[')));
 }
+
+#[test]
+fn at_100_columns_the_status_line_and_the_news_are_whole() {
+    let (_g, dir) = temp_run(&example_run());
+    std::fs::create_dir_all(dir.join(".youra")).unwrap();
+    std::fs::write(dir.join(".youra/tui_seen"), "2026-11-28T09:00:00+00:00\n").unwrap();
+    let a = app_at(&dir);
+    let s = screen(&a, 100, 30);
+    let first = s
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches([' ', '"']);
+    // Whole parts only: the budget, then nothing cut mid-word.
+    assert!(first.ends_with("budget 42% left · rev 7"), "{first}");
+    assert!(s.contains("• 4 new"), "{s}");
+    insta::assert_snapshot!("news_and_status_100x30", s);
+}

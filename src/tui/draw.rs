@@ -32,7 +32,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Constraint::Length(1),
     ])
     .areas(area);
-    frame.render_widget(Paragraph::new(status_line(app)), status);
+    frame.render_widget(Paragraph::new(status_line(app, status.width)), status);
     frame.render_widget(Paragraph::new(servers_line(app)), servers);
     if let Some(b) = &app.banner {
         frame.render_widget(
@@ -150,6 +150,13 @@ fn tab_strip(app: &App, shown: PaneId, frame: &mut Frame, rect: Rect) {
         spans.push(Span::styled(format!(" {n} {} ", p.title()), t.style(role)));
         spans.push(Span::styled("│", t.style(Role::Border)));
     }
+    // Too narrow for every name and the news: the panes not shown go by a short name, so
+    // "• 4 new" is never the part cut.
+    let short = |p: PaneId| match p {
+        PaneId::Experiments => "Exps",
+        PaneId::Plan => "Plan",
+        _ => p.title(),
+    };
     if shown == PaneId::Events {
         let n = panes::events::new_count(app);
         if n > 0 {
@@ -166,13 +173,22 @@ fn tab_strip(app: &App, shown: PaneId, frame: &mut Frame, rect: Rect) {
         width: rect.width.saturating_sub(2),
         height: 1.min(rect.height),
     };
+    if Line::from(spans.clone()).width() > usize::from(strip.width) {
+        for (i, p) in SHARED.iter().enumerate() {
+            if *p != shown {
+                let n = PaneId::ALL.iter().position(|x| x == p).map_or(0, |i| i + 1);
+                spans[1 + 2 * i].content = format!(" {n} {} ", short(*p)).into();
+            }
+        }
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), strip);
 }
 
 /// The status line, most urgent first, so a narrow terminal cuts only the least of it: what
 /// waits, the stage and since when, the status, the plan budget left, tokens and cost, the
-/// revision, the run's name.
-fn status_line(app: &App) -> Line<'static> {
+/// revision, the run's name. Past the stage, a part that does not fit whole is left out
+/// rather than cut (`8.6k tokens $` said nothing).
+fn status_line(app: &App, width: u16) -> Line<'static> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(" youra ", t.style(Role::Title))];
     // What waits for the researcher comes first: it is what the eye must land on.
@@ -210,6 +226,7 @@ fn status_line(app: &App) -> Line<'static> {
         format!("{stage}{since}"),
         t.style(Role::Emphasis),
     ));
+    let essential = spans.len();
     // What waits already says the status; otherwise it is the next thing to know.
     if waits.is_none() {
         let status = v
@@ -236,13 +253,20 @@ fn status_line(app: &App) -> Line<'static> {
         ));
     }
     spans.push(Span::styled(
-        format!(
-            " · rev {} · {}",
-            v.revision,
-            v.project_name.as_deref().unwrap_or("run")
-        ),
+        format!(" · rev {}", v.revision),
         t.style(Role::Muted),
     ));
+    spans.push(Span::styled(
+        format!(" · {}", v.project_name.as_deref().unwrap_or("run")),
+        t.style(Role::Muted),
+    ));
+    let (mut used, mut i) = (0, 0);
+    spans.retain(|s| {
+        let keep = i < essential || used + s.width() <= usize::from(width);
+        i += 1;
+        used += if keep { s.width() } else { 0 };
+        keep
+    });
     Line::from(spans)
 }
 
