@@ -167,46 +167,8 @@ fn assemble(
         .as_ref()
         .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
         .unwrap_or_default();
-    let (rows, index) = follower.events();
-    let mut events = rows.to_vec();
-    let index = index.clone();
-    events.extend(read_log_warnings(&run.root.join("youra.log")));
-    if let Ok(snap) = &vsa {
-        events.extend(snap.vsa.history.iter().map(|h| EventRow {
-            at: h.timestamp,
-            actor: h.actor.clone().unwrap_or_else(|| "youra-run".into()),
-            stage: h.phase.clone(),
-            text: h.summary(),
-            from_history: true,
-            hypothesis: None,
-            // youra's own entries are field diffs (`path: old -> new`); YouRA's are prose.
-            kind: h.path.is_some().then(|| "vsa_diff".to_string()),
-        }));
-    }
-    // Newest first; entries written in the same millisecond newest first too (reversed before
-    // the stable sort: a routing and its escalation are often one tick apart, or none).
-    events.reverse();
-    events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
-    let metrics: Vec<Metrics> = ids
-        .iter()
-        .filter_map(|h| {
-            let results = run.root.join(h).join("results");
-            let mut m = follower.metrics(h, &results.join("metrics.jsonl"))?;
-            let attempts = results.join(crate::exec::ATTEMPTS_DIR);
-            let name = m.series.first().map(|(n, _)| n.clone()).unwrap_or_default();
-            for n in crate::exec::attempt_numbers(&attempts) {
-                let Some(old) =
-                    follower.metrics(h, &attempts.join(n.to_string()).join("metrics.jsonl"))
-                else {
-                    continue;
-                };
-                if let Some((_, pts)) = old.series.into_iter().find(|(k, _)| *k == name) {
-                    m.earlier.push((n, pts));
-                }
-            }
-            Some(m)
-        })
-        .collect();
+    let (events, index) = super::refresh::events(run, follower, vsa.as_ref().ok().map(|s| &**s));
+    let metrics = super::refresh::metrics(run, &ids, follower);
     let usage =
         crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
     let config = crate::config::load(&run.root).ok();
