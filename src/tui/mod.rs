@@ -20,7 +20,6 @@ pub mod paper;
 pub mod plan_view;
 pub mod progress;
 pub mod refresh;
-pub mod refresh;
 pub mod run_view;
 pub mod runs_view;
 mod runs_watch;
