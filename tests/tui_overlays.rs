@@ -249,7 +249,11 @@ fn the_override_dialog_offers_every_routing_level_with_design_pivot() {
     assert_eq!(d.choices, all);
     assert!(d.choices.contains(&"Design-Pivot".to_string()));
     let s = screen(&a, 100, 30);
-    assert!(s.contains("Design-Pivot"), "{s}");
+    // All six on one line of the dialog, Design-Pivot last.
+    assert!(
+        s.contains("Proceed  Local-Refine  Method-Refine  Design-Refine  Pivot  Design-Pivot"),
+        "{s}"
+    );
     insta::assert_snapshot!("override_dialog_100x30", s);
     // Left from the first choice wraps to the last: Design-Pivot.
     press(&mut a, KeyCode::Left);

@@ -552,7 +552,8 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
         }
         Overlay::Edit(d) => super::dialogs::render::edit(app, d, frame, centered(area, 72, 11)),
         Overlay::Reason(d) | Overlay::CommandLine(d) => {
-            super::dialogs::render::reason(app, d, frame, centered(area, 72, 9))
+            let w = super::dialogs::render::reason_width(d);
+            super::dialogs::render::reason(app, d, frame, centered(area, w, 9))
         }
         Overlay::Picker(p) => {
             let r = centered(area, 70, (p.items.len() as u16 + 2).min(area.height));
