@@ -290,3 +290,41 @@ fn a_small_real_model_runs_through_verification_planning() {
     );
     assert!(started.elapsed() < Duration::from_secs(600));
 }
+
+/// `youra bench routing --youra` on a real model: each of YouRA's shipped failure records is
+/// attributed and routed by SmolLM2 through youra's own pipeline. What a 135M model answers
+/// is not asserted (its agreement is printed, `--nocapture` shows it); that every record is
+/// a row, replayed or refused with its reason, and that the run ends, is.
+#[test]
+fn youra_s_failure_records_route_through_a_real_model() {
+    let Some(py) = venv_python() else {
+        assert!(
+            std::env::var("YOURA_REQUIRE_LOCAL_MODEL").as_deref() != Ok("1"),
+            "the local model server is not installed: run scripts/local-model.sh"
+        );
+        eprintln!("skipped: no local model server (run scripts/local-model.sh to install it)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _server = start_server(&py, port, &tmp.path().join("server.log"));
+    let config = tmp.path().join("youra.toml");
+    std::fs::write(&config, CONFIG.replace("PORT", &port.to_string())).unwrap();
+    let o = youra(&[
+        "bench",
+        "routing",
+        "--youra",
+        "../shared/fixtures/youra",
+        "--config",
+        config.to_str().unwrap(),
+        "--time",
+    ])
+    .output()
+    .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    println!("{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("agreement with YouRA's level"), "{out}");
+    let rows = out.lines().filter(|l| l.contains("/failure")).count();
+    assert!(rows >= 4, "every shipped failure record is a row: {out}");
+}

@@ -57,6 +57,16 @@ pub enum BenchCommand {
         /// The table as one JSON object (`bench`, the parameters, `rows`).
         #[arg(long)]
         json: bool,
+        /// Instead of the synthetic corpus: YouRA's published runs (the folder holding
+        /// `analysis/VSA/routing_levels_detail.csv` and `results/`). Each shipped failure
+        /// record is replayed through SAGE's table and the Independent Controller, and
+        /// compared with the level YouRA took. Needs live endpoints: --config.
+        #[arg(long, value_name = "DIR")]
+        youra: Option<std::path::PathBuf>,
+        /// With --youra: the youra.toml whose [llm.*] endpoints answer the attribution and
+        /// the controller (a replay bundle cannot answer records it never recorded).
+        #[arg(long, value_name = "FILE", requires = "youra")]
+        config: Option<std::path::PathBuf>,
     },
 }
 
@@ -107,10 +117,17 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
         BenchCommand::Routing {
+            youra: Some(dir),
+            config,
+            time,
+            ..
+        } => youra_routing(&dir, config.as_deref(), time),
+        BenchCommand::Routing {
             cases,
             seed,
             time,
             json,
+            ..
         } => {
             if cases == 0 {
                 fail(
@@ -149,4 +166,80 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// `youra bench routing --youra DIR --config FILE`.
+fn youra_routing(
+    dir: &std::path::Path,
+    config: Option<&std::path::Path>,
+    time: bool,
+) -> Result<i32> {
+    use crate::engine::youra_bench as yb;
+    let csv = dir.join("analysis/VSA/routing_levels_detail.csv");
+    let text = match std::fs::read_to_string(&csv) {
+        Ok(t) => t,
+        Err(e) => {
+            fail(
+                format!("cannot read {}: {e}", csv.display()),
+                "give the folder of YouRA's published runs (it holds analysis/VSA/routing_levels_detail.csv and results/)",
+            );
+            return Ok(2);
+        }
+    };
+    let rows = match yb::read_levels(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            fail(
+                format!("{}: {e}", csv.display()),
+                "the file is YouRA's CSV as published; restore it",
+            );
+            return Ok(2);
+        }
+    };
+    let Some(config) = config else {
+        fail(
+            "the replay needs live model endpoints for the attribution (generator, critic, judge) and the controller",
+            "pass --config youra.toml naming them in [llm.*] (a replay bundle cannot answer records it never recorded)",
+        );
+        return Ok(2);
+    };
+    let llm_toml = match std::fs::read_to_string(config) {
+        Ok(t) => t,
+        Err(e) => {
+            fail(
+                format!("cannot read {}: {e}", config.display()),
+                "give a readable youra.toml",
+            );
+            return Ok(2);
+        }
+    };
+    let cases = yb::cases(dir, &rows);
+    if cases.is_empty() {
+        fail(
+            format!(
+                "no failure record under {}",
+                dir.join("results/generations/youra").display()
+            ),
+            "give the folder of YouRA's published runs",
+        );
+        return Ok(2);
+    }
+    let start = Instant::now();
+    // One scratch run per record, removed afterwards: the replay writes VSAs, transcripts
+    // and ledgers like any run.
+    let scratch = std::env::temp_dir().join(format!("youra-bench-youra-{}", std::process::id()));
+    let results: Vec<_> = cases
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let out = yb::replay(&c, &scratch.join(format!("case{i}")), &llm_toml);
+            (c, out)
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&scratch);
+    print!("{}", yb::render(&rows, &results));
+    if time {
+        eprintln!("took {:.2} s", start.elapsed().as_secs_f64());
+    }
+    Ok(0)
 }

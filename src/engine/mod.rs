@@ -39,6 +39,7 @@ pub(crate) use run::stop_mutation as run_stop_mutation;
 mod stages;
 mod summary;
 mod yamlout;
+pub mod youra_bench;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
