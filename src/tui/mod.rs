@@ -11,6 +11,7 @@ pub mod downsample;
 pub mod draw;
 pub mod experiments;
 pub mod filters;
+mod footer;
 pub mod follow;
 pub mod highlight;
 pub mod keymap;
