@@ -144,20 +144,9 @@ pub fn next_hypothesis(vsa: &Vsa) -> Option<&str> {
     next_hypothesis_besides(vsa, &[])
 }
 
-/// Every sub-hypothesis the loop could work on now, in file order: not finished, its
-/// prerequisites all validated (the experiment queue's waiting ones).
+/// Every sub-hypothesis the loop could work on now ([`Vsa::ready_hypotheses`]).
 pub fn ready_hypotheses(vsa: &Vsa) -> Vec<&str> {
-    use crate::vsa::enums::HypothesisStatus as S;
-    vsa.sub_hypotheses
-        .iter()
-        .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
-        .filter(|h| {
-            h.prerequisites
-                .iter()
-                .all(|p| vsa.hypothesis(p).is_some_and(|x| x.status.is_validated()))
-        })
-        .map(|h| h.id.as_str())
-        .collect()
+    vsa.ready_hypotheses()
 }
 
 /// As [`next_hypothesis`], passing over those in `busy` (whose experiments run now).

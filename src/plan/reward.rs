@@ -24,9 +24,6 @@
 //! measured value moves in the criterion's direction; meeting one more criterion never
 //! lowers it.
 
-use std::fmt;
-use std::str::FromStr;
-
 /// The most an unmet criterion can earn: half, so met and unmet never overlap.
 pub const PARTIAL_CAP: f64 = 0.5;
 /// The smallest scale a shortfall is measured against: a required value of 0 (e.g. "errors
@@ -35,45 +32,7 @@ pub const SCALE_FLOOR: f64 = 1e-3;
 /// Relative tolerance of `=`: measured floats rarely equal a threshold bit for bit.
 pub const EQ_TOLERANCE: f64 = 1e-6;
 
-/// How the measured value must relate to the required one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Op {
-    Ge,
-    Gt,
-    Le,
-    Lt,
-    Eq,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a comparison: use >=, >, <=, < or ==")]
-pub struct UnknownOp(pub String);
-
-impl FromStr for Op {
-    type Err = UnknownOp;
-    fn from_str(s: &str) -> Result<Op, UnknownOp> {
-        match s.trim() {
-            ">=" | "≥" | "ge" => Ok(Op::Ge),
-            ">" | "gt" => Ok(Op::Gt),
-            "<=" | "≤" | "le" => Ok(Op::Le),
-            "<" | "lt" => Ok(Op::Lt),
-            "==" | "=" | "eq" => Ok(Op::Eq),
-            other => Err(UnknownOp(other.to_string())),
-        }
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Op::Ge => ">=",
-            Op::Gt => ">",
-            Op::Le => "<=",
-            Op::Lt => "<",
-            Op::Eq => "==",
-        })
-    }
-}
+pub use crate::vocab::{Op, UnknownOp};
 
 /// One gate criterion with what the attempt measured for it.
 #[derive(Debug, Clone, PartialEq)]

@@ -109,9 +109,7 @@ impl ExperimentIndex {
 /// Each looks its events up in the index, so the cost is the sub-hypotheses' count plus
 /// their own experiment events, however long the log.
 pub fn queue(index: &ExperimentIndex, vsa: &Vsa, now: DateTime<FixedOffset>) -> Vec<JobRow> {
-    let ready: HashSet<&str> = crate::engine::progress::ready_hypotheses(vsa)
-        .into_iter()
-        .collect();
+    let ready: HashSet<&str> = vsa.ready_hypotheses().into_iter().collect();
     vsa.sub_hypotheses
         .iter()
         .filter_map(|h| {

@@ -4,6 +4,7 @@
 pub mod archive;
 pub mod artifacts;
 pub mod discover;
+pub mod engine_lock;
 pub mod events;
 pub mod jobs;
 pub mod lessons;

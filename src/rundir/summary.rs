@@ -86,7 +86,7 @@ pub fn read(run: &RunDir) -> RunSummary {
             };
         }
     };
-    let engine = crate::engine::lock::holder(&run.root).is_some();
+    let engine = super::engine_lock::holder(&run.root).is_some();
     let mut row = of(&snap.vsa, engine, budget_left(&run.root));
     row.root = run.root.clone();
     if row.name.is_empty() {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::reflect::attribution::{Category, rank};
+use crate::vocab::{Category, rank};
 use crate::yaml::{Node, NodeKind};
 
 /// The researcher's answer to an escalation.

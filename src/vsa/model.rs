@@ -137,7 +137,7 @@ pub struct Gate {
 pub struct GateCriterion {
     pub index: usize,
     pub metric: String,
-    pub op: crate::plan::Op,
+    pub op: crate::vocab::Op,
     pub value: f64,
 }
 
@@ -211,5 +211,22 @@ impl HistoryEntry {
 impl Vsa {
     pub fn hypothesis(&self, id: &str) -> Option<&SubHypothesis> {
         self.sub_hypotheses.iter().find(|h| h.id == id)
+    }
+
+    /// Every sub-hypothesis the loop could work on now, in file order: not finished, its
+    /// prerequisites all validated (the experiment queue's waiting ones). A fact of the file
+    /// alone, so readers below the engine (`rundir::jobs`) ask it here.
+    pub fn ready_hypotheses(&self) -> Vec<&str> {
+        use super::enums::HypothesisStatus as S;
+        self.sub_hypotheses
+            .iter()
+            .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
+            .filter(|h| {
+                h.prerequisites
+                    .iter()
+                    .all(|p| self.hypothesis(p).is_some_and(|x| x.status.is_validated()))
+            })
+            .map(|h| h.id.as_str())
+            .collect()
     }
 }

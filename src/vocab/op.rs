@@ -1,0 +1,45 @@
+//! A gate criterion's comparison (`>=`, `>`, `<=`, `<`, `==`), as the store reads a
+//! criterion and the plan's reward and the gates judge one.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How the measured value must relate to the required one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Op {
+    Ge,
+    Gt,
+    Le,
+    Lt,
+    Eq,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a comparison: use >=, >, <=, < or ==")]
+pub struct UnknownOp(pub String);
+
+impl FromStr for Op {
+    type Err = UnknownOp;
+    fn from_str(s: &str) -> Result<Op, UnknownOp> {
+        match s.trim() {
+            ">=" | "≥" | "ge" => Ok(Op::Ge),
+            ">" | "gt" => Ok(Op::Gt),
+            "<=" | "≤" | "le" => Ok(Op::Le),
+            "<" | "lt" => Ok(Op::Lt),
+            "==" | "=" | "eq" => Ok(Op::Eq),
+            other => Err(UnknownOp(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Op::Ge => ">=",
+            Op::Gt => ">",
+            Op::Le => "<=",
+            Op::Lt => "<",
+            Op::Eq => "==",
+        })
+    }
+}
