@@ -92,6 +92,8 @@ fn cases() -> Vec<(&'static str, Case)> {
             Run(&["steer", "{run}", "retry", "h-e1", "--reason", "{h}"]),
         ),
         ("report check", Run(&["report", "check", "{run}"])),
+        // Writes <run>/report.html (escaped for HTML); the terminal gets only where it went.
+        ("report html", Run(&["report", "html", "{run}"])),
         ("tools list", Run(&["tools", "list", "{run}"])),
         ("config show", Run(&["config", "show", "{run}"])),
         ("doctor", Run(&["doctor", "{run}"])),
