@@ -309,7 +309,13 @@ fn youra_s_failure_records_route_through_a_real_model() {
     let port = free_port();
     let _server = start_server(&py, port, &tmp.path().join("server.log"));
     let config = tmp.path().join("youra.toml");
-    std::fs::write(&config, CONFIG.replace("PORT", &port.to_string())).unwrap();
+    // Short answers: SmolLM2 rambles to any cap, and a 1500-token generator reply costs a
+    // minute on two cores (the agreement of a 135M model is not the point here).
+    let caps = "persona = 300\ngenerator = 400\ncritic = 200\njudge = 200\ncontroller = 300";
+    let toml = CONFIG
+        .replace("PORT", &port.to_string())
+        .replace("persona = 300", caps);
+    std::fs::write(&config, toml).unwrap();
     let o = youra(&[
         "bench",
         "routing",

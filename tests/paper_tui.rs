@@ -141,4 +141,19 @@ fn the_paper_view_lists_the_demos_figures_references_and_pdf() {
         assert!(text.contains(want), "{want}:\n{text}");
     }
     insta::assert_snapshot!("demo_paper_outputs_140x30", text);
+
+    // Over SSH the PDF opens on the researcher's machine: `y` hands its path to their
+    // clipboard (OSC 52), and the footer says what was copied.
+    let effects = update(
+        &mut app,
+        AppEvent::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+    );
+    assert_eq!(
+        effects,
+        vec![youra::tui::app::Effect::Copy(pdf.display().to_string())]
+    );
+    assert_eq!(
+        app.toast.clone().map(|(m, _)| m).as_deref(),
+        Some("copied the PDF's path")
+    );
 }

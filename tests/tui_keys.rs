@@ -423,6 +423,14 @@ fn every_binding_does_what_its_command_says() {
             ),
             C::Help => assert!(matches!(a.overlay, Some(Overlay::Help(_))), "{what}"),
             // Gates: the selected sub-hypothesis; the card: its summary; the viewer: its lines.
+            // The paper: its PDF's path; the example run compiled none, and says so.
+            C::Copy if mode == Mode::Paper => {
+                let (msg, err) = a.toast.clone().unwrap_or_default();
+                assert!(
+                    effects.is_empty() && err && msg.starts_with("no PDF yet"),
+                    "{what}: {effects:?} {msg}"
+                );
+            }
             C::Copy => {
                 let [Effect::Copy(text)] = effects.as_slice() else {
                     panic!("{what}: {effects:?}")

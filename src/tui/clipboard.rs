@@ -35,6 +35,17 @@ pub fn focused(app: &App) -> Result<(String, String), String> {
                 format!("{n} line{} of {}", if n == 1 { "" } else { "s" }, v.title),
             )
         }
+        // Over SSH the PDF opens on the researcher's machine, not here: its path is what
+        // they take away (`scp host:<path> .`).
+        Some(Overlay::Paper(v)) => {
+            let pdf = v
+                .paper
+                .outputs
+                .pdf
+                .as_ref()
+                .ok_or("no PDF yet: Manuscript Refinement writes paper/paper.pdf")?;
+            (pdf.display().to_string(), "the PDF's path".to_string())
+        }
         Some(_) => return Err("nothing to copy here".into()),
         None => pane_item(app)?,
     };

@@ -96,7 +96,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
         app.overlay = Some(Overlay::HelpOver(0, Box::new(under)));
         return Vec::new();
     }
-    if cmd == Some(Command::Copy) && matches!(app.mode(), Mode::Viewer | Mode::Escalation) {
+    if cmd == Some(Command::Copy)
+        && matches!(app.mode(), Mode::Viewer | Mode::Escalation | Mode::Paper)
+    {
         return super::clipboard::copy(app);
     }
     if let Some(Overlay::Escalation(tab)) = app.overlay {
