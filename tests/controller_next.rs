@@ -31,20 +31,11 @@ fn run(s: &Script) -> (tempfile::TempDir, std::path::PathBuf, String) {
 }
 
 fn field(dir: &Path, path: &str) -> Option<String> {
-    let s = Store::new(dir.join("verification_state.yaml"))
-        .load()
-        .unwrap();
-    let n = path
-        .split('.')
-        .try_fold(s.doc.root.as_ref()?, |n, k| n.get(k))?;
-    n.as_scalar().map(|x| x.text.clone())
+    common::vsa_field(dir, path)
 }
 
 fn events(dir: &Path, kind: &str) -> Vec<youra::rundir::events::Event> {
-    youra::rundir::events::read(&dir.join("events.jsonl"))
-        .into_iter()
-        .filter(|e| e.kind == kind)
-        .collect()
+    common::events_of(dir, kind)
 }
 
 fn history_kinds(dir: &Path) -> Vec<String> {

@@ -12,7 +12,6 @@ use std::path::Path;
 
 use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
 use youra::engine::RunEnd;
-use youra::vsa::store::Store;
 
 fn raw() -> String {
     code_reply("centroid.py", CENTROID_PY, &[])
@@ -91,20 +90,11 @@ fn run(s: &Script, extra: &str) -> (tempfile::TempDir, std::path::PathBuf, Strin
 }
 
 fn field(dir: &Path, path: &str) -> Option<String> {
-    let s = Store::new(dir.join("verification_state.yaml"))
-        .load()
-        .unwrap();
-    let n = path
-        .split('.')
-        .try_fold(s.doc.root.as_ref()?, |n, k| n.get(k))?;
-    n.as_scalar().map(|x| x.text.clone())
+    common::vsa_field(dir, path)
 }
 
 fn events(dir: &Path, kind: &str) -> Vec<youra::rundir::events::Event> {
-    youra::rundir::events::read(&dir.join("events.jsonl"))
-        .into_iter()
-        .filter(|e| e.kind == kind)
-        .collect()
+    common::events_of(dir, kind)
 }
 
 fn record(dir: &Path, name: &str) -> String {

@@ -102,3 +102,22 @@ pub fn req<'a>(path: &'a str, value: &'a str) -> youra::vsa::SetRequest<'a> {
 pub fn set_field(store: &youra::vsa::Store, path: &str, value: &str) -> youra::vsa::Applied {
     store.set(&req(path, value)).unwrap()
 }
+
+/// A scalar of the run's VSA at a dotted path (`sub_hypotheses.h-e1.status`), as written.
+pub fn vsa_field(run: &std::path::Path, path: &str) -> Option<String> {
+    let s = youra::vsa::Store::new(run.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let n = path
+        .split('.')
+        .try_fold(s.doc.root.as_ref()?, |n, k| n.get(k))?;
+    n.as_scalar().map(|x| x.text.clone())
+}
+
+/// The run's events of one kind, in order.
+pub fn events_of(run: &std::path::Path, kind: &str) -> Vec<youra::rundir::events::Event> {
+    youra::rundir::events::read(&run.join("events.jsonl"))
+        .into_iter()
+        .filter(|e| e.kind == kind)
+        .collect()
+}
