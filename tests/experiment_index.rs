@@ -53,8 +53,9 @@ fn h_e1_and_h_e10_in_one_run_each_ones_experiments_and_state_are_its_own() {
     assert_eq!(kinds("h-e1"), ["experiment_start", "experiment_exit"]);
     assert_eq!(
         kinds("h-e10"),
-        ["experiment_start", "experiment_exit", "experiment_start"],
-        "the llm_call is not an experiment event"
+        ["experiment_exit", "experiment_start"],
+        "the llm_call is not an experiment event; a new start keeps the exit before it, \
+         not the older start (the index stays bounded)"
     );
     let run = youra::rundir::discover(dir.path()).unwrap();
     let snap = Store::new(&run.vsa).load().unwrap();

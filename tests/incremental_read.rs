@@ -166,3 +166,174 @@ fn a_garbage_line_in_the_middle_is_named_and_the_rest_is_read() {
         "a one-shot read counts both"
     );
 }
+
+// The TUI's window of events (issue 30, item 2): the follower keeps the newest
+// `follow::WINDOW` rows, counts and indexes every line as it arrives, and older lines are
+// paged back and searched on disk through the index.
+
+mod window {
+    use super::append;
+    use youra::tui::event_pages::{self, PageRequest, Select};
+    use youra::tui::follow::{Follower, TAIL_FIRST_BYTES, WINDOW};
+
+    fn grow(path: &std::path::Path, from: usize, to: usize, pad: usize) {
+        let pad = "x".repeat(pad);
+        let text: String = (from..=to)
+            .map(|i| {
+                let kind = if i % 2 == 0 { "llm_call" } else { "note" };
+                format!("{{\"time\":\"2026-11-20T00:00:00Z\",\"kind\":\"{kind}\",\"message\":\"event {i}.{pad}\"}}\n")
+            })
+            .collect();
+        append(path, &text);
+    }
+
+    fn lines_of(f: &mut Follower) -> (u64, u64, usize) {
+        let now = f.events();
+        let rows = now.rows.unwrap();
+        (
+            rows.front().map_or(0, |r| r.line),
+            rows.back().map_or(0, |r| r.line),
+            rows.len(),
+        )
+    }
+
+    fn page(f: &mut Follower, path: &std::path::Path, from: u64, to: u64) -> event_pages::Page {
+        let index = f.events().lines.unwrap().clone();
+        event_pages::run(PageRequest {
+            path: path.to_path_buf(),
+            index,
+            from,
+            to,
+            select: Select::Newest,
+            search: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_window_holds_the_newest_rows_and_counts_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let n = WINDOW + 500;
+        grow(&path, 1, n, 0);
+        let mut f = Follower::new(dir.path());
+        assert_eq!(lines_of(&mut f), (501, n as u64, WINDOW));
+        assert_eq!(f.events().counts.unwrap().events, n as u64);
+        assert_eq!(
+            f.events().counts.unwrap().by_kind["llm_call"],
+            (n / 2) as u64
+        );
+        // An append moves the window; the counts follow it, the rows stay bounded.
+        grow(&path, n + 1, n + 3, 0);
+        assert_eq!(lines_of(&mut f), (504, n as u64 + 3, WINDOW));
+        assert_eq!(f.events().counts.unwrap().events, n as u64 + 3);
+        assert!(
+            f.events()
+                .rows
+                .unwrap()
+                .back()
+                .unwrap()
+                .text
+                .contains(&format!("event {}.", n + 3))
+        );
+    }
+
+    #[test]
+    fn older_lines_are_paged_back_across_the_window_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        grow(&path, 1, WINDOW + 500, 0);
+        let mut f = Follower::new(dir.path());
+        let (first, _, _) = lines_of(&mut f);
+        let p = page(&mut f, &path, first - 200, first - 1);
+        let lines: Vec<u64> = p.rows.iter().map(|r| r.line).collect();
+        assert_eq!(
+            lines.first(),
+            Some(&(first - 1)),
+            "newest first, just before the window"
+        );
+        assert_eq!(lines.last(), Some(&(first - 200)));
+        assert_eq!(lines.len(), 200);
+        assert!(p.rows[0].text.contains(&format!("event {}.", first - 1)));
+        // The file's first lines, as `g` asks for them.
+        let top = page(&mut f, &path, 1, 5);
+        assert_eq!((top.from, top.to, top.rows.len()), (1, 5, 5));
+        assert!(top.rows[4].text.contains("event 1."));
+    }
+
+    #[test]
+    fn a_search_finds_lines_outside_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        grow(&path, 1, WINDOW + 500, 0);
+        let mut f = Follower::new(dir.path());
+        let index = f.events().lines.unwrap().clone();
+        let search = |query: &str, at: u64, older: bool| {
+            event_pages::run(PageRequest {
+                path: path.clone(),
+                index: index.clone(),
+                from: 0,
+                to: 0,
+                select: Select::Newest,
+                search: Some((query.into(), at, older)),
+            })
+        };
+        let p = search("EVENT 7.", u64::MAX, true).unwrap();
+        assert_eq!(p.select, Select::Line(7));
+        assert!(
+            p.rows
+                .iter()
+                .any(|r| r.line == 7 && r.text.contains("event 7."))
+        );
+        assert!(p.from <= 7 && p.to >= 7);
+        // The next older hit of "event 1" before line 100 is line 19; the next newer after
+        // 19 is 100.
+        assert_eq!(
+            search("event 1", 100, true).unwrap().select,
+            Select::Line(19)
+        );
+        assert_eq!(
+            search("event 1", 19, false).unwrap().select,
+            Select::Line(100)
+        );
+        assert!(search("no such event", u64::MAX, true).is_err());
+    }
+
+    #[test]
+    fn a_truncated_file_resets_the_window_and_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        grow(&path, 1, WINDOW + 10, 0);
+        let mut f = Follower::new(dir.path());
+        assert_eq!(lines_of(&mut f).2, WINDOW);
+        std::fs::write(&path, "").unwrap();
+        grow(&path, 1, 3, 0);
+        assert_eq!(lines_of(&mut f), (1, 3, 3));
+        assert_eq!(f.events().counts.unwrap().events, 3);
+        assert_eq!(f.events().lines.unwrap().lines(), 3);
+    }
+
+    #[test]
+    fn a_large_log_is_first_read_by_its_tail_then_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let n = 12_000;
+        grow(&path, 1, n, 100);
+        assert!(std::fs::metadata(&path).unwrap().len() > TAIL_FIRST_BYTES);
+        let mut f = Follower::new(dir.path());
+        let quick = f.events();
+        assert!(!quick.indexed && quick.counts.is_none() && quick.lines.is_none());
+        let rows = quick.rows.unwrap();
+        assert_eq!(rows.len(), WINDOW);
+        assert!(rows.back().unwrap().text.contains(&format!("event {n}.")));
+        // The next read indexes the whole file: numbered rows, every line counted.
+        assert_eq!(
+            lines_of(&mut f),
+            ((n - WINDOW + 1) as u64, n as u64, WINDOW)
+        );
+        let now = f.events();
+        assert!(now.indexed);
+        assert_eq!(now.counts.unwrap().events, n as u64);
+        assert_eq!(now.lines.unwrap().lines(), n as u64);
+    }
+}

@@ -465,6 +465,11 @@ fn every_binding_does_what_its_command_says() {
             }
             C::Zoom => assert_ne!(a.zoomed, before_sel.1, "{what}"),
             C::CommandLine => assert!(matches!(a.overlay, Some(Overlay::CommandLine(_))), "{what}"),
+            // The Events pane's first lines are read from the file on disk.
+            C::Top if mode == Mode::Events => assert!(
+                matches!(effects.as_slice(), [Effect::ReadEvents(r)] if r.from == 1),
+                "{what}: {effects:?}"
+            ),
             C::Down
             | C::Up
             | C::PageDown
@@ -546,6 +551,9 @@ fn every_binding_does_what_its_command_says() {
                 "{what}"
             ),
             C::Search if mode == Mode::Reflection => assert!(a.lessons.search.typing, "{what}"),
+            C::Search if mode == Mode::Events => {
+                assert!(a.events.search.typing && a.mode() == Mode::Search, "{what}")
+            }
             C::Search => assert!(
                 matches!(&a.overlay, Some(Overlay::Viewer(v)) if v.query.is_some()),
                 "{what}"
@@ -752,4 +760,126 @@ fn youra_phase_statuses_mark_the_lifecycle() {
     let started = with_progress(none, &a.data.progress, true);
     assert_eq!(mark(&started, Stage::VerificationPlanning), Mark::Done);
     assert_eq!(mark(&started, Stage::ExperimentDesign), Mark::Current);
+}
+
+/// The example run with `n` more events (older than its own: "grown event 1" … "n").
+fn grown_app(n: usize) -> (tempfile::TempDir, App) {
+    let (dir, path) = temp_run(&example_run());
+    let text: String = (1..=n)
+        .map(|i| {
+            format!(
+                "{{\"time\":\"2026-11-20T00:00:00Z\",\"kind\":\"note\",\"message\":\"grown event {i}.\"}}\n"
+            )
+        })
+        .collect();
+    let old = std::fs::read_to_string(path.join("events.jsonl")).unwrap();
+    std::fs::write(path.join("events.jsonl"), text + &old).unwrap();
+    let app = app_at(&path);
+    (dir, app)
+}
+
+/// The one page request `effects` carries, run as the runtime runs it, and fed back.
+fn page_in(app: &mut App, effects: Vec<Effect>) -> youra::tui::event_pages::PageRequest {
+    let [Effect::ReadEvents(req)] = effects.as_slice() else {
+        panic!("one page request: {effects:?}")
+    };
+    let page = youra::tui::event_pages::run(req.clone());
+    update(app, AppEvent::EventsPage(page));
+    req.clone()
+}
+
+fn selected_event(app: &App) -> youra::tui::run_view::EventRow {
+    youra::tui::event_pages::visible(app)[app.selected(PaneId::Events)].clone()
+}
+
+#[test]
+fn g_pageup_pagedown_and_search_page_through_the_event_log_on_disk() {
+    use youra::tui::event_pages::{PAGE, Select};
+    use youra::tui::follow::WINDOW;
+    let n = WINDOW + 1000;
+    let (_dir, mut a) = grown_app(n);
+    assert!(
+        a.data.events.len() < WINDOW + 50,
+        "a window, not the whole log"
+    );
+    let first = a.data.events_file.first_line;
+    assert!(first > 1000, "the window starts near the end: line {first}");
+    type_str(&mut a, "4");
+
+    // g: the file's first lines, the oldest selected.
+    let req = {
+        let e = type_and_effects(&mut a, "g");
+        page_in(&mut a, e)
+    };
+    assert_eq!((req.from, req.to, req.select), (1, PAGE, Select::Oldest));
+    assert_eq!(selected_event(&a).line, 1);
+    assert!(selected_event(&a).text.contains("grown event 1."));
+
+    // PageUp at the page's newest row reads the page after it.
+    a.selected_mut(PaneId::Events, 0);
+    let req = {
+        let e = press(&mut a, KeyCode::PageUp, KeyModifiers::NONE);
+        page_in(&mut a, e)
+    };
+    assert_eq!((req.from, req.to), (PAGE + 1, 2 * PAGE));
+    assert_eq!(selected_event(&a).line, PAGE + 1);
+
+    // G: back to the newest events, live.
+    assert!(type_and_effects(&mut a, "G").is_empty());
+    assert!(a.events.page.is_none());
+    assert_eq!(a.selected(PaneId::Events), 0);
+
+    // PageDown moves within the window, then past its oldest row reads the page before it.
+    assert!(press(&mut a, KeyCode::PageDown, KeyModifiers::NONE).is_empty());
+    assert_eq!(a.selected(PaneId::Events), 10);
+    let last = a.rows(PaneId::Events) - 1;
+    a.selected_mut(PaneId::Events, last);
+    let req = {
+        let e = press(&mut a, KeyCode::PageDown, KeyModifiers::NONE);
+        page_in(&mut a, e)
+    };
+    assert_eq!((req.from, req.to), (first - PAGE, first - 1));
+    assert_eq!(selected_event(&a).line, first - 1);
+
+    // / searches the file on disk: a hit far outside the window is shown and selected.
+    let effects = type_and_effects(&mut a, "/grown event 7.");
+    assert!(effects.is_empty() && a.mode() == Mode::Search);
+    let req = {
+        let e = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+        page_in(&mut a, e)
+    };
+    assert!(req.search.is_some());
+    assert_eq!(selected_event(&a).line, 7);
+    // n: the next older hit (none before line 7).
+    let effects = type_and_effects(&mut a, "n");
+    let [Effect::ReadEvents(r)] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(r.search, Some(("grown event 7.".into(), 7, true)));
+    update(
+        &mut a,
+        AppEvent::EventsPage(youra::tui::event_pages::run(r.clone())),
+    );
+    assert!(
+        a.toast
+            .as_ref()
+            .is_some_and(|(t, _)| t.contains("no older event"))
+    );
+    assert_eq!(selected_event(&a).line, 7, "the hit stays selected");
+}
+
+#[test]
+fn a_key_in_the_events_pane_costs_the_window_not_the_log() {
+    use youra::tui::follow::WINDOW;
+    let (_dir, mut a) = grown_app(3 * WINDOW);
+    type_str(&mut a, "4");
+    let shown = a.rows(PaneId::Events);
+    assert!(shown <= WINDOW + 50, "{shown} rows listed");
+    assert_eq!(
+        a.data.events_file.counts.events as usize,
+        3 * WINDOW + 5,
+        "every line counted"
+    );
+    type_str(&mut a, "j");
+    assert_eq!(a.selected(PaneId::Events), 1);
 }

@@ -93,11 +93,20 @@ impl ExperimentIndex {
             return;
         }
         if let Some(h) = e.hypothesis.clone() {
-            self.by_hypothesis.entry(h).or_default().push(e);
+            let mine = self.by_hypothesis.entry(h).or_default();
+            // A new start makes the events before it history: the queue and the pane read
+            // the newest start, what follows it, and the newest exit before it (a log of
+            // 400,000 experiment events keeps a few per hypothesis, not all).
+            if e.kind == "experiment_start" {
+                let exit = mine.drain(..).rfind(|x| x.kind == "experiment_exit");
+                mine.extend(exit);
+            }
+            mine.push(e);
         }
     }
 
-    /// The experiment events of `hypothesis`, oldest first.
+    /// The experiment events of `hypothesis` from its newest start on (with the newest exit
+    /// before that start), oldest first.
     pub fn of(&self, hypothesis: &str) -> &[Event] {
         self.by_hypothesis
             .get(hypothesis)

@@ -5,6 +5,7 @@ pub mod archive;
 pub mod artifacts;
 pub mod discover;
 pub mod engine_lock;
+pub mod event_lines;
 pub mod events;
 pub mod jobs;
 pub mod lessons;

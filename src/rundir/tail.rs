@@ -90,6 +90,12 @@ impl Tail {
     /// line number (without the `\n`; empty lines are counted, not handed out). A missing
     /// file reads as empty (and as a restart if something had been read before).
     pub fn read(&mut self, mut each: impl FnMut(u64, &[u8])) -> io::Result<TailRead> {
+        self.read_at(|n, _, line| each(n, line))
+    }
+
+    /// [`Tail::read`], with each line's byte offset in the file (where an index of lines
+    /// points to page back through the file).
+    pub fn read_at(&mut self, mut each: impl FnMut(u64, u64, &[u8])) -> io::Result<TailRead> {
         let mut f = match crate::fsutil::open_nofollow(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -131,7 +137,7 @@ impl Tail {
         }
     }
 
-    fn consume(&mut self, f: &mut File, each: &mut impl FnMut(u64, &[u8])) -> io::Result<u64> {
+    fn consume(&mut self, f: &mut File, each: &mut impl FnMut(u64, u64, &[u8])) -> io::Result<u64> {
         let mut buf = vec![0u8; CHUNK];
         let mut lines = 0;
         loop {
@@ -141,14 +147,17 @@ impl Tail {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
+            let base = self.offset;
             self.offset += n as u64;
             let keep = SEAM.min(n);
             self.seam.extend_from_slice(&buf[n - keep..n]);
             let extra = self.seam.len().saturating_sub(SEAM);
             self.seam.drain(..extra);
             let mut rest = &buf[..n];
+            let mut pos = 0u64;
             while let Some(i) = rest.iter().position(|&b| b == b'\n') {
                 self.line_no += 1;
+                let start = base + pos - self.partial.len() as u64;
                 let line: &[u8] = if self.partial.is_empty() {
                     &rest[..i]
                 } else {
@@ -156,11 +165,12 @@ impl Tail {
                     &self.partial
                 };
                 if !line.is_empty() {
-                    each(self.line_no, line);
+                    each(self.line_no, start, line);
                     lines += 1;
                 }
                 self.partial.clear();
                 rest = &rest[i + 1..];
+                pos += i as u64 + 1;
             }
             self.partial.extend_from_slice(rest);
         }

@@ -79,6 +79,8 @@ pub enum AppEvent {
         lines: Result<Vec<ratatui::text::Line<'static>>, String>,
     },
     Loaded(Box<RunRead>),
+    /// A page of `events.jsonl` read from disk, or a search's page (`event_pages.rs`).
+    EventsPage(Result<super::event_pages::Page, String>),
     /// The paper, its numbers checked against the registry (or why it cannot be shown).
     PaperRead(Result<Box<super::paper::Paper>, String>),
     /// A write finished: a message for the status line, or the error.
@@ -125,6 +127,8 @@ pub enum Effect {
     },
     /// Back to the runs view: the run shown until now is left.
     CloseRun,
+    /// Read a page of `events.jsonl`, or search it, off the UI thread (`event_pages::run`).
+    ReadEvents(super::event_pages::PageRequest),
     /// Set the terminal's clipboard to this text (OSC 52, `clipboard.rs`).
     Copy(String),
     Quit,
@@ -141,7 +145,11 @@ pub struct Data {
     pub lessons_from: Vec<super::lessons::OtherRun>,
     pub archives: Vec<ArchiveMarker>,
     pub artifacts: Vec<ArtifactPresence>,
+    /// The newest events only (`follow::WINDOW` of the file's, with the VSA history's and
+    /// the log's), newest first; older ones are paged from the file (`event_pages`).
     pub events: Vec<EventRow>,
+    /// `events.jsonl` beyond `events`: its line index and counts.
+    pub events_file: super::event_pages::EventsFile,
     pub metrics: Vec<Metrics>,
     pub files: Vec<(String, Vec<std::path::PathBuf>)>,
     pub stage_since: Option<String>,
@@ -192,6 +200,8 @@ pub struct App {
     pub attention: Option<String>,
     /// Every run given to `youra tui` when it opened the runs view (`runs_view.rs`).
     pub runs: Option<super::runs_view::RunsView>,
+    /// The Events pane's page from disk and its `/` search.
+    pub events: super::event_pages::EventsView,
 }
 
 impl App {
@@ -215,6 +225,7 @@ impl App {
             lessons: Default::default(),
             attention: None,
             runs: None,
+            events: Default::default(),
         }
     }
 
@@ -232,7 +243,7 @@ impl App {
             Some(o) => o.mode(),
             None if super::runs_view::showing(self) => Mode::Runs,
             // While a search is typed, letters are the query's, not the pane's commands.
-            None if self.lessons.search.typing => Mode::Search,
+            None if self.lessons.search.typing || self.events.search.typing => Mode::Search,
             None => self.focus.mode(),
         }
     }
@@ -251,7 +262,7 @@ impl App {
                 .as_ref()
                 .map_or(0, |s| s.vsa.sub_hypotheses.len()),
             PaneId::Reflection => super::lessons::entries(self).len(),
-            PaneId::Events => self.filters.events(&self.data.events).len(),
+            PaneId::Events => super::event_pages::visible(self).len(),
             PaneId::Experiments => self.data.experiments.len(),
             PaneId::Plan => self.data.plan.as_ref().map_or(0, |p| p.rows.len()),
         }
@@ -274,6 +285,10 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
             Vec::new()
         }
         AppEvent::Key(key) => on_key(app, key),
+        AppEvent::EventsPage(page) => {
+            super::event_pages::arrived(app, page);
+            Vec::new()
+        }
         AppEvent::RunsChanged(which) => super::runs_view::changed(app, which),
         AppEvent::RunsRead(rows) => super::runs_view::read(app, rows),
         AppEvent::PaperRead(paper) => {
@@ -315,6 +330,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.archives = read.archives;
     app.data.artifacts = read.artifacts;
     app.data.events = read.events;
+    app.data.events_file = read.events_file;
     app.data.metrics = read.metrics;
     app.data.files = read.files;
     app.data.stage_since = read.stage_since;
@@ -386,13 +402,21 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.overlay.is_some() {
         return super::dialogs::on_key(app, key, cmd);
     }
+    if app.mode() == Mode::Search && app.events.search.typing {
+        return super::event_pages::search_key(app, key, cmd);
+    }
     if app.mode() == Mode::Search {
         return super::lessons::search_key(app, key, cmd);
     }
     app.toast = None;
-    match cmd {
-        Some(c) => super::commands::run(app, c),
-        None => Vec::new(),
+    let paged = match cmd {
+        Some(c) if app.focus == PaneId::Events => super::event_pages::on_command(app, c),
+        _ => None,
+    };
+    match (paged, cmd) {
+        (Some(effects), _) => effects,
+        (None, Some(c)) => super::commands::run(app, c),
+        (None, None) => Vec::new(),
     }
 }
 

@@ -98,7 +98,7 @@ fn pane_item(app: &App) -> Result<(String, String), String> {
             Ok((e.record.body.clone(), e.record.id.clone()))
         }
         PaneId::Events => {
-            let rows = app.filters.events(&app.data.events);
+            let rows = super::event_pages::visible(app);
             let e = rows.get(sel).ok_or_else(none)?;
             Ok((e.text.clone(), "the event".into()))
         }

@@ -88,7 +88,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
             app.selected_mut(PaneId::Events, 0);
         }
         Command::ExpandEvent => {
-            let rows = app.filters.events(&app.data.events);
+            let rows = super::event_pages::visible(app);
             if let Some(e) = rows.get(app.selected(PaneId::Events)) {
                 let when = e.at.map_or("--".to_string(), |t| {
                     t.at.format("%Y-%m-%d %H:%M:%S%.3f").to_string()

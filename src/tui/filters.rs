@@ -37,16 +37,17 @@ impl Filters {
     }
 
     pub fn events<'a>(&self, events: &'a [EventRow]) -> Vec<&'a EventRow> {
-        events
-            .iter()
-            .filter(|e| self.all_events || !routine(e))
-            .filter(|e| self.actor.as_ref().is_none_or(|a| &e.actor == a))
-            .filter(|e| {
-                self.stage
-                    .as_ref()
-                    .is_none_or(|s| e.stage.as_ref() == Some(s))
-            })
-            .collect()
+        events.iter().filter(|e| self.keeps_event(e)).collect()
+    }
+
+    /// Whether the routine, actor and stage filters keep `e`.
+    pub fn keeps_event(&self, e: &EventRow) -> bool {
+        (self.all_events || !routine(e))
+            && self.actor.as_ref().is_none_or(|a| &e.actor == a)
+            && self
+                .stage
+                .as_ref()
+                .is_none_or(|s| e.stage.as_ref() == Some(s))
     }
 
     /// A one-line description for pane titles ("" when nothing is filtered).
@@ -119,6 +120,7 @@ mod tests {
             from_history: history,
             hypothesis: None,
             kind: kind.map(str::to_string),
+            line: 0,
         };
         let cases = [
             (row(Some("llm_call"), "engine", false), true),

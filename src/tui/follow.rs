@@ -4,23 +4,67 @@
 //! or replaced file is read again from its start. One follower per reader thread; a
 //! one-shot read (`run_view::read_run`) uses a fresh one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::run_view::{EventRow, Metrics};
+use crate::rundir::event_lines::{self, LineIndex};
 use crate::rundir::events::Event;
 use crate::rundir::jobs::ExperimentIndex;
 use crate::rundir::tail::Tail;
+use crate::vsa::timestamp::Timestamp;
+
+/// How many of the newest `events.jsonl` rows are kept in memory; older ones are paged
+/// back from the file through the line index.
+pub const WINDOW: usize = 2000;
+
+/// Above this size, the first read takes only the file's last [`WINDOW`] lines (seeking
+/// near its end); the next read indexes the whole file.
+pub const TAIL_FIRST_BYTES: u64 = 1 << 20;
+
+/// What the events log holds beyond the window, counted as lines arrive (never by a pass
+/// over rows in memory).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventCounts {
+    /// Events (JSON object lines) in the file.
+    pub events: u64,
+    /// Per `kind` (`event` when a line has none).
+    pub by_kind: BTreeMap<String, u64>,
+    /// Events newer than the newest one shown when the TUI last quit (`tui_seen`).
+    pub new_since_seen: u64,
+}
+
+/// The events log's window of recent rows, its line index, counts and experiment index.
+#[derive(Debug, Clone, Default)]
+pub struct EventsNow<'a> {
+    /// The newest rows, file order (each with its line number; 0 after the quick first
+    /// read, which does not count lines).
+    pub rows: Option<&'a VecDeque<EventRow>>,
+    pub index: Option<&'a ExperimentIndex>,
+    pub lines: Option<&'a LineIndex>,
+    pub counts: Option<&'a EventCounts>,
+    /// The whole file is indexed (false after the quick first read).
+    pub indexed: bool,
+}
 
 /// The events log's rows in file order, its experiment index, and each metrics file's
 /// series, as of the last read.
 #[derive(Debug)]
 pub struct Follower {
     events: Tail,
-    rows: Vec<EventRow>,
+    /// The newest rows (at most [`WINDOW`]).
+    window: VecDeque<EventRow>,
+    lines: LineIndex,
+    counts: EventCounts,
     index: ExperimentIndex,
+    seen: Option<Timestamp>,
+    /// Lines that start before this offset are counted and indexed, not parsed into rows
+    /// (they would fall out of the window).
+    rows_from: u64,
+    /// The whole file is being followed (not only its last lines read).
+    indexed: bool,
     metrics: HashMap<PathBuf, MetricsFollow>,
 }
 
@@ -29,39 +73,144 @@ impl Follower {
     pub fn new(root: &Path) -> Follower {
         Follower {
             events: Tail::new(root.join("events.jsonl")),
-            rows: Vec::new(),
+            window: VecDeque::new(),
+            lines: LineIndex::default(),
+            counts: EventCounts::default(),
             index: ExperimentIndex::new(),
+            seen: None,
+            rows_from: 0,
+            indexed: false,
             metrics: HashMap::new(),
         }
     }
 
-    /// `events.jsonl` as of now: its rows (file order) and its experiment index. A line
-    /// that is not JSON is skipped alone; an unfinished last line waits for the next read.
-    pub fn events(&mut self) -> (&[EventRow], &ExperimentIndex) {
-        let (rows, index) = (&mut self.rows, &mut self.index);
-        let read = self.events.read(|_, line| {
+    /// The newest event time shown when the TUI last quit: events after it are counted as
+    /// new. Set before the first read (a later change recounts from the file's start).
+    pub fn set_seen(&mut self, seen: Option<Timestamp>) {
+        if self.seen.map(|t| t.at) != seen.map(|t| t.at) {
+            self.seen = seen;
+            if self.indexed {
+                self.reset();
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        self.window.clear();
+        self.lines = LineIndex::default();
+        self.counts = EventCounts::default();
+        self.index = ExperimentIndex::new();
+        self.events = Tail::new(self.events.path());
+        self.indexed = false;
+    }
+
+    /// `events.jsonl` as of now. A large file is first read by its last lines only (the
+    /// first frame waits for nothing else); every later read follows the whole file: the
+    /// lines before the window are counted and indexed, the window's parsed into rows. A
+    /// line that is not JSON is skipped alone; an unfinished last line waits for the next
+    /// read; a truncated or replaced file is read again from its start.
+    pub fn events(&mut self) -> EventsNow<'_> {
+        let path = self.events.path().to_path_buf();
+        if !self.indexed && self.window.is_empty() {
+            let big = std::fs::metadata(&path).is_ok_and(|m| m.len() > TAIL_FIRST_BYTES);
+            if big {
+                self.quick_tail(&path);
+                return self.now();
+            }
+        }
+        if !self.indexed {
+            self.window.clear();
+            self.index = ExperimentIndex::new();
+            self.rows_from = event_lines::tail_start(&path, WINDOW).unwrap_or(0);
+            self.indexed = true;
+        }
+        let restarted = self.follow().is_ok_and(|r| r.restarted);
+        if restarted {
+            // What was read before belonged to another file: read this one whole.
+            self.reset();
+            self.indexed = true;
+            self.rows_from = event_lines::tail_start(&path, WINDOW).unwrap_or(0);
+            let _ = self.follow();
+        }
+        self.now()
+    }
+
+    fn now(&self) -> EventsNow<'_> {
+        EventsNow {
+            rows: Some(&self.window),
+            index: Some(&self.index),
+            lines: self.indexed.then_some(&self.lines),
+            counts: self.indexed.then_some(&self.counts),
+            indexed: self.indexed,
+        }
+    }
+
+    /// The last [`WINDOW`] lines only, with no line numbers yet.
+    fn quick_tail(&mut self, path: &Path) {
+        let Ok(from) = event_lines::tail_start(path, WINDOW) else {
+            return;
+        };
+        let mut tail = Tail::new(path);
+        let _ = tail.read_at(|_, offset, line| {
+            if offset < from {
+                return;
+            }
+            if let Ok(v) = serde_json::from_slice::<Value>(line) {
+                let row = super::run_view::event_row(&v);
+                index_experiment(&mut self.index, &row, v);
+                self.window.push_back(row);
+            }
+        });
+    }
+
+    fn follow(&mut self) -> std::io::Result<crate::rundir::tail::TailRead> {
+        let Follower {
+            events,
+            window,
+            lines,
+            counts,
+            index,
+            seen,
+            rows_from,
+            ..
+        } = self;
+        let newer = |at: Option<&Timestamp>| matches!((seen.as_ref(), at), (Some(s), Some(a)) if a.at > s.at);
+        events.read_at(|n, offset, line| {
+            lines.push(n, offset);
+            if offset < *rows_from
+                && let Some(kind) = event_lines::quick_field(line, "kind")
+                && line.ends_with(b"}")
+                && !kind.starts_with("experiment_")
+            {
+                // Counted, not kept: the window starts later.
+                counts.events += 1;
+                *counts.by_kind.entry(kind.to_string()).or_default() += 1;
+                if seen.is_some() {
+                    let at = event_lines::quick_field(line, "time").and_then(Timestamp::parse);
+                    counts.new_since_seen += u64::from(newer(at.as_ref()));
+                }
+                return;
+            }
             let Ok(v) = serde_json::from_slice::<Value>(line) else {
                 return;
             };
-            let row = super::run_view::event_row(&v);
-            if row
-                .kind
-                .as_deref()
-                .is_some_and(|k| k.starts_with("experiment_"))
-                && let Ok(e) = serde_json::from_value::<Event>(v)
-            {
-                index.insert(e);
+            if !v.is_object() {
+                return;
             }
-            rows.push(row);
-        });
-        if read.is_ok_and(|r| r.restarted) {
-            // What was read before belonged to another file: read this one whole.
-            self.rows.clear();
-            self.index = ExperimentIndex::new();
-            self.events = Tail::new(self.events.path());
-            return self.events();
-        }
-        (&self.rows, &self.index)
+            let mut row = super::run_view::event_row(&v);
+            row.line = n;
+            counts.events += 1;
+            let kind = row.kind.clone().unwrap_or_else(|| "event".into());
+            *counts.by_kind.entry(kind).or_default() += 1;
+            counts.new_since_seen += u64::from(newer(row.at.as_ref()));
+            index_experiment(index, &row, v);
+            if offset >= *rows_from {
+                window.push_back(row);
+                if window.len() > WINDOW {
+                    window.pop_front();
+                }
+            }
+        })
     }
 
     /// The series of the metrics file at `path` as of now (`None` while it has no numbers).
@@ -72,6 +221,17 @@ impl Follower {
             .or_insert_with(|| MetricsFollow::new(path));
         m.read();
         m.snapshot(hypothesis)
+    }
+}
+
+fn index_experiment(index: &mut ExperimentIndex, row: &EventRow, v: Value) {
+    if row
+        .kind
+        .as_deref()
+        .is_some_and(|k| k.starts_with("experiment_"))
+        && let Ok(e) = serde_json::from_value::<Event>(v)
+    {
+        index.insert(e);
     }
 }
 
@@ -173,17 +333,29 @@ mod tests {
             "{\"time\":\"2026-01-01T00:00:00Z\",\"kind\":\"experiment_start\",\"hypothesis\":\"h-e1\"}\n",
         );
         let mut f = Follower::new(dir.path());
-        assert_eq!(f.events().0.len(), 1);
+        let len = |f: &mut Follower| f.events().rows.map_or(0, |r| r.len());
+        assert_eq!(len(&mut f), 1);
         append(
             &ev,
             "{\"kind\":\"note\"}\n{\"time\":\"2026-01-01T00:00:01Z\",\"kind\":\"experiment_exit\",\"hypothesis\":\"h-e1\"}\n",
         );
-        let (rows, index) = f.events();
-        assert_eq!(rows.len(), 3, "a row without a time is still a row");
-        assert_eq!(index.of("h-e1").len(), 2);
+        let now = f.events();
+        assert_eq!(
+            now.rows.unwrap().len(),
+            3,
+            "a row without a time is still a row"
+        );
+        assert_eq!(now.index.unwrap().of("h-e1").len(), 2);
+        assert_eq!(now.counts.unwrap().events, 3);
         std::fs::write(&ev, "{\"kind\":\"stage_start\"}\n").unwrap();
-        let (rows, index) = f.events();
-        assert_eq!((rows.len(), index.of("h-e1").len()), (1, 0), "truncated");
+        let now = f.events();
+        let n = (now.rows.unwrap().len(), now.index.unwrap().of("h-e1").len());
+        assert_eq!(n, (1, 0), "truncated");
+        assert_eq!(
+            now.counts.unwrap().events,
+            1,
+            "counted again from the start"
+        );
 
         let m = dir.path().join("metrics.jsonl");
         append(&m, "{\"loss\": 3.0}\n{\"loss\": 2.0}\n");

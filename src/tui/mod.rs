@@ -9,6 +9,7 @@ pub mod dialogs;
 pub mod diff_view;
 pub mod downsample;
 pub mod draw;
+pub mod event_pages;
 pub mod experiments;
 pub mod filters;
 pub mod follow;

@@ -7,23 +7,48 @@
 
 use std::path::Path;
 
+use super::event_pages::EventsFile;
 use super::follow::Follower;
 use super::run_view::{EventRow, Metrics, RunRead, read_log_warnings};
 use super::watch::Changes;
 use crate::rundir::RunDir;
 use crate::rundir::jobs::ExperimentIndex;
 use crate::vsa::Snapshot;
+use crate::vsa::timestamp::Timestamp;
 
-/// The Events rows, newest first: `events.jsonl` (through the follower), the warnings of
-/// `youra.log` and the VSA's history; and the experiment index.
+/// The Events rows, newest first: the window of `events.jsonl` (through the follower), the
+/// warnings of `youra.log` and the VSA's history; the experiment index; and the file beyond
+/// the window (its line index and counts, with the rows new since `seen` counted here, in
+/// the reader, not per frame).
 pub(crate) fn events(
     run: &RunDir,
     follower: &mut Follower,
     vsa: Option<&Snapshot>,
-) -> (Vec<EventRow>, ExperimentIndex) {
-    let (rows, index) = follower.events();
-    let mut events = rows.to_vec();
-    let index = index.clone();
+    seen: Option<Timestamp>,
+) -> (Vec<EventRow>, ExperimentIndex, EventsFile) {
+    follower.set_seen(seen);
+    let now = follower.events();
+    let mut events: Vec<EventRow> = now
+        .rows
+        .map(|r| r.iter().cloned().collect())
+        .unwrap_or_default();
+    let index = now.index.cloned().unwrap_or_default();
+    let counts = now.counts.cloned().unwrap_or_default();
+    let mut file = EventsFile {
+        path: run.root.join("events.jsonl"),
+        index: now.lines.cloned(),
+        first_line: events.first().map_or(0, |r| r.line),
+        counts,
+        new_since_seen: 0,
+    };
+    let newer = |e: &EventRow| matches!((seen, e.at), (Some(s), Some(a)) if a.at > s.at);
+    // Until the file is indexed, its new rows are counted in the window.
+    let from_file = if now.indexed {
+        file.counts.new_since_seen as usize
+    } else {
+        events.iter().filter(|e| newer(e)).count()
+    };
+    let file_rows = events.len();
     events.extend(read_log_warnings(&run.root.join("youra.log")));
     if let Some(snap) = vsa {
         events.extend(snap.vsa.history.iter().map(|h| EventRow {
@@ -35,13 +60,15 @@ pub(crate) fn events(
             hypothesis: None,
             // youra's own entries are field diffs (`path: old -> new`); YouRA's are prose.
             kind: h.path.is_some().then(|| "vsa_diff".to_string()),
+            line: 0,
         }));
     }
+    file.new_since_seen = from_file + events[file_rows..].iter().filter(|e| newer(e)).count();
     // Newest first; entries written in the same millisecond newest first too (reversed before
     // the stable sort: a routing and its escalation are often one tick apart, or none).
     events.reverse();
     events.sort_by(|a, b| b.at.map(|t| t.at).cmp(&a.at.map(|t| t.at)));
-    (events, index)
+    (events, index, file)
 }
 
 /// Each sub-hypothesis's `results/metrics.jsonl`, with its earlier attempts' first series.
@@ -85,7 +112,9 @@ pub fn base_of(read: &mut RunRead) -> RunRead {
     let events = std::mem::take(&mut read.events);
     let metrics = std::mem::take(&mut read.metrics);
     let experiments = std::mem::take(&mut read.experiments);
+    let events_file = std::mem::take(&mut read.events_file);
     let base = read.clone();
+    read.events_file = events_file;
     read.events = events;
     read.metrics = metrics;
     read.experiments = experiments;
@@ -115,7 +144,7 @@ pub fn refresh(
         .iter()
         .map(|h| h.id.clone())
         .collect();
-    let (events, index) = events(run, follower, Some(snap));
+    let (events, index, events_file) = events(run, follower, Some(snap), prev.last_seen);
     let metrics = metrics(run, &ids, follower);
     let jobs = crate::rundir::jobs::queue(&index, &snap.vsa, chrono::Utc::now().fixed_offset());
     let experiments =
@@ -124,6 +153,7 @@ pub fn refresh(
         crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
     Some(RunRead {
         events,
+        events_file,
         metrics,
         experiments,
         usage,

@@ -24,6 +24,9 @@ pub struct EventRow {
     /// The sub-hypothesis an `events.jsonl` line names (its own field, matched exactly:
     /// `h-e10`'s events are not `h-e1`'s).
     pub hypothesis: Option<String>,
+    /// Its line in `events.jsonl` (from 1); 0 for rows from elsewhere (the VSA's history,
+    /// `youra.log`) and before the file is indexed.
+    pub line: u64,
 }
 
 /// A read of the run. `vsa` is `Err` with a `file:line:col: message` when the file does not parse.
@@ -37,7 +40,10 @@ pub struct RunRead {
     pub lessons_from: Vec<super::lessons::OtherRun>,
     pub archives: Vec<ArchiveMarker>,
     pub artifacts: Vec<ArtifactPresence>,
+    /// The newest events (see `app::Data::events`).
     pub events: Vec<EventRow>,
+    /// `events.jsonl` beyond `events`: its line index and counts.
+    pub events_file: super::event_pages::EventsFile,
     pub metrics: Vec<Metrics>,
     /// Files the artifact picker offers: per sub-hypothesis folder, and `run` for the rest.
     pub files: Vec<(String, Vec<PathBuf>)>,
@@ -167,7 +173,9 @@ fn assemble(
         .as_ref()
         .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
         .unwrap_or_default();
-    let (events, index) = super::refresh::events(run, follower, vsa.as_ref().ok().map(|s| &**s));
+    let seen = last_seen(run);
+    let (events, index, events_file) =
+        super::refresh::events(run, follower, vsa.as_ref().ok().map(|s| &**s), seen);
     let metrics = super::refresh::metrics(run, &ids, follower);
     let usage =
         crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
@@ -222,7 +230,7 @@ fn assemble(
         skipped_stages,
         routing,
         plan: super::plan_view::read_plan(&run.root),
-        last_seen: last_seen(run),
+        last_seen: seen,
         experiments,
         vsa,
         memory,
@@ -231,6 +239,7 @@ fn assemble(
         archives,
         artifacts: scan(&run.root, &ids),
         events,
+        events_file,
         gpus: super::experiments::gpus(),
         files,
         stage_since,
@@ -291,6 +300,7 @@ pub(crate) fn event_row(v: &serde_json::Value) -> EventRow {
         from_history: false,
         hypothesis: s("hypothesis"),
         kind: Some(kind),
+        line: 0,
     }
 }
 
@@ -351,6 +361,7 @@ fn log_row(line: &str) -> Option<EventRow> {
         from_history: false,
         hypothesis: None,
         kind: Some(kind.into()),
+        line: 0,
     })
 }
 

@@ -350,6 +350,12 @@ fn handle(
                     let _ = tx.send(AppEvent::Written(r));
                 });
             }
+            Effect::ReadEvents(req) => {
+                let tx = ctx.tx.clone();
+                std::thread::spawn(move || {
+                    let _ = tx.send(AppEvent::EventsPage(super::event_pages::run(req)));
+                });
+            }
             Effect::Copy(text) => {
                 let tmux = std::env::var_os("TMUX").is_some();
                 let mut out = std::io::stdout();

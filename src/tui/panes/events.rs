@@ -17,9 +17,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let sel = app.selected(PaneId::Events);
     let first = scroll_for(sel, inner.height as usize);
     let width = inner.width as usize;
-    let lines: Vec<Line> = app
-        .filters
-        .events(&app.data.events)
+    let lines: Vec<Line> = crate::tui::event_pages::visible(app)
         .into_iter()
         .enumerate()
         .skip(first)
@@ -87,10 +85,27 @@ pub fn is_new(app: &App, e: &crate::tui::run_view::EventRow) -> bool {
     matches!((app.data.last_seen, e.at), (Some(seen), Some(at)) if at.at > seen.at)
 }
 
-/// How many events arrived since the last session, for the pane title.
+/// How many events arrived since the last session, for the pane title: counted by the
+/// reader as lines arrive (the whole file's, not only the rows in memory), never per frame.
 pub fn new_count(app: &App) -> usize {
     if app.data.last_seen.is_none() {
         return 0;
     }
-    app.data.events.iter().filter(|e| is_new(app, e)).count()
+    app.data.events_file.new_since_seen
+}
+
+/// Where the pane is in the file when it shows a page read from disk (`lines 1–200 of
+/// 1000000 · G newest`), or the search being typed; "" when it shows the newest events.
+pub fn position(app: &App) -> String {
+    let search = &app.events.search;
+    if search.typing {
+        return format!("/{}▏ ", search.query);
+    }
+    match &app.events.page {
+        Some(p) => {
+            let total = app.data.events_file.index.as_ref().map_or(0, |i| i.lines());
+            format!("lines {}–{} of {total} · G newest ", p.from, p.to)
+        }
+        None => String::new(),
+    }
 }
