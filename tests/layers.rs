@@ -649,7 +649,6 @@ fn file_of<'a>(by_module: &BTreeMap<&[String], &'a File>, segments: &[String]) -
 /// Files inside `engine/` import each other in no loop (a loop there means two stages or the
 /// loop and a stage share a piece that belongs in a file below both).
 #[test]
-#[ignore = "the loops named in issue 29 are being broken; this test is switched on with the fix"]
 fn engine_files_import_each_other_in_no_loop() {
     let files = load_crate(&root().join("src"));
     let by_module: BTreeMap<&[String], &File> =

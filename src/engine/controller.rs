@@ -106,7 +106,7 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str, options: &str) -> 
         ("next_options", options.to_string()),
         (
             "records",
-            super::route_choice::records_block(&super::route_choice::relevant_records(
+            super::memory_block::records_block(&super::memory_block::relevant_records(
                 ctx,
                 ctx.hypothesis.as_deref(),
             )),

@@ -123,7 +123,7 @@ pub fn finish(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> 
             failure.gate.verdict.as_str(),
             routed.by
         );
-        super::stages::validation::limitation(ctx, &mut tx, id, &why, Some(&failure.gate))?;
+        super::stages::limitation::limitation(ctx, &mut tx, id, &why, Some(&failure.gate))?;
         tx.push(clear, "recovery_done", &why);
         ctx.store.mutate(&tx)?;
         ctx.emit(

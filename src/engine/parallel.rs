@@ -9,9 +9,9 @@
 use std::time::Instant;
 
 use super::Engine;
+use super::ends::{Attempted, Settled, StepEnd};
 use super::error::EngineError;
 use super::progress::Step;
-use super::run::{Attempted, Settled, StepEnd};
 use super::stages::coding::{self, Flight, InFlight};
 use crate::stage::Stage;
 

@@ -12,15 +12,16 @@ use std::path::Path;
 use crate::config::PlanSettings;
 use crate::plan::node_code::{COMMIT_KEY, CodeError, Repo, node_commit, node_hypothesis};
 use crate::plan::{
-    Action, Budget, Draft, NodeId, Packet, PlanTree, Plans, Prior, XorShift64, load,
-    parse_expansion, save_budget, save_selection, select,
+    Action, Budget, Draft, NodeId, Packet, PlanTree, Prior, parse_expansion, save_budget,
+    save_selection,
 };
 use crate::rundir::events::Event;
 
 use super::ctx::StageCtx;
 use super::error::StageError;
+use super::plan_open::{choose, err, open};
 pub use super::search_end::{After, Note, after_attempt};
-use super::search_end::{limit_reached, settled};
+use super::search_end::{limit_reached, search_field};
 
 /// The node an attempt executes and the plan text it hands to the executor.
 #[derive(Debug, Clone)]
@@ -39,10 +40,6 @@ pub enum Next {
     /// The budget is spent (or the subtree exhausted) after a pass: the best node is the
     /// result.
     Settle(Note),
-}
-
-pub(super) fn err(what: &str) -> impl Fn(crate::plan::PlanError) -> StageError + '_ {
-    move |e| StageError::MustStop(format!("plan tree: {what}: {e}"))
 }
 
 fn now() -> String {
@@ -70,24 +67,6 @@ fn recorded_by_this_attempt(tree: &PlanTree, key: &str) -> Option<NodeId> {
                 == Some(key)
         })
         .map(|n| n.id.clone())
-}
-
-/// The run's tree under the configured rules (`[plan] tree_rules`; Q recomputed and saved
-/// when they changed) and budget (a fresh budget from the settings the first time).
-pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageError> {
-    let mut loaded = load(run, Plans::Read).map_err(err("load"))?;
-    let restated = loaded.tree.set_rules(s.tree_rules, s.max_children);
-    if !restated.is_empty() {
-        loaded.tree.save(run, &restated).map_err(err("save"))?;
-    }
-    let budget = loaded.budget.unwrap_or_else(|| {
-        let mut b = Budget::tokens(s.budget_tokens);
-        b.time_budget_secs = s.budget_secs;
-        b.alpha_max = s.alpha_max;
-        b.policy = s.policy;
-        b
-    });
-    Ok((loaded.tree, budget))
 }
 
 /// Choose what attempt `id` executes next: its root plan the first time, else the node the
@@ -188,51 +167,6 @@ pub fn next(
     )))
 }
 
-/// Selection restricted to `id`'s subtree (other sub-hypotheses' roots are vetoed in a copy),
-/// or the researcher's forced node.
-pub(super) fn choose(
-    tree: &PlanTree,
-    budget: &Budget,
-    s: &PlanSettings,
-    id: &str,
-) -> Result<crate::plan::Selection, StageError> {
-    if let Some(forced) = budget
-        .extra
-        .get("forced")
-        .and_then(|v| v.as_str())
-        .and_then(|f| NodeId::new(f).ok())
-        .filter(|f| tree.get(f).is_some())
-    {
-        return crate::plan::force(tree, budget, s.reexpand_limit, &forced).map_err(err("force"));
-    }
-    let mut mine = tree.clone();
-    let others: Vec<NodeId> = tree
-        .roots()
-        .filter(|r| r.hypothesis_id.as_deref() != Some(id))
-        .map(|r| r.id.clone())
-        .collect();
-    for o in &others {
-        mine.set_vetoed(o, true).map_err(err("restrict"))?;
-    }
-    let mut rng = XorShift64::new(s.seed ^ (tree.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut selection = select(&mine, budget, s.reexpand_limit, &mut rng);
-    // The copy's vetoes are the engine's restriction, not the researcher's: say so, or the
-    // Plan pane would name a veto nobody made.
-    for c in selection
-        .levels
-        .iter_mut()
-        .flat_map(|l| l.candidates.iter_mut())
-        .filter(|c| others.contains(&c.id) && !tree.get(&c.id).is_some_and(|n| n.vetoed))
-    {
-        let of = tree
-            .get(&c.id)
-            .and_then(|n| n.hypothesis_id.clone())
-            .unwrap_or_else(|| "another sub-hypothesis".into());
-        c.why = format!("{of}'s plan: this attempt searches {id}'s subtree");
-    }
-    Ok(selection)
-}
-
 fn clear_forced(run: &Path, budget: &mut Budget) -> Result<(), StageError> {
     if budget.extra.remove("forced").is_some() {
         save_budget(run, budget).map_err(err("save the budget"))?;
@@ -256,7 +190,7 @@ fn expand(
     // analysis while it is this node's, siblings and children; 1..room children asked for.
     // The diff: the node's code and command from its parent's (`plan::node_code`), bounded;
     // a node without code (run before code per node) leaves the slot saying so.
-    let fix = super::stages::coding_snapshot_field(ctx, id, "refinement");
+    let fix = super::stages::fields::snapshot_field(ctx, id, "refinement");
     let diff =
         crate::plan::node_code::diff_to_parent(ctx.run, tree, node, crate::plan::DIFF_CHARS).ok();
     let evidence = crate::plan::evidence(tree, parent, diff.as_deref(), fix.as_deref());
@@ -548,4 +482,18 @@ fn edit_directive(
         plan,
         prior: None,
     })
+}
+
+/// The end of `id`'s search without another attempt: its best node, or nothing passed.
+fn settled(ctx: &StageCtx<'_>, tree: &PlanTree, id: &str, why: String) -> Next {
+    match crate::plan::best_passing(tree, id) {
+        Some(best) => Next::Settle(Note {
+            best,
+            why,
+            after_pass_attempts: search_field(ctx, id, "after_pass_attempts")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        }),
+        None => Next::Spent,
+    }
 }

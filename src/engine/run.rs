@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::ctx::StageCtx;
+use super::ends::{Attempted, Settled, StepEnd};
 use super::error::{EngineError, StageError};
 use super::progress::{self, Step};
 use super::{Engine, RunEnd};
@@ -13,30 +14,6 @@ use crate::stage::Stage;
 use crate::vsa::enums::WorkflowStatus;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::pause::PauseCause;
-
-/// How one step ended.
-pub(super) enum StepEnd {
-    Complete,
-    Stop(String),
-    /// Recovery moved the run; nothing to mark.
-    Rerouted,
-    /// Its experiment runs on; the step ends when it lands (`parallel.rs`).
-    Flying,
-}
-
-/// One attempt of a step, as the controller's judgement needs it.
-pub(super) struct Attempted {
-    pub round: u32,
-    pub attempt: u32,
-    pub resume: Option<String>,
-    pub started: std::time::Instant,
-}
-
-/// After an attempt: the step's end, or another attempt with this instruction.
-pub(super) enum Settled {
-    End(StepEnd),
-    Again(String),
-}
 
 impl Engine {
     /// Run until the lifecycle completes, the run stops, or (with `exit_when_paused`) it

@@ -6,12 +6,12 @@
 //! researcher's `after_pass` limit and the sub-hypotheses still open.
 
 use crate::config::PlanSettings;
-use crate::plan::{Action, Best, PlanTree, Room};
+use crate::plan::{Action, Best, Room};
 use crate::rundir::events::Event;
 
 use super::ctx::StageCtx;
 use super::error::StageError;
-use super::plan_search::{Next, choose, err, open};
+use super::plan_open::{choose, err, open};
 
 /// Where a sub-hypothesis's search stands after an attempt that was scored.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ impl Note {
 
 /// A scalar of `sub_hypotheses.<id>.search` as the VSA has it now.
 pub(super) fn search_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
-    super::stages::hypothesis_text(ctx, id, &[SEARCH_KEY, key])
+    super::stages::fields::hypothesis_text(ctx, id, &[SEARCH_KEY, key])
 }
 
 /// After a scored attempt of `id` (recorded in the tree): whether anything passed, and if so
@@ -152,18 +152,4 @@ pub(super) fn limit_reached(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> O
         .and_then(|v| v.parse().ok())
         .or(s.after_pass)?;
     (done >= limit).then(|| format!("{done} attempt(s) after the first pass, the limit is {limit}"))
-}
-
-/// The end of `id`'s search without another attempt: its best node, or nothing passed.
-pub(super) fn settled(ctx: &StageCtx<'_>, tree: &PlanTree, id: &str, why: String) -> Next {
-    match crate::plan::best_passing(tree, id) {
-        Some(best) => Next::Settle(Note {
-            best,
-            why,
-            after_pass_attempts: search_field(ctx, id, "after_pass_attempts")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
-        }),
-        None => Next::Spent,
-    }
 }

@@ -3,10 +3,11 @@
 
 use super::Engine;
 use super::controller::{Decision, judge};
+use super::ends::{Attempted, Settled, StepEnd};
 use super::error::{EngineError, StageError};
 use super::next_choice::{self, Named};
 use super::progress::{Step, loop_field};
-use super::run::{Attempted, Settled, StepEnd, step_pause};
+use super::run::step_pause;
 use super::yamlout::{now, text};
 use crate::vsa::enums::PhaseStatus;
 use crate::vsa::mutation::{Change, Mutation};

@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 pub use super::coding_write::code_schema;
-use super::coding_write::{judge_fabrication, run_agent, write_files};
+use super::coding_write::{Files, judge_fabrication, run_agent, write_files};
 use super::experiment::{compliance, exit_event, start_job};
+use super::fields::{criteria_now, snapshot_field};
 use super::{Produced, StageRunner};
-use crate::engine::criteria::{self, Criterion};
+use crate::engine::criteria::Criterion;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::engine::fabrication::{self, Evidence};
@@ -21,12 +22,7 @@ use crate::engine::plan_search as search;
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
 
-pub const ARTIFACT: &str = "04_validation.md";
-
 pub struct CodingValidation;
-
-/// Files the executor wrote: (path relative to the code folder, content).
-pub(super) type Files = Vec<(String, String)>;
 
 /// One attempt's verdict before the gate: usable evidence, or what to repair.
 pub enum Attempt {
@@ -93,14 +89,14 @@ struct Progress {
 /// start one, or the plan budget is spent).
 pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
     let brief = ctx
-        .read(&format!("{id}/{}", super::design::ARTIFACT))
+        .read(&format!("{id}/{}", super::artifacts::DESIGN_BRIEF))
         .unwrap_or_default();
     // What the code must measure: the criteria as they stand now. The gate itself is
     // judged against them as they stand after the experiment (a researcher's edit
     // during the run counts).
     let criteria = criteria_now(ctx, id, &brief)?.list;
     let tasks = ctx
-        .read(&format!("{id}/{}", super::implementation::TASKS))
+        .read(&format!("{id}/{}", super::artifacts::TASKS))
         .unwrap_or_default();
     let refinement = snapshot_field(ctx, id, "refinement");
     let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
@@ -169,14 +165,6 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
             drive(ctx, progress)
         }
     }
-}
-
-pub(super) fn criteria_now(
-    ctx: &StageCtx<'_>,
-    id: &str,
-    brief: &str,
-) -> Result<criteria::Criteria, StageError> {
-    criteria::current(&*ctx.vsa()?, id, brief).map_err(|e| StageError::MustStop(format!("{id}: the gate criteria cannot be read ({e}); set sub_hypotheses.{id}.gate.criteria or fix {id}/02c_experiment_brief.md, and retry")))
 }
 
 impl Progress {
@@ -302,25 +290,6 @@ fn measured_step(
     }
     super::validation::record(ctx, id, &judged, &gate, Some(&outcome), &p.history, None)
         .map(Flight::Done)
-}
-
-/// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).
-pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
-    hypothesis_text(ctx, id, &[key])
-}
-
-/// The trimmed, non-empty scalar at `sub_hypotheses.<id>.<path…>` as the VSA has it now
-/// (`["search", "after_pass"]`).
-pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
-    let snap = ctx.vsa().ok()?;
-    let at = snap.doc.root.as_ref()?.get("sub_hypotheses")?.get(id)?;
-    let v = path
-        .iter()
-        .try_fold(at, |n, k| n.get(k))?
-        .as_str()?
-        .trim()
-        .to_string();
-    (!v.is_empty()).then_some(v)
 }
 
 fn first_line(s: &str) -> String {

@@ -8,12 +8,14 @@ use crate::llm::schema as js;
 
 use serde_json::Value;
 
-use super::coding::Files;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::engine::reply::str_field;
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
+
+/// Files the executor wrote: (path relative to the code folder, content).
+pub(super) type Files = Vec<(String, String)>;
 
 /// The external coding agent writes the code (in the sandbox, charged to the ledger, its
 /// changes confined to `code/`); youra then runs `[tools.coding_agent] run` and judges.
@@ -38,8 +40,8 @@ pub(super) fn run_agent(
     }
     let task = AgentTask {
         workspace: &ws,
-        plan: &ws.join(super::design::ARTIFACT),
-        tasks: &ws.join(super::implementation::TASKS),
+        plan: &ws.join(super::artifacts::DESIGN_BRIEF),
+        tasks: &ws.join(super::artifacts::TASKS),
     };
     ctx.emit(
         Event::new("agent_start")

@@ -3,13 +3,13 @@
 //! criteria are held to the plan's (`criteria::planned`): a reply that lowers, flips, renames
 //! or drops a planned criterion is refused and resumed with the reason, never adopted.
 
+use super::artifacts::DESIGN_BRIEF as ARTIFACT;
 use super::{Produced, StageRunner, memory_digest};
 use crate::engine::check::{Check, sections};
 use crate::engine::criteria;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 
-pub const ARTIFACT: &str = "02c_experiment_brief.md";
 const REQUIRED: [&str; 5] = ["Dataset", "Model", "Metrics", "Gate Criteria", "Procedure"];
 
 pub struct ExperimentDesign;
@@ -47,7 +47,7 @@ impl StageRunner for ExperimentDesign {
             ("criterion", criterion.clone()),
             (
                 "memory",
-                match super::coding::snapshot_field(ctx, id, "design_constraint") {
+                match super::fields::snapshot_field(ctx, id, "design_constraint") {
                     Some(c) => format!(
                         "{}\nConstraint from the last failure: {c}",
                         memory_digest(ctx)

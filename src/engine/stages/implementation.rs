@@ -5,6 +5,7 @@ use crate::llm::ReplySchema;
 use crate::llm::schema as js;
 use serde_json::Value;
 
+use super::artifacts::{DESIGN_BRIEF, TASKS};
 use super::{Produced, StageRunner};
 use crate::engine::check::{Check, keys, sections};
 use crate::engine::ctx::{StageCtx, Vars};
@@ -12,7 +13,6 @@ use crate::engine::error::StageError;
 use crate::engine::reply::str_field;
 use crate::engine::yamlout;
 
-pub const TASKS: &str = "03_tasks.yaml";
 const DOCS: [(&str, &str); 4] = [
     ("prd", "03_prd.md"),
     ("architecture", "03_architecture.md"),
@@ -53,7 +53,7 @@ impl StageRunner for ImplementationPlanning {
             StageError::NotAvailable("Implementation Planning needs a sub-hypothesis".into())
         })?;
         let brief = ctx
-            .read(&format!("{id}/{}", super::design::ARTIFACT))
+            .read(&format!("{id}/{}", DESIGN_BRIEF))
             .unwrap_or_default();
         let snap = ctx.vsa()?;
         let statement = snap
@@ -83,7 +83,7 @@ impl StageRunner for ImplementationPlanning {
                 .iter()
                 .map(|p| format!("tasks tied to the brief ({p})")),
         );
-        let tasks = serde_json::json!({ "hypothesis": id, "brief": super::design::ARTIFACT, "tasks": plan.get("tasks").cloned().unwrap_or(Value::Null) });
+        let tasks = serde_json::json!({ "hypothesis": id, "brief": DESIGN_BRIEF, "tasks": plan.get("tasks").cloned().unwrap_or(Value::Null) });
         let rel = format!("{id}/{TASKS}");
         ctx.write(
             &rel,

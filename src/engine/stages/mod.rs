@@ -1,5 +1,6 @@
 //! One module per stage, each one type behind [`StageRunner`]; [`runner`] is the table.
 
+pub(super) mod artifacts;
 pub(super) mod coding;
 pub(super) mod coding_write;
 pub(super) mod debate;
@@ -9,7 +10,9 @@ mod drafting;
 mod evidence;
 mod evidence_rule;
 mod experiment;
+pub(super) mod fields;
 pub(super) mod implementation;
+pub(super) mod limitation;
 mod literature;
 pub(super) mod planning;
 mod reattach;
@@ -58,16 +61,6 @@ impl Produced {
 pub trait StageRunner {
     /// Run once. `hypothesis` is set for the hypothesis loop's stages.
     fn run(&self, ctx: &StageCtx<'_>, hypothesis: Option<&str>) -> Result<Produced, StageError>;
-}
-
-/// A text field of a sub-hypothesis in the VSA (`refinement`, `design_constraint`).
-pub fn coding_snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
-    coding::snapshot_field(ctx, id, key)
-}
-
-/// A scalar below `sub_hypotheses.<id>` in the VSA now (see `coding::hypothesis_text`).
-pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
-    coding::hypothesis_text(ctx, id, path)
 }
 
 /// The runner of each stage.

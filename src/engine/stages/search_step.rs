@@ -24,7 +24,7 @@ pub(super) fn settle(
     // The best node's code and results become the workspace's: what `results/` holds and
     // what the paper's method check reads (`report/corpus.rs` searches `h-*/code/**`).
     search::restore_best(ctx, ctx.plan, id, &note.best.node)?;
-    let judged = super::coding::criteria_now(ctx, id, brief)?;
+    let judged = super::fields::criteria_now(ctx, id, brief)?;
     let gate = gates::evaluate(&judged.list, &note.best.measured);
     super::validation::record(ctx, id, &judged, &gate, outcome, history, Some(&note))
 }

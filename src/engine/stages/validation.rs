@@ -5,6 +5,7 @@
 //! limitation and the loop goes on (YouRA Algorithm 1).
 
 use super::Produced;
+use super::limitation::{limitation, record_key};
 use crate::engine::check::Check;
 use crate::engine::criteria::Criteria;
 use crate::engine::ctx::StageCtx;
@@ -75,11 +76,6 @@ fn gate_type(snap: &Snapshot, id: &str) -> (bool, String) {
     )
 }
 
-/// The round the record keys are made of (the whole round, redesigns included).
-fn record_key(ctx: &StageCtx<'_>) -> String {
-    ctx.round.to_string()
-}
-
 /// The gate judged: its fields, the status, statistics and dependants in one transaction.
 /// A MUST_WORK gate not met also opens the recovery journal in that transaction and goes
 /// straight into recovery; otherwise the transaction is returned to be written with the
@@ -109,7 +105,7 @@ pub fn record(
     if let Some(n) = search {
         report.push_str(&search_section(n, true));
     }
-    let rel = format!("{id}/{}", super::coding::ARTIFACT);
+    let rel = format!("{id}/{}", super::artifacts::VALIDATION);
     ctx.write(&rel, &report)?;
     let mut message = gate
         .failed_checks
@@ -190,7 +186,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
         .map(|h| format!("- {h}"))
         .collect::<Vec<_>>()
         .join("\n");
-    let rel = format!("{id}/{}", super::coding::ARTIFACT);
+    let rel = format!("{id}/{}", super::artifacts::VALIDATION);
     ctx.write(&rel, &format!("# Validation: {id}\n\n**Result:** FAILED before a gate could be judged ({} attempts)\n\n## Attempts\n\n{list}\n", history.len()))?;
     let why = format!("{id}: no usable results after {} attempts", history.len());
     let mut tx = Mutation::by("engine");
@@ -220,63 +216,6 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
     );
     produced.commit = tx;
     Ok(produced)
-}
-
-/// A SHOULD_WORK failure: a `limitation_<h>_run<n>.md` record in YouRA's format (written
-/// now, keyed by the round so a resumed step rewrites the same file) and the VSA field,
-/// added to the step's transaction (YouRA Algorithm 1).
-pub(in crate::engine) fn limitation(
-    ctx: &StageCtx<'_>,
-    tx: &mut Mutation,
-    id: &str,
-    note: &str,
-    gate: Option<&GateOutcome>,
-) -> Result<(), StageError> {
-    use crate::reflect::memory_writer::{GateCheck, LimitationInput, render_limitation};
-    let memory = ctx.run.join("memory");
-    let key = record_key(ctx);
-    let run = crate::reflect::record_key::run_number(&memory, "limitation", id, &key);
-    let checks = gate.map(|g| {
-        g.measured
-            .iter()
-            .map(|(k, v)| {
-                let failed = g.failed_checks.iter().find(|c| &c.criterion == k);
-                GateCheck {
-                    name: k.clone(),
-                    actual: v.to_string(),
-                    threshold: failed.map_or("met".into(), |c| c.required.clone()),
-                    passed: failed.is_none(),
-                }
-            })
-            .collect()
-    });
-    let input = LimitationInput {
-        hypothesis: id.to_string(),
-        run,
-        date: chrono::Utc::now(),
-        gate_type: "SHOULD_WORK".into(),
-        gate_result: gate.map_or("FAIL".into(), |g| g.verdict.as_str().to_string()),
-        checks: checks.unwrap_or_default(),
-        root_causes: gate
-            .map(|g| g.failed_checks.iter().map(|c| c.reason.clone()).collect())
-            .unwrap_or_else(|| vec![note.to_string()]),
-        lessons: vec![format!(
-            "{id} does not hold as stated; report it as a limitation, not as support"
-        )],
-    };
-    let rendered = render_limitation(&input)
-        .map_err(|e| StageError::MustStop(format!("cannot render the limitation record: {e}")))?;
-    crate::reflect::record_key::write_keyed(&memory, &rendered, &key)
-        .map_err(|e| StageError::MustStop(format!("cannot write the limitation record: {e}")))?;
-    tx.push(
-        Change::Set {
-            path: format!("sub_hypotheses.{id}.limitation"),
-            value: note.to_string(),
-        },
-        "limitation_recorded",
-        note,
-    );
-    Ok(())
 }
 
 /// Statistics recomputed and dependants settled as they stand once `id` has `status`:
@@ -401,7 +340,7 @@ pub fn search_step(
         None => format!("# Validation: {id}\n\nThis attempt produced no usable result.\n"),
     };
     report.push_str(&search_section(note, false));
-    let rel = format!("{id}/{}", super::coding::ARTIFACT);
+    let rel = format!("{id}/{}", super::artifacts::VALIDATION);
     ctx.write(&rel, &report)?;
     let why = format!("{id}: plan-tree search goes on ({})", note.why);
     let mut tx = Mutation::by("engine");

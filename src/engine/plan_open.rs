@@ -1,0 +1,78 @@
+//! The run's plan tree opened for the hypothesis loop, and one descent restricted to a
+//! sub-hypothesis's subtree. Both the search's next step (`plan_search.rs`) and the decision
+//! whether a passed search goes on (`search_end.rs`) start here, so neither imports the other.
+
+use std::path::Path;
+
+use crate::config::PlanSettings;
+use crate::plan::{Budget, NodeId, PlanTree, Plans, XorShift64, load, select};
+
+use super::error::StageError;
+
+/// A plan-store error as the stage's: the run cannot go on without its tree.
+pub(super) fn err(what: &str) -> impl Fn(crate::plan::PlanError) -> StageError + '_ {
+    move |e| StageError::MustStop(format!("plan tree: {what}: {e}"))
+}
+
+/// The run's tree under the configured rules (`[plan] tree_rules`; Q recomputed and saved
+/// when they changed) and budget (a fresh budget from the settings the first time).
+pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageError> {
+    let mut loaded = load(run, Plans::Read).map_err(err("load"))?;
+    let restated = loaded.tree.set_rules(s.tree_rules, s.max_children);
+    if !restated.is_empty() {
+        loaded.tree.save(run, &restated).map_err(err("save"))?;
+    }
+    let budget = loaded.budget.unwrap_or_else(|| {
+        let mut b = Budget::tokens(s.budget_tokens);
+        b.time_budget_secs = s.budget_secs;
+        b.alpha_max = s.alpha_max;
+        b.policy = s.policy;
+        b
+    });
+    Ok((loaded.tree, budget))
+}
+
+/// Selection restricted to `id`'s subtree (other sub-hypotheses' roots are vetoed in a copy),
+/// or the researcher's forced node.
+pub(super) fn choose(
+    tree: &PlanTree,
+    budget: &Budget,
+    s: &PlanSettings,
+    id: &str,
+) -> Result<crate::plan::Selection, StageError> {
+    if let Some(forced) = budget
+        .extra
+        .get("forced")
+        .and_then(|v| v.as_str())
+        .and_then(|f| NodeId::new(f).ok())
+        .filter(|f| tree.get(f).is_some())
+    {
+        return crate::plan::force(tree, budget, s.reexpand_limit, &forced).map_err(err("force"));
+    }
+    let mut mine = tree.clone();
+    let others: Vec<NodeId> = tree
+        .roots()
+        .filter(|r| r.hypothesis_id.as_deref() != Some(id))
+        .map(|r| r.id.clone())
+        .collect();
+    for o in &others {
+        mine.set_vetoed(o, true).map_err(err("restrict"))?;
+    }
+    let mut rng = XorShift64::new(s.seed ^ (tree.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut selection = select(&mine, budget, s.reexpand_limit, &mut rng);
+    // The copy's vetoes are the engine's restriction, not the researcher's: say so, or the
+    // Plan pane would name a veto nobody made.
+    for c in selection
+        .levels
+        .iter_mut()
+        .flat_map(|l| l.candidates.iter_mut())
+        .filter(|c| others.contains(&c.id) && !tree.get(&c.id).is_some_and(|n| n.vetoed))
+    {
+        let of = tree
+            .get(&c.id)
+            .and_then(|n| n.hypothesis_id.clone())
+            .unwrap_or_else(|| "another sub-hypothesis".into());
+        c.why = format!("{of}'s plan: this attempt searches {id}'s subtree");
+    }
+    Ok(selection)
+}
