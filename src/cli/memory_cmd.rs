@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use color_eyre::eyre::Result;
 
+use super::memory_records::records;
 use super::{abs, fail};
-use crate::rundir::discover;
-use crate::rundir::memory::{MemoryKind, MemoryRecord, load_dir};
+use crate::rundir::memory::{MemoryKind, MemoryRecord};
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -59,19 +59,6 @@ pub fn run(cmd: MemoryCommand) -> Result<i32> {
             into,
         } => super::memory_import::run(&abs(from), &records, &abs(into)),
     }
-}
-
-pub(super) fn records(dir: &Path) -> Result<Vec<MemoryRecord>, i32> {
-    let run = discover(dir).map_err(|e| fail(e, ""))?;
-    let mut all = Vec::new();
-    for root in run.memory_roots() {
-        let (recs, warnings) = load_dir(&root);
-        for w in warnings {
-            eprintln!("warning: {w}");
-        }
-        all.extend(recs);
-    }
-    Ok(all)
 }
 
 fn list(dir: &Path, kind: Option<MemoryKind>, hypothesis: Option<&str>, json: bool) -> Result<i32> {

@@ -31,7 +31,7 @@ pub fn run(from: &Path, wanted: &[String], into: &Path) -> Result<i32> {
             "import into a run made by `youra init` (its engine reads memory/prior/)",
         ));
     }
-    let source = match super::memory_cmd::records(from) {
+    let source = match super::memory_records::records(from) {
         Ok(r) => r,
         Err(code) => return Ok(code),
     };

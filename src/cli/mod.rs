@@ -34,6 +34,7 @@ mod doctor_cmd;
 pub mod engine_cmd;
 mod memory_cmd;
 mod memory_import;
+mod memory_records;
 mod plan_cmd;
 mod replay_cmd;
 mod report_cmd;
