@@ -97,6 +97,40 @@ fn assert_the_plan_tree(dir: &Path) {
     assert!(budget.used_tokens > 0 && budget.used_tokens < budget.total_tokens);
 }
 
+/// The bundle carries no usage, so each call is charged its text's token count: the first
+/// call's reply costs what the tokenizer counts of the recorded reply, and no two stages'
+/// prompts cost the same constant.
+fn assert_counted_tokens(dir: &Path) {
+    let ledger = std::fs::read_to_string(dir.join("ledger.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = ledger
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let first = &rows[0];
+    assert_eq!((first[1], first[2]), ("executor", "problem_scoping"));
+    let bundle = std::fs::read_to_string(BUNDLE).unwrap();
+    let recorded: serde_json::Value = serde_json::from_str(bundle.lines().next().unwrap()).unwrap();
+    assert!(
+        recorded["response"]["usage"].is_null(),
+        "the bundle carries no usage"
+    );
+    let content = recorded["response"]["content"].as_str().unwrap();
+    assert_eq!(first[5], youra::llm::tokens::count(content).to_string());
+    let inputs: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[4]).collect();
+    assert!(
+        inputs.len() > rows.len() / 2,
+        "{} distinct of {}",
+        inputs.len(),
+        rows.len()
+    );
+    let total: u64 = rows.iter().map(|r| r[4].parse::<u64>().unwrap()).sum();
+    assert!(
+        total > 100 * rows.len() as u64,
+        "prompts of a realistic size: {total}"
+    );
+}
+
 #[test]
 fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
     let tmp = tempfile::tempdir().unwrap();
@@ -183,6 +217,7 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
     }
     assert_the_plan_tree(&dir);
+    assert_counted_tokens(&dir);
     assert_eq!(
         executed_plans(&dir, "h-e1"),
         [

@@ -288,7 +288,7 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
          approval_timeout_s = {wait:.1}\napproval_default = \"reject\"\n\n\
          # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
          # After a pass the search tries one more node, and the best node's result is the gate's.\n\
-         [plan]\nbudget_tokens = 40000\npolicy = \"adaptive\"\nafter_pass = 1\n{exec}",
+         [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\n{exec}",
         pace = o.pace_ms,
         exec = match o.exec {
             crate::exec::BackendKind::Local => "",

@@ -258,6 +258,7 @@ fn parse_message(url: &str, bytes: &[u8]) -> Result<ChatResponse, LlmError> {
         input_tokens: u.input_tokens,
         output_tokens: u.output_tokens,
         estimated: false,
+        counted: false,
         reasoning_tokens: 0,
     });
     Ok(ChatResponse {

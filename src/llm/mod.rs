@@ -24,6 +24,7 @@ pub mod roles;
 pub mod schema;
 pub mod sse;
 pub mod structured;
+pub mod tokens;
 pub mod tool_loop;
 pub mod transcript;
 mod types;

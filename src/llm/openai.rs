@@ -223,6 +223,7 @@ impl From<WireUsage> for Usage {
             input_tokens: u.prompt_tokens,
             output_tokens: u.completion_tokens,
             estimated: false,
+            counted: false,
             reasoning_tokens: u
                 .completion_tokens_details
                 .map_or(0, |d| d.reasoning_tokens),
@@ -341,6 +342,7 @@ pub(super) fn estimated_usage(request: &ChatRequest, content: &str) -> Usage {
         input_tokens: http::estimate_tokens(prompt),
         output_tokens: http::estimate_tokens(content.chars().count()),
         estimated: true,
+        counted: false,
         reasoning_tokens: 0,
     }
 }

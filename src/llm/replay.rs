@@ -1,6 +1,7 @@
 //! The replay provider: serves recorded exchanges by role, stage, hypothesis, attempt and
 //! ordinal. Used for the offline demo, deterministic tests and re-running a recorded run to
-//! debug a routing change. A request with no recording is an error naming the missing key
+//! debug a routing change. A recording that carries no usage is charged its text's token
+//! count (`super::tokens`), so a replay's budget and status line are realistic. A request with no recording is an error naming the missing key
 //! (the engine turns it into MUST_STOP), never a made-up reply.
 
 use std::collections::HashMap;
@@ -110,7 +111,7 @@ impl Provider for Replay {
         &self.label
     }
 
-    fn complete(&self, key: &CallKey, _request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+    fn complete(&self, key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         std::thread::sleep(self.delay);
         let ordinal = {
             let mut o = self.ordinals.lock().unwrap_or_else(|p| p.into_inner());
@@ -118,12 +119,19 @@ impl Provider for Replay {
             *n += 1;
             *n - 1
         };
-        self.exchanges
+        let mut reply = self
+            .exchanges
             .get(&(key.clone(), ordinal))
             .cloned()
             .ok_or_else(|| LlmError::MissingRecording {
                 key: key.to_string(),
                 ordinal,
-            })
+            })?;
+        // A recording without usage (the demo's bundle) is charged what its text counts,
+        // with the request as this run sent it.
+        if reply.usage.input_tokens == 0 && reply.usage.output_tokens == 0 {
+            reply.usage = super::tokens::counted_usage(request, &reply);
+        }
+        Ok(reply)
     }
 }

@@ -155,6 +155,10 @@ pub struct Usage {
     /// The server reported no usage, so these are chars/4 estimates (the ledger says so).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// The recording carried no usage, so youra counted the exchange's text with its
+    /// tokenizer (`llm::tokens`): a replayed demo charges what a model would have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counted: bool,
     /// Of `output_tokens`, those spent thinking (the server's count, else chars/4 of the
     /// separated reasoning).
     #[serde(default, skip_serializing_if = "is_zero64")]

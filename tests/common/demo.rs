@@ -785,7 +785,7 @@ fn h_c1(s: &mut Script, after: &[&str]) {
 /// seeds, the failure stands), override with Proceed (the negative result is kept), and
 /// approve (the Pivot: archived, debated again, a redesigned hypothesis that passes).
 pub fn script() -> Script {
-    let mut s = Script::default();
+    let mut s = Script::counted();
     until_the_escalation(&mut s);
     // Rejected: δ(Pivot) = Method-Refine, so Coding & Validation of h-m1 again.
     s.after("Method-Refine").round(1).reply(

@@ -18,6 +18,10 @@ pub struct Script {
     decisions: String,
     lines: Vec<String>,
     ordinals: HashMap<Key, u32>,
+    /// Recordings carry no usage: the replay provider counts each exchange's text with its
+    /// tokenizer (the demo's bundle). Otherwise every reply claims a fixed 100 in / 50 out,
+    /// which keeps token-budget tests independent of prompt wording.
+    counted: bool,
 }
 
 pub const PERSONAS: [&str; 6] = [
@@ -30,6 +34,22 @@ pub const PERSONAS: [&str; 6] = [
 ];
 
 impl Script {
+    /// A script whose replies are charged their counted tokens when replayed.
+    pub fn counted() -> Script {
+        Script {
+            counted: true,
+            ..Script::default()
+        }
+    }
+
+    /// The recorded usage of a reply: none when counted, else the fixed figures.
+    fn usage(&self, output: u32) -> serde_json::Value {
+        match self.counted {
+            true => serde_json::Value::Null,
+            false => json!({"input_tokens": 100, "output_tokens": output}),
+        }
+    }
+
     pub fn reply(
         &mut self,
         role: &str,
@@ -57,12 +77,16 @@ impl Script {
         if !self.decisions.is_empty() {
             key["decisions"] = json!(self.decisions);
         }
-        let line = json!({
+        let mut line = json!({
             "key": key, "ordinal": *ord, "provider": "script", "model": "script-model",
             "request": null,
-            "response": {"content": content, "usage": {"input_tokens": 100, "output_tokens": 50}, "model": "script-model", "finish_reason": "stop"}
+            "response": {"content": content, "model": "script-model", "finish_reason": "stop"}
         });
         *ord += 1;
+        let usage = self.usage(50);
+        if !usage.is_null() {
+            line["response"]["usage"] = usage;
+        }
         self.lines.push(line.to_string());
         self
     }
@@ -85,11 +109,15 @@ impl Script {
             self.decisions.clone(),
         );
         let ord = self.ordinals.entry(k).or_insert(0);
-        let line = json!({
+        let mut line = json!({
             "key": {"role": role, "stage": stage, "attempt": attempt}, "ordinal": *ord, "provider": "script", "model": "script-model", "request": null,
-            "response": {"content": "", "tool_calls": [{"id": format!("call-{}", *ord), "name": tool, "arguments": args}], "usage": {"input_tokens": 100, "output_tokens": 20}, "model": "script-model", "finish_reason": "tool_calls"}
+            "response": {"content": "", "tool_calls": [{"id": format!("call-{}", *ord), "name": tool, "arguments": args}], "model": "script-model", "finish_reason": "tool_calls"}
         });
         *ord += 1;
+        let usage = self.usage(20);
+        if !usage.is_null() {
+            line["response"]["usage"] = usage;
+        }
         self.lines.push(line.to_string());
         self
     }
