@@ -89,7 +89,7 @@ fn pane_item(app: &App) -> Result<(String, String), String> {
         }
         PaneId::Gates => {
             let v = &app.data.vsa.as_ref().ok_or_else(none)?.vsa;
-            let rows = super::panes::gates::dag_rows(v);
+            let rows = super::gates_view::dag_rows(v);
             let id = rows.get(sel).map(|(_, h)| h.id.clone()).ok_or_else(none)?;
             Ok((id.clone(), id))
         }

@@ -9,7 +9,6 @@ use super::dialogs::viewer::Viewer;
 use super::filters::{cycle, distinct};
 use super::keymap::Command;
 use super::lessons;
-use super::panes;
 use crate::stage::Stage;
 use crate::steer::{RoutingAction, Verb, availability};
 use crate::vsa::Base;
@@ -95,7 +94,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 });
                 let mut lines = vec![ratatui::text::Line::raw(format!("{when} · {}", e.actor))];
                 lines.extend(
-                    panes::escalation::wrap(&e.text, 90)
+                    super::escalation_view::wrap(&e.text, 90)
                         .into_iter()
                         .map(ratatui::text::Line::raw),
                 );
@@ -128,7 +127,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 .data
                 .vsa
                 .as_ref()
-                .and_then(|s| panes::escalation::card(&s.vsa))
+                .and_then(|s| super::escalation_view::card(&s.vsa))
                 .is_some()
             {
                 app.overlay = Some(Overlay::Escalation(Default::default()));
@@ -162,7 +161,7 @@ fn toggle_recorded(app: &mut App) {
 
 fn selected_hypothesis(app: &App) -> Option<String> {
     let snap = app.data.vsa.as_ref()?;
-    let rows = panes::gates::dag_rows(&snap.vsa);
+    let rows = super::gates_view::dag_rows(&snap.vsa);
     rows.get(app.selected(PaneId::Gates))
         .map(|(_, h)| h.id.clone())
 }
@@ -265,7 +264,7 @@ fn open_record(app: &mut App) {
     let Some(e) = lessons::selected(app) else {
         return;
     };
-    let lines = panes::markdown::render(&e.record.body, &app.theme, usize::MAX);
+    let lines = super::markdown::render(&e.record.body, &app.theme, usize::MAX);
     let title = match e.run {
         Some(run) => format!("{run}: {}", e.record.id),
         None => e.record.id.clone(),
@@ -321,7 +320,7 @@ pub fn open_escalation_logs(app: &mut App) {
         .data
         .vsa
         .as_ref()
-        .and_then(|s| panes::escalation::card(&s.vsa));
+        .and_then(|s| super::escalation_view::card(&s.vsa));
     if let Some(c) = card {
         results_and_logs(app, c.hypothesis);
     }

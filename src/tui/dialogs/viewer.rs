@@ -1,6 +1,6 @@
 //! A scrollable text view over an artifact or a memory record, with `/` search. Markdown
 //! files (briefs, plans, archive notes) read as formatted text through the lessons browser's
-//! renderer (`panes::markdown`); other files are highlighted by their extension.
+//! renderer (`tui::markdown`); other files are highlighted by their extension.
 
 use std::path::Path;
 
@@ -26,8 +26,7 @@ pub fn read(path: &Path, theme: &Theme) -> Result<Vec<Line<'static>>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let cut = bytes.len() > MAX_BYTES;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_BYTES)]);
-    let mut lines =
-        crate::tui::panes::markdown::render(&crate::term::escape(&text), theme, usize::MAX);
+    let mut lines = crate::tui::markdown::render(&crate::term::escape(&text), theme, usize::MAX);
     if cut {
         lines.push(Line::raw(format!(
             "… (only the first {} MB are shown)",

@@ -1,8 +1,6 @@
 //! Gates: sub-hypotheses as a DAG (indented under their prerequisites), with type, gate,
 //! status and result coloured by outcome; the selected one's failed checks and artifacts.
 
-use std::collections::HashMap;
-
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -10,61 +8,10 @@ use ratatui::widgets::{Paragraph, Row, Table};
 
 use super::{block, clip, scroll_for};
 use crate::tui::app::{App, PaneId};
+use crate::tui::gates_view::dag_rows;
 use crate::tui::theme::{Role, Theme};
+use crate::vsa::SubHypothesis;
 use crate::vsa::enums::{GateResult, HypothesisStatus};
-use crate::vsa::{SubHypothesis, Vsa};
-
-/// Hypotheses in DAG order with their depth: each appears after all its prerequisites,
-/// under the last of them; cycles and unknown prerequisites fall back to file order.
-pub fn dag_rows(vsa: &Vsa) -> Vec<(usize, &SubHypothesis)> {
-    let hs = &vsa.sub_hypotheses;
-    let index: HashMap<&str, usize> = hs
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (h.id.as_str(), i))
-        .collect();
-    let prereqs: Vec<Vec<usize>> = hs
-        .iter()
-        .map(|h| {
-            h.prerequisites
-                .iter()
-                .filter_map(|p| index.get(p.as_str()).copied())
-                .collect()
-        })
-        .collect();
-    // A node hangs under the last of its known prerequisites.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); hs.len()];
-    for (i, ps) in prereqs.iter().enumerate() {
-        if let Some(&last) = ps.last() {
-            children[last].push(i);
-        }
-    }
-    let mut placed = vec![false; hs.len()];
-    let mut out = Vec::with_capacity(hs.len());
-    let roots = (0..hs.len())
-        .filter(|&i| prereqs[i].is_empty())
-        .chain(0..hs.len());
-    for root in roots {
-        if placed[root] {
-            continue;
-        }
-        // Depth-first, iteratively: a long chain of prerequisites must not exhaust the stack.
-        let mut stack = vec![(root, 0usize)];
-        while let Some((i, depth)) = stack.pop() {
-            if placed[i] {
-                continue;
-            }
-            placed[i] = true;
-            out.push((depth, &hs[i]));
-            for &c in children[i].iter().rev() {
-                if !placed[c] && prereqs[c].iter().all(|&p| placed[p]) {
-                    stack.push((c, depth + 1));
-                }
-            }
-        }
-    }
-    out
-}
 
 /// The gate's result, or what `satisfied` says when no result was written (`met` / `unmet`).
 fn result_text(h: &SubHypothesis) -> String {
@@ -246,60 +193,4 @@ fn detail(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'st
         ]));
     }
     lines
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::vsa::enums::HypothesisStatus;
-    use crate::vsa::model::Gate;
-
-    fn h(id: &str, pre: &[&str]) -> SubHypothesis {
-        SubHypothesis {
-            id: id.into(),
-            kind: None,
-            statement: None,
-            status: HypothesisStatus::NotStarted,
-            gate: Gate::default(),
-            prerequisites: pre.iter().map(|s| s.to_string()).collect(),
-            line: 1,
-        }
-    }
-
-    #[test]
-    fn rows_follow_the_dag_and_survive_cycles_and_long_chains() {
-        let vsa = Vsa {
-            sub_hypotheses: vec![
-                h("c", &["a", "b"]),
-                h("a", &[]),
-                h("b", &["a"]),
-                h("x", &["y"]),
-                h("y", &["x"]),
-                h("z", &["gone"]),
-            ],
-            ..Vsa::default()
-        };
-        let rows: Vec<(usize, &str)> = dag_rows(&vsa)
-            .into_iter()
-            .map(|(d, h)| (d, h.id.as_str()))
-            .collect();
-        assert_eq!(
-            rows,
-            [(0, "a"), (1, "b"), (2, "c"), (0, "z"), (0, "x"), (1, "y")]
-        );
-        let chain: Vec<SubHypothesis> = (0..5000)
-            .map(|i| {
-                if i == 0 {
-                    h("n0", &[])
-                } else {
-                    h(&format!("n{i}"), &[&format!("n{}", i - 1)])
-                }
-            })
-            .collect();
-        let vsa = Vsa {
-            sub_hypotheses: chain,
-            ..Vsa::default()
-        };
-        assert_eq!(dag_rows(&vsa).last().map(|(d, _)| *d), Some(4999));
-    }
 }

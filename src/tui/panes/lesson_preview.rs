@@ -6,10 +6,10 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::markdown;
 use crate::tui::app::App;
 use crate::tui::keymap::{Command, Mode};
 use crate::tui::lessons::{Entry, find_folded};
+use crate::tui::markdown;
 use crate::tui::theme::{Role, Theme};
 
 pub fn lines(app: &App, e: &Entry, width: usize) -> Vec<Line<'static>> {

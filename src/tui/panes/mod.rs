@@ -8,8 +8,6 @@ pub mod gates;
 pub mod lesson_preview;
 pub mod lifecycle;
 pub mod lifecycle_compare;
-pub mod markdown;
-mod md_table;
 pub mod plan;
 pub mod reflection;
 

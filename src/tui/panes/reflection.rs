@@ -18,7 +18,12 @@ use crate::tui::theme::Role;
 /// then the route, the trajectory and the top attributions (the full card is an overlay).
 pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(c) = app.data.vsa.as_ref().and_then(|s| escalation::card(&s.vsa)) else {
+    let Some(c) = app
+        .data
+        .vsa
+        .as_ref()
+        .and_then(|s| crate::tui::escalation_view::card(&s.vsa))
+    else {
         return Vec::new();
     };
     let mut lines = vec![Line::styled(
