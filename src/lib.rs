@@ -27,6 +27,7 @@ pub mod plan;
 pub mod redact;
 pub mod reflect;
 pub mod report;
+pub mod rng;
 pub mod rundir;
 pub mod stage;
 pub mod steer;

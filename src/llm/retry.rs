@@ -9,7 +9,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::LlmError;
-use crate::plan::{Draw, XorShift64};
+use crate::rng::{Draw, XorShift64};
 
 /// A server's `Retry-After` is honoured up to this many times `backoff_max`, so a server
 /// that says "come back in an hour" cannot silently park the engine; beyond it we retry

@@ -16,7 +16,7 @@
 //! - `sim/` synthetic research tasks calibrated to the paper and `bench/` the policy comparison
 //!   and its sweep (`youra bench allocation [--sweep]`)
 //! - `select.rs` the descent, producing a `Selection` (`selection.rs`) the TUI can show;
-//!   `rng.rs` seeded draws
+//!   the seeded draws are `crate::rng`'s (re-exported here)
 
 pub mod bench;
 mod best;
@@ -33,7 +33,6 @@ mod load;
 pub mod node_code;
 mod policy;
 mod reward;
-mod rng;
 mod rules;
 mod save;
 mod select;
@@ -43,6 +42,7 @@ mod structure;
 mod tree;
 mod values;
 
+pub use crate::rng::{Draw, Fixed, XorShift64};
 pub use best::{Best, MEASURED_KEY, PASSED_KEY, Room, best_passing, goes_on, subtree};
 pub use budget::{Budget, MIN_SHARE, SpendKind, Split, compact, remaining_share};
 pub use charge::{
@@ -73,7 +73,6 @@ pub use policy::{
     probabilities, sample_index, uct_score, weight,
 };
 pub use reward::{Criterion, Op, UnknownOp, all_met, met, reward, satisfaction, score, shortfall};
-pub use rng::{Draw, Fixed, XorShift64};
 pub use rules::{ChildState, TreeRules, UnknownRules};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};

@@ -10,10 +10,10 @@ use super::id::NodeId;
 use super::policy::{
     Policy, Value, argmax, floored, probabilities, sample_index, uct_score, weight,
 };
-use super::rng::Draw;
 use super::rules::{ChildState, availability_under};
 use super::selection::{Action, Candidate, Level, Selection};
 use super::tree::PlanTree;
+use crate::rng::Draw;
 
 /// Choose the next research action.
 pub fn select(

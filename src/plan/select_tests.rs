@@ -9,10 +9,10 @@
 
 use super::*;
 use crate::plan::files::{NodeStatus, Packet, Prior};
-use crate::plan::rng::{Fixed, XorShift64};
 use crate::plan::rules::TreeRules;
 use crate::plan::tree::Draft;
 use crate::plan::values::{DELTA, MAX_CHILDREN, REEXPAND_LIMIT};
+use crate::rng::{Fixed, XorShift64};
 
 fn draft(p: f64) -> Draft {
     Draft {

@@ -22,7 +22,7 @@ pub use search::{Outcome, run_linear, run_tree};
 pub use spec::{D1_STATED, JOINT_D1, TaskSpec};
 pub use task::{Hidden, Task};
 
-use super::rng::{Draw, XorShift64};
+use crate::rng::{Draw, XorShift64};
 
 /// splitmix64: decorrelates neighbouring keys. Shared with `reflect::corpus`.
 pub fn mix(mut x: u64) -> u64 {

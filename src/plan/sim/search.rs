@@ -10,12 +10,12 @@ use crate::plan::budget::Budget;
 use crate::plan::files::{Packet, Prior};
 use crate::plan::id::NodeId;
 use crate::plan::policy::Policy;
-use crate::plan::rng::XorShift64;
 use crate::plan::rules::TreeRules;
 use crate::plan::select::select;
 use crate::plan::selection::Action;
 use crate::plan::tree::{Draft, PlanTree};
 use crate::plan::values::{DELTA, MAX_CHILDREN, REEXPAND_LIMIT};
+use crate::rng::XorShift64;
 
 /// What one search achieved.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -12,8 +12,8 @@
 
 use super::spec::TaskSpec;
 use super::{mix, normal, stream};
-use crate::plan::rng::Draw;
 use crate::plan::values::MAX_CHILDREN;
+use crate::rng::Draw;
 
 const SALT_REWARD: u64 = 1;
 const SALT_OBSERVE: u64 = 2;

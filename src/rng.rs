@@ -1,5 +1,7 @@
-//! Randomness is passed in, never global: a selection is reproducible from its seed, and a
-//! test can hand the descent the exact draws it wants.
+//! Seeded draws: randomness is passed in, never global, so a plan selection, a simulated
+//! allocation or a retry's jitter is reproducible from its seed, and a test can hand the
+//! descent the exact draws it wants. Below every layer that draws (`plan`, `llm`, `reflect`'s
+//! bench), so the model layer does not import the plan for a random number.
 
 /// A source of draws in [0, 1).
 pub trait Draw {
