@@ -2,8 +2,10 @@
 //! the example run as it is. Prints, for both and as a ratio large/small: the real binary's
 //! spawn to first frame with data and its peak RSS (in a pseudo-terminal, 160×48), its CPU
 //! while 10 events/s are appended, and write→screen in process (watcher → the reader's
-//! follower → a frame showing the new event). Run: `cargo bench --bench long_study`
-//! (`LONG_STUDY_EVENTS` / `LONG_STUDY_ROWS` change the sizes).
+//! follower → a frame showing the new event). A third run adds 500 sub-hypotheses and a
+//! plan tree of 5,000 nodes (the table) to the large one. Run: `cargo bench --bench
+//! long_study` (`LONG_STUDY_EVENTS`, `LONG_STUDY_ROWS`, `LONG_STUDY_HYPOTHESES`,
+//! `LONG_STUDY_PLAN_NODES` change the sizes).
 
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
@@ -81,6 +83,60 @@ fn grow(dir: &Path, events: usize, rows: usize) {
         .unwrap();
     }
     m.flush().unwrap();
+}
+
+/// `hypotheses` more sub-hypotheses (`h-g1` …, READY, none with events) and the plan tree
+/// replaced by a 3-ary tree of `nodes` nodes, each with its prior, stats and packet files.
+fn grow_more(dir: &Path, hypotheses: usize, nodes: usize) {
+    use std::fmt::Write as _;
+    let vsa = dir.join("verification_state.yaml");
+    let mut more = String::new();
+    for i in 1..=hypotheses {
+        let _ = write!(
+            more,
+            "  h-g{i}:\n    type: MECHANISM\n    statement: 'Grown sub-hypothesis {i}'\n    status: NOT_STARTED\n    gate:\n      type: SHOULD_WORK\n      satisfied: null\n      failed_checks: []\n    prerequisites: []\n"
+        );
+    }
+    let text = std::fs::read_to_string(&vsa).unwrap();
+    let text = text.replacen("gate_violations:", &format!("{more}gate_violations:"), 1);
+    std::fs::write(&vsa, text).unwrap();
+    let plan = dir.join("plan");
+    let mut tree = Vec::new();
+    for i in 1..=nodes {
+        let id = format!("n-{i:04}");
+        let parent = (i > 1).then(|| format!("n-{:04}", (i - 2) / 3 + 1));
+        let children: Vec<String> = (1..=3)
+            .map(|k| 3 * (i - 1) + 1 + k)
+            .filter(|&c| c <= nodes)
+            .map(|c| format!("n-{c:04}"))
+            .collect();
+        let status = if children.is_empty() {
+            "untested"
+        } else {
+            "evaluated"
+        };
+        tree.push(
+            serde_json::json!({"id": id, "parent": parent, "children": children,
+            "status": status, "created_at": "2026-11-27T10:00:00Z", "hypothesis_id": "h-e1"}),
+        );
+        let nd = plan.join("nodes").join(&id);
+        std::fs::create_dir_all(&nd).unwrap();
+        let prior = format!("{{\"estimate\": {:.2}}}", 0.3 + (i % 7) as f64 / 10.0);
+        std::fs::write(nd.join("prior.json"), prior).unwrap();
+        std::fs::write(
+            nd.join("stats.json"),
+            "{\"visits\": 1, \"Q\": 0.5, \"P\": 0.5}",
+        )
+        .unwrap();
+        if status == "evaluated" {
+            std::fs::write(nd.join("packet.json"), "{\"reward\": 0.5}").unwrap();
+        }
+    }
+    std::fs::write(
+        plan.join("tree.json"),
+        serde_json::json!({"version": 1, "nodes": tree}).to_string(),
+    )
+    .unwrap();
 }
 
 fn ms(d: Duration) -> f64 {
@@ -229,9 +285,12 @@ fn write_to_screen(dir: &Path) -> f64 {
     lat[lat.len() / 2]
 }
 
-fn measure(events: usize, rows: usize) -> Figures {
+fn measure(events: usize, rows: usize, more: Option<(usize, usize)>) -> Figures {
     let dir = tempfile::tempdir().unwrap();
     grow(dir.path(), events, rows);
+    if let Some((hypotheses, nodes)) = more {
+        grow_more(dir.path(), hypotheses, nodes);
+    }
     let (first_frame_ms, rss_mb, cores) = binary(dir.path());
     Figures {
         first_frame_ms,
@@ -248,8 +307,17 @@ fn main() {
     let events = size("LONG_STUDY_EVENTS", 1_000_000);
     let rows = size("LONG_STUDY_ROWS", 1_000_000);
     println!("== long study: the example run vs {events} events + {rows} metric rows ==");
-    let small = measure(0, 0);
-    let large = measure(events, rows);
+    let hypotheses = size("LONG_STUDY_HYPOTHESES", 500);
+    let nodes = size("LONG_STUDY_PLAN_NODES", 5_000);
+    let small = measure(0, 0, None);
+    let large = measure(events, rows, None);
+    report(&small, &large);
+    println!("== and with {hypotheses} more sub-hypotheses and a plan tree of {nodes} nodes ==");
+    let all = measure(events, rows, Some((hypotheses, nodes)));
+    report(&small, &all);
+}
+
+fn report(small: &Figures, large: &Figures) {
     let line = |name: &str, unit: &str, s: f64, l: f64, target: &str| {
         println!(
             "{name:<28} small {s:>9.2} {unit:<5} large {l:>9.2} {unit:<5} ratio {:>6.2}×  (target {target})",

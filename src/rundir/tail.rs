@@ -59,6 +59,16 @@ impl Tail {
         }
     }
 
+    /// A reader of the lines from byte `offset` on (the start of a line: see
+    /// `event_lines::tail_start`), for a first look at a long file's end; its line numbers
+    /// count from there, not from the file's start.
+    pub fn from_offset(path: impl Into<PathBuf>, offset: u64) -> Tail {
+        Tail {
+            offset,
+            ..Tail::new(path)
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

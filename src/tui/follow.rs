@@ -1,8 +1,13 @@
 //! What the TUI's reader keeps between two reads of a run: its appended files
 //! (`events.jsonl`, each `metrics.jsonl`) are read from where the last read ended
 //! (`rundir::tail`), so a refresh costs what was appended, not the run's age. A truncated
-//! or replaced file is read again from its start. One follower per reader thread; a
-//! one-shot read (`run_view::read_run`) uses a fresh one.
+//! or replaced file is read again from its start. What is kept is bounded: the newest
+//! [`WINDOW`] event rows with a line index and counts of the rest (the Events pane pages
+//! back through the file: `event_pages`), and each metric series thinned to its extremes
+//! past [`METRIC_POINTS`]. A large file's first read looks at its end only, so the first
+//! frame does not wait for a million lines; the next read takes the whole file. One
+//! follower per reader thread; a one-shot read (`run_view::read_run`) uses a fresh
+//! [`Follower::whole`].
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -65,6 +70,9 @@ pub struct Follower {
     rows_from: u64,
     /// The whole file is being followed (not only its last lines read).
     indexed: bool,
+    /// A large file's first read looks at its end only (the reader thread's follower);
+    /// a one-shot read reads it whole at once.
+    quick_first: bool,
     metrics: HashMap<PathBuf, MetricsFollow>,
 }
 
@@ -80,7 +88,16 @@ impl Follower {
             seen: None,
             rows_from: 0,
             indexed: false,
+            quick_first: true,
             metrics: HashMap::new(),
+        }
+    }
+
+    /// A follower whose first read takes every file whole (a one-shot read).
+    pub fn whole(root: &Path) -> Follower {
+        Follower {
+            quick_first: false,
+            ..Follower::new(root)
         }
     }
 
@@ -111,7 +128,7 @@ impl Follower {
     /// read; a truncated or replaced file is read again from its start.
     pub fn events(&mut self) -> EventsNow<'_> {
         let path = self.events.path().to_path_buf();
-        if !self.indexed && self.window.is_empty() {
+        if self.quick_first && !self.indexed && self.window.is_empty() {
             let big = std::fs::metadata(&path).is_ok_and(|m| m.len() > TAIL_FIRST_BYTES);
             if big {
                 self.quick_tail(&path);
@@ -150,11 +167,8 @@ impl Follower {
         let Ok(from) = event_lines::tail_start(path, WINDOW) else {
             return;
         };
-        let mut tail = Tail::new(path);
-        let _ = tail.read_at(|_, offset, line| {
-            if offset < from {
-                return;
-            }
+        let mut tail = Tail::from_offset(path, from);
+        let _ = tail.read(|_, line| {
             if let Ok(v) = serde_json::from_slice::<Value>(line) {
                 let row = super::run_view::event_row(&v);
                 index_experiment(&mut self.index, &row, v);
@@ -215,10 +229,12 @@ impl Follower {
 
     /// The series of the metrics file at `path` as of now (`None` while it has no numbers).
     pub fn metrics(&mut self, hypothesis: &str, path: &Path) -> Option<Metrics> {
-        let m = self
-            .metrics
-            .entry(path.to_path_buf())
-            .or_insert_with(|| MetricsFollow::new(path));
+        let quick_first = self.quick_first;
+        let m = self.metrics.entry(path.to_path_buf()).or_insert_with(|| {
+            let mut m = MetricsFollow::new(path);
+            m.started = !quick_first;
+            m
+        });
         m.read();
         m.snapshot(hypothesis)
     }
@@ -235,6 +251,12 @@ fn index_experiment(index: &mut ExperimentIndex, row: &EventRow, v: Value) {
     }
 }
 
+/// A metric series longer than this is thinned to its per-slice extremes
+/// (`downsample::min_max` over a quarter as many slices), so a million rows cost a few
+/// hundred KB, not 16 MB per copy; a chart is at most a few hundred columns wide and the
+/// extremes (a spike) stay.
+pub const METRIC_POINTS: usize = 16_384;
+
 /// The x axis a metrics file is drawn against: the first of these any row has, else the
 /// row's number.
 const X_KEYS: [&str; 3] = ["step", "epoch", "iteration"];
@@ -247,6 +269,11 @@ struct MetricsFollow {
     x: usize,
     rows: usize,
     series: Vec<(String, Vec<(f64, f64)>)>,
+    /// Read once: a large file's first read takes only its last rows (the first frame
+    /// waits for nothing else), the next one the whole file.
+    started: bool,
+    /// The series hold only the file's last rows.
+    quick: bool,
 }
 
 impl MetricsFollow {
@@ -256,10 +283,36 @@ impl MetricsFollow {
             x: X_KEYS.len(),
             rows: 0,
             series: Vec::new(),
+            started: false,
+            quick: false,
         }
     }
 
     fn read(&mut self) {
+        if self.quick {
+            // The whole file now.
+            *self = MetricsFollow::new(self.tail.path());
+            self.started = true;
+        }
+        let path = self.tail.path().to_path_buf();
+        let quick_from = (!std::mem::replace(&mut self.started, true)
+            && std::fs::metadata(&path).is_ok_and(|m| m.len() > TAIL_FIRST_BYTES))
+        .then(|| event_lines::tail_start(&path, METRIC_POINTS / 2).ok())
+        .flatten();
+        match quick_from {
+            Some(from) => {
+                let whole = std::mem::replace(&mut self.tail, Tail::from_offset(&path, from));
+                self.quick = true;
+                self.take(Some(from));
+                self.tail = whole;
+            }
+            None => self.take(None),
+        }
+    }
+
+    /// Read what was appended (from `quick`'s offset when it is the first look at the
+    /// file's end).
+    fn take(&mut self, quick: Option<u64>) {
         let mut upgraded = false;
         let (x, rows, series) = (&mut self.x, &mut self.rows, &mut self.series);
         let read = self.tail.read(|_, line| {
@@ -287,16 +340,27 @@ impl MetricsFollow {
                     continue;
                 };
                 match series.iter_mut().find(|(n, _)| n == k) {
-                    Some((_, pts)) => pts.push((xv, y)),
+                    Some((_, pts)) => {
+                        pts.push((xv, y));
+                        if pts.len() > METRIC_POINTS {
+                            *pts = super::downsample::min_max(pts, METRIC_POINTS / 4);
+                        }
+                    }
                     None => series.push((k.clone(), vec![(xv, y)])),
                 }
             }
         });
         if upgraded || read.is_ok_and(|r| r.restarted) {
             let x = if upgraded { self.x } else { X_KEYS.len() };
-            *self = MetricsFollow::new(self.tail.path());
-            self.x = x;
-            self.read();
+            let path = self.tail.path().to_path_buf();
+            *self = MetricsFollow::new(&path);
+            (self.x, self.started) = (x, true);
+            // A better axis during the quick look: the quick look again, on it.
+            let quick = quick.filter(|_| upgraded);
+            if let Some(from) = quick {
+                (self.tail, self.quick) = (Tail::from_offset(&path, from), true);
+            }
+            self.take(quick);
         }
     }
 
@@ -374,5 +438,39 @@ mod tests {
             m2.series[0].1,
             vec![(0.0, 3.0), (1.0, 2.0), (2.0, 1.0), (30.0, 0.5)]
         );
+    }
+
+    #[test]
+    fn a_long_metric_series_is_thinned_and_keeps_its_extremes() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = dir.path().join("metrics.jsonl");
+        let rows: String = (0..40_000)
+            .map(|i| {
+                let y = match i {
+                    12_345 => 10.0,
+                    30_000 => -5.0,
+                    _ => (i % 7) as f64 / 10.0,
+                };
+                format!("{{\"step\": {i}, \"loss\": {y}}}\n")
+            })
+            .collect();
+        append(&m, &rows);
+        assert!(std::fs::metadata(&m).unwrap().len() > TAIL_FIRST_BYTES);
+        let mut f = Follower::new(dir.path());
+        // The first look reads the file's last rows only; the next read all of it.
+        let quick = f.metrics("h-e1", &m).unwrap().series[0].1.clone();
+        assert_eq!(quick.len(), METRIC_POINTS / 2);
+        assert_eq!(
+            quick.first().map(|p| p.0),
+            Some((40_000 - METRIC_POINTS / 2) as f64)
+        );
+        let pts = f.metrics("h-e1", &m).unwrap().series[0].1.clone();
+        assert!(pts.len() <= METRIC_POINTS, "{} points", pts.len());
+        assert!(pts.contains(&(12_345.0, 10.0)) && pts.contains(&(30_000.0, -5.0)));
+        assert_eq!(pts.first().map(|p| p.0), Some(0.0));
+        // Appends go on being thinned as they come.
+        append(&m, "{\"step\": 40000, \"loss\": 99.0}\n");
+        let pts = f.metrics("h-e1", &m).unwrap().series[0].1.clone();
+        assert!(pts.len() <= METRIC_POINTS && pts.contains(&(40_000.0, 99.0)));
     }
 }

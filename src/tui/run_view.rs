@@ -90,7 +90,7 @@ pub struct Metrics {
 }
 
 pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
-    read_run_with(run, store, &mut super::follow::Follower::new(&run.root))
+    read_run_with(run, store, &mut super::follow::Follower::whole(&run.root))
 }
 
 /// A read that takes the appended files from where `follower`'s last read ended (the
