@@ -107,7 +107,7 @@ fn exempt(path: &Path, removed: bool) -> bool {
     let name = rest.to_string_lossy();
     name == LOG_FILE
         || name.ends_with(".prev")
-        || rest.starts_with(super::local::ATTEMPTS_DIR)
+        || rest.starts_with(super::attempts::ATTEMPTS_DIR)
         || (removed && (name == METRICS_FILE || name == RESULTS_FILE))
 }
 

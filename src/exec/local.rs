@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, OnceLock};
 
+use super::attempts::ATTEMPTS_DIR;
 use super::env::{EnvInputs, build_env, parent_passthrough};
 use super::gpu::GpuPool;
 use super::job::{Job, METRICS_FILE, RESULTS_FILE};
@@ -258,9 +259,6 @@ fn unlink_planted(ws: &Path, rel: &Path, warnings: &mut Vec<String>) -> std::io:
     Ok(true)
 }
 
-/// Where earlier attempts' files are kept, under `results/`.
-pub const ATTEMPTS_DIR: &str = "attempts";
-
 /// The first attempt number (from 1) above every numbered entry of `attempts`, of any kind:
 /// a link an earlier job planted as `attempts/5` must not be the folder youra moves into.
 fn next_attempt(attempts: &Path) -> u32 {
@@ -270,19 +268,6 @@ fn next_attempt(attempts: &Path) -> u32 {
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .max()
         .map_or(1, |n| n.saturating_add(1))
-}
-
-/// The numbered attempt folders under `attempts`, in order (anything else is ignored).
-pub fn attempt_numbers(attempts: &Path) -> Vec<u32> {
-    let mut n: Vec<u32> = fs::read_dir(attempts)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .collect();
-    n.sort_unstable();
-    n
 }
 
 /// Truncates the log, then reopens it for appending: stdout and stderr share this one open

@@ -11,6 +11,7 @@
 
 pub mod agent;
 mod agent_check;
+mod attempts;
 pub mod config;
 mod confine;
 mod env;
@@ -26,6 +27,7 @@ mod supervise;
 pub mod trust;
 
 pub use agent_check::Violation;
+pub use attempts::{ATTEMPTS_DIR, attempt_numbers};
 pub use config::{BackendKind, ExecSection, SlurmSettings};
 pub use confine::{PathError, confine, write_confined};
 pub use env::{EnvError, EnvInputs, build_env, check_extra, parent_passthrough, secret_reason};
@@ -38,7 +40,7 @@ pub use job::{
     completion_line,
 };
 pub use limits::signal_group;
-pub use local::{ATTEMPTS_DIR, LocalBackend, attempt_numbers};
+pub use local::LocalBackend;
 pub use log::tail_lines;
 pub use metrics::{
     MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_metrics_beneath, read_results,

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::attempts::{ATTEMPTS_DIR, attempt_numbers};
 use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE};
-use super::local::ATTEMPTS_DIR;
 
 /// Under the run: one folder per sub-hypothesis, one record per collected job.
 pub const MANIFEST_DIR: &str = ".youra/attempts";
@@ -152,7 +152,7 @@ pub struct Forged {
 pub fn forged_attempts(manifest: &Manifest, workspace: &Path) -> Vec<Forged> {
     let attempts = Path::new(RESULTS_DIR).join(ATTEMPTS_DIR);
     let mut out = Vec::new();
-    for n in super::local::attempt_numbers(&workspace.join(&attempts)) {
+    for n in attempt_numbers(&workspace.join(&attempts)) {
         for name in [METRICS_FILE, RESULTS_FILE] {
             let rel = attempts.join(n.to_string()).join(name);
             let why = match crate::fsutil::read_beneath(workspace, &rel, MAX_HASHED) {

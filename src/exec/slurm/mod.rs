@@ -15,6 +15,7 @@
 mod backend;
 mod cli;
 pub mod script;
+mod shell;
 pub mod state;
 mod watch;
 pub mod watchdog;

@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
+use super::shell::quote;
 use crate::exec::ExecError;
 use crate::exec::limits::ChildLimits;
 
@@ -29,11 +30,6 @@ pub struct ScriptSpec<'a> {
     pub max_processes: Option<u32>,
     /// bwrap and its arguments then the experiment's argv, or the bare argv.
     pub command: &'a [OsString],
-}
-
-/// `'…'` with each `'` written as `'\''`: bash takes everything else literally.
-pub fn quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 fn utf8<'a>(what: &str, s: &'a std::ffi::OsStr) -> Result<&'a str, ExecError> {

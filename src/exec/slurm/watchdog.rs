@@ -48,7 +48,7 @@ pub fn render(max_processes: Option<u32>) -> String {
              \x20   fi\n\
              \x20   sleep {}\n\
              done\n",
-            super::script::quote(&marker(max)),
+            super::shell::quote(&marker(max)),
             WATCH_EVERY.as_secs_f64(),
         ));
     }
