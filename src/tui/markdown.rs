@@ -4,7 +4,7 @@
 //! kept. Every style is a theme role, so NO_COLOR and the 256-colour fallback apply. HTML
 //! comments (`<!-- youra-key -->`) are dropped; front matter shows dimmed. No input panics.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -296,17 +296,6 @@ impl<'t> Writer<'t> {
             }
             _ => {}
         }
-    }
-}
-
-/// Spaces before and after `text` to align it in `w` columns (`text` already fits).
-pub(super) fn pad(text: &str, w: usize, align: Alignment) -> (usize, usize) {
-    let n = unicode_width::UnicodeWidthStr::width(text);
-    let room = w.saturating_sub(n);
-    match align {
-        Alignment::Right => (room, 0),
-        Alignment::Center => (room / 2, room - room / 2),
-        _ => (0, room),
     }
 }
 

@@ -76,7 +76,7 @@ impl TableBuf {
                 let cell = clip(cell, *w);
                 let text: String = cell.iter().map(|s| s.content.as_ref()).collect();
                 let align = self.align.get(i).copied().unwrap_or(Alignment::None);
-                let (before, after) = super::markdown::pad(&text, *w, align);
+                let (before, after) = pad(&text, *w, align);
                 spans.push(Span::raw(" ".repeat(before + 1)));
                 for s in cell {
                     // The header row reads as a header in every theme.
@@ -142,4 +142,15 @@ fn clip(cell: &[Span<'static>], w: usize) -> Vec<Span<'static>> {
     let style = cell.last().map(|s| s.style).unwrap_or_default();
     out.push(Span::styled("…", style));
     out
+}
+
+/// Spaces before and after `text` to align it in `w` columns (`text` already fits).
+fn pad(text: &str, w: usize, align: Alignment) -> (usize, usize) {
+    let n = unicode_width::UnicodeWidthStr::width(text);
+    let room = w.saturating_sub(n);
+    match align {
+        Alignment::Right => (room, 0),
+        Alignment::Center => (room / 2, room - room / 2),
+        _ => (0, room),
+    }
 }
