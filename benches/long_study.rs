@@ -242,9 +242,11 @@ fn binary(dir: &Path) -> (f64, f64, f64) {
     (first, rss, cores)
 }
 
-/// In process, as the runtime does it: an appended event → the watcher → the follower's
-/// read → a frame that shows it. The median of 15.
+/// In process, as the runtime does it: an appended event → the watcher (naming what
+/// changed) → the reader's refresh of the followed parts (a whole read when anything else
+/// changed) → a frame that shows it. The median of 15.
 fn write_to_screen(dir: &Path) -> f64 {
+    use youra::tui::refresh::{base_of, refresh};
     let run = youra::rundir::discover(dir).unwrap();
     let store = Store::new(&run.vsa);
     let mut follower = Follower::new(&run.root);
@@ -253,17 +255,18 @@ fn write_to_screen(dir: &Path) -> f64 {
         Keymap::load(&[]).unwrap(),
         Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
     );
-    update(
-        &mut app,
-        AppEvent::Loaded(Box::new(read_run_with(&run, &store, &mut follower))),
-    );
+    let mut read = read_run_with(&run, &store, &mut follower);
+    let mut base = base_of(&mut read);
+    update(&mut app, AppEvent::Loaded(Box::new(read)));
     let (tx, rx) = mpsc::channel();
-    let _w = youra::tui::watch::watch(&[dir.to_path_buf()], tx).unwrap();
+    let changes = youra::tui::watch::ChangeSet::default();
+    let _w = youra::tui::watch::watch_naming(&[dir.to_path_buf()], tx, changes.clone()).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let mut lat = Vec::new();
     for i in 0..15 {
         while rx.try_recv().is_ok() {}
+        changes.take();
         let probe = format!("screen probe {i}");
         append_event(dir, &probe);
         let t = Instant::now();
@@ -271,7 +274,9 @@ fn write_to_screen(dir: &Path) -> f64 {
             let Ok(AppEvent::Changed) = rx.recv_timeout(Duration::from_secs(10)) else {
                 panic!("no change seen")
             };
-            let read = read_run_with(&run, &store, &mut follower);
+            let mut read = refresh(&base, &run, &mut follower, &changes.take())
+                .unwrap_or_else(|| read_run_with(&run, &store, &mut follower));
+            base = base_of(&mut read);
             update(&mut app, AppEvent::Loaded(Box::new(read)));
             term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();
             if term.backend().to_string().contains(&probe) {

@@ -336,4 +336,24 @@ mod window {
         assert_eq!(now.counts.unwrap().events, n as u64);
         assert_eq!(now.lines.unwrap().lines(), n as u64);
     }
+
+    #[test]
+    fn events_new_since_the_last_look_are_counted_before_the_window_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let text: String = (1..=WINDOW + 1000)
+            .map(|i| {
+                let day = if i <= 500 { 19 } else { 21 };
+                format!("{{\"time\":\"2026-11-{day}T00:00:00Z\",\"kind\":\"note\",\"message\":\"e{i}\"}}\n")
+            })
+            .collect();
+        append(&path, &text);
+        let mut f = Follower::new(dir.path());
+        f.set_seen(youra::vsa::timestamp::Timestamp::parse(
+            "2026-11-20T00:00:00Z",
+        ));
+        let now = f.events();
+        assert_eq!(now.rows.unwrap().len(), WINDOW);
+        assert_eq!(now.counts.unwrap().new_since_seen, (WINDOW + 500) as u64);
+    }
 }

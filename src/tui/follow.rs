@@ -195,14 +195,16 @@ impl Follower {
                 && let Some(kind) = event_lines::quick_field(line, "kind")
                 && line.ends_with(b"}")
                 && !kind.starts_with("experiment_")
+                // The time matters only against `tui_seen`; unreadable plainly: parse.
+                && let at = seen
+                    .is_some()
+                    .then(|| event_lines::quick_field(line, "time").and_then(Timestamp::parse))
+                && at.as_ref().is_none_or(Option::is_some)
             {
                 // Counted, not kept: the window starts later.
                 counts.events += 1;
                 *counts.by_kind.entry(kind.to_string()).or_default() += 1;
-                if seen.is_some() {
-                    let at = event_lines::quick_field(line, "time").and_then(Timestamp::parse);
-                    counts.new_since_seen += u64::from(newer(at.as_ref()));
-                }
+                counts.new_since_seen += u64::from(newer(at.flatten().as_ref()));
                 return;
             }
             let Ok(v) = serde_json::from_slice::<Value>(line) else {
