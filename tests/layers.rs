@@ -1,8 +1,8 @@
 //! The layers point one way (issue 29): every `crate::…`, `self::…` and `super::…` path in
 //! `src/` reaches only the top-level modules that its own module's line in
 //! `docs/ARCHITECTURE.md` (between `<!-- layers:begin -->` and `<!-- layers:end -->`) allows,
-//! every module of `src/lib.rs` has a line, and the files inside `engine/` import each other
-//! in no loop.
+//! every module of `src/lib.rs` has a line, the table has no loop, and the files of a module
+//! import each other in no loop (but in the modules still named in `MODULES_WITH_FILE_LOOPS`).
 //!
 //! Pure std and a hand-rolled lexer, so it runs in milliseconds and needs no parser crate.
 //! What it reads: comments and string literals are blanked first; `mod` declarations are
@@ -687,29 +687,49 @@ fn file_of<'a>(by_module: &BTreeMap<&[String], &'a File>, segments: &[String]) -
         .find_map(|k| by_module.get(&segments[..k]).copied())
 }
 
-/// Files inside `engine/` import each other in no loop (a loop there means two stages or the
-/// loop and a stage share a piece that belongs in a file below both).
+/// Modules whose files still import each other in a loop (issue 29 broke those of `engine/`,
+/// `exec/` and `cli/`); every other module is held to none. The test fails when one of these
+/// has no loop left, so the list only shrinks.
+const MODULES_WITH_FILE_LOOPS: &[&str] = &["llm", "plan", "report", "rundir", "tui", "vsa"];
+
+/// The files of a module import each other in no loop: a loop means two files share a piece
+/// that belongs in a small file below both (the stages of `engine/` share `stages/fields.rs`,
+/// not each other). Loops across modules are the layers table's to refuse.
 #[test]
-fn engine_files_import_each_other_in_no_loop() {
+fn a_modules_files_import_each_other_in_no_loop() {
     let files = load_crate(&root().join("src"));
     let by_module: BTreeMap<&[String], &File> =
         files.iter().map(|f| (f.module.as_slice(), f)).collect();
-    let in_engine = |f: &File| f.module.first().is_some_and(|m| m == "engine") && !f.test;
+    let top = |f: &File| f.module.first().cloned().unwrap_or_default();
     let mut edges: BTreeMap<&str, BTreeMap<&str, (usize, String)>> = BTreeMap::new();
-    for file in files.iter().filter(|f| in_engine(f)) {
+    for file in files.iter().filter(|f| !f.test && !f.module.is_empty()) {
         let out = edges.entry(file.rel.as_str()).or_default();
         for u in paths(file) {
             if let Some(to) = file_of(&by_module, &u.segments)
-                && in_engine(to)
+                && !to.test
+                && top(to) == top(file)
                 && to.rel != file.rel
             {
                 out.entry(to.rel.as_str()).or_insert((u.line, u.shown()));
             }
         }
     }
+    let module_of = |rel: &str| {
+        let file = files
+            .iter()
+            .find(|f| f.rel == rel)
+            .expect("a file read above");
+        top(file)
+    };
     let cycles = strongly_connected(&edges);
     let mut report = String::new();
+    let mut looped = BTreeSet::new();
     for scc in &cycles {
+        let module = module_of(scc[0]);
+        looped.insert(module.clone());
+        if MODULES_WITH_FILE_LOOPS.contains(&module.as_str()) {
+            continue;
+        }
         let _ = writeln!(report, "a loop among {}:", scc.join(", "));
         for from in scc {
             for (to, (line, written)) in &edges[from] {
@@ -719,9 +739,17 @@ fn engine_files_import_each_other_in_no_loop() {
             }
         }
     }
+    for m in MODULES_WITH_FILE_LOOPS {
+        if !looped.contains(*m) {
+            let _ = writeln!(
+                report,
+                "{m}/ has no file loop left: remove it from MODULES_WITH_FILE_LOOPS"
+            );
+        }
+    }
     assert!(
-        cycles.is_empty(),
-        "files inside engine/ import each other in a loop; move the shared piece into a file below them:\n{report}"
+        report.is_empty(),
+        "files of one module import each other in a loop; move the shared piece into a file below them:\n{report}"
     );
 }
 
