@@ -135,6 +135,11 @@ pub fn attempt_log(run_root: &Path, rec: &MemoryRecord) -> Option<PathBuf> {
 /// modification time.
 pub fn hypothesis_logs(dir: &Path) -> Vec<(SystemTime, PathBuf)> {
     let mut logs = Vec::new();
+    // A sub-hypothesis without a folder yet (most of 500 in a long study) costs one look,
+    // not four: this runs per sub-hypothesis on every refresh.
+    if !dir.is_dir() {
+        return logs;
+    }
     for sub in [
         dir.to_path_buf(),
         dir.join("results"),

@@ -76,6 +76,10 @@ pub(crate) fn metrics(run: &RunDir, ids: &[String], follower: &mut Follower) -> 
     ids.iter()
         .filter_map(|h| {
             let results = run.root.join(h).join("results");
+            // One look for a sub-hypothesis that has no results yet (most, in a long study).
+            if !results.is_dir() {
+                return None;
+            }
             let mut m = follower.metrics(h, &results.join("metrics.jsonl"))?;
             let attempts = results.join(crate::exec::ATTEMPTS_DIR);
             let name = m.series.first().map(|(n, _)| n.clone()).unwrap_or_default();
