@@ -12,7 +12,7 @@
 //!
 //! Run: `cargo bench --bench engine` (`YOURA_BENCH_HISTORY_MB=60` for a larger history).
 
-#[path = "../tests/common/script.rs"]
+#[path = "../tests/it/common/script.rs"]
 mod script;
 
 use std::path::Path;

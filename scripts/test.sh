@@ -3,11 +3,11 @@
 # (each step idempotent and cached under target/ where it is heavy), then runs cargo test.
 #   bubblewrap        the experiment sandbox (every sandbox test fails without it)
 #   poppler-utils     pdftotext, which reads the paper's PDF back in the tests
-#   chromium          headless, it loads `youra report html`'s page in tests/report_html.rs
-#   the MCP reference server (optional, with Node)   tests/tools.rs uses it when present
+#   chromium          headless, it loads `youra report html`'s page in tests/it/report_html.rs
+#   the MCP reference server (optional, with Node)   tests/it/tools.rs uses it when present
 #   the local model server (llama-cpp-python + SmolLM2-135M, ~7 min once, into target/)
 #   a one-node Slurm cluster (slurm-wlm + munge, ~1 min once; the tests start the daemons)
-# Extra arguments go to `cargo test` (e.g. `scripts/test.sh --test exec`).
+# Extra arguments go to `cargo test` (e.g. `scripts/test.sh --test it exec::`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +19,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== apt: ${need_apt[*]}"
     apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
-echo "== the MCP reference server (optional: tests/tools.rs skips it when absent)"
+echo "== the MCP reference server (optional: tests/it/tools.rs skips it when absent)"
 (command -v npm >/dev/null && npm install --prefix target/mcp-everything @modelcontextprotocol/server-everything >/dev/null 2>&1) || echo "not installed"
 echo "== the local model server (reused from target/ after the first build)"
 scripts/local-model.sh install

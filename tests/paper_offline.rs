@@ -2,6 +2,7 @@
 //! each service's failure, `literature.jsonl` is kept empty, and a paper written on it gets
 //! the note that it cites no references, with a bibliography of nothing.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::time::Duration;

@@ -227,7 +227,7 @@ fn a_job_runs_in_the_sandbox_and_completes() {
     );
 }
 
-/// The local back end's fork-bomb test (tests/exec.rs), as a Slurm job: the batch script's
+/// The local back end's fork-bomb test (tests/it/exec.rs), as a Slurm job: the batch script's
 /// watchdog stops it the same way, and it is reported the same way.
 #[test]
 fn a_job_over_the_process_limit_is_stopped_as_locally() {

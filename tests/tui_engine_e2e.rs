@@ -4,6 +4,7 @@
 //! second, Events shows the decision, and the run goes on to a paper. (Its own test binary,
 //! so it never shares the machine with the other terminal tests.)
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::io::Write;

@@ -40,7 +40,11 @@ pub fn block<'a>(app: &App, pane: PaneId) -> Block<'a> {
             } else {
                 news
             };
-            format!("{news}{}{}", events::position(app), app.filters.describe(false))
+            format!(
+                "{news}{}{}",
+                events::position(app),
+                app.filters.describe(false)
+            )
         }
         _ => String::new(),
     };

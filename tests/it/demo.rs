@@ -1,0 +1,410 @@
+//! The offline demo: the bundled transcript is the one `tests/it/common/demo.rs` generates, and
+//! the study runs offline with real experiments on the penguin data and the plan tree on —
+//! h-e1's unscaled rule misses, bill depth alone is tried and pruned, standardized bills
+//! pass; h-m1's redundancy claim misses and its recovery proposes a Pivot that waits. Each
+//! answer has its recorded continuation to a paper: the waiting policy's reject (headless),
+//! an approve (the redesign) and an override with Proceed (the negative result kept).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use youra::vsa::store::Store;
+
+const BUNDLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo/replay.jsonl");
+
+#[test]
+fn the_bundled_demo_is_the_generated_one() {
+    let generated = common::demo::script().text();
+    if std::env::var_os("YOURA_UPDATE_DEMO").is_some() {
+        std::fs::write(BUNDLE, &generated).expect("write the bundle");
+    }
+    let bundled = std::fs::read_to_string(BUNDLE).expect("bundle");
+    assert!(
+        bundled == generated,
+        "assets/demo/replay.jsonl is stale: run `YOURA_UPDATE_DEMO=1 cargo test --test it demo::`"
+    );
+}
+
+fn status(dir: &Path, h: &str) -> String {
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    snap.vsa
+        .hypothesis(h)
+        .map_or("absent".into(), |x| x.status.as_str().to_string())
+}
+
+fn events(dir: &Path) -> Vec<youra::rundir::events::Event> {
+    youra::rundir::events::read(&dir.join("events.jsonl"))
+}
+
+/// The final paper; every answer's continuation also ends with its PDF, figures and
+/// references (`tests/it/paper_pdf.rs` reads the headless one's PDF back).
+fn paper(dir: &Path) -> String {
+    let pdf = std::fs::read(dir.join("paper/paper.pdf")).expect("paper/paper.pdf");
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    let figures = youra::paper::figures::load_manifest(dir).expect("figure manifest");
+    assert!(
+        figures.iter().any(|f| f.file == "figures/gates.svg"),
+        "{figures:?}"
+    );
+    let md = std::fs::read_to_string(dir.join("paper/06_paper_final.md")).expect("a final paper");
+    assert!(
+        md.contains("[@gorman2014ecological]"),
+        "cites the recorded search"
+    );
+    assert_eq!(
+        youra::paper::check(dir, &md),
+        Vec::new(),
+        "references and figures check"
+    );
+    md
+}
+
+/// The first line of each executed plan of `h`'s subtree, in id order: the recorded code of
+/// each continuation must be the plan the policy chose (`tests/it/common/demo.rs` records the
+/// arguments of that plan).
+fn executed_plans(dir: &Path, h: &str) -> Vec<String> {
+    let tree = youra::plan::load(dir, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    youra::plan::subtree(&tree, h)
+        .iter()
+        .filter_map(|id| tree.get(id))
+        .filter(|n| n.packet.is_some())
+        .map(|n| {
+            let plan = n.plan.clone().unwrap_or_default();
+            plan.lines().next().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+/// The plan tree the demo searched: several evaluated nodes, one pruned.
+fn assert_the_plan_tree(dir: &Path) {
+    let loaded = youra::plan::load(dir, youra::plan::Plans::Read).unwrap();
+    let nodes = loaded.tree.nodes();
+    let evaluated = nodes.iter().filter(|n| n.packet.is_some()).count();
+    assert!(evaluated >= 4, "{evaluated} evaluated nodes");
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n.status == youra::plan::NodeStatus::Pruned),
+        "a pruned node"
+    );
+    let budget = loaded.budget.expect("a budget");
+    assert!(budget.used_tokens > 0 && budget.used_tokens < budget.total_tokens);
+}
+
+/// The bundle carries no usage, so each call is charged its text's token count: the first
+/// call's reply costs what the tokenizer counts of the recorded reply, and no two stages'
+/// prompts cost the same constant.
+fn assert_counted_tokens(dir: &Path) {
+    let ledger = std::fs::read_to_string(dir.join("ledger.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = ledger
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let first = &rows[0];
+    assert_eq!((first[1], first[2]), ("executor", "problem_scoping"));
+    let bundle = std::fs::read_to_string(BUNDLE).unwrap();
+    let recorded: serde_json::Value = serde_json::from_str(bundle.lines().next().unwrap()).unwrap();
+    assert!(
+        recorded["response"]["usage"].is_null(),
+        "the bundle carries no usage"
+    );
+    let content = recorded["response"]["content"].as_str().unwrap();
+    assert_eq!(first[5], youra::llm::tokens::count(content).to_string());
+    let inputs: std::collections::BTreeSet<&str> = rows.iter().map(|r| r[4]).collect();
+    assert!(
+        inputs.len() > rows.len() / 2,
+        "{} distinct of {}",
+        inputs.len(),
+        rows.len()
+    );
+    let total: u64 = rows.iter().map(|r| r[4].parse::<u64>().unwrap()).sum();
+    assert!(
+        total > 100 * rows.len() as u64,
+        "prompts of a realistic size: {total}"
+    );
+}
+
+#[test]
+fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["demo", "--headless", "--dir", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", tmp.path().join("no-config"))
+        .output()
+        .expect("youra demo runs");
+    let (stdout, stderr) = common::text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.contains("run complete"), "{stdout}");
+    assert!(
+        stdout.contains("the waiting policy does — reject after 0.5 s"),
+        "the output says who answers: {stdout}"
+    );
+    assert_eq!(
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
+        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
+    );
+    assert!(
+        dir.join("memory/failure_h-e1_run1.md").is_file(),
+        "the first h-e1 run failed its gate and was attributed"
+    );
+    // The search went on after the standardized pass: the flipper-length sibling ran last
+    // and missed; the gate is the best node's, and so are the results the workspace holds
+    // once the search settles (its code and results checked out of the node's commit).
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        results["metrics"]["accuracy"], 0.9356,
+        "the best node's run, not the last (0.7746)"
+    );
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let e1 = snap
+        .doc
+        .root
+        .as_ref()
+        .unwrap()
+        .get("sub_hypotheses")
+        .unwrap()
+        .get("h-e1")
+        .unwrap();
+    let field = |path: &[&str]| {
+        path.iter()
+            .try_fold(e1, |n, k| n.get(k))
+            .and_then(|n| n.as_str().map(str::to_string))
+    };
+    assert_eq!(
+        field(&["gate", "measured", "accuracy"]).as_deref(),
+        Some("0.9356")
+    );
+    assert_eq!(field(&["search", "best_node"]).as_deref(), Some("n-0003"));
+    assert_eq!(field(&["search", "settled"]).as_deref(), Some("true"));
+    assert!(
+        field(&["search", "why"])
+            .unwrap()
+            .contains("the only passing node of 4 executed"),
+        "{:?}",
+        field(&["search", "why"])
+    );
+    // Every attempt is kept: unscaled (1), bill depth alone (2), standardized (3), then the
+    // current one.
+    for (n, acc) in [(1, 0.8832), (2, 0.6137), (3, 0.9356)] {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                dir.join(format!("h-e1/results/attempts/{n}/experiment_results.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
+    }
+    assert_the_plan_tree(&dir);
+    assert_counted_tokens(&dir);
+    assert_eq!(
+        executed_plans(&dir, "h-e1"),
+        [
+            "# Plan for h-e1",
+            "# Bill depth alone",
+            "# Standardize the features",
+            "# Flipper length for bill length"
+        ]
+    );
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten folds"]);
+    let decision = events(&dir)
+        .into_iter()
+        .find(|e| e.kind == "decision")
+        .expect("a decision event");
+    assert_eq!(decision.actor.as_deref(), Some("policy"));
+    assert_eq!(decision.action.as_deref(), Some("Method-Refine"));
+    let paper = paper(&dir);
+    assert!(
+        paper.contains("| h-m1 (mean of ten seeds) | gain from body mass | 0.0342 | missed |"),
+        "{paper}"
+    );
+    assert!(paper.contains("| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |"));
+    let check = common::youra(&["report", "check", dir.to_str().unwrap()]);
+    let (out, _) = common::text(&check);
+    assert!(check.status.success(), "{out}");
+    assert!(
+        out.contains("0 MAJOR, 0 MINOR"),
+        "declared values are not flagged: {out}"
+    );
+}
+
+/// A demo run the engine drives in a child process until its escalation waits.
+fn waiting_demo(tmp: &Path) -> (PathBuf, std::process::Child) {
+    let dir = tmp.join("demo");
+    youra::cli::engine_cmd::demo_dir(
+        Some(dir.clone()),
+        youra::cli::engine_cmd::DemoOptions::default(),
+    )
+    .unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", tmp.join("no-config"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        let snap = Store::new(dir.join("verification_state.yaml"))
+            .load()
+            .unwrap();
+        if snap.vsa.workflow.status.as_ref().map(|s| s.as_str()) == Some("AWAITING_APPROVAL") {
+            let esc = snap.vsa.workflow.escalation.clone().expect("a card");
+            assert_eq!(esc.hypothesis.as_deref(), Some("h-m1"));
+            assert_eq!(esc.proposed_action.as_deref(), Some("Pivot"));
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the escalation never came"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // It waits: no policy answers a watched demo.
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(status(&dir, "h-m1"), "FAILED");
+    (dir, child)
+}
+
+fn finish(dir: &Path, mut child: std::process::Child) {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the run never ended"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let stops: Vec<String> = events(dir)
+        .into_iter()
+        .filter(|e| e.kind == "stop")
+        .filter_map(|e| e.message)
+        .collect();
+    let log = std::fs::read_to_string(dir.join("youra.log")).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(12).collect();
+    assert!(
+        child.wait().unwrap().success(),
+        "the run stopped: {stops:?}\nyoura.log, last lines first:\n{}",
+        tail.join("\n")
+    );
+}
+
+fn steer(dir: &Path, args: &[&str]) {
+    let mut all = vec!["steer", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = common::youra(&all);
+    assert!(out.status.success(), "{:?}", common::text(&out));
+}
+
+#[test]
+fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, child) = waiting_demo(tmp.path());
+    steer(
+        &dir,
+        &[
+            "approve",
+            "--actor",
+            "dana",
+            "--reason",
+            "the claim is wrong, not the method",
+        ],
+    );
+    finish(&dir, child);
+    assert_eq!(
+        (
+            status(&dir, "h-e2"),
+            status(&dir, "h-m2"),
+            status(&dir, "h-c2")
+        ),
+        ("VALIDATED".into(), "VALIDATED".into(), "VALIDATED".into())
+    );
+    assert_eq!(
+        status(&dir, "h-m1"),
+        "absent",
+        "the redesign replaced the plan"
+    );
+    // Each redesigned search went on after its pass; the code each recorded continuation runs
+    // matches the plan of the node the policy chose.
+    for (h, after) in [
+        ("h-e2", "# Ten seeds"),
+        ("h-m2", "# Ten folds"),
+        ("h-c2", "# Ten seeds"),
+    ] {
+        assert_eq!(executed_plans(&dir, h)[1..], [after], "{h}");
+    }
+    let d = events(&dir)
+        .into_iter()
+        .find(|e| e.kind == "decision")
+        .expect("a decision");
+    assert_eq!(d.actor.as_deref(), Some("dana"));
+    assert!(
+        d.message
+            .as_deref()
+            .unwrap()
+            .contains("the claim is wrong, not the method"),
+        "{d:?}"
+    );
+    assert!(paper(&dir).contains("| h-m2 | gain from body mass | 0.0323 | met |"));
+    assert!(
+        std::fs::read_dir(dir.join("_archive")).unwrap().count() >= 1,
+        "the pivot archived the first hypothesis's work"
+    );
+}
+
+#[test]
+fn overriding_with_proceed_keeps_the_negative_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, child) = waiting_demo(tmp.path());
+    steer(
+        &dir,
+        &[
+            "override",
+            "Proceed",
+            "--reason",
+            "the refuted redundancy is the finding",
+        ],
+    );
+    finish(&dir, child);
+    // This branch's tree differs from the reject's, and so does the node chosen after h-c1's
+    // pass (its recorded code follows it).
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten seeds"]);
+    assert_eq!(
+        (
+            status(&dir, "h-e1"),
+            status(&dir, "h-m1"),
+            status(&dir, "h-c1")
+        ),
+        ("VALIDATED".into(), "FAILED".into(), "VALIDATED".into())
+    );
+    let p = paper(&dir);
+    assert!(
+        p.contains("| h-m1 | gain from body mass | 0.0323 | missed |"),
+        "{p}"
+    );
+    assert!(
+        !p.contains("ten seeds"),
+        "the rejected continuation is not served: {p}"
+    );
+}

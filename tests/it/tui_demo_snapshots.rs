@@ -1,0 +1,219 @@
+//! The showcase demo as the researcher sees it, drawn on TestBackend: the whole screen at its
+//! escalation (80×24, 100×30, 160×48), `?` at 100×30, the card with the failed attempt's chart and its log,
+//! and the status line in each waiting state (an escalation, a breakpoint's pause, a
+//! MUST_STOP). The runs are made by the real engine on the demo's bundle; times and durations
+//! are masked, everything else (revisions, tokens, the plan tree's α and weights) is
+//! deterministic.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use youra::cli::engine_cmd::{DemoOptions, demo_dir};
+use youra::tui::app::{App, AppEvent, update};
+use youra::tui::draw::draw;
+use youra::tui::keymap::Keymap;
+use youra::tui::run_view::read_run;
+use youra::tui::theme::{ColorDepth, Theme};
+use youra::vsa::Store;
+
+fn app_for(dir: &Path) -> App {
+    let run = youra::rundir::discover(dir).expect("run");
+    let store = Store::new(&run.vsa);
+    let mut app = App::new(
+        run.clone(),
+        Keymap::load(&[]).unwrap(),
+        Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
+    );
+    update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
+    app
+}
+
+fn keys(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let code = match c {
+            '\x1b' => KeyCode::Esc,
+            c => KeyCode::Char(c),
+        };
+        update(app, AppEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+}
+
+/// Digits of clock times, dates and durations become `#`: widths stay, the run's moment goes.
+fn mask(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = chars.clone();
+    let timeish = |c: char| c.is_ascii_digit() || matches!(c, ':' | '.' | '-' | 'T' | 'Z' | '+');
+    let mut i = 0;
+    while i < chars.len() {
+        // A digit inside a word (`h-e1`, `n-0003`) starts no time.
+        if !chars[i].is_ascii_digit()
+            || (i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '-'))
+        {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && timeish(chars[j]) {
+            j += 1;
+        }
+        let run: String = chars[i..j].iter().collect();
+        let clock = run.contains(':');
+        let duration = chars.get(j) == Some(&'s') && run.contains('.');
+        let date = run.len() >= 5 && run.matches('-').count() >= 1 && chars.get(j) == Some(&' ');
+        if clock || duration || date {
+            for c in &mut out[i..j] {
+                if c.is_ascii_digit() {
+                    *c = '#';
+                }
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out.into_iter().collect()
+}
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| draw(app, f)).unwrap();
+    mask(&term.backend().to_string())
+}
+
+fn status_line(app: &App) -> String {
+    screen(app, 160, 10)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A demo run driven by `youra run` until `done` says it has reached the state wanted.
+fn drive(tmp: &Path, name: &str, o: DemoOptions, done: impl Fn(&Path) -> bool) -> PathBuf {
+    let dir = tmp.join(name);
+    demo_dir(Some(dir.clone()), o).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["run", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", tmp.join("no-config"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !done(&dir) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "{name} never got there"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Let the last write land, then stop the engine where it waits.
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = child.kill();
+    let _ = child.wait();
+    dir
+}
+
+fn status(dir: &Path) -> Option<String> {
+    Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .ok()?
+        .vsa
+        .workflow
+        .status
+        .as_ref()
+        .map(|s| s.as_str().to_string())
+}
+
+#[test]
+fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state() {
+    let tmp = tempfile::tempdir().unwrap();
+    let waiting = drive(tmp.path(), "waiting", DemoOptions::default(), |d| {
+        status(d).as_deref() == Some("AWAITING_APPROVAL")
+    });
+    let mut app = app_for(&waiting);
+    let line = status_line(&app);
+    assert!(line.contains("⚑ Pivot for h-m1 waits: E"), "{line}");
+    assert!(line.contains("tokens") && line.contains("budget"), "{line}");
+    insta::assert_snapshot!("status_escalation", line);
+    for (w, h) in [(80, 24), (100, 30), (160, 48)] {
+        insta::assert_snapshot!(format!("demo_escalation_{w}x{h}"), screen(&app, w, h));
+    }
+    // At 100×30 the `?` list is as wide as its longest line: no help text is cut.
+    keys(&mut app, "?");
+    let help = screen(&app, 100, 30);
+    assert!(
+        help.contains("keys: Gates") && help.contains("(j/k scroll)"),
+        "{help}"
+    );
+    insta::assert_snapshot!("demo_help_100x30", help);
+    keys(&mut app, "\x1b");
+    // The plan tree at 100 columns: the tab strip names it, `6` shows it.
+    keys(&mut app, "6");
+    let plan = screen(&app, 100, 30);
+    assert!(
+        plan.contains("6 Plan tree") && plan.contains("pruned"),
+        "{plan}"
+    );
+    insta::assert_snapshot!("demo_plan_tree_100x30", plan);
+    keys(&mut app, "E");
+    let card = screen(&app, 100, 30);
+    assert!(
+        card.contains("κ_min") && card.contains("required <= 0.02"),
+        "{card}"
+    );
+    // Every answer's line whole: wrapped under its key, not cut at the border.
+    assert!(
+        card.contains("again — pivot 1 of 2") && card.contains("Pivot, Design-Pivot)"),
+        "{card}"
+    );
+    insta::assert_snapshot!("demo_card_100x30", card);
+    keys(&mut app, "g");
+    insta::assert_snapshot!("demo_card_chart_100x30", screen(&app, 100, 30));
+    keys(&mut app, "l");
+    let log = screen(&app, 100, 30);
+    assert!(log.contains("final:"), "the log tail at the error: {log}");
+    insta::assert_snapshot!("demo_card_log_100x30", log);
+    keys(&mut app, "\x1b");
+    assert!(app.overlay.is_some(), "esc returns to the card");
+    keys(&mut app, "\x1b");
+    assert!(app.overlay.is_none(), "then closes it");
+
+    let paused = drive(
+        tmp.path(),
+        "paused",
+        DemoOptions {
+            step: true,
+            ..Default::default()
+        },
+        |d| status(d).as_deref() == Some("PAUSED"),
+    );
+    let line = status_line(&app_for(&paused));
+    assert!(
+        line.contains("⏸ PAUSED (breakpoint before Coding & Validation"),
+        "{line}"
+    );
+    insta::assert_snapshot!("status_paused", line);
+
+    // A bundle cut before h-e1's design: the engine stops, naming the missing recording.
+    let stopped = drive(tmp.path(), "stopped", DemoOptions::default(), |d| {
+        if !d.join(".cut").exists() {
+            let bundle = d.join("replay/demo.jsonl");
+            let text = std::fs::read_to_string(&bundle).unwrap();
+            let kept: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.contains("\"experiment_design\""))
+                .collect();
+            std::fs::write(&bundle, kept.join("\n") + "\n").unwrap();
+            std::fs::write(d.join(".cut"), "").unwrap();
+        }
+        status(d).as_deref() == Some("STOPPED")
+    });
+    let line = status_line(&app_for(&stopped));
+    assert!(
+        line.contains("■ MUST_STOP:") && line.contains("c resumes"),
+        "{line}"
+    );
+    insta::assert_snapshot!("status_must_stop", line);
+}
