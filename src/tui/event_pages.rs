@@ -7,12 +7,12 @@
 
 use std::path::PathBuf;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 use super::app::{App, Effect, PaneId};
 use super::follow::EventCounts;
 use super::keymap::Command;
-use super::lessons::Search;
+use super::lessons::{Search, SearchEdit};
 use super::run_view::EventRow;
 use crate::rundir::event_lines::{self, LineIndex};
 
@@ -218,26 +218,10 @@ fn find(app: &mut App, from: u64, older: bool) -> Vec<Effect> {
 /// A key while the query is typed: Enter searches the file (the newest hit first), Esc
 /// drops the query, Backspace edits, every other character is the query's.
 pub fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
-    let search = &mut app.events.search;
-    match (cmd, key.code) {
-        (Some(Command::Confirm), _) => {
-            search.typing = false;
-            return find(app, u64::MAX, true);
-        }
-        (Some(Command::Cancel), _) => *search = Search::default(),
-        (_, KeyCode::Backspace) => {
-            search.query.pop();
-        }
-        (_, KeyCode::Char(c))
-            if !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            search.query.push(c)
-        }
-        _ => {}
+    match app.events.search.edit(key, cmd) {
+        SearchEdit::Confirmed => find(app, u64::MAX, true),
+        _ => Vec::new(),
     }
-    Vec::new()
 }
 
 /// A page (or a search's page) is back: show it and select its row.

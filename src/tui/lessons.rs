@@ -45,6 +45,50 @@ pub struct Search {
     pub query: String,
 }
 
+/// What a key did to a query being typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchEdit {
+    /// Enter: the query is kept and typing ends.
+    Confirmed,
+    /// Esc: the query is dropped.
+    Cancelled,
+    /// Backspace or a character edited the query.
+    Edited,
+    /// Not a key of the query line.
+    Ignored,
+}
+
+impl Search {
+    /// One key while the query is typed: Enter keeps it, Esc clears it, Backspace edits,
+    /// every other character is part of the query (never a pane command). Shared by the
+    /// lessons' and the Events pane's `/`.
+    pub fn edit(&mut self, key: KeyEvent, cmd: Option<Command>) -> SearchEdit {
+        match (cmd, key.code) {
+            (Some(Command::Confirm), _) => {
+                self.typing = false;
+                SearchEdit::Confirmed
+            }
+            (Some(Command::Cancel), _) => {
+                *self = Search::default();
+                SearchEdit::Cancelled
+            }
+            (_, KeyCode::Backspace) => {
+                self.query.pop();
+                SearchEdit::Edited
+            }
+            (_, KeyCode::Char(c))
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                self.query.push(c);
+                SearchEdit::Edited
+            }
+            _ => SearchEdit::Ignored,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LessonsState {
     pub grouping: Grouping,
@@ -206,23 +250,9 @@ pub fn clear_search(app: &mut App) {
 /// A key while the query is typed: Enter keeps it as the filter, Esc clears it, Backspace
 /// edits, every other character is part of the query (never a pane command).
 pub fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
-    let search = &mut app.lessons.search;
-    match (cmd, key.code) {
-        (Some(Command::Confirm), _) => search.typing = false,
-        (Some(Command::Cancel), _) => *search = Search::default(),
-        (_, KeyCode::Backspace) => {
-            search.query.pop();
-        }
-        (_, KeyCode::Char(c))
-            if !key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            search.query.push(c)
-        }
-        _ => return Vec::new(),
+    if app.lessons.search.edit(key, cmd) != SearchEdit::Ignored {
+        app.selected_mut(PaneId::Reflection, 0);
     }
-    app.selected_mut(PaneId::Reflection, 0);
     Vec::new()
 }
 
