@@ -7,6 +7,9 @@
 //! long_study` (`LONG_STUDY_EVENTS`, `LONG_STUDY_ROWS`, `LONG_STUDY_HYPOTHESES`,
 //! `LONG_STUDY_PLAN_NODES` change the sizes).
 
+#[path = "common/plan_tree.rs"]
+mod plan_tree;
+
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::sync::mpsc;
@@ -100,43 +103,7 @@ fn grow_more(dir: &Path, hypotheses: usize, nodes: usize) {
     let text = std::fs::read_to_string(&vsa).unwrap();
     let text = text.replacen("gate_violations:", &format!("{more}gate_violations:"), 1);
     std::fs::write(&vsa, text).unwrap();
-    let plan = dir.join("plan");
-    let mut tree = Vec::new();
-    for i in 1..=nodes {
-        let id = format!("n-{i:04}");
-        let parent = (i > 1).then(|| format!("n-{:04}", (i - 2) / 3 + 1));
-        let children: Vec<String> = (1..=3)
-            .map(|k| 3 * (i - 1) + 1 + k)
-            .filter(|&c| c <= nodes)
-            .map(|c| format!("n-{c:04}"))
-            .collect();
-        let status = if children.is_empty() {
-            "untested"
-        } else {
-            "evaluated"
-        };
-        tree.push(
-            serde_json::json!({"id": id, "parent": parent, "children": children,
-            "status": status, "created_at": "2026-11-27T10:00:00Z", "hypothesis_id": "h-e1"}),
-        );
-        let nd = plan.join("nodes").join(&id);
-        std::fs::create_dir_all(&nd).unwrap();
-        let prior = format!("{{\"estimate\": {:.2}}}", 0.3 + (i % 7) as f64 / 10.0);
-        std::fs::write(nd.join("prior.json"), prior).unwrap();
-        std::fs::write(
-            nd.join("stats.json"),
-            "{\"visits\": 1, \"Q\": 0.5, \"P\": 0.5}",
-        )
-        .unwrap();
-        if status == "evaluated" {
-            std::fs::write(nd.join("packet.json"), "{\"reward\": 0.5}").unwrap();
-        }
-    }
-    std::fs::write(
-        plan.join("tree.json"),
-        serde_json::json!({"version": 1, "nodes": tree}).to_string(),
-    )
-    .unwrap();
+    plan_tree::write_ternary(dir, nodes, 4, Some("h-e1"));
 }
 
 fn ms(d: Duration) -> f64 {

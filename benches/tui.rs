@@ -2,6 +2,9 @@
 //! the first frame with data, write-to-screen latency (p50/p99), and idle behaviour of the
 //! real binary in a pseudo-terminal. Run: `cargo bench --bench tui`.
 
+#[path = "common/plan_tree.rs"]
+mod plan_tree;
+
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -23,43 +26,8 @@ const PLAN_NODES: usize = 10_000;
 
 /// A 3-ary plan tree of `PLAN_NODES` nodes, written directly (no fsync: a fixture, not a run).
 fn stress_plan(dir: &Path) {
+    plan_tree::write_ternary(dir, PLAN_NODES, 5, None);
     let plan = dir.join("plan");
-    let mut nodes = Vec::new();
-    for i in 1..=PLAN_NODES {
-        let id = format!("n-{i:05}");
-        let parent = (i > 1).then(|| format!("n-{:05}", (i - 2) / 3 + 1));
-        let children: Vec<String> = (1..=3)
-            .map(|k| 3 * (i - 1) + 1 + k)
-            .filter(|&c| c <= PLAN_NODES)
-            .map(|c| format!("n-{c:05}"))
-            .collect();
-        let status = if children.is_empty() {
-            "untested"
-        } else {
-            "evaluated"
-        };
-        nodes.push(serde_json::json!({"id": id, "parent": parent, "children": children, "status": status, "created_at": "2026-11-27T10:00:00Z"}));
-        let nd = plan.join("nodes").join(&id);
-        std::fs::create_dir_all(&nd).unwrap();
-        std::fs::write(
-            nd.join("prior.json"),
-            format!("{{\"estimate\": {:.2}}}", 0.3 + (i % 7) as f64 / 10.0),
-        )
-        .unwrap();
-        std::fs::write(
-            nd.join("stats.json"),
-            "{\"visits\": 1, \"Q\": 0.5, \"P\": 0.5}",
-        )
-        .unwrap();
-        if status == "evaluated" {
-            std::fs::write(nd.join("packet.json"), "{\"reward\": 0.5}").unwrap();
-        }
-    }
-    std::fs::write(
-        plan.join("tree.json"),
-        serde_json::json!({"version": 1, "nodes": nodes}).to_string(),
-    )
-    .unwrap();
     std::fs::write(
         plan.join("budget.json"),
         "{\"total_tokens\": 1000000, \"used_tokens\": 400000}",
