@@ -37,8 +37,42 @@ pub struct EventCounts {
     pub events: u64,
     /// Per `kind` (`event` when a line has none).
     pub by_kind: BTreeMap<String, u64>,
+    /// Per sub-hypothesis the event names in its `hypothesis` field (exact id: `h-e10`'s
+    /// events are not `h-e1`'s).
+    pub by_hypothesis: BTreeMap<String, u64>,
     /// Events newer than the newest one shown when the TUI last quit (`tui_seen`).
     pub new_since_seen: u64,
+}
+
+impl EventCounts {
+    fn add(&mut self, kind: &str, hypothesis: Option<&str>, new: bool) {
+        self.events += 1;
+        bump(&mut self.by_kind, kind);
+        if let Some(h) = hypothesis {
+            bump(&mut self.by_hypothesis, h);
+        }
+        self.new_since_seen += u64::from(new);
+    }
+
+    /// The events that name sub-hypothesis `id` (0 when none do).
+    pub fn of_hypothesis(&self, id: &str) -> u64 {
+        self.by_hypothesis.get(id).copied().unwrap_or(0)
+    }
+}
+
+/// One more for `key`, allocating its name only the first time it is seen (a million lines
+/// share a few dozen kinds).
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_string(), 1);
+        }
+    }
+}
+
+fn contains(line: &[u8], pat: &[u8]) -> bool {
+    line.windows(pat.len()).any(|w| w == pat)
 }
 
 /// The events log's window of recent rows, its line index, counts and experiment index.
@@ -200,11 +234,12 @@ impl Follower {
                     .is_some()
                     .then(|| event_lines::quick_field(line, "time").and_then(Timestamp::parse))
                 && at.as_ref().is_none_or(Option::is_some)
+                // A hypothesis named but not plainly readable (an escape in it): parse.
+                && let hypothesis = event_lines::quick_field(line, "hypothesis")
+                && (hypothesis.is_some() || !contains(line, b"\"hypothesis\":"))
             {
                 // Counted, not kept: the window starts later.
-                counts.events += 1;
-                *counts.by_kind.entry(kind.to_string()).or_default() += 1;
-                counts.new_since_seen += u64::from(newer(at.flatten().as_ref()));
+                counts.add(kind, hypothesis, newer(at.flatten().as_ref()));
                 return;
             }
             let Ok(v) = serde_json::from_slice::<Value>(line) else {
@@ -215,10 +250,11 @@ impl Follower {
             }
             let mut row = super::run_view::event_row(&v);
             row.line = n;
-            counts.events += 1;
-            let kind = row.kind.clone().unwrap_or_else(|| "event".into());
-            *counts.by_kind.entry(kind).or_default() += 1;
-            counts.new_since_seen += u64::from(newer(row.at.as_ref()));
+            counts.add(
+                row.kind.as_deref().unwrap_or("event"),
+                row.hypothesis.as_deref(),
+                newer(row.at.as_ref()),
+            );
             index_experiment(index, &row, v);
             if offset >= *rows_from {
                 window.push_back(row);
@@ -440,6 +476,45 @@ mod tests {
             m2.series[0].1,
             vec![(0.0, 3.0), (1.0, 2.0), (2.0, 1.0), (30.0, 0.5)]
         );
+    }
+
+    #[test]
+    fn events_are_counted_per_hypothesis_by_exact_id_inside_and_beyond_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let ev = dir.path().join("events.jsonl");
+        let mut text = String::new();
+        let (mut e1, mut e10) = (0, 0);
+        for i in 0..(WINDOW + 500) {
+            let h = match i % 3 {
+                0 => {
+                    e1 += 1;
+                    ",\"hypothesis\":\"h-e1\""
+                }
+                1 => {
+                    e10 += 1;
+                    ",\"hypothesis\":\"h-e10\""
+                }
+                // A message that quotes the key is not a hypothesis of its own.
+                _ => ",\"message\":\"no \\\"hypothesis\\\": here\"",
+            };
+            text.push_str(&format!("{{\"kind\":\"note\"{h}}}\n"));
+        }
+        append(&ev, &text);
+        let mut f = Follower::whole(dir.path());
+        let now = f.events();
+        let counts = now.counts.unwrap();
+        assert_eq!(counts.events, (WINDOW + 500) as u64);
+        assert_eq!(
+            (counts.of_hypothesis("h-e1"), counts.of_hypothesis("h-e10")),
+            (e1, e10)
+        );
+        assert_eq!(counts.by_hypothesis.len(), 2, "{:?}", counts.by_hypothesis);
+        assert_eq!(counts.of_hypothesis("h-e"), 0);
+        append(
+            &ev,
+            "{\"kind\":\"experiment_start\",\"hypothesis\":\"h-e10\"}\n",
+        );
+        assert_eq!(f.events().counts.unwrap().of_hypothesis("h-e10"), e10 + 1);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Events joined to sub-hypotheses by their exact id, once (issue 30): `h-e10`'s events are
-//! never `h-e1`'s, in the experiment queue, the Experiments pane and `youra status`.
+//! never `h-e1`'s, in the experiment queue, the Experiments pane (state and event count)
+//! and `youra status`.
 
 use std::path::Path;
 
@@ -111,6 +112,9 @@ fn h_e1_and_h_e10_in_one_run_each_ones_experiments_and_state_are_its_own() {
     };
     assert!(row("h-e1").contains("done 2.5s"), "{}", row("h-e1"));
     assert!(row("h-e10").contains("running GPU 0"), "{}", row("h-e10"));
+    // Each one's count of events in the log, its own: h-e10's llm_call is not h-e1's.
+    assert!(row("h-e1").contains(" 2 ev "), "{}", row("h-e1"));
+    assert!(row("h-e10").contains(" 4 ev "), "{}", row("h-e10"));
 
     // `youra status --json`: no engine holds the run, so h-e10 is stopped, h-e1 is done.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))

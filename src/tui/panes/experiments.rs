@@ -1,7 +1,7 @@
 //! Experiments: the queue (waiting, running where and for how long, finished with exit and
-//! elapsed time) of sub-hypotheses with experiments, results or logs, the selected one's
-//! metric curve (`results/metrics.jsonl`, thinned to the chart's width by
-//! `tui::downsample`) and the tail of its newest log; GPU
+//! elapsed time) of sub-hypotheses with experiments, results or logs, each with its count of
+//! events in the whole log; the selected one's metric curve (`results/metrics.jsonl`,
+//! thinned to the chart's width by `tui::downsample`) and the tail of its newest log; GPU
 //! use when `nvidia-smi` exists.
 
 use ratatui::Frame;
@@ -119,7 +119,17 @@ fn row(app: &App, e: &Experiment, selected: bool, width: usize) -> Line<'static>
             .unwrap_or_default(),
         (None, None) => String::new(),
     };
-    let text = clip(&format!("{:<10} {:<8} {what}", e.hypothesis, state), width);
+    // Its events in the whole log, counted as the reader went (blank until the file is
+    // indexed: the quick first read sees only the end).
+    let file = &app.data.events_file;
+    let events = file.index.as_ref().map_or_else(String::new, |_| {
+        let n = file.counts.of_hypothesis(&e.hypothesis);
+        format!("{} ev", crate::plan::compact(n))
+    });
+    let text = clip(
+        &format!("{:<10} {:<8} {events:>8}  {what}", e.hypothesis, state),
+        width,
+    );
     Line::styled(
         text,
         if selected {
