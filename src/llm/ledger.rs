@@ -280,29 +280,40 @@ pub fn totals(text: &str) -> Totals {
 
 fn totals_of<'a>(lines: impl Iterator<Item = &'a str>) -> Totals {
     let mut t = Totals::default();
-    for line in lines.filter(|l| !l.starts_with("time\t")) {
+    for line in lines {
+        t.add_row(line);
+    }
+    t
+}
+
+impl Totals {
+    /// Count one ledger row (the header and rows that do not parse are skipped): a reader
+    /// that follows the file adds what was appended instead of summing it again.
+    pub fn add_row(&mut self, line: &str) {
+        if line.starts_with("time\t") {
+            return;
+        }
         let cols: Vec<&str> = line.split('\t').collect();
         let (Some(i), Some(o), Some(c)) = (cols.get(4), cols.get(5), cols.get(6)) else {
-            continue;
+            return;
         };
         let (Ok(i), Ok(o)) = (i.parse::<u64>(), o.parse::<u64>()) else {
-            continue;
+            return;
         };
         let cost = match c.parse::<f64>() {
             Ok(c) => Some(c),
             Err(_) if *c == UNKNOWN_COST => None,
-            Err(_) => continue,
+            Err(_) => return,
         };
-        t.calls += 1;
-        t.input_tokens += i;
-        t.output_tokens += o;
+        self.calls += 1;
+        self.input_tokens += i;
+        self.output_tokens += o;
         match cost {
-            Some(c) => t.cost_usd += c,
-            None => t.unpriced_calls += 1,
+            Some(c) => self.cost_usd += c,
+            None => self.unpriced_calls += 1,
         }
-        t.reasoning_tokens += cols.get(8).and_then(|r| r.parse::<u64>().ok()).unwrap_or(0);
+        self.reasoning_tokens += cols.get(8).and_then(|r| r.parse::<u64>().ok()).unwrap_or(0);
     }
-    t
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::run_view::{EventRow, Metrics};
+use crate::llm::ledger::Totals;
 use crate::rundir::event_lines::{self, LineIndex};
 use crate::rundir::events::Event;
 use crate::rundir::jobs::ExperimentIndex;
@@ -108,6 +109,9 @@ pub struct Follower {
     /// a one-shot read reads it whole at once.
     quick_first: bool,
     metrics: HashMap<PathBuf, MetricsFollow>,
+    /// `ledger.tsv`, summed as it grows.
+    ledger: Tail,
+    usage: Totals,
 }
 
 impl Follower {
@@ -124,6 +128,8 @@ impl Follower {
             indexed: false,
             quick_first: true,
             metrics: HashMap::new(),
+            ledger: Tail::new(root.join("ledger.tsv")),
+            usage: Totals::default(),
         }
     }
 
@@ -263,6 +269,28 @@ impl Follower {
                 }
             }
         })
+    }
+
+    /// The model calls' totals in `ledger.tsv` as of now (`None` before the first call):
+    /// the rows appended since the last read are added; a truncated or replaced ledger is
+    /// summed again from its start.
+    pub fn usage(&mut self) -> Option<Totals> {
+        let mut added = Totals::default();
+        let read = self.ledger.read(|_, line| {
+            if let Ok(line) = std::str::from_utf8(line) {
+                added.add_row(line);
+            }
+        });
+        if read.is_ok_and(|r| r.restarted) {
+            self.usage = Totals::default();
+        }
+        self.usage.calls += added.calls;
+        self.usage.input_tokens += added.input_tokens;
+        self.usage.output_tokens += added.output_tokens;
+        self.usage.cost_usd += added.cost_usd;
+        self.usage.unpriced_calls += added.unpriced_calls;
+        self.usage.reasoning_tokens += added.reasoning_tokens;
+        (self.usage.calls > 0).then_some(self.usage)
     }
 
     /// The series of the metrics file at `path` as of now (`None` while it has no numbers).
@@ -515,6 +543,36 @@ mod tests {
             "{\"kind\":\"experiment_start\",\"hypothesis\":\"h-e10\"}\n",
         );
         assert_eq!(f.events().counts.unwrap().of_hypothesis("h-e10"), e10 + 1);
+    }
+
+    #[test]
+    fn the_ledger_is_summed_as_it_grows_and_again_when_it_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger.tsv");
+        let mut f = Follower::new(dir.path());
+        assert_eq!(f.usage(), None, "no ledger yet");
+        let header = crate::llm::ledger::HEADER;
+        append(&path, &format!("{header}\nt\tr\ts\tm\t10\t5\t0.5\t-\t3\n"));
+        let u = f.usage().unwrap();
+        assert_eq!((u.calls, u.input_tokens, u.reasoning_tokens), (1, 10, 3));
+        // A row torn mid-write counts once it is whole.
+        append(&path, "t\tr\ts\tm\t1\t2\t0.25");
+        assert_eq!(f.usage().unwrap().calls, 1);
+        append(&path, "\t-\n");
+        let u = f.usage().unwrap();
+        assert_eq!((u.calls, u.output_tokens, u.cost_usd), (2, 7, 0.75));
+        assert_eq!(
+            Some(u),
+            crate::llm::ledger::read_totals(&path),
+            "the same sum as a whole read"
+        );
+        std::fs::write(&path, format!("{header}\nt\tr\ts\tm\t4\t4\tunknown\t-\n")).unwrap();
+        let u = f.usage().unwrap();
+        assert_eq!(
+            (u.calls, u.input_tokens, u.unpriced_calls),
+            (1, 4, 1),
+            "replaced"
+        );
     }
 
     #[test]
