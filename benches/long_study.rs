@@ -2,7 +2,8 @@
 //! the example run as it is. Prints, for both and as a ratio large/small: the real binary's
 //! spawn to first frame with data and its peak RSS (in a pseudo-terminal, 160×48), its CPU
 //! while 10 events/s are appended, and write→screen in process (watcher → the reader's
-//! follower → a frame showing the new event). A third run adds 500 sub-hypotheses and a
+//! follower → a frame showing the new event; a whole read keeps what no changed path
+//! touches, as the reader does). A third run adds 500 sub-hypotheses and a
 //! plan tree of 5,000 nodes (the table) to the large one. Run: `cargo bench --bench
 //! long_study` (`LONG_STUDY_EVENTS`, `LONG_STUDY_ROWS`, `LONG_STUDY_HYPOTHESES`,
 //! `LONG_STUDY_PLAN_NODES` change the sizes).
@@ -20,7 +21,7 @@ use ratatui::backend::TestBackend;
 use youra::tui::app::{App, AppEvent, update};
 use youra::tui::follow::Follower;
 use youra::tui::keymap::Keymap;
-use youra::tui::run_view::read_run_with;
+use youra::tui::run_view::{read_run_since, read_run_with};
 use youra::tui::theme::{ColorDepth, Theme};
 use youra::vsa::Store;
 
@@ -241,8 +242,10 @@ fn write_to_screen(dir: &Path) -> f64 {
             let Ok(AppEvent::Changed) = rx.recv_timeout(Duration::from_secs(10)) else {
                 panic!("no change seen")
             };
-            let mut read = refresh(&base, &run, &mut follower, &changes.take())
-                .unwrap_or_else(|| read_run_with(&run, &store, &mut follower));
+            let changed = changes.take();
+            let mut read = refresh(&base, &run, &mut follower, &changed).unwrap_or_else(|| {
+                read_run_since(&run, &store, &mut follower, Some(&base), &changed)
+            });
             base = base_of(&mut read);
             update(&mut app, AppEvent::Loaded(Box::new(read)));
             term.draw(|f| youra::tui::draw::draw(&app, f)).unwrap();

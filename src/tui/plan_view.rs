@@ -1,9 +1,13 @@
 //! What the Plan tree pane shows, read off the UI thread: the nodes in display order with
 //! their status, Q, visits and P, the last selection's weight, probability and reason per
 //! candidate, the budget with its remaining share and α, and each sub-hypothesis's best node
-//! (the search's result) with why it was chosen.
+//! (the search's result) with why it was chosen. A long study's tree is thousands of node
+//! folders: the first read of a run shows the view [`pending`] (the budget, and a line
+//! saying the nodes are being read) and the next read fills it; a ledger append recharges
+//! the budget alone ([`recharged`]). The rows are shared, so keeping the view costs no copy.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::plan::{self, Avail, Budget, Plans, Selection};
 
@@ -29,11 +33,52 @@ pub struct PlanRow {
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlanView {
-    pub rows: Vec<PlanRow>,
+    pub rows: Arc<Vec<PlanRow>>,
     pub budget: Option<Budget>,
+    /// `plan/budget.json` as saved; `budget` adds the ledger's rows since the engine's last
+    /// charge, so a ledger append recharges from this without reading the tree.
+    pub saved_budget: Option<Budget>,
     pub selection: Option<Selection>,
     /// Warnings and errors of the read, as `file:line:col: message`.
     pub problems: Vec<String>,
+    /// The nodes are still being read: the pane says so (its line in `problems`) rather
+    /// than show an empty tree as if it were empty.
+    pub loading: bool,
+}
+
+/// The line a [`pending`] view shows in place of its rows.
+pub const LOADING: &str = "reading the plan tree's nodes (plan/nodes/)…";
+
+/// What the pane shows while the node files are still being read: the budget (one file)
+/// and [`LOADING`]. `None` when the run has no plan tree.
+pub fn pending(run_root: &Path) -> Option<PlanView> {
+    if !plan::plan_dir(run_root).join(plan::TREE_FILE).is_file() {
+        return None;
+    }
+    let saved_budget = std::fs::read(plan::plan_dir(run_root).join(plan::BUDGET_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Budget>(&b).ok());
+    Some(PlanView {
+        budget: charged(run_root, saved_budget.as_ref()),
+        saved_budget,
+        problems: vec![LOADING.to_string()],
+        loading: true,
+        ..PlanView::default()
+    })
+}
+
+/// `view` with its budget charged again from the ledger: after appends to `ledger.tsv`
+/// alone, nothing else of the plan changed.
+pub fn recharged(view: &PlanView, run_root: &Path) -> PlanView {
+    PlanView {
+        budget: charged(run_root, view.saved_budget.as_ref()),
+        ..view.clone()
+    }
+}
+
+/// With the ledger's rows since the engine's last charge, as `youra status` shows it.
+fn charged(run_root: &Path, saved: Option<&Budget>) -> Option<Budget> {
+    saved.map(|b| plan::spent_now(run_root, b).unwrap_or_else(|_| b.clone()))
 }
 
 impl PlanView {
@@ -69,6 +114,24 @@ fn status_name(s: plan::NodeStatus) -> &'static str {
         plan::NodeStatus::Evaluated => "evaluated",
         plan::NodeStatus::Pruned => "pruned",
         plan::NodeStatus::Failed => "failed",
+    }
+}
+
+/// The problems the view keeps: the pane lists them above the rows, and a tree whose
+/// every node has one (5,000 stale `stats.json`) would hide the rows and cost each frame
+/// and each copy of the view thousands of lines.
+pub const SHOWN_PROBLEMS: usize = 5;
+
+/// A `tree.json` above this size (a few hundred nodes, each with three files to read) is
+/// left by a run's first read to the next one: [`read_plan_first`].
+pub const LATER_FROM_BYTES: u64 = 64 * 1024;
+
+/// The first read's view: a small tree whole, a large one [`pending`].
+pub fn read_plan_first(run_root: &Path) -> Option<PlanView> {
+    let tree = plan::plan_dir(run_root).join(plan::TREE_FILE);
+    match std::fs::metadata(&tree) {
+        Ok(m) if m.len() >= LATER_FROM_BYTES => pending(run_root),
+        _ => read_plan(run_root),
     }
 }
 
@@ -115,36 +178,42 @@ pub fn read_plan(run_root: &Path) -> Option<PlanView> {
             .find(|b| b.node.as_str() == id)
             .map(|b| format!("best node of its sub-hypothesis — {}", b.why()))
     };
-    view.rows = loaded
-        .tree
-        .preorder()
-        .into_iter()
-        .map(|(depth, n)| {
-            let c = candidate(n.id.as_str());
-            PlanRow {
-                depth,
-                id: n.id.as_str().to_string(),
-                status: status_name(n.status),
-                q: n.stats.q,
-                visits: n.stats.visits,
-                p: n.p(),
-                pinned: n.pinned,
-                vetoed: n.vetoed,
-                hypothesis: n.hypothesis_id.clone(),
-                weight: c.map(|c| c.weight),
-                probability: c
-                    .filter(|c| !matches!(c.avail, Avail::Blocked(_)))
-                    .map(|c| c.probability),
-                why: c.map(|c| c.why.clone()),
-                on_path: on_path(n.id.as_str()),
-                best: best(n.id.as_str()),
-            }
-        })
-        .collect();
-    // With the ledger's rows since the engine's last charge, as `youra status` shows it.
-    view.budget = loaded
-        .budget
-        .map(|b| plan::spent_now(run_root, &b).unwrap_or(b));
+    view.rows = Arc::new(
+        loaded
+            .tree
+            .preorder()
+            .into_iter()
+            .map(|(depth, n)| {
+                let c = candidate(n.id.as_str());
+                PlanRow {
+                    depth,
+                    id: n.id.as_str().to_string(),
+                    status: status_name(n.status),
+                    q: n.stats.q,
+                    visits: n.stats.visits,
+                    p: n.p(),
+                    pinned: n.pinned,
+                    vetoed: n.vetoed,
+                    hypothesis: n.hypothesis_id.clone(),
+                    weight: c.map(|c| c.weight),
+                    probability: c
+                        .filter(|c| !matches!(c.avail, Avail::Blocked(_)))
+                        .map(|c| c.probability),
+                    why: c.map(|c| c.why.clone()),
+                    on_path: on_path(n.id.as_str()),
+                    best: best(n.id.as_str()),
+                }
+            })
+            .collect(),
+    );
+    if view.problems.len() > SHOWN_PROBLEMS {
+        let more = view.problems.len() - SHOWN_PROBLEMS;
+        view.problems.truncate(SHOWN_PROBLEMS);
+        view.problems
+            .push(format!("… and {more} more problems with the plan's files"));
+    }
+    view.budget = charged(run_root, loaded.budget.as_ref());
+    view.saved_budget = loaded.budget;
     view.selection = selection;
     Some(view)
 }

@@ -5,6 +5,8 @@
 //! archives, the file lists), so a study writing 10 events a second does not re-open
 //! thousands of record files for each.
 
+use std::collections::HashSet;
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 use super::event_pages::EventsFile;
@@ -71,12 +73,43 @@ pub(crate) fn events(
     (events, index, file)
 }
 
-/// Each sub-hypothesis's `results/metrics.jsonl`, with its earlier attempts' first series.
-pub(crate) fn metrics(run: &RunDir, ids: &[String], follower: &mut Follower) -> Vec<Metrics> {
+/// The entries of the run folder: which sub-hypotheses have a folder, by one listing
+/// rather than a look per id (most of 500 have none in a long study, and this runs on
+/// every refresh).
+pub(crate) fn entries(run: &RunDir) -> HashSet<OsString> {
+    std::fs::read_dir(&run.root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect()
+}
+
+/// The sub-hypotheses the Experiments pane can have a row for: a folder (a log, metrics)
+/// or a row in the queue; `read_experiments` has nothing for the rest.
+pub(crate) fn with_experiments(
+    ids: &[String],
+    entries: &HashSet<OsString>,
+    jobs: &[crate::rundir::jobs::JobRow],
+) -> Vec<String> {
+    let queued: HashSet<&str> = jobs.iter().map(|j| j.hypothesis.as_str()).collect();
     ids.iter()
+        .filter(|h| entries.contains(OsStr::new(h.as_str())) || queued.contains(h.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Each sub-hypothesis's `results/metrics.jsonl`, with its earlier attempts' first series.
+pub(crate) fn metrics(
+    run: &RunDir,
+    ids: &[String],
+    entries: &HashSet<OsString>,
+    follower: &mut Follower,
+) -> Vec<Metrics> {
+    ids.iter()
+        .filter(|h| entries.contains(OsStr::new(h.as_str())))
         .filter_map(|h| {
             let results = run.root.join(h).join("results");
-            // One look for a sub-hypothesis that has no results yet (most, in a long study).
             if !results.is_dir() {
                 return None;
             }
@@ -126,19 +159,22 @@ pub fn base_of(read: &mut RunRead) -> RunRead {
 }
 
 /// The last read with its followed parts rebuilt, when `changes` are appends to followed
-/// files only; `None` when a whole read is needed (anything else changed, the VSA did not
-/// parse, or the last read was the quick one without history).
+/// files only (or nothing: an earlier read took the record of what this request was for);
+/// `None` when a whole read is needed (anything else changed or is unknown, the VSA did
+/// not parse, or the last read was a first one: the quick one without history, or one
+/// whose plan nodes are still to be read).
 pub fn refresh(
     prev: &RunRead,
     run: &RunDir,
     follower: &mut Follower,
     changes: &Changes,
 ) -> Option<RunRead> {
-    // Nothing named (a reload the watcher did not ask for) is a whole read too.
+    // A reload nobody named is marked unknown by the runtime (`ChangeSet::mark_unknown`).
     let only_appends = !changes.other
-        && !changes.written.is_empty()
+        && changes.named.is_empty()
         && changes.written.iter().all(|p| followed(&run.root, p));
-    if !only_appends || prev.history_pending {
+    let first = prev.history_pending || prev.plan.as_ref().is_some_and(|p| p.loading);
+    if !only_appends || first {
         return None;
     }
     let snap = prev.vsa.as_ref().ok()?;
@@ -149,18 +185,29 @@ pub fn refresh(
         .map(|h| h.id.clone())
         .collect();
     let (events, index, events_file) = events(run, follower, Some(snap), prev.last_seen);
-    let metrics = metrics(run, &ids, follower);
+    let entries = entries(run);
+    let metrics = metrics(run, &ids, &entries, follower);
     let jobs = crate::rundir::jobs::queue(&index, &snap.vsa, chrono::Utc::now().fixed_offset());
+    let shown = with_experiments(&ids, &entries, &jobs);
     let experiments =
-        super::experiments::read_experiments(&run.root, &ids, &metrics, &index, &jobs);
+        super::experiments::read_experiments(&run.root, &shown, &metrics, &index, &jobs);
     let usage =
         crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
+    // The plan's budget counts the ledger's rows since the engine's last charge.
+    let ledger = run.root.join("ledger.tsv");
+    let plan = match &prev.plan {
+        Some(view) if changes.written.contains(&ledger) => {
+            Some(super::plan_view::recharged(view, &run.root))
+        }
+        kept => kept.clone(),
+    };
     Some(RunRead {
         events,
         events_file,
         metrics,
         experiments,
         usage,
+        plan,
         ..prev.clone()
     })
 }
@@ -209,7 +256,7 @@ mod tests {
         append(&metrics, r#"{"step": 30000, "test_accuracy": 0.999}"#);
         let appended = Changes {
             written: [events.clone(), metrics.clone()].into_iter().collect(),
-            other: false,
+            ..Changes::default()
         };
         let fast = refresh(&base, &run, &mut follower, &appended).expect("appends only");
         let whole = super::super::run_view::read_run(&run, &store);
@@ -230,17 +277,25 @@ mod tests {
         let named = |paths: &[PathBuf], other: bool| Changes {
             written: paths.iter().cloned().collect(),
             other,
+            ..Changes::default()
+        };
+        let created = Changes {
+            named: [dir.path().join("h-e1/results/metrics.jsonl")].into(),
+            ..Changes::default()
         };
         for changes in [
             named(std::slice::from_ref(&events), true),
             named(&[dir.path().join("memory/failure_h-m1_run1.md")], false),
             named(&[dir.path().join("verification_state.yaml")], false),
-            named(&[], false),
+            named(&[], true),
+            created,
         ] {
             assert!(
                 refresh(&base, &run, &mut follower, &changes).is_none(),
                 "{changes:?}"
             );
         }
+        // Nothing recorded (an earlier read took it) rebuilds the followed parts only.
+        assert!(refresh(&base, &run, &mut follower, &Changes::default()).is_some());
     }
 }

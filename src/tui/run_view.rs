@@ -1,5 +1,12 @@
 //! Everything the panes show, read from the run directory in one go, off the UI thread.
 //! The UI keeps the last good VSA when a new read fails, and shows the failure instead.
+//! A read after the first keeps what no changed path touches ([`read_run_since`], `keep`);
+//! the first leaves a large plan tree's node files to the next ([`read_run_first`]).
+
+mod keep;
+mod log;
+
+pub use log::read_log_warnings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -93,19 +100,66 @@ pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
     read_run_with(run, store, &mut super::follow::Follower::whole(&run.root))
 }
 
-/// A read that takes the appended files from where `follower`'s last read ended (the
-/// reader thread keeps one for the session).
+/// A read of everything that takes the appended files from where `follower`'s last read
+/// ended (the reader thread keeps one for the session).
 pub fn read_run_with(
     run: &RunDir,
     store: &Store,
     follower: &mut super::follow::Follower,
 ) -> RunRead {
+    let vsa = store.load().map_err(|e| e.to_string());
     assemble(
         run,
-        store.load().map_err(|e| e.to_string()),
+        vsa,
         false,
         follower,
+        &keep::Keep::nothing(run),
+        Plan::Now,
     )
+}
+
+/// The reader's first read of a run: everything, but a large plan tree only as the pane's
+/// placeholder (`plan_view::pending`), so the first frame does not wait for thousands of
+/// node files; the next read (the watcher's, once it is in place) reads them.
+pub fn read_run_first(
+    run: &RunDir,
+    store: &Store,
+    follower: &mut super::follow::Follower,
+) -> RunRead {
+    let vsa = store.load().map_err(|e| e.to_string());
+    assemble(
+        run,
+        vsa,
+        false,
+        follower,
+        &keep::Keep::nothing(run),
+        Plan::Later,
+    )
+}
+
+/// A whole read after `prev` (the last whole read): what no path in `changes` touches is
+/// kept from it (the VSA unless it is named, the plan view unless a path under `plan/` is,
+/// the memory records, archives and file lists likewise: `keep`); `changes.other` (an
+/// event that named no path) reads everything.
+pub fn read_run_since(
+    run: &RunDir,
+    store: &Store,
+    follower: &mut super::follow::Follower,
+    prev: Option<&RunRead>,
+    changes: &super::watch::Changes,
+) -> RunRead {
+    let keep = keep::Keep::since(run, prev, changes);
+    let vsa = keep
+        .vsa()
+        .unwrap_or_else(|| store.load().map_err(|e| e.to_string()));
+    assemble(run, vsa, false, follower, &keep, Plan::Now)
+}
+
+/// Whether a read takes the plan tree's node files now or leaves a large tree to the next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    Now,
+    Later,
 }
 
 /// Files above this size are first shown without their history, which is most of their bytes.
@@ -137,6 +191,8 @@ pub fn read_run_quick_with(
         Ok(Arc::new(Snapshot { doc, vsa, warnings })),
         true,
         follower,
+        &keep::Keep::nothing(run),
+        Plan::Later,
     ))
 }
 
@@ -165,10 +221,18 @@ fn assemble(
     vsa: Result<Arc<Snapshot>, String>,
     history_pending: bool,
     follower: &mut super::follow::Follower,
+    keep: &keep::Keep,
+    plan: Plan,
 ) -> RunRead {
-    let memory = read_memory(run);
-    let archives = load_archives(&run.root);
-    let memory_links = crate::rundir::lessons::links(&run.root, &memory, &archives);
+    let (memory, memory_fresh) = keep
+        .memory()
+        .map_or_else(|| (read_memory(run), true), |m| (m, false));
+    let (archives, archives_fresh) = keep
+        .archives()
+        .map_or_else(|| (load_archives(&run.root), true), |a| (a, false));
+    let memory_links = keep
+        .links(&memory, memory_fresh || archives_fresh)
+        .unwrap_or_else(|| crate::rundir::lessons::links(&run.root, &memory, &archives));
     let ids: Vec<String> = vsa
         .as_ref()
         .map(|s| s.vsa.sub_hypotheses.iter().map(|h| h.id.clone()).collect())
@@ -176,7 +240,8 @@ fn assemble(
     let seen = last_seen(run);
     let (events, index, events_file) =
         super::refresh::events(run, follower, vsa.as_ref().ok().map(|s| &**s), seen);
-    let metrics = super::refresh::metrics(run, &ids, follower);
+    let entries = super::refresh::entries(run);
+    let metrics = super::refresh::metrics(run, &ids, &entries, follower);
     let usage =
         crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
     let config = crate::config::load(&run.root).ok();
@@ -188,21 +253,31 @@ fn assemble(
         .and_then(|s| crate::tui::panes::lifecycle::since(&s.vsa));
     let mut files: Vec<(String, Vec<PathBuf>)> = ids
         .iter()
-        .map(|h| (h.clone(), list_files(&run.root.join(h), 3)))
+        .map(|h| {
+            let listed = keep.files_of(h);
+            (
+                h.clone(),
+                listed.unwrap_or_else(|| list_files(&run.root.join(h), 3)),
+            )
+        })
         .collect();
     // The run's own files, its paper and review, and every recorded exchange (the viewer
     // shows a transcript as a conversation, tool calls included).
-    let mut run_files = list_files(&run.root, 1);
-    for sub in ["paper", "transcripts"] {
-        run_files.extend(list_files(&run.root.join(sub), 2));
-    }
+    let run_files = keep.run_files().unwrap_or_else(|| {
+        let mut run_files = list_files(&run.root, 1);
+        for sub in ["paper", "transcripts"] {
+            run_files.extend(list_files(&run.root.join(sub), 2));
+        }
+        run_files
+    });
     files.push(("run".into(), run_files));
     let jobs = vsa.as_ref().map_or_else(
         |_| Vec::new(),
         |s| crate::rundir::jobs::queue(&index, &s.vsa, chrono::Utc::now().fixed_offset()),
     );
+    let shown = super::refresh::with_experiments(&ids, &entries, &jobs);
     let experiments =
-        super::experiments::read_experiments(&run.root, &ids, &metrics, &index, &jobs);
+        super::experiments::read_experiments(&run.root, &shown, &metrics, &index, &jobs);
     let (skipped_stages, routing) = vsa
         .as_ref()
         .map(|s| lifecycle_directives(&s.doc))
@@ -229,7 +304,11 @@ fn assemble(
         history_pending,
         skipped_stages,
         routing,
-        plan: super::plan_view::read_plan(&run.root),
+        plan: match (plan, keep.plan()) {
+            (_, Some(kept)) => kept,
+            (Plan::Now, None) => super::plan_view::read_plan(&run.root),
+            (Plan::Later, None) => super::plan_view::read_plan_first(&run.root),
+        },
         last_seen: seen,
         experiments,
         vsa,
@@ -237,7 +316,13 @@ fn assemble(
         memory_links,
         lessons_from: Vec::new(),
         archives,
-        artifacts: scan(&run.root, &ids),
+        artifacts: ids
+            .iter()
+            .map(|h| {
+                keep.artifacts_of(h)
+                    .unwrap_or_else(|| scan(&run.root, std::slice::from_ref(h)).remove(0))
+            })
+            .collect(),
         events,
         events_file,
         gpus: super::experiments::gpus(),
@@ -302,67 +387,6 @@ pub(crate) fn event_row(v: &serde_json::Value) -> EventRow {
         kind: Some(kind),
         line: 0,
     }
-}
-
-/// How much of the end of `youra.log` the Events pane reads: the log grows all run long.
-const LOG_TAIL_BYTES: u64 = 256 * 1024;
-
-/// The warnings and errors of `youra.log` (`crate::logging`'s lines:
-/// `<time> <LEVEL> <spans>: <target>: <message>`) as Events rows with actor `log` and kind
-/// `log_warn` / `log_error`; the actor filter (`a`) shows them alone.
-pub fn read_log_warnings(path: &Path) -> Vec<EventRow> {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = crate::fsutil::open_nofollow(path) else {
-        return Vec::new();
-    };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = len.saturating_sub(LOG_TAIL_BYTES);
-    let mut bytes = Vec::new();
-    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_end(&mut bytes).is_err() {
-        return Vec::new();
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    // A cut first line is a fragment.
-    let lines = text.lines().skip(usize::from(start > 0));
-    lines.filter_map(log_row).collect()
-}
-
-fn log_row(line: &str) -> Option<EventRow> {
-    let mut parts = line.splitn(3, char::is_whitespace);
-    let time = parts.next()?;
-    let rest = parts.next().map(|l| (l, parts.next().unwrap_or("")));
-    // The level is right-aligned: `  WARN` leaves an empty field before it.
-    let (level, body) = match rest? {
-        ("", body) => {
-            let body = body.trim_start();
-            body.split_once(' ')?
-        }
-        (level, body) => (level, body),
-    };
-    let kind = match level {
-        "WARN" => "log_warn",
-        "ERROR" => "log_error",
-        _ => return None,
-    };
-    let stage = body
-        .split_once("stage{stage=")
-        .and_then(|(_, s)| s.split([' ', '}']).next())
-        .map(str::to_string);
-    // Drop the spans (`a{…}:b{…}: `) and keep `target: message`.
-    let message = match body.find("}: ") {
-        Some(i) if body[..i].contains('{') => &body[i + 3..],
-        _ => body,
-    };
-    Some(EventRow {
-        at: Timestamp::parse(time),
-        actor: "log".into(),
-        stage,
-        text: format!("{} {}", level.to_ascii_lowercase(), message.trim()),
-        from_history: false,
-        hypothesis: None,
-        kind: Some(kind.into()),
-        line: 0,
-    })
 }
 
 /// Files under `dir` down to `depth` levels, sorted, without youra's and VCS folders; capped
@@ -492,42 +516,5 @@ mod tests {
         )
         .unwrap();
         assert!(read_run_quick(&run).is_none(), "small files take one read");
-    }
-}
-
-#[cfg(test)]
-mod log_tests {
-    use super::*;
-
-    #[test]
-    fn log_warnings_and_errors_become_event_rows() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("youra.log");
-        std::fs::write(&log, concat!(
-            "2026-12-03T10:24:56.241378Z  INFO stage{stage=problem_scoping hypothesis=-}: youra::engine: start Problem Scoping (Phase 0)\n",
-            "2026-12-03T10:24:56.304922Z  WARN stage{stage=literature_grounding hypothesis=-}:attempt{attempt=1}:tool_call{server=\"echo\" tool=exit}: youra::tools::registry: MCP server `echo` is gone server=\"echo\"\n",
-            "2026-12-03T10:25:00.000000Z ERROR youra::panic: panicked: boom at=src/x.rs:1\n",
-            "not a log line\n",
-        )).unwrap();
-        let rows = read_log_warnings(&log);
-        assert_eq!(rows.len(), 2, "{rows:?}");
-        assert_eq!(rows[0].kind.as_deref(), Some("log_warn"));
-        assert_eq!(rows[0].actor, "log");
-        assert_eq!(rows[0].stage.as_deref(), Some("literature_grounding"));
-        assert!(
-            rows[0]
-                .text
-                .starts_with("warn youra::tools::registry: MCP server `echo` is gone"),
-            "{}",
-            rows[0].text
-        );
-        assert!(rows[0].at.is_some());
-        assert_eq!(rows[1].kind.as_deref(), Some("log_error"));
-        assert!(
-            rows[1]
-                .text
-                .starts_with("error youra::panic: panicked: boom")
-        );
-        assert!(read_log_warnings(&dir.path().join("absent.log")).is_empty());
     }
 }

@@ -14,7 +14,7 @@ use ratatui::crossterm::{execute, terminal};
 
 use super::app::{App, AppEvent, Effect, update};
 use super::keymap::Keymap;
-use super::run_view::read_run_with;
+use super::run_view::{read_run_first, read_run_since};
 use super::theme::{ColorDepth, Theme};
 use crate::rundir::{RunDir, discover};
 use crate::vsa::Store;
@@ -121,7 +121,7 @@ fn session(
         }
         // The watcher names what changed; the reader re-reads only that when it can.
         let changes = super::watch::ChangeSet::default();
-        ctx.open = Some(Open::start(run, others, &tx, changes.clone()));
+        ctx.open = Some(Open::start(run, others, &tx, changes.clone(), true));
         spawn_watcher(dirs, tx.clone(), go_rx, changes);
     }
     spawn_input(tx.clone());
@@ -159,6 +159,8 @@ struct Open {
     run: RunDir,
     store: Arc<Store>,
     reader: Sender<()>,
+    /// What the watcher saw change; a reload it did not ask for marks it unknown.
+    changes: super::watch::ChangeSet,
     /// Cleared when the run is left, so a read still in flight is not shown for another run.
     current: Arc<AtomicBool>,
 }
@@ -169,22 +171,27 @@ impl Open {
         others: Vec<RunDir>,
         tx: &Sender<AppEvent>,
         changes: super::watch::ChangeSet,
+        watched: bool,
     ) -> Open {
         let store = Arc::new(Store::new(run.vsa.clone()));
         let current = Arc::new(AtomicBool::new(true));
         let reader = spawn_reader(
-            run.clone(),
-            others,
-            Arc::clone(&store),
+            Reader {
+                run: run.clone(),
+                others,
+                store: Arc::clone(&store),
+                current: Arc::clone(&current),
+                changes: changes.clone(),
+                watched,
+            },
             tx.clone(),
-            Arc::clone(&current),
-            changes,
         );
         reader.send(()).ok();
         Open {
             run,
             store,
             reader,
+            changes,
             current,
         }
     }
@@ -278,12 +285,17 @@ fn handle(
     }
     // Which runs changed only asks for reads; their rows arrive (if they differ) as events.
     let quiet = matches!(ev, AppEvent::RunsChanged(_));
+    // The watcher names what it saw; a reload for anything else has nothing named.
+    let from_watcher = matches!(ev, AppEvent::Changed);
     for effect in update(app, ev) {
         let open = ctx.open.as_ref();
         match effect {
             Effect::Quit => app.quit = true,
             Effect::Reload => {
                 if let Some(o) = open {
+                    if !from_watcher {
+                        o.changes.mark_unknown();
+                    }
                     o.reader.send(()).ok();
                 }
             }
@@ -296,8 +308,10 @@ fn handle(
                 if let Some(left) = ctx.open.take() {
                     left.current.store(false, Ordering::SeqCst);
                 }
+                // Opened from the runs view: its reloads come from the runs' watcher, which
+                // names no path (each is a whole read).
                 let changes = super::watch::ChangeSet::default();
-                ctx.open = Some(Open::start(run, others, &ctx.tx, changes));
+                ctx.open = Some(Open::start(run, others, &ctx.tx, changes, false));
             }
             Effect::CloseRun => {
                 if let Some(left) = ctx.open.take() {
@@ -400,8 +414,11 @@ fn spawn_watcher(
 }
 
 fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>, changes: super::watch::ChangeSet) {
-    match super::watch::watch_naming(dirs, tx.clone(), changes) {
+    match super::watch::watch_naming(dirs, tx.clone(), changes.clone()) {
         Ok(watcher) => {
+            // What changed before the watch was in place is unknown: this read reads
+            // everything, the plan's node files that the first read left included.
+            changes.mark_unknown();
             let _ = tx.send(AppEvent::Changed);
             // The watcher lives as long as this thread: the whole session.
             loop {
@@ -413,22 +430,43 @@ fn start_watching(dirs: &[PathBuf], tx: &Sender<AppEvent>, changes: super::watch
             let _ = tx.send(AppEvent::Written(Err(format!(
                 "live updates are off: cannot watch the run directory ({e})"
             ))));
+            // One more read all the same: the first one left the plan's nodes to it.
+            changes.mark_unknown();
+            let _ = tx.send(AppEvent::Changed);
         }
     }
 }
 
-/// The reader thread: each request reads the run once; requests that pile up meanwhile
-/// collapse into one read.
-fn spawn_reader(
+/// What the reader thread reads, and for whom.
+struct Reader {
     run: RunDir,
     others: Vec<RunDir>,
     store: Arc<Store>,
-    tx: Sender<AppEvent>,
+    /// Cleared when the run is left, so a read still in flight is not shown for another run.
     current: Arc<AtomicBool>,
     changes: super::watch::ChangeSet,
-) -> Sender<()> {
+    /// Whether a watcher will ask for the read after the first (it reads what the first
+    /// left: a large plan tree's nodes); without one the reader asks itself.
+    watched: bool,
+}
+
+/// The reader thread: each request reads the run once; requests that pile up meanwhile
+/// collapse into one read. After the first, a read rebuilds only the followed files when
+/// nothing else changed (`refresh`), else keeps what no changed path touches
+/// (`read_run_since`).
+fn spawn_reader(r: Reader, tx: Sender<AppEvent>) -> Sender<()> {
     let (req_tx, req_rx) = mpsc::channel::<()>();
+    // Held until used once, so that the channel still closes when the run is left.
+    let mut again = (!r.watched).then(|| req_tx.clone());
     std::thread::spawn(move || {
+        let Reader {
+            run,
+            others,
+            store,
+            current,
+            changes,
+            watched: _,
+        } = r;
         let mut first = true;
         // The appended files are read from where the last read ended.
         let mut follower = super::follow::Follower::new(&run.root);
@@ -436,8 +474,9 @@ fn spawn_reader(
         let mut base: Option<super::run_view::RunRead> = None;
         while req_rx.recv().is_ok() {
             while req_rx.try_recv().is_ok() {}
+            let start_up = std::mem::take(&mut first);
             // A large run fills the screen before its long history is parsed.
-            if std::mem::take(&mut first)
+            if start_up
                 && let Some(quick) = super::run_view::read_run_quick_with(&run, &mut follower)
                 && current.load(Ordering::SeqCst)
                 && tx.send(AppEvent::Loaded(Box::new(quick))).is_err()
@@ -445,14 +484,25 @@ fn spawn_reader(
                 return;
             }
             let changed = changes.take();
-            let mut read = match base
+            let refreshed = base
                 .as_ref()
-                .and_then(|b| super::refresh::refresh(b, &run, &mut follower, &changed))
-            {
+                .and_then(|b| super::refresh::refresh(b, &run, &mut follower, &changed));
+            let mut read = match refreshed {
                 Some(read) => read,
-                None => {
-                    let mut read = read_run_with(&run, &store, &mut follower);
+                None if start_up => {
+                    let mut read = read_run_first(&run, &store, &mut follower);
                     read.lessons_from = others.iter().map(super::run_view::read_lessons).collect();
+                    read
+                }
+                None => {
+                    let prev = base.as_ref();
+                    let mut read = read_run_since(&run, &store, &mut follower, prev, &changed);
+                    // The other runs are not watched: read again only when anything may
+                    // have changed.
+                    read.lessons_from = match prev.filter(|_| !changed.other) {
+                        Some(p) => p.lessons_from.clone(),
+                        None => others.iter().map(super::run_view::read_lessons).collect(),
+                    };
                     read
                 }
             };
@@ -462,6 +512,9 @@ fn spawn_reader(
             }
             if tx.send(AppEvent::Loaded(Box::new(read))).is_err() {
                 return;
+            }
+            if let Some(again) = again.take() {
+                again.send(()).ok();
             }
         }
     });

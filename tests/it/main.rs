@@ -71,6 +71,7 @@ mod tui_copy_e2e;
 mod tui_demo_snapshots;
 mod tui_e2e;
 mod tui_hostile_text;
+mod tui_keep;
 mod tui_keys;
 mod tui_lessons;
 mod tui_overlays;

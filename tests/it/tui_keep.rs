@@ -1,0 +1,166 @@
+//! A whole read of a run keeps what no changed path touches (issue 30): after a `vsa set`
+//! (the state saved by rename) the plan's node files and the memory records are not read
+//! again, so a change to them that nobody named stays unseen until a path under them is
+//! named, or until an event names no path (then everything is read). A run's first read
+//! leaves a large plan tree's nodes to the next and says it is reading them.
+
+#[path = "../../benches/common/plan_tree.rs"]
+mod plan_tree;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use youra::tui::app::AppEvent;
+use youra::tui::follow::Follower;
+use youra::tui::refresh::{base_of, refresh};
+use youra::tui::run_view::{RunRead, read_run_first, read_run_since, read_run_with};
+use youra::tui::watch::{ChangeSet, Changes, watch_naming};
+use youra::vsa::Store;
+
+/// What the watcher named once it has been quiet for a while (a rename can come as more
+/// than one debounced batch).
+fn settled(set: &ChangeSet, rx: &Receiver<AppEvent>) -> Changes {
+    let got = rx.recv_timeout(Duration::from_secs(5));
+    assert!(matches!(got, Ok(AppEvent::Changed)), "{got:?}");
+    let mut all = Changes::default();
+    loop {
+        let c = set.take();
+        all.written.extend(c.written);
+        all.named.extend(c.named);
+        all.other |= c.other;
+        if rx.recv_timeout(Duration::from_millis(300)).is_err() {
+            return all;
+        }
+    }
+}
+
+/// The state saved as the store and editors save it: a temp file renamed over it.
+fn save_by_rename(vsa: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(vsa).unwrap().replacen(from, to, 1);
+    let tmp = vsa.with_file_name(".verification_state.yaml.77.tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, vsa).unwrap();
+}
+
+fn prior(run: &Path, estimate: f64) {
+    let path = run.join("plan/nodes/n-0001/prior.json");
+    std::fs::write(path, format!("{{\"estimate\": {estimate}}}")).unwrap();
+}
+
+fn p_of(read: &RunRead, id: &str) -> f64 {
+    let plan = read.plan.as_ref().expect("a plan view");
+    plan.rows.iter().find(|r| r.id == id).expect("the node").p
+}
+
+fn revision(read: &RunRead) -> u64 {
+    read.vsa.as_ref().unwrap().vsa.revision
+}
+
+#[test]
+fn a_vsa_save_re_reads_the_vsa_and_not_the_plan_nodes_or_records() {
+    let (_guard, root) = super::common::temp_run(&super::common::example_run());
+    let run = youra::rundir::discover(&root).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut first = read_run_with(&run, &store, &mut follower);
+    let base = base_of(&mut first);
+    let (p0, records) = (p_of(&base, "n-0001"), base.memory.len());
+    assert!(records > 0 && (p0 - 0.7).abs() < 1e-9, "{p0} {records}");
+
+    // Changed behind the watcher's back: nobody names these.
+    prior(&root, 0.1);
+    let record: PathBuf = std::fs::read_dir(root.join("memory"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_file())
+        .unwrap();
+    std::fs::remove_file(&record).unwrap();
+
+    let (tx, rx) = channel();
+    let set = ChangeSet::default();
+    let _watcher = watch_naming(std::slice::from_ref(&run.root), tx, set.clone()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    while rx.try_recv().is_ok() {}
+    assert!(
+        set.take().other,
+        "before the first look, anything may have changed"
+    );
+
+    // `youra vsa set`: the state is named, and only the state.
+    save_by_rename(&run.vsa, "revision: 7", "revision: 8");
+    let changes = settled(&set, &rx);
+    assert!(!changes.other, "{changes:?}");
+    assert!(changes.paths().all(|p| p == &run.vsa), "{changes:?}");
+    assert!(refresh(&base, &run, &mut follower, &changes).is_none());
+    let mut read = read_run_since(&run, &store, &mut follower, Some(&base), &changes);
+    assert_eq!(revision(&read), 8, "the named state is read again");
+    assert_eq!(
+        p_of(&read, "n-0001"),
+        p0,
+        "the plan's node files are not read"
+    );
+    assert_eq!(read.memory.len(), records, "nor are the memory records");
+    let base = base_of(&mut read);
+
+    // A node file the watcher names is read, with the plan it belongs to.
+    prior(&root, 0.2);
+    let changes = settled(&set, &rx);
+    assert!(
+        !changes.other && changes.touches(&root.join("plan")),
+        "{changes:?}"
+    );
+    let mut read = read_run_since(&run, &store, &mut follower, Some(&base), &changes);
+    assert!((p_of(&read, "n-0001") - 0.2).abs() < 1e-9);
+    assert_eq!(read.memory.len(), records, "the records are still not read");
+    let base = base_of(&mut read);
+
+    // An event that names no path: everything is read.
+    let read = read_run_since(
+        &run,
+        &store,
+        &mut follower,
+        Some(&base),
+        &Changes::unknown(),
+    );
+    assert_eq!(read.memory.len(), records - 1, "the removed record is gone");
+    assert_eq!(revision(&read), 8);
+    // And so is a read with no last read to keep from.
+    let fresh = read_run_since(&run, &store, &mut follower, None, &Changes::default());
+    assert_eq!(fresh.memory.len(), records - 1);
+}
+
+#[test]
+fn the_first_read_leaves_a_large_plan_tree_to_the_next() {
+    let (_guard, root) = super::common::temp_run(&super::common::example_run());
+    plan_tree::write_ternary(&root, 1200, 4, Some("h-e1"));
+    let run = youra::rundir::discover(&root).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut first = read_run_first(&run, &store, &mut follower);
+    let plan = first.plan.as_ref().expect("a plan tree, still being read");
+    assert!(plan.loading && plan.rows.is_empty());
+    assert_eq!(plan.problems, [youra::tui::plan_view::LOADING]);
+    assert!(
+        plan.budget.is_some(),
+        "the budget is one file: shown at once"
+    );
+    let base = base_of(&mut first);
+    // Even with nothing named, the next read is a whole one and reads the nodes.
+    assert!(refresh(&base, &run, &mut follower, &Changes::default()).is_none());
+    let next = read_run_since(
+        &run,
+        &store,
+        &mut follower,
+        Some(&base),
+        &Changes::default(),
+    );
+    let plan = next.plan.as_ref().unwrap();
+    assert!(!plan.loading);
+    assert_eq!(plan.rows.len(), 1200);
+    assert_eq!(
+        next.plan,
+        read_run_with(&run, &store, &mut Follower::new(&run.root)).plan
+    );
+}
