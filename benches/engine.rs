@@ -65,6 +65,9 @@ fn dir_bytes(dir: &Path) -> u64 {
 
 struct Sample {
     stages: Vec<Duration>,
+    /// Per step: attempt to completion written, and that less the store's file writes.
+    steps: Vec<Duration>,
+    beyond_io: Vec<Duration>,
     whole: Duration,
     vsa: u64,
     side: u64,
@@ -89,6 +92,12 @@ fn one(s: &script::Script, history: usize) -> Sample {
     Sample {
         whole: t.elapsed(),
         stages: e.timings.clone(),
+        steps: e.step_timings.iter().map(|s| s.0).collect(),
+        beyond_io: e
+            .step_timings
+            .iter()
+            .map(|s| s.0.saturating_sub(s.1))
+            .collect(),
         vsa: std::fs::metadata(&vsa).map_or(0, |m| m.len()),
         side: dir_bytes(&dir.join(".youra")),
     }
@@ -113,13 +122,19 @@ fn main() {
     s.scoping().literature().debate(6, true).planning();
     let (mut fresh_stage, mut fresh_whole) = (Vec::new(), Vec::new());
     let (mut long_stage, mut long_whole) = (Vec::new(), Vec::new());
+    let (mut fresh_step, mut long_step) = (Vec::new(), Vec::new());
+    let (mut fresh_beyond, mut long_beyond) = (Vec::new(), Vec::new());
     let mut side = (0, 0);
     for _ in 0..PAIRS {
         let f = one(&s, 0);
         fresh_stage.extend(f.stages);
+        fresh_step.extend(f.steps);
+        fresh_beyond.extend(f.beyond_io);
         fresh_whole.push(f.whole);
         let l = one(&s, history);
         long_stage.extend(l.stages);
+        long_step.extend(l.steps);
+        long_beyond.extend(l.beyond_io);
         long_whole.push(l.whole);
         side = (l.side, l.vsa);
     }
@@ -136,6 +151,17 @@ fn main() {
         side.1 as f64 / 1e6,
         ms(ls),
         ms(lw)
+    );
+    let (fp, lp) = (med(&mut fresh_step), med(&mut long_step));
+    let (fb, lb) = (med(&mut fresh_beyond), med(&mut long_beyond));
+    println!(
+        "whole step (attempt, judgement, preview, completion written): fresh {:.2} ms, long {:.2} ms ({:.2}x); less the store's file writes: fresh {:.2} ms, long {:.2} ms ({:.2}x)",
+        ms(fp),
+        ms(lp),
+        lp.as_secs_f64() / fp.as_secs_f64(),
+        ms(fb),
+        ms(lb),
+        lb.as_secs_f64() / fb.as_secs_f64()
     );
     println!(
         "ratio to fresh: stage {:.2}x, whole run {:.2}x (target <= 1.3x); .youra/ {:.1} MB = {:.2}x the VSA (target <= 4x)",

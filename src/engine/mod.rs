@@ -102,6 +102,9 @@ pub struct Engine {
     at_breakpoint: Option<Stage>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,
+    /// Per completed step: the wall time from its attempt's start until its completion was
+    /// written, and the part of it spent writing files in the store (benchmarks).
+    pub step_timings: Vec<(Duration, Duration)>,
     /// How many experiments may run at once (`[exec] max_parallel`).
     max_parallel: usize,
     /// Coding & Validation steps whose experiments run now (`parallel.rs`).
@@ -210,6 +213,7 @@ impl Engine {
             released: None,
             at_breakpoint: None,
             timings: Vec::new(),
+            step_timings: Vec::new(),
             flying: Vec::new(),
         };
         // `[notify]`: waiting events reach the researcher, attached or detached.

@@ -44,6 +44,7 @@ impl Engine {
             return Ok(Settled::End(StepEnd::Complete));
         };
         let h = step.hypothesis();
+        let io_before = self.store.io_time();
         let max = self.config.engine.max_resumes.saturating_add(1);
         let attempt = at.attempt;
         let produced = match produced {
@@ -102,6 +103,10 @@ impl Engine {
             Decision::PhaseComplete { reason, next } => {
                 let chose = Chose { next, legal };
                 self.complete(step, at.round % 1000, produced, &reason, stepping, &chose)?;
+                self.step_timings.push((
+                    at.started.elapsed(),
+                    self.store.io_time().saturating_sub(io_before),
+                ));
                 Ok(Settled::End(StepEnd::Complete))
             }
             Decision::MustStop { reason } => {

@@ -23,11 +23,15 @@
 //! were 975 MB). A stale save older than the copies kept is still merged, from the history
 //! entries instead of a base copy (`outside.rs`).
 
-use std::fs;
+use std::fs::{self, File};
+use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use super::crash::{CrashAt, crash_point};
-use super::store::{LAST_WRITTEN, Store, StoreError, conventions_of, io, revision_line};
+use super::identity::{Conventions, FileKey};
+use super::store::{LAST_WRITTEN, Store, StoreError, io, revision_line};
 use super::timestamp::Timestamp;
 use crate::yaml::{NewNode, Style, format_scalar};
 
@@ -37,6 +41,14 @@ pub(super) const PENDING: &str = "pending.yaml";
 const KEEP_WRITTEN: u64 = 16;
 /// The bytes the numbered copies older than the newest may take, in multiples of the file.
 const OLDER_COPIES_BYTES: u64 = 2;
+
+/// What a write left: the bytes on disk, the VSA's identity after the rename (`None` when
+/// it could not be told for sure) and `last_written.yaml`'s.
+pub(super) struct Written {
+    pub bytes: Vec<u8>,
+    pub key: Option<FileKey>,
+    pub last: Option<FileKey>,
+}
 
 /// What the next writer found of an interrupted write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,12 +62,21 @@ pub enum Recovered {
 impl Store {
     /// Write `text` as revision `revision` in the order above. The file keeps its
     /// conventions: a byte-order mark and CRLF line ends, when it had them, also on the
-    /// lines youra adds; a symlinked VSA stays a link (its target is replaced). Returns
-    /// the bytes written.
-    pub(super) fn write(&self, text: &str, revision: u64) -> Result<Vec<u8>, StoreError> {
+    /// lines youra adds (`conv`: those of the file read under the lock); a symlinked VSA
+    /// stays a link (its target is replaced).
+    pub(super) fn write(
+        &self,
+        text: String,
+        revision: u64,
+        conv: Conventions,
+    ) -> Result<Written, StoreError> {
         crash_point(CrashAt::Before(revision));
-        let current = fs::read(self.path()).unwrap_or_default();
-        let bytes = conventions_of(&current).apply(text);
+        let t = Instant::now();
+        let bytes = if conv == Conventions::default() {
+            text.into_bytes()
+        } else {
+            conv.apply(&text)
+        };
         let target = match fs::symlink_metadata(self.path()) {
             Ok(m) if m.file_type().is_symlink() => {
                 fs::canonicalize(self.path()).map_err(io("resolve the link", self.path()))?
@@ -68,11 +89,14 @@ impl Store {
         crate::fsutil::write_atomic(&pending, &bytes)
             .map_err(io("journal the write in", &pending))?;
         crash_point(CrashAt::Journaled(revision));
-        crate::fsutil::write_atomic(&target, &bytes).map_err(io("replace", &target))?;
+        let key = replace(&target, &bytes).map_err(io("replace", &target))?;
         tracing::debug!(target: "youra::vsa", revision, bytes = bytes.len(), path = %target.display(), "written");
         crash_point(CrashAt::Renamed(revision));
         self.finish(revision);
-        Ok(bytes)
+        // Under the lock no other store renames a copy over it.
+        let last = FileKey::of(&side.join(LAST_WRITTEN));
+        self.add_io(t.elapsed());
+        Ok(Written { bytes, key, last })
     }
 
     /// Steps 3 and 4: the numbered copy and the last copy from the journal. Failures only
@@ -150,6 +174,40 @@ impl Store {
             f.starts_with('.') && f.contains(".yaml.")
         });
     }
+}
+
+/// Two writers in one process must not share a temp name.
+static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+/// `fsutil::write_atomic` (temp file beside the target, fsync, rename, folder fsync), that
+/// also tells the new file's identity from its own descriptor: the inode written, whatever
+/// a rename by someone else puts at the path meanwhile. `None` when the file changed
+/// between the data's fsync and the rename's end (then reads compare bytes).
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<Option<FileKey>> {
+    let dir = crate::fsutil::parent(path);
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.v{seq}.tmp", std::process::id()));
+    let done = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        let before = FileKey::of_meta(&f.metadata()?);
+        fs::rename(&tmp, path)?;
+        let after = f.metadata().map(|m| FileKey::of_meta(&m)).ok();
+        Ok(after.filter(|a| a.same_content(&before)))
+    })();
+    let key = match done {
+        Ok(key) => key,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    crate::fsutil::sync_dir(dir)?;
+    Ok(key)
 }
 
 /// Which older copies to remove (as revisions back, 1-based): `sizes[i]` is the copy

@@ -32,5 +32,6 @@ pub mod transition;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
 mod graft;
+mod identity;
 mod preview;
 mod skeleton;

@@ -5,11 +5,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use super::edit::{EditError, plan_history_append_all, plan_revision};
 use super::graft::graft;
 use super::history::change_entry;
+use super::identity::{Cached, FileKey};
+pub use super::identity::{Conventions, conventions_of};
 use super::invariants::{Invariant, Violation, introduced};
 use super::journal::{Recovered, recovered_entry};
 pub use super::lock::NOTICES_ON_STDERR;
@@ -167,8 +170,12 @@ pub struct Store {
     path: PathBuf,
     side: PathBuf,
     /// The last text this store read or wrote, parsed. Long-lived owners (the TUI, the
-    /// engine) skip re-parsing a file nobody changed; the bytes are always compared first.
-    cache: Mutex<Option<(Vec<u8>, Arc<Snapshot>)>>,
+    /// engine) skip re-parsing a file nobody changed: a read whose file still has the
+    /// identity it had when these bytes were read or written returns the parse as it is;
+    /// otherwise the bytes are compared first. A write always compares the bytes.
+    pub(super) cache: Mutex<Option<Cached>>,
+    /// Nanoseconds spent writing files (journal, VSA, copies): what a write costs at least.
+    pub(super) io_ns: AtomicU64,
 }
 
 pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
@@ -191,6 +198,7 @@ impl Store {
             side: dir.join(".youra"),
             path,
             cache: Mutex::new(None),
+            io_ns: AtomicU64::new(0),
         }
     }
 
@@ -207,21 +215,46 @@ impl Store {
     }
 
     pub fn load(&self) -> Result<Arc<Snapshot>, StoreError> {
+        // The identity before the bytes: a change between the two shows at the next read.
+        let key = FileKey::of(&self.path);
+        if let Some(key) = key
+            && let Some(c) = self
+                .cache
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .as_ref()
+            && c.key == Some(key)
+        {
+            return Ok(Arc::clone(&c.snap));
+        }
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
-        self.cached(bytes)
+        self.cached(&bytes, key).map(|(snap, _)| snap)
     }
 
-    /// The snapshot of `bytes`, parsed unless they are what this store last saw.
-    fn cached(&self, bytes: Vec<u8>) -> Result<Arc<Snapshot>, StoreError> {
+    /// The snapshot of `bytes` (read when the file had identity `key`), parsed unless they
+    /// are what this store last saw, and their conventions.
+    fn cached(
+        &self,
+        bytes: &[u8],
+        key: Option<FileKey>,
+    ) -> Result<(Arc<Snapshot>, Conventions), StoreError> {
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((b, snap)) = cache.as_ref()
-            && *b == bytes
+        if let Some(c) = cache.as_mut()
+            && c.bytes == bytes
         {
-            return Ok(Arc::clone(snap));
+            c.key = key;
+            return Ok((Arc::clone(&c.snap), c.conv));
         }
-        let snap = Arc::new(self.snapshot(&bytes)?);
-        *cache = Some((bytes, Arc::clone(&snap)));
-        Ok(snap)
+        let snap = Arc::new(self.snapshot(bytes)?);
+        let conv = conventions_of(bytes);
+        *cache = Some(Cached {
+            bytes: bytes.to_vec(),
+            snap: Arc::clone(&snap),
+            conv,
+            key,
+            own: None,
+        });
+        Ok((snap, conv))
     }
 
     fn snapshot(&self, bytes: &[u8]) -> Result<Snapshot, StoreError> {
@@ -263,16 +296,20 @@ impl Store {
         decide: impl FnOnce(&Snapshot) -> Result<(Mutation, T), E>,
     ) -> Result<(Applied, T), E> {
         let _lock = self.lock()?;
+        // Under the lock the bytes are always read and compared: a write never trusts the
+        // file's identity alone.
+        let key = FileKey::of(&self.path);
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
         let recovered = self.recover(&bytes);
-        let snap = self.cached(bytes.clone())?;
+        let (snap, conv) = self.cached(&bytes, key)?;
         let mut outside = self.outside(&bytes, &snap);
+        drop(bytes);
         if let Some(Recovered::RolledBack { n, kept }) = recovered {
             outside.rolled_back = Some((n, kept));
         }
         let work = outside.merged.clone().unwrap_or(snap);
         let (m, extra) = decide(&work)?;
-        Ok((self.mutate_locked(&work, outside, &m)?, extra))
+        Ok((self.mutate_locked(&work, outside, &m, conv)?, extra))
     }
 
     /// The file as the engine should decide from it: a stale save (an older copy written
@@ -291,6 +328,9 @@ impl Store {
     }
 
     fn last_revision(&self) -> Option<u64> {
+        if let Some(revision) = self.own_last(None) {
+            return Some(revision);
+        }
         let text = fs::read(self.side.join(LAST_WRITTEN)).ok()?;
         revision_line(&text)
     }
@@ -300,6 +340,7 @@ impl Store {
         work: &Snapshot,
         outside: Outside,
         m: &Mutation,
+        conv: Conventions,
     ) -> Result<Applied, StoreError> {
         let ids: Vec<String> = work
             .vsa
@@ -338,11 +379,17 @@ impl Store {
         applied.revision = work.vsa.revision.max(outside.floor) + 1;
         let (text, after, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
         applied.forced = forced;
-        let on_disk = self.write(&text, applied.revision)?;
+        let written = self.write(text, applied.revision, conv)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        // Keyed by the bytes as written (BOM, CRLF): the next read compares the file's bytes,
-        // so the parse survives the store's own write and nobody else's.
-        *cache = Some((on_disk, Arc::new(after)));
+        // Keyed by the bytes as written (BOM, CRLF) and the file's identity after the
+        // rename: the parse survives the store's own write and nobody else's.
+        *cache = Some(Cached {
+            bytes: written.bytes,
+            snap: Arc::new(after),
+            conv,
+            key: written.key,
+            own: written.last.map(|k| (applied.revision, k)),
+        });
         Ok(applied)
     }
 
@@ -536,48 +583,5 @@ impl Store {
             .snapshot(new_text.as_bytes())
             .map_err(|e| StoreError::Verify(e.to_string()))?;
         Ok((new_text, snap))
-    }
-}
-
-/// How a file writes its text: a UTF-8 byte-order mark, CRLF line ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Conventions {
-    pub bom: bool,
-    pub crlf: bool,
-}
-
-const BOM: &[u8] = "\u{feff}".as_bytes();
-
-/// The conventions of `bytes`: CRLF when most of its line ends are (a file an editor on
-/// Windows saved; a stray CRLF line in an LF file does not convert the file).
-pub fn conventions_of(bytes: &[u8]) -> Conventions {
-    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
-    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
-    Conventions {
-        bom: bytes.starts_with(BOM),
-        crlf: crlf > 0 && crlf * 2 > lf,
-    }
-}
-
-impl Conventions {
-    /// `text` (as the store builds it: no BOM, new lines LF) in these conventions.
-    pub fn apply(self, text: &str) -> Vec<u8> {
-        let mut out = Vec::with_capacity(text.len() + text.len() / 16 + 3);
-        if self.bom {
-            out.extend_from_slice(BOM);
-        }
-        if !self.crlf {
-            out.extend_from_slice(text.as_bytes());
-            return out;
-        }
-        let mut prev = 0u8;
-        for &b in text.as_bytes() {
-            if b == b'\n' && prev != b'\r' {
-                out.push(b'\r');
-            }
-            out.push(b);
-            prev = b;
-        }
-        out
     }
 }
