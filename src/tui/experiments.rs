@@ -3,7 +3,8 @@
 //! with elapsed time: `rundir::jobs`); plus GPU use when `nvidia-smi` exists. Read off the
 //! UI thread with the rest of the run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -34,9 +35,12 @@ pub struct Experiment {
     pub job: Option<JobRow>,
 }
 
+/// `folders`: the run folder's entries (`refresh::entries`): a sub-hypothesis with no
+/// folder has no log, and is not looked for (a queued one of 500, on every refresh).
 pub fn read_experiments(
     root: &Path,
     ids: &[String],
+    folders: &HashSet<OsString>,
     metrics: &[Metrics],
     index: &ExperimentIndex,
     jobs: &[JobRow],
@@ -48,7 +52,10 @@ pub fn read_experiments(
     ids.iter()
         .filter_map(|h| {
             let m = metrics.get(h.as_str()).map(|m| (*m).clone());
-            let log = newest_log(&root.join(h));
+            let log = folders
+                .contains(OsStr::new(h.as_str()))
+                .then(|| newest_log(&root.join(h)))
+                .flatten();
             let job = jobs.get(h.as_str()).map(|j| (*j).clone());
             if m.is_none() && log.is_none() && job.is_none() {
                 return None;
@@ -146,6 +153,7 @@ mod tests {
         let ex = read_experiments(
             dir.path(),
             &["h-e1".into(), "h-x".into()],
+            &HashSet::from([OsString::from("h-e1")]),
             &[],
             &ExperimentIndex::new(),
             &[],

@@ -190,9 +190,8 @@ pub fn refresh(
     let jobs = crate::rundir::jobs::queue(&index, &snap.vsa, chrono::Utc::now().fixed_offset());
     let shown = with_experiments(&ids, &entries, &jobs);
     let experiments =
-        super::experiments::read_experiments(&run.root, &shown, &metrics, &index, &jobs);
-    let usage =
-        crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
+        super::experiments::read_experiments(&run.root, &shown, &entries, &metrics, &index, &jobs);
+    let usage = follower.usage();
     // The plan's budget counts the ledger's rows since the engine's last charge.
     let ledger = run.root.join("ledger.tsv");
     let plan = match &prev.plan {

@@ -242,8 +242,7 @@ fn assemble(
         super::refresh::events(run, follower, vsa.as_ref().ok().map(|s| &**s), seen);
     let entries = super::refresh::entries(run);
     let metrics = super::refresh::metrics(run, &ids, &entries, follower);
-    let usage =
-        crate::llm::ledger::read_totals(&run.root.join("ledger.tsv")).filter(|t| t.calls > 0);
+    let usage = follower.usage();
     let config = crate::config::load(&run.root).ok();
     let recovery = config.as_ref().map(|c| c.recovery).unwrap_or_default();
     let sandbox = config.as_ref().map(|c| c.exec.sandbox).unwrap_or_default();
@@ -277,7 +276,7 @@ fn assemble(
     );
     let shown = super::refresh::with_experiments(&ids, &entries, &jobs);
     let experiments =
-        super::experiments::read_experiments(&run.root, &shown, &metrics, &index, &jobs);
+        super::experiments::read_experiments(&run.root, &shown, &entries, &metrics, &index, &jobs);
     let (skipped_stages, routing) = vsa
         .as_ref()
         .map(|s| lifecycle_directives(&s.doc))

@@ -62,7 +62,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let mut lines: Vec<Line> = view
         .problems
         .iter()
-        .map(|p| Line::styled(clip(p, width), t.style(Role::Error)))
+        .map(|p| {
+            // While the node files are read, the one line says so: news, not an error.
+            let role = if view.loading {
+                Role::Muted
+            } else {
+                Role::Error
+            };
+            Line::styled(clip(p, width), t.style(role))
+        })
         .collect();
     lines.extend(
         view.rows
