@@ -107,15 +107,7 @@ pub fn read_run_with(
     store: &Store,
     follower: &mut super::follow::Follower,
 ) -> RunRead {
-    let vsa = store.load().map_err(|e| e.to_string());
-    assemble(
-        run,
-        vsa,
-        false,
-        follower,
-        &keep::Keep::nothing(run),
-        Plan::Now,
-    )
+    read_all(run, store, follower, Plan::Now)
 }
 
 /// The reader's first read of a run: everything, but a large plan tree only as the pane's
@@ -126,15 +118,17 @@ pub fn read_run_first(
     store: &Store,
     follower: &mut super::follow::Follower,
 ) -> RunRead {
+    read_all(run, store, follower, Plan::Later)
+}
+
+fn read_all(
+    run: &RunDir,
+    store: &Store,
+    follower: &mut super::follow::Follower,
+    plan: Plan,
+) -> RunRead {
     let vsa = store.load().map_err(|e| e.to_string());
-    assemble(
-        run,
-        vsa,
-        false,
-        follower,
-        &keep::Keep::nothing(run),
-        Plan::Later,
-    )
+    assemble(run, vsa, false, follower, &keep::Keep::nothing(run), plan)
 }
 
 /// A whole read after `prev` (the last whole read): what no path in `changes` touches is

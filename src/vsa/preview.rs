@@ -77,13 +77,8 @@ mod tests {
     use crate::vsa::mutation::{Change, Mutation};
     use crate::vsa::store::Store;
 
-    #[test]
-    fn a_preview_reads_back_the_change_and_writes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("verification_state.yaml");
-        std::fs::write(&path, "revision: 3\nworkflow:\n  status: ACTIVE\n").unwrap();
-        let store = Store::new(&path);
-        let m = Mutation::new(
+    fn pause() -> Mutation {
+        Mutation::new(
             Change::Set {
                 path: "workflow.status".into(),
                 value: "PAUSED".into(),
@@ -91,8 +86,15 @@ mod tests {
             "engine",
             "engine",
             "preview",
-        );
-        let after = store.preview(&m).unwrap();
+        )
+    }
+
+    #[test]
+    fn a_preview_reads_back_the_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("verification_state.yaml");
+        std::fs::write(&path, "revision: 3\nworkflow:\n  status: ACTIVE\n").unwrap();
+        let after = Store::new(&path).preview(&pause()).unwrap();
         assert_eq!(after.vsa.revision, 4);
         assert_eq!(
             after.vsa.workflow.status,
@@ -112,17 +114,7 @@ mod tests {
         }
         text.push_str("phases:\n  scoping:\n    status: COMPLETED\n");
         std::fs::write(&path, &text).unwrap();
-        let store = Store::new(&path);
-        let m = Mutation::new(
-            Change::Set {
-                path: "workflow.status".into(),
-                value: "PAUSED".into(),
-            },
-            "engine",
-            "engine",
-            "preview",
-        );
-        let after = store.preview(&m).unwrap();
+        let after = Store::new(&path).preview(&pause()).unwrap();
         assert_eq!(after.vsa.revision, 4);
         let events: Vec<_> = after
             .vsa
