@@ -19,7 +19,15 @@ impl Reader {
             );
             return Vec::new();
         };
-        items.iter().map(|item| self.history_entry(item)).collect()
+        let mut out = std::mem::take(&mut self.reuse);
+        if out.len() > items.len() {
+            out.clear();
+        }
+        out.reserve(items.len() - out.len());
+        for item in &items[out.len()..] {
+            out.push(self.history_entry(item));
+        }
+        out
     }
 
     fn history_entry(&mut self, item: &Node) -> HistoryEntry {
