@@ -7,7 +7,6 @@ pub mod escalation;
 pub mod model;
 pub mod mutation;
 mod read;
-mod read_back;
 mod read_gate;
 mod read_history;
 pub mod timestamp;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::enums::{ExecutionMode, HypothesisStatus, HypothesisType, Parsed, WorkflowStatus};
-use super::model::{HistoryEntry, HypothesisLayout, MainHypothesis, SubHypothesis, Vsa, Workflow};
+use super::model::{HypothesisLayout, MainHypothesis, SubHypothesis, Vsa, Workflow};
 use crate::yaml::{Document, Node, NodeKind};
 
 /// Something the reader normalised or could not use, and where.
@@ -35,21 +35,11 @@ const KNOWN_TOP: &[&str] = &[
 pub(super) struct Reader {
     warnings: Vec<Warning>,
     pub(super) naive_timestamps: Vec<usize>,
-    /// Entries for the history's first items, already read (`read_back.rs`).
-    pub(super) reuse: Vec<HistoryEntry>,
 }
 
 /// Build the typed view of a parsed VSA.
 pub fn read(doc: &Document) -> (Vsa, Vec<Warning>) {
-    read_with(doc, Vec::new())
-}
-
-/// [`read`], with the history's first `reuse.len()` items taken as `reuse` instead of read.
-pub(super) fn read_with(doc: &Document, reuse: Vec<HistoryEntry>) -> (Vsa, Vec<Warning>) {
-    let mut r = Reader {
-        reuse,
-        ..Reader::default()
-    };
+    let mut r = Reader::default();
     for d in &doc.duplicates {
         r.warn(
             d.line,

@@ -19,15 +19,7 @@ impl Reader {
             );
             return Vec::new();
         };
-        let mut out = std::mem::take(&mut self.reuse);
-        if out.len() > items.len() {
-            out.clear();
-        }
-        out.reserve(items.len() - out.len());
-        for item in &items[out.len()..] {
-            out.push(self.history_entry(item));
-        }
-        out
+        items.iter().map(|item| self.history_entry(item)).collect()
     }
 
     fn history_entry(&mut self, item: &Node) -> HistoryEntry {

@@ -47,7 +47,7 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
     };
     if root.is_flow(text)
         || entries.iter().any(|(k, _)| k.pos.col != 1)
-        || may_alias(text) && has_anchor(text)
+        || text.contains(['&', '*']) && has_anchor(text)
     {
         return None;
     }
@@ -113,14 +113,6 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
     }
     // Every splice must have landed in a kept range, once.
     (used == splices.len()).then_some(Skeleton { text: out, pieces })
-}
-
-/// Whether `text` holds a `&` or `*` at all: a byte scan in blocks, which the compiler can
-/// vectorise, where a search for either of two characters goes one character at a time.
-fn may_alias(text: &str) -> bool {
-    text.as_bytes()
-        .chunks(256)
-        .any(|c| c.iter().fold(false, |a, &b| a | (b == b'&') | (b == b'*')))
 }
 
 /// An anchor (`&name`) outside quotes would tie sections together: parse whole instead.

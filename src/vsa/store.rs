@@ -416,7 +416,7 @@ impl Store {
         let attempt = |forced: &[Violation]| -> Result<(String, Snapshot), StoreError> {
             if one_pass {
                 let splices = self.splices(&work.doc, m, planned, outside, revision, forced)?;
-                let (text, after) = self.apply(work, &splices)?;
+                let (text, after) = self.apply(&work.doc, &splices)?;
                 if planned.iter().all(|(_, p)| holds(&after, &p.check)) {
                     return Ok((text, after));
                 }
@@ -567,8 +567,7 @@ impl Store {
     /// The edited text and its read-back: the touched sections parsed alone and grafted
     /// onto the previous parse when that suffices (`graft.rs`), else the whole file parsed.
     /// Either way the result is a parse of the whole new file, which the store keeps.
-    fn apply(&self, work: &Snapshot, splices: &[Splice]) -> Result<(String, Snapshot), StoreError> {
-        let old = &work.doc;
+    fn apply(&self, old: &Document, splices: &[Splice]) -> Result<(String, Snapshot), StoreError> {
         let new_text =
             Splice::apply(&old.text, splices).map_err(|e| StoreError::Verify(e.to_string()))?;
         if let Some(skel) = skeleton(old, splices)
@@ -577,7 +576,7 @@ impl Store {
         {
             #[cfg(debug_assertions)]
             super::graft::check(&doc);
-            let (vsa, warnings) = super::read_back::read_grafted(work, &doc);
+            let (vsa, warnings) = read(&doc);
             return Ok((new_text, Snapshot { doc, vsa, warnings }));
         }
         let snap = self
