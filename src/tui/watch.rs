@@ -61,6 +61,13 @@ pub struct Changes {
 }
 
 impl Changes {
+    /// `later` added to what is already known (a record taken in several batches).
+    pub fn absorb(&mut self, later: Changes) {
+        self.written.extend(later.written);
+        self.named.extend(later.named);
+        self.other |= later.other;
+    }
+
     /// Anything may have changed: read everything.
     pub fn unknown() -> Changes {
         Changes {
@@ -269,10 +276,7 @@ mod tests {
     fn settled(set: &ChangeSet, rx: &std::sync::mpsc::Receiver<AppEvent>) -> Changes {
         let mut all = Changes::default();
         loop {
-            let c = set.take();
-            all.written.extend(c.written);
-            all.named.extend(c.named);
-            all.other |= c.other;
+            all.absorb(set.take());
             if rx.recv_timeout(Duration::from_millis(300)).is_err() {
                 return all;
             }

@@ -25,10 +25,7 @@ fn settled(set: &ChangeSet, rx: &Receiver<AppEvent>) -> Changes {
     assert!(matches!(got, Ok(AppEvent::Changed)), "{got:?}");
     let mut all = Changes::default();
     loop {
-        let c = set.take();
-        all.written.extend(c.written);
-        all.named.extend(c.named);
-        all.other |= c.other;
+        all.absorb(set.take());
         if rx.recv_timeout(Duration::from_millis(300)).is_err() {
             return all;
         }
