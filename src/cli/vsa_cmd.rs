@@ -201,7 +201,8 @@ fn get(dir: &Path, raw: &str, json: bool) -> Result<i32> {
         Ok(s) => s,
         Err(code) => return Ok(code),
     };
-    let snap = match store.load() {
+    // A path may lie anywhere, the oldest history item included.
+    let snap = match store.load().and_then(|s| store.whole(&s)) {
         Ok(s) => s,
         Err(e) => return Ok(report(&e)),
     };

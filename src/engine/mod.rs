@@ -79,6 +79,18 @@ pub struct Options {
     pub cancel: Arc<AtomicBool>,
 }
 
+/// One completed step's cost (`cargo bench --bench engine`).
+#[derive(Debug, Clone, Copy)]
+pub struct StepTiming {
+    /// From its attempt's start until its completion was written.
+    pub wall: Duration,
+    /// The store's file I/O in it: reading and comparing the file under the lock, and
+    /// writing the journal, the file and its copies.
+    pub io: Duration,
+    /// The store's copies of the whole text, one per write (the bytes the write writes).
+    pub copy: Duration,
+}
+
 pub struct Engine {
     run: PathBuf,
     store: Store,
@@ -102,9 +114,8 @@ pub struct Engine {
     at_breakpoint: Option<Stage>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,
-    /// Per completed step: the wall time from its attempt's start until its completion was
-    /// written, and the part of it spent writing files in the store (benchmarks).
-    pub step_timings: Vec<(Duration, Duration)>,
+    /// Per completed step, what it cost (benchmarks).
+    pub step_timings: Vec<StepTiming>,
     /// How many experiments may run at once (`[exec] max_parallel`).
     max_parallel: usize,
     /// Coding & Validation steps whose experiments run now (`parallel.rs`).

@@ -44,7 +44,7 @@ impl Engine {
             return Ok(Settled::End(StepEnd::Complete));
         };
         let h = step.hypothesis();
-        let io_before = self.store.io_time();
+        let (io_before, copy_before) = (self.store.io_time(), self.store.copy_time());
         let max = self.config.engine.max_resumes.saturating_add(1);
         let attempt = at.attempt;
         let produced = match produced {
@@ -103,10 +103,11 @@ impl Engine {
             Decision::PhaseComplete { reason, next } => {
                 let chose = Chose { next, legal };
                 self.complete(step, at.round % 1000, produced, &reason, stepping, &chose)?;
-                self.step_timings.push((
-                    at.started.elapsed(),
-                    self.store.io_time().saturating_sub(io_before),
-                ));
+                self.step_timings.push(super::StepTiming {
+                    wall: at.started.elapsed(),
+                    io: self.store.io_time().saturating_sub(io_before),
+                    copy: self.store.copy_time().saturating_sub(copy_before),
+                });
                 Ok(Settled::End(StepEnd::Complete))
             }
             Decision::MustStop { reason } => {

@@ -9,7 +9,12 @@ const EXAMPLE: &str = include_str!("../../assets/example-run/verification_state.
 fn snap_of(text: &str) -> Snapshot {
     let doc = crate::yaml::parse(text.as_bytes()).unwrap();
     let (vsa, warnings) = crate::vsa::read(&doc);
-    Snapshot { doc, vsa, warnings }
+    Snapshot {
+        doc,
+        vsa,
+        warnings,
+        elided: 0,
+    }
 }
 
 fn example() -> Snapshot {

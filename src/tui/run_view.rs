@@ -182,7 +182,12 @@ pub fn read_run_quick_with(
     let (vsa, warnings) = crate::vsa::read(&doc);
     Some(assemble(
         run,
-        Ok(Arc::new(Snapshot { doc, vsa, warnings })),
+        Ok(Arc::new(Snapshot {
+            doc,
+            vsa,
+            warnings,
+            elided: 0,
+        })),
         true,
         follower,
         &keep::Keep::nothing(run),

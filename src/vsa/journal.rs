@@ -45,7 +45,8 @@ const OLDER_COPIES_BYTES: u64 = 2;
 /// What a write left: the bytes on disk, the VSA's identity after the rename (`None` when
 /// it could not be told for sure) and `last_written.yaml`'s.
 pub(super) struct Written {
-    pub bytes: Vec<u8>,
+    /// The bytes on disk when they differ from the text (`None`: the text's own).
+    pub bytes: Option<Vec<u8>>,
     pub key: Option<FileKey>,
     pub last: Option<FileKey>,
 }
@@ -66,17 +67,14 @@ impl Store {
     /// stays a link (its target is replaced).
     pub(super) fn write(
         &self,
-        text: String,
+        text: &str,
         revision: u64,
         conv: Conventions,
     ) -> Result<Written, StoreError> {
         crash_point(CrashAt::Before(revision));
         let t = Instant::now();
-        let bytes = if conv == Conventions::default() {
-            text.into_bytes()
-        } else {
-            conv.apply(&text)
-        };
+        let converted = (conv != Conventions::default()).then(|| conv.apply(text));
+        let bytes = converted.as_deref().unwrap_or(text.as_bytes());
         let target = match fs::symlink_metadata(self.path()) {
             Ok(m) if m.file_type().is_symlink() => {
                 fs::canonicalize(self.path()).map_err(io("resolve the link", self.path()))?
@@ -86,17 +84,21 @@ impl Store {
         let side = self.side();
         let pending = side.join(PENDING);
         fs::create_dir_all(side).map_err(io("create", side))?;
-        crate::fsutil::write_atomic(&pending, &bytes)
+        crate::fsutil::write_atomic(&pending, bytes)
             .map_err(io("journal the write in", &pending))?;
         crash_point(CrashAt::Journaled(revision));
-        let key = replace(&target, &bytes).map_err(io("replace", &target))?;
+        let key = replace(&target, bytes).map_err(io("replace", &target))?;
         tracing::debug!(target: "youra::vsa", revision, bytes = bytes.len(), path = %target.display(), "written");
         crash_point(CrashAt::Renamed(revision));
         self.finish(revision);
         // Under the lock no other store renames a copy over it.
         let last = FileKey::of(&side.join(LAST_WRITTEN));
         self.add_io(t.elapsed());
-        Ok(Written { bytes, key, last })
+        Ok(Written {
+            bytes: converted,
+            key,
+            last,
+        })
     }
 
     /// Steps 3 and 4: the numbered copy and the last copy from the journal. Failures only

@@ -32,6 +32,9 @@ pub mod transition;
 
 pub use store::{Applied, Base, SetRequest, Snapshot, Store, StoreError};
 mod graft;
+mod history_list;
+pub use history_list::History;
 mod identity;
 mod preview;
+mod read_back;
 mod skeleton;

@@ -27,7 +27,7 @@ pub struct Vsa {
     pub sub_hypotheses: Vec<SubHypothesis>,
     /// Whether the file lists them as YouRA's `sub_hypotheses:` map or a drifted `hypotheses:` list.
     pub layout: HypothesisLayout,
-    pub history: Vec<HistoryEntry>,
+    pub history: super::history_list::History,
     /// Top-level keys outside the schema, in file order; kept on every write.
     pub unknown_keys: Vec<String>,
 }
@@ -185,7 +185,6 @@ pub struct HistoryEntry {
     /// The revision youra's write of this entry made (youra's field).
     pub revision: Option<u64>,
     pub forced: bool,
-    pub line: usize,
 }
 
 impl HistoryEntry {

@@ -35,7 +35,7 @@ impl Store {
             planned.push((edit, p));
         }
         let revision = work.vsa.revision + 1;
-        let (_, after, _) = self.build(&work, m, &planned, &Outside::default(), revision)?;
+        let (after, _) = self.build(&work, m, &planned, &Outside::default(), revision)?;
         Ok(after)
     }
 
@@ -48,12 +48,16 @@ impl Store {
             .iter()
             .find(|(k, _)| k.as_str() == Some("history"))?;
         let items = value.as_seq()?;
-        if items.len() < 3 || value.is_flow(text) {
+        if value.is_flow(text) {
             return None;
         }
+        // From the line after the key to the last item's: this also cuts the items a
+        // read-back after a write leaves out of the tree (`Snapshot::elided`), so the cut
+        // text is the state and one item, however long the history.
         let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let (a, b) = (line_start(items[0].start), line_start(items.last()?.start));
-        if a <= key.start || a >= b {
+        let a = text[key.start..].find('\n').map(|i| key.start + i + 1)?;
+        let b = line_start(items.last()?.start);
+        if a >= b {
             return None;
         }
         let mut cut = String::with_capacity(text.len() - (b - a));

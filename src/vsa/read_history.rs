@@ -1,6 +1,7 @@
 //! Reading the `history:` log. Entries mix YouRA's event and status shapes and youra's
 //! field edits; all become [`HistoryEntry`].
 
+use super::history_list::History;
 use super::model::HistoryEntry;
 use super::read::{Reader, text};
 use super::read_gate::scalar_text;
@@ -8,16 +9,16 @@ use super::timestamp::Timestamp;
 use crate::yaml::{Node, NodeKind};
 
 impl Reader {
-    pub(super) fn history(&mut self, node: Option<&Node>) -> Vec<HistoryEntry> {
+    pub(super) fn history(&mut self, node: Option<&Node>) -> History {
         let Some(node) = node.filter(|n| !n.is_null()) else {
-            return Vec::new();
+            return History::default();
         };
         let Some(items) = node.as_seq() else {
             self.warn(
                 node.pos.line,
                 format!("`history` is a {}, not a list: ignored", node.kind_name()),
             );
-            return Vec::new();
+            return History::default();
         };
         items.iter().map(|item| self.history_entry(item)).collect()
     }
@@ -26,7 +27,6 @@ impl Reader {
         if !matches!(item.kind, NodeKind::Map(_)) {
             return HistoryEntry {
                 details: scalar_text(Some(item)),
-                line: item.pos.line,
                 ..HistoryEntry::default()
             };
         }
@@ -52,7 +52,6 @@ impl Reader {
                 .and_then(Node::as_scalar)
                 .and_then(|s| s.as_bool())
                 .unwrap_or(false),
-            line: item.pos.line,
         }
     }
 

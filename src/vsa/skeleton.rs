@@ -39,16 +39,17 @@ pub enum Part {
 }
 
 /// The edited file reduced to the sections `splices` touch, or `None` to parse it whole.
-pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
+/// `elided`: history items at the head of the list that `old` leaves out (the store's
+/// read-back after a write keeps only the tail; see `graft.rs`).
+pub fn skeleton(old: &Document, splices: &[Splice], elided: usize) -> Option<Skeleton> {
     let text = old.text.as_str();
     let root = old.root.as_ref()?;
     let NodeKind::Map(entries) = &root.kind else {
         return None;
     };
-    if root.is_flow(text)
-        || entries.iter().any(|(k, _)| k.pos.col != 1)
-        || text.contains(['&', '*']) && has_anchor(text)
-    {
+    // Anchors tie sections together, so they cannot be parsed apart; the parse says
+    // whether there were any (scanning 6 MB of text for them cost more than the rest).
+    if root.is_flow(text) || entries.iter().any(|(k, _)| k.pos.col != 1) || old.anchored {
         return None;
     }
     let starts: Vec<usize> = entries
@@ -68,7 +69,9 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
             continue;
         }
         match (&value.kind, key.as_str()) {
-            (NodeKind::Seq(items), Some("history")) if items.len() > 1 && !value.is_flow(text) => {
+            (NodeKind::Seq(items), Some("history"))
+                if (items.len() > 1 || elided > 0) && !value.is_flow(text) =>
+            {
                 let last: &Node = items.last()?;
                 ranges.push((start, line_end(text, key.start), i, Part::HistoryHead, line));
                 ranges.push((
@@ -82,13 +85,17 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
             _ => ranges.push((start, end, i, Part::Whole, line)),
         }
     }
+    // In the file's order, ties in the order given, as `Splice::apply` takes them: a
+    // transaction lists its edits in its own order.
+    let mut order: Vec<&Splice> = splices.iter().collect();
+    order.sort_by_key(|s| s.start);
     let mut out = String::new();
     let mut pieces = Vec::with_capacity(ranges.len());
     let mut used = 0;
     for (a, b, entry, part, old_line) in ranges {
         let at = out.len();
         let mut cursor = a;
-        for s in splices.iter().filter(|s| a <= s.start && s.end <= b) {
+        for s in order.iter().filter(|s| a <= s.start && s.end <= b) {
             if s.start < cursor {
                 return None;
             }
@@ -113,14 +120,6 @@ pub fn skeleton(old: &Document, splices: &[Splice]) -> Option<Skeleton> {
     }
     // Every splice must have landed in a kept range, once.
     (used == splices.len()).then_some(Skeleton { text: out, pieces })
-}
-
-/// An anchor (`&name`) outside quotes would tie sections together: parse whole instead.
-fn has_anchor(text: &str) -> bool {
-    text.lines().any(|l| {
-        let code = l.split(" #").next().unwrap_or(l);
-        code.contains(": &") || code.contains("- &") || code.contains(": *") || code.contains("- *")
-    })
 }
 
 fn line_start(text: &str, pos: usize) -> usize {
@@ -164,12 +163,33 @@ mod tests {
                 text: "revision: 1\n".into(),
             },
         ];
-        let out = skeleton(&doc, &splices).unwrap().text;
+        let out = skeleton(&doc, &splices, 0).unwrap().text;
         assert_eq!(
             out,
             "workflow:\n  status: PAUSED # c\nhistory:\n- event: b\n- event: c\nstatistics:\n  n: 1\nrevision: 1\n"
         );
         assert!(parse(out.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn splices_in_any_order_make_the_same_skeleton() {
+        // A transaction lists its edits in its own order: a later field first.
+        let doc = parse(TEXT.as_bytes()).unwrap();
+        let (s, c) = (at("ACTIVE"), at("# c"));
+        let late = Splice {
+            start: c,
+            end: c + 3,
+            text: "# d".into(),
+        };
+        let early = Splice {
+            start: s,
+            end: s + 6,
+            text: "PAUSED".into(),
+        };
+        let a = skeleton(&doc, &[late.clone(), early.clone()], 0).expect("a skeleton");
+        let b = skeleton(&doc, &[early, late], 0).expect("a skeleton");
+        assert_eq!(a.text, b.text);
+        assert!(a.text.contains("status: PAUSED # d"), "{}", a.text);
     }
 
     #[test]
@@ -183,6 +203,7 @@ mod tests {
                 end: s + 6,
                 text: "[PAUSED".into(),
             }],
+            0,
         )
         .unwrap()
         .text;
@@ -200,7 +221,8 @@ mod tests {
                     start: 6,
                     end: 7,
                     text: "2".into()
-                }]
+                }],
+                0
             )
             .is_none()
         );
@@ -212,7 +234,8 @@ mod tests {
                     start: 4,
                     end: 5,
                     text: "3".into()
-                }]
+                }],
+                0
             )
             .is_none()
         );

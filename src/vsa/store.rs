@@ -9,7 +9,6 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use super::edit::{EditError, plan_history_append_all, plan_revision};
-use super::graft::graft;
 use super::history::change_entry;
 use super::identity::{Cached, FileKey};
 pub use super::identity::{Conventions, conventions_of};
@@ -21,15 +20,20 @@ use super::mutation::{Change, Check, Edit, Mutation, Planned, plan};
 use super::outside::{Outside, overlaps};
 use super::path::{Resolved, VsaPath, resolve};
 use super::read::{Warning, read};
-use super::skeleton::skeleton;
 use crate::yaml::{Document, Splice, YamlError, parse};
 
 /// A consistent reading of the file.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
+    /// The parse of the file; after a write of youra's, less the history items before
+    /// the last few (`elided`): nothing reads them from the tree, and carrying them cost
+    /// a copy per write (`read_back.rs`). [`Snapshot::whole`] has them all.
     pub doc: Document,
     pub vsa: Vsa,
     pub warnings: Vec<Warning>,
+    /// History items at the head of the list that `doc` leaves out; `vsa.history` and
+    /// `warnings` still cover them.
+    pub elided: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -176,6 +180,8 @@ pub struct Store {
     pub(super) cache: Mutex<Option<Cached>>,
     /// Nanoseconds spent writing files (journal, VSA, copies): what a write costs at least.
     pub(super) io_ns: AtomicU64,
+    /// Nanoseconds spent building a write's whole new text from the old (one copy of it).
+    pub(super) copy_ns: AtomicU64,
 }
 
 pub(super) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> StoreError {
@@ -199,6 +205,7 @@ impl Store {
             path,
             cache: Mutex::new(None),
             io_ns: AtomicU64::new(0),
+            copy_ns: AtomicU64::new(0),
         }
     }
 
@@ -239,16 +246,18 @@ impl Store {
         key: Option<FileKey>,
     ) -> Result<(Arc<Snapshot>, Conventions), StoreError> {
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = cache.as_mut()
-            && c.bytes == bytes
-        {
+        // Reading the file is only done when comparing its bytes: the two are one I/O cost.
+        let t = std::time::Instant::now();
+        let same = cache.as_ref().is_some_and(|c| c.bytes() == bytes);
+        self.add_io(t.elapsed());
+        if same && let Some(c) = cache.as_mut() {
             c.key = key;
             return Ok((Arc::clone(&c.snap), c.conv));
         }
         let snap = Arc::new(self.snapshot(bytes)?);
         let conv = conventions_of(bytes);
         *cache = Some(Cached {
-            bytes: bytes.to_vec(),
+            bytes: (snap.doc.text.as_bytes() != bytes).then(|| bytes.to_vec()),
             snap: Arc::clone(&snap),
             conv,
             key,
@@ -263,7 +272,12 @@ impl Store {
             err,
         })?;
         let (vsa, warnings) = read(&doc);
-        Ok(Snapshot { doc, vsa, warnings })
+        Ok(Snapshot {
+            doc,
+            vsa,
+            warnings,
+            elided: 0,
+        })
     }
 
     /// Set one field, with a history entry and a revision bump, under the lock.
@@ -299,7 +313,9 @@ impl Store {
         // Under the lock the bytes are always read and compared: a write never trusts the
         // file's identity alone.
         let key = FileKey::of(&self.path);
+        let t = std::time::Instant::now();
         let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
+        self.add_io(t.elapsed());
         let recovered = self.recover(&bytes);
         let (snap, conv) = self.cached(&bytes, key)?;
         let mut outside = self.outside(&bytes, &snap);
@@ -342,6 +358,15 @@ impl Store {
         m: &Mutation,
         conv: Conventions,
     ) -> Result<Applied, StoreError> {
+        // A path under `history` would index the read-back's shortened list.
+        let whole;
+        let work =
+            if work.elided > 0 && m.edits.iter().any(|e| overlaps("history", e.change.path())) {
+                whole = self.parse_snapshot(work.doc.text.as_bytes())?;
+                &whole
+            } else {
+                work
+            };
         let ids: Vec<String> = work
             .vsa
             .sub_hypotheses
@@ -377,9 +402,9 @@ impl Store {
             return Ok(applied);
         }
         applied.revision = work.vsa.revision.max(outside.floor) + 1;
-        let (text, after, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
+        let (after, forced) = self.build(work, m, &planned, &outside, applied.revision)?;
         applied.forced = forced;
-        let written = self.write(text, applied.revision, conv)?;
+        let written = self.write(&after.doc.text, applied.revision, conv)?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         // Keyed by the bytes as written (BOM, CRLF) and the file's identity after the
         // rename: the parse survives the store's own write and nobody else's.
@@ -400,7 +425,8 @@ impl Store {
         }
     }
 
-    /// The new text and its read-back, with the invariant violations `force` overrode.
+    /// The read-back of the new text (its `doc.text`), with the invariant violations
+    /// `force` overrode.
     /// All edits are spliced into the file in one pass when their splices are disjoint;
     /// otherwise (a later edit inside an earlier one's value, two new keys under one new
     /// parent) they are applied one after another on re-parsed text.
@@ -411,19 +437,19 @@ impl Store {
         planned: &[(&Edit, Planned)],
         outside: &Outside,
         revision: u64,
-    ) -> Result<(String, Snapshot, Vec<Violation>), StoreError> {
+    ) -> Result<(Snapshot, Vec<Violation>), StoreError> {
         let one_pass = disjoint(planned);
-        let attempt = |forced: &[Violation]| -> Result<(String, Snapshot), StoreError> {
+        let attempt = |forced: &[Violation]| -> Result<Snapshot, StoreError> {
             if one_pass {
                 let splices = self.splices(&work.doc, m, planned, outside, revision, forced)?;
-                let (text, after) = self.apply(&work.doc, &splices)?;
+                let after = self.apply(work, &splices)?;
                 if planned.iter().all(|(_, p)| holds(&after, &p.check)) {
-                    return Ok((text, after));
+                    return Ok(after);
                 }
             }
             self.one_by_one(work, m, outside, revision, forced)
         };
-        let (mut text, mut after) = attempt(&[])?;
+        let mut after = attempt(&[])?;
         let violations = introduced(&work.vsa, &after.vsa);
         let mut forced = Vec::new();
         if !violations.is_empty() {
@@ -431,7 +457,7 @@ impl Store {
             if !m.force || violations.iter().any(|v| v.invariant == Invariant::SafeId) {
                 return Err(StoreError::Invariant { violations });
             }
-            (text, after) = attempt(&violations)?;
+            after = attempt(&violations)?;
             forced = violations;
         }
         if after.vsa.revision != revision {
@@ -440,7 +466,7 @@ impl Store {
                 after.vsa.revision
             )));
         }
-        Ok((text, after, forced))
+        Ok((after, forced))
     }
 
     /// History entries (the outside writer's first), the edits, and the revision, as splices
@@ -482,7 +508,7 @@ impl Store {
         outside: &Outside,
         revision: u64,
         forced: &[Violation],
-    ) -> Result<(String, Snapshot), StoreError> {
+    ) -> Result<Snapshot, StoreError> {
         let ids: Vec<String> = work
             .vsa
             .sub_hypotheses
@@ -532,7 +558,7 @@ impl Store {
                 "{c:?} does not hold after the edit"
             )));
         }
-        Ok((text, after))
+        Ok(after)
     }
 
     /// A stale base is fine when the field itself still holds what the caller saw.
@@ -562,26 +588,5 @@ impl Store {
             yours: base.old.clone(),
             theirs: current,
         })
-    }
-
-    /// The edited text and its read-back: the touched sections parsed alone and grafted
-    /// onto the previous parse when that suffices (`graft.rs`), else the whole file parsed.
-    /// Either way the result is a parse of the whole new file, which the store keeps.
-    fn apply(&self, old: &Document, splices: &[Splice]) -> Result<(String, Snapshot), StoreError> {
-        let new_text =
-            Splice::apply(&old.text, splices).map_err(|e| StoreError::Verify(e.to_string()))?;
-        if let Some(skel) = skeleton(old, splices)
-            && let Ok(part) = parse(skel.text.as_bytes())
-            && let Some(doc) = graft(old, splices, &new_text, &skel, part)
-        {
-            #[cfg(debug_assertions)]
-            super::graft::check(&doc);
-            let (vsa, warnings) = read(&doc);
-            return Ok((new_text, Snapshot { doc, vsa, warnings }));
-        }
-        let snap = self
-            .snapshot(new_text.as_bytes())
-            .map_err(|e| StoreError::Verify(e.to_string()))?;
-        Ok((new_text, snap))
     }
 }

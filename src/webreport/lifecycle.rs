@@ -92,9 +92,11 @@ fn close(row: &mut StageRow, time: &str, route: Option<String>, fallback: &str) 
 /// A run without stage events (a YouRA run) told by its VSA's history instead: each entry
 /// that names an event or status, at its time. Field writes (`path` set) are left out: they
 /// are edits, not steps of the lifecycle.
-pub fn history_rows(history: &[crate::vsa::HistoryEntry]) -> Vec<StageRow> {
+pub fn history_rows<'a>(
+    history: impl IntoIterator<Item = &'a crate::vsa::HistoryEntry>,
+) -> Vec<StageRow> {
     history
-        .iter()
+        .into_iter()
         .filter(|h| h.path.is_none())
         .filter_map(|h| {
             let outcome = h.event.clone().or_else(|| h.status.clone())?;

@@ -29,6 +29,7 @@ pub fn parse(bytes: &[u8]) -> Result<Document, YamlError> {
         text: text.to_string(),
         root: builder.root,
         duplicates: builder.duplicates,
+        anchored: builder.anchored,
     })
 }
 
@@ -184,6 +185,7 @@ struct Builder<'a> {
     alias_nodes: usize,
     root: Option<Node>,
     duplicates: Vec<DuplicateKey>,
+    anchored: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -195,6 +197,7 @@ impl<'a> Builder<'a> {
             alias_nodes: 0,
             root: None,
             duplicates: Vec::new(),
+            anchored: false,
         }
     }
 
@@ -226,6 +229,7 @@ impl<'a> Builder<'a> {
                 self.push_value(node);
             }
             Event::Alias(id) => {
+                self.anchored = true;
                 let node = match self.anchors.get(&id) {
                     Some((n, size)) => {
                         self.alias_nodes = self.alias_nodes.saturating_add(*size);
@@ -318,6 +322,7 @@ impl<'a> Builder<'a> {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor != 0 {
+            self.anchored = true;
             self.anchors
                 .insert(anchor, (node.clone(), subtree_size(node)));
         }

@@ -107,6 +107,9 @@ pub struct Document {
     /// `None` for an empty file (or one holding only comments).
     pub root: Option<Node>,
     pub duplicates: Vec<DuplicateKey>,
+    /// Whether an anchor or alias was seen: sections that share nodes cannot be parsed
+    /// apart (the store's partial read-back checks this instead of scanning the text).
+    pub anchored: bool,
 }
 
 /// Just past the bracket closing the flow collection opened at `start`. The parser's end

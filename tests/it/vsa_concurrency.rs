@@ -47,14 +47,15 @@ fn four_processes_times_250_sets_lose_nothing() {
     let end = Store::new(&vsa).load().unwrap().vsa.clone();
     let total = WRITERS * EACH;
     assert_eq!(end.revision, start.revision + total as u64);
-    let added = &end.history[start.history.len()..];
+    let added: Vec<_> = end.history.since(start.history.len()).collect();
     assert_eq!(added.len(), total);
     let mut seen: Vec<String> = added.iter().filter_map(|h| h.new.clone()).collect();
     seen.sort();
     seen.dedup();
     assert_eq!(seen.len(), total, "every value written exactly once");
     // Revisions in history are consecutive: no two writers ever read the same revision.
-    let revisions: Vec<usize> = added.iter().map(|h| h.line).collect();
+    let revisions: Vec<u64> = added.iter().filter_map(|h| h.revision).collect();
+    assert_eq!(revisions.len(), total);
     assert!(revisions.windows(2).all(|w| w[0] < w[1]));
     for w in 0..WRITERS {
         let own: Vec<&str> = added

@@ -79,7 +79,7 @@ proptest! {
         let end = store.load().unwrap().vsa.clone();
         prop_assert_eq!(end.revision, start.revision + writes);
         prop_assert_eq!(end.history.len() as u64, start.history.len() as u64 + writes);
-        let recorded = end.history[start.history.len()..].iter().filter(|h| h.actor.as_deref() == Some("prop")).count() as u64;
+        let recorded = end.history.since(start.history.len()).filter(|h| h.actor.as_deref() == Some("prop")).count() as u64;
         prop_assert_eq!(recorded, writes);
     }
 }

@@ -49,7 +49,7 @@ fn a_transaction_is_one_write_one_revision_one_entry_per_field() {
     assert_eq!(applied.revision, before.vsa.revision + 1);
     let after = store.load().unwrap();
     assert_eq!(after.vsa.revision, before.vsa.revision + 1);
-    let new: Vec<_> = after.vsa.history[before.vsa.history.len()..].to_vec();
+    let new: Vec<_> = after.vsa.history.since(before.vsa.history.len()).collect();
     assert_eq!(new.len(), 3, "{new:?}");
     assert!(new.iter().all(|e| e.revision == Some(applied.revision)));
     assert_eq!(
