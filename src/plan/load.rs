@@ -8,16 +8,17 @@ use std::collections::HashSet;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
 use super::budget::Budget;
 use super::error::{PlanError, PlanWarning, io, json_message};
 use super::files::{
-    BUDGET_FILE, NODES_DIR, NodeEntry, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE, STATS_FILE,
-    Stats, TREE_FILE, TreeFile,
+    BUDGET_FILE, NODES_DIR, NodeEntry, PACKET_FILE, PLAN_DIR, STATS_FILE, TREE_FILE, TreeFile,
 };
 use super::id::NodeId;
+use super::node_files::{NodeFiles, NodeFilesCache, read_files};
 use super::rules::TreeRules;
 use super::structure::normalise;
 use super::tree::{PlanNode, PlanTree};
@@ -48,6 +49,18 @@ pub fn node_dir(run: &Path, id: &NodeId) -> PathBuf {
 
 /// Load `<run>/plan/`. No `tree.json` is an empty tree (no plan yet), not an error.
 pub fn load(run: &Path, plans: Plans) -> Result<Loaded, PlanError> {
+    load_since(run, plans, None, &|_| true).map(|(loaded, _)| loaded)
+}
+
+/// Load `<run>/plan/`, taking each node's files from `prev` (the last load's) unless
+/// `changed` says its folder may have changed; `tree.json`, the budget and the folder
+/// listing are always read. Returns the files read or kept, for the next load.
+pub fn load_since(
+    run: &Path,
+    plans: Plans,
+    prev: Option<&NodeFilesCache>,
+    changed: &(dyn Fn(&str) -> bool + Sync),
+) -> Result<(Loaded, NodeFilesCache), PlanError> {
     let mut warnings = Vec::new();
     let budget = read_json::<Budget>(
         &plan_dir(run).join(BUDGET_FILE),
@@ -64,94 +77,106 @@ pub fn load(run: &Path, plans: Plans) -> Result<Loaded, PlanError> {
         })?,
         Err(e) if e.kind() == ErrorKind::NotFound => {
             let orphans = orphans(run, &HashSet::new(), &mut warnings);
-            return Ok(Loaded {
+            let loaded = Loaded {
                 tree: PlanTree::from_nodes(Vec::new(), orphans, Default::default()),
                 budget,
                 warnings,
-            });
+            };
+            return Ok((loaded, NodeFilesCache::default()));
         }
         Err(e) => return Err(io("read", &tree_path)(e)),
     };
     let (entries, notes) = normalise(file.nodes);
     warnings.extend(notes.into_iter().map(|n| PlanWarning::new(&tree_path, n)));
-    let (nodes, stats_read) = read_nodes(run, entries, plans, &mut warnings);
+    let files = node_files(run, &entries, plans, prev, changed);
+    let mut stats_read = Vec::with_capacity(entries.len());
+    let mut nodes = Vec::with_capacity(entries.len());
+    for (e, f) in entries.into_iter().zip(&files) {
+        stats_read.push(f.stats.is_some());
+        nodes.push(assemble(run, e, f, &mut warnings));
+    }
     let known: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
     let orphans = orphans(run, &known, &mut warnings);
+    let cache = NodeFilesCache {
+        plans: Some(plans),
+        nodes: nodes
+            .iter()
+            .map(|n| n.id.as_str().to_string())
+            .zip(files)
+            .collect(),
+    };
     let mut tree = PlanTree::from_nodes(nodes, orphans, file.extra);
     tree.set_rules_as_read(file.rules.unwrap_or(TreeRules::Youra));
     recompute_stats(run, &mut tree, &stats_read, &mut warnings);
-    Ok(Loaded {
+    let loaded = Loaded {
         tree,
         budget,
         warnings,
-    })
+    };
+    Ok((loaded, cache))
 }
 
-/// One reader thread's nodes (each with whether its stats were read) and warnings.
-type ChunkRead = (Vec<(PlanNode, bool)>, Vec<PlanWarning>);
-
-/// Below this many nodes one thread reads them all.
+/// Below this many nodes to read one thread reads them all.
 const PARALLEL_FROM: usize = 512;
 
-/// Every node's files, in tree order. A large tree is read by a few threads over
-/// contiguous chunks (the reads are independent; 10,000 nodes are 30,000 small files), and
-/// their results and warnings are joined in order, so the outcome equals a sequential read.
-fn read_nodes(
+/// Every node's files, in tree order: kept from `prev` where its folder did not change,
+/// else read. Many to read are read by a few threads over contiguous chunks (the reads are
+/// independent; 10,000 nodes are 30,000 small files), joined in order.
+fn node_files(
     run: &Path,
-    entries: Vec<NodeEntry>,
+    entries: &[NodeEntry],
     plans: Plans,
-    warnings: &mut Vec<PlanWarning>,
-) -> (Vec<PlanNode>, Vec<bool>) {
+    prev: Option<&NodeFilesCache>,
+    changed: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<Arc<NodeFiles>> {
+    let kept: Vec<Option<Arc<NodeFiles>>> = entries
+        .iter()
+        .map(|e| {
+            prev.filter(|_| !changed(e.id.as_str()))
+                .and_then(|p| p.get(e.id.as_str(), plans))
+        })
+        .collect();
+    let to_read: Vec<&NodeEntry> = entries
+        .iter()
+        .zip(&kept)
+        .filter(|(_, k)| k.is_none())
+        .map(|(e, _)| e)
+        .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || entries.len() < PARALLEL_FROM {
-        return entries
-            .into_iter()
-            .map(|e| read_node(run, e, plans, warnings))
-            .unzip();
-    }
-    let size = entries.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<NodeEntry>> = Vec::with_capacity(threads);
-    let mut rest = entries.into_iter();
-    loop {
-        let chunk: Vec<NodeEntry> = rest.by_ref().take(size).collect();
-        if chunk.is_empty() {
-            break;
-        }
-        chunks.push(chunk);
-    }
-    let results: Vec<ChunkRead> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                s.spawn(move || {
-                    let mut w = Vec::new();
-                    let nodes = chunk
-                        .into_iter()
-                        .map(|e| read_node(run, e, plans, &mut w))
-                        .collect();
-                    (nodes, w)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    let read: Vec<Arc<NodeFiles>> = if threads < 2 || to_read.len() < PARALLEL_FROM {
+        to_read
+            .iter()
+            .map(|e| Arc::new(read_files(run, &e.id, plans)))
             .collect()
-    });
-    let mut out = (Vec::new(), Vec::new());
-    for (nodes, w) in results {
-        warnings.extend(w);
-        for (n, read) in nodes {
-            out.0.push(n);
-            out.1.push(read);
-        }
-    }
-    out
+    } else {
+        let size = to_read.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = to_read
+                .chunks(size)
+                .map(|chunk| {
+                    s.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|e| Arc::new(read_files(run, &e.id, plans)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    let mut read = read.into_iter();
+    kept.into_iter()
+        .map(|k| k.or_else(|| read.next()).unwrap_or_default())
+        .collect()
 }
 
 /// A JSON file, or `None` with a warning saying what was done instead. Missing is silent:
 /// the caller knows whether the file was required.
-fn read_json<T: DeserializeOwned>(
+pub(super) fn read_json<T: DeserializeOwned>(
     path: &Path,
     warnings: &mut Vec<PlanWarning>,
     instead: &str,
@@ -176,15 +201,9 @@ fn read_json<T: DeserializeOwned>(
     }
 }
 
-/// The node, and whether its `stats.json` was read (only then can it be stale).
-fn read_node(
-    run: &Path,
-    e: NodeEntry,
-    plans: Plans,
-    warnings: &mut Vec<PlanWarning>,
-) -> (PlanNode, bool) {
-    let dir = node_dir(run, &e.id);
-    let mut node = PlanNode {
+/// The node from its entry in `tree.json` and its files.
+fn assemble(run: &Path, e: NodeEntry, f: &NodeFiles, warnings: &mut Vec<PlanWarning>) -> PlanNode {
+    let node = PlanNode {
         id: e.id,
         parent: e.parent,
         children: e.children,
@@ -194,57 +213,25 @@ fn read_node(
         created_at: e.created_at,
         hypothesis_id: e.hypothesis_id,
         expansions: e.expansions,
-        prior: Default::default(),
-        stats: Stats::default(),
-        packet: None,
-        plan: None,
+        prior: f.prior.clone(),
+        stats: f.stats.unwrap_or_default(),
+        packet: f.packet.clone(),
+        plan: f.plan.clone(),
         extra: e.extra,
     };
-    if !dir.is_dir() {
-        warnings.push(PlanWarning::new(
-            &dir,
-            "missing; the node is kept with P = 0.5 and no outcome",
-        ));
-        return (node, false);
+    warnings.extend(f.warnings.iter().cloned());
+    if f.present {
+        let packet_path = node_dir(run, &node.id).join(PACKET_FILE);
+        check_packet(&node, &packet_path, f.packet_exists, warnings);
     }
-    let prior_path = dir.join(PRIOR_FILE);
-    match read_json(&prior_path, warnings, "P = 0.5 is used") {
-        Some(p) => node.prior = p,
-        None if !prior_path.exists() => {
-            warnings.push(PlanWarning::new(&prior_path, "missing; P = 0.5 is used"));
-        }
-        None => {}
-    }
-    if let Some(p) = node.prior.estimate
-        && !(0.0..=1.0).contains(&p)
-    {
-        warnings.push(PlanWarning::new(
-            &prior_path,
-            format!("estimate {p} is outside [0, 1]; clamped"),
-        ));
-    }
-    let stats = read_json(&dir.join(STATS_FILE), warnings, "recomputed from the tree");
-    let stats_read = stats.is_some();
-    node.stats = stats.unwrap_or_default();
-    let packet_path = dir.join(PACKET_FILE);
-    node.packet = read_json(&packet_path, warnings, "the node counts no reward");
-    check_packet(&node, &packet_path, warnings);
-    if plans == Plans::Read {
-        match fs::read_to_string(dir.join(PLAN_MD)) {
-            Ok(text) => node.plan = Some(text),
-            Err(err) => warnings.push(PlanWarning::new(
-                &dir.join(PLAN_MD),
-                format!("cannot read: {err}"),
-            )),
-        }
-    }
-    (node, stats_read)
+    warnings.extend(f.plan_warning.iter().cloned());
+    node
 }
 
-fn check_packet(node: &PlanNode, path: &Path, warnings: &mut Vec<PlanWarning>) {
+fn check_packet(node: &PlanNode, path: &Path, exists: bool, warnings: &mut Vec<PlanWarning>) {
     let rewarded = node.status.has_reward() && node.status != super::NodeStatus::Failed;
     match &node.packet {
-        None if rewarded && !path.exists() => warnings.push(PlanWarning::new(
+        None if rewarded && !exists => warnings.push(PlanWarning::new(
             path,
             format!("missing for a node marked {}; it counts no reward", node.status.name()),
         )),

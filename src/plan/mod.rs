@@ -31,6 +31,7 @@ mod files;
 mod id;
 mod load;
 pub mod node_code;
+mod node_files;
 mod policy;
 mod reward;
 mod rules;
@@ -67,7 +68,8 @@ pub use files::{
     Packet, Prior, STATS_FILE, Stats, TREE_FILE, TreeFile,
 };
 pub use id::{BadNodeId, NodeId, unsafe_reason};
-pub use load::{Loaded, Plans, load, node_dir, plan_dir, read_selection};
+pub use load::{Loaded, Plans, load, load_since, node_dir, plan_dir, read_selection};
+pub use node_files::{NodeFiles, NodeFilesCache};
 pub use policy::{
     ALPHA_MAX, EPSILON, FIXED_ALPHA, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax, floored,
     probabilities, sample_index, uct_score, weight,

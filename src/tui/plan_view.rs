@@ -44,6 +44,19 @@ pub struct PlanView {
     /// The nodes are still being read: the pane says so (its line in `problems`) rather
     /// than show an empty tree as if it were empty.
     pub loading: bool,
+    /// The node files this view was read from, for the next read to keep.
+    pub files: KeptFiles,
+}
+
+/// The node files of a read, kept for the next (`plan::load_since`). Not part of what a
+/// view shows, so two views that show the same are equal whatever they keep.
+#[derive(Debug, Clone, Default)]
+pub struct KeptFiles(pub Option<Arc<plan::NodeFilesCache>>);
+
+impl PartialEq for KeptFiles {
+    fn eq(&self, _: &KeptFiles) -> bool {
+        true
+    }
 }
 
 /// The line a [`pending`] view shows in place of its rows.
@@ -137,12 +150,25 @@ pub fn read_plan_first(run_root: &Path) -> Option<PlanView> {
 
 /// `None` when the run has no plan tree.
 pub fn read_plan(run_root: &Path) -> Option<PlanView> {
+    read_plan_since(run_root, None, &|_| true)
+}
+
+/// The view, keeping `prev`'s node files for the nodes `changed` does not name.
+pub fn read_plan_since(
+    run_root: &Path,
+    prev: Option<&PlanView>,
+    changed: &(dyn Fn(&str) -> bool + Sync),
+) -> Option<PlanView> {
     if !plan::plan_dir(run_root).join(plan::TREE_FILE).is_file() {
         return None;
     }
     let mut view = PlanView::default();
-    let loaded = match plan::load(run_root, Plans::Skip) {
-        Ok(l) => l,
+    let kept = prev.and_then(|p| p.files.0.as_deref());
+    let loaded = match plan::load_since(run_root, Plans::Skip, kept, changed) {
+        Ok((l, files)) => {
+            view.files = KeptFiles(Some(Arc::new(files)));
+            l
+        }
         Err(e) => {
             view.problems.push(e.to_string());
             return Some(view);

@@ -4,6 +4,7 @@
 //! the first leaves a large plan tree's node files to the next ([`read_run_first`]).
 
 mod keep;
+use keep::PlanKeep;
 mod log;
 
 pub use log::read_log_warnings;
@@ -303,9 +304,12 @@ fn assemble(
         skipped_stages,
         routing,
         plan: match (plan, keep.plan()) {
-            (_, Some(kept)) => kept,
-            (Plan::Now, None) => super::plan_view::read_plan(&run.root),
-            (Plan::Later, None) => super::plan_view::read_plan_first(&run.root),
+            (_, PlanKeep::Kept(kept)) => kept.map(|v| *v),
+            (_, PlanKeep::Since(prev, ids)) => {
+                super::plan_view::read_plan_since(&run.root, Some(prev), &|id| ids.contains(id))
+            }
+            (Plan::Now, PlanKeep::Read) => super::plan_view::read_plan(&run.root),
+            (Plan::Later, PlanKeep::Read) => super::plan_view::read_plan_first(&run.root),
         },
         last_seen: seen,
         experiments,

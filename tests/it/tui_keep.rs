@@ -128,6 +128,58 @@ fn a_vsa_save_re_reads_the_vsa_and_not_the_plan_nodes_or_records() {
     assert_eq!(fresh.memory.len(), records - 1);
 }
 
+/// `n-0002`'s P written as `estimate`.
+fn prior_2(run: &Path, estimate: f64) {
+    let path = run.join("plan/nodes/n-0002/prior.json");
+    std::fs::write(path, format!("{{\"estimate\": {estimate}}}")).unwrap();
+}
+
+#[test]
+fn only_the_named_nodes_files_are_read_again() {
+    let (_guard, root) = super::common::temp_run(&super::common::example_run());
+    let run = youra::rundir::discover(&root).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut first = read_run_with(&run, &store, &mut follower);
+    let base = base_of(&mut first);
+    let p2 = p_of(&base, "n-0002");
+
+    // Both nodes change; the watcher names only n-0001's file (n-0002's change is the
+    // kind a missed event would leave).
+    prior(&root, 0.2);
+    prior_2(&root, 0.35);
+    let named = Changes {
+        written: [root.join("plan/nodes/n-0001/prior.json")].into(),
+        ..Changes::default()
+    };
+    let mut read = read_run_since(&run, &store, &mut follower, Some(&base), &named);
+    assert!(
+        (p_of(&read, "n-0001") - 0.2).abs() < 1e-9,
+        "the named node is read"
+    );
+    assert_eq!(p_of(&read, "n-0002"), p2, "the other node's files are kept");
+    let base = base_of(&mut read);
+
+    // Once n-0002 is named too, the view is what a full read gives.
+    let named = Changes {
+        written: [root.join("plan/nodes/n-0002/prior.json")].into(),
+        ..Changes::default()
+    };
+    let read = read_run_since(&run, &store, &mut follower, Some(&base), &named);
+    assert!((p_of(&read, "n-0002") - 0.35).abs() < 1e-9);
+    let full = read_run_with(&run, &store, &mut Follower::new(&run.root));
+    assert_eq!(read.plan, full.plan);
+
+    // The nodes' folder itself made again: every node is read.
+    prior(&root, 0.4);
+    let renamed = Changes {
+        named: [root.join("plan/nodes")].into(),
+        ..Changes::default()
+    };
+    let read = read_run_since(&run, &store, &mut follower, Some(&base), &renamed);
+    assert!((p_of(&read, "n-0001") - 0.4).abs() < 1e-9);
+}
+
 #[test]
 fn the_first_read_leaves_a_large_plan_tree_to_the_next() {
     let (_guard, root) = super::common::temp_run(&super::common::example_run());

@@ -142,22 +142,47 @@ impl<'a> Keep<'a> {
     }
 
     /// The last read's plan view when nothing under `plan/` changed and its nodes were
-    /// read (not the first read's placeholder); recharged when only the ledger changed.
-    pub fn plan(&self) -> Option<Option<PlanView>> {
-        let p = self.prev?;
+    /// read (not the first read's placeholder), recharged when only the ledger changed; or
+    /// that view to read again keeping the files of every node whose folder no path names.
+    pub fn plan(&self) -> PlanKeep<'a> {
+        let Some(p) = self.prev else {
+            return PlanKeep::Read;
+        };
         let root = &self.run.root;
-        if p.plan.as_ref().is_some_and(|v| v.loading)
-            || self.changes.touches(&crate::plan::plan_dir(root))
-        {
-            return None;
+        let plan_dir = crate::plan::plan_dir(root);
+        let Some(view) = p.plan.as_ref().filter(|v| !v.loading) else {
+            return match &p.plan {
+                None if !self.changes.touches(&plan_dir) => PlanKeep::Kept(None),
+                _ => PlanKeep::Read,
+            };
+        };
+        if self.changes.touches(&plan_dir) {
+            let nodes = plan_dir.join(crate::plan::NODES_DIR);
+            // The folder of all nodes (or one above it) made or removed: read them all.
+            if self.changes.named.iter().any(|n| nodes.starts_with(n)) {
+                return PlanKeep::Read;
+            }
+            let ids = self
+                .changes
+                .paths()
+                .filter_map(|p| p.strip_prefix(&nodes).ok()?.components().next())
+                .filter_map(|c| c.as_os_str().to_str().map(str::to_string))
+                .collect();
+            return PlanKeep::Since(view, ids);
         }
         if self.changes.touches(&root.join("ledger.tsv")) {
-            return Some(
-                p.plan
-                    .as_ref()
-                    .map(|v| crate::tui::plan_view::recharged(v, root)),
-            );
+            return PlanKeep::Kept(Some(Box::new(crate::tui::plan_view::recharged(view, root))));
         }
-        Some(p.plan.clone())
+        PlanKeep::Kept(Some(Box::new(view.clone())))
     }
+}
+
+/// What a read does about the plan view.
+pub(super) enum PlanKeep<'a> {
+    /// This view (or none: the run has no plan tree).
+    Kept(Option<Box<PlanView>>),
+    /// Read again, keeping this view's files of the nodes not named here.
+    Since(&'a PlanView, BTreeSet<String>),
+    /// Read everything.
+    Read,
 }
