@@ -204,10 +204,23 @@ pub fn parse_record(rel_id: &str, path: &Path, text: &str) -> MemoryRecord {
 /// Reads every `*.md` under `root` (recursively, not following directory links), sorted by id.
 /// A missing root yields nothing; unreadable files and folders become warnings.
 pub fn load_dir(root: &Path) -> (Vec<MemoryRecord>, Vec<String>) {
+    load_dir_keeping(root, &|_| None)
+}
+
+/// As [`load_dir`], taking a record from `kept` (a reader that follows the folder: the last
+/// read's record when nothing named its file since) instead of reading its file again.
+pub fn load_dir_keeping(
+    root: &Path,
+    kept: &dyn Fn(&Path) -> Option<MemoryRecord>,
+) -> (Vec<MemoryRecord>, Vec<String>) {
     let (mut files, mut warnings) = (Vec::new(), Vec::new());
     walk(root, 0, &mut files, &mut warnings);
     let mut records = Vec::new();
     for path in files {
+        if let Some(r) = kept(&path) {
+            records.push(r);
+            continue;
+        }
         match fs::read(&path) {
             Ok(bytes) => {
                 let id = rel_id(root, &path);

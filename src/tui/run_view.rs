@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::rundir::RunDir;
 use crate::rundir::archive::{ArchiveMarker, load_archives};
 use crate::rundir::artifacts::{ArtifactPresence, scan};
-use crate::rundir::memory::{MemoryRecord, load_dir};
+use crate::rundir::memory::{MemoryRecord, load_dir_keeping};
 use crate::vsa::timestamp::Timestamp;
 use crate::vsa::{Snapshot, Store};
 
@@ -224,9 +224,14 @@ fn assemble(
     keep: &keep::Keep,
     plan: Plan,
 ) -> RunRead {
-    let (memory, memory_fresh) = keep
-        .memory()
-        .map_or_else(|| (read_memory(run), true), |m| (m, false));
+    let (memory, memory_fresh) = keep.memory().map_or_else(
+        || {
+            let records = keep.records();
+            let kept = |path: &Path| keep.record(&records, path);
+            (read_memory_keeping(run, &kept), true)
+        },
+        |m| (m, false),
+    );
     let (archives, archives_fresh) = keep
         .archives()
         .map_or_else(|| (load_archives(&run.root), true), |a| (a, false));
@@ -338,9 +343,17 @@ fn assemble(
 }
 
 fn read_memory(run: &RunDir) -> Vec<MemoryRecord> {
+    read_memory_keeping(run, &|_| None)
+}
+
+/// Every memory root's records, each taken from `kept` when it has it.
+fn read_memory_keeping(
+    run: &RunDir,
+    kept: &dyn Fn(&Path) -> Option<MemoryRecord>,
+) -> Vec<MemoryRecord> {
     let mut memory = Vec::new();
     for root in run.memory_roots() {
-        memory.extend(load_dir(&root).0);
+        memory.extend(load_dir_keeping(&root, kept).0);
     }
     memory
 }

@@ -181,6 +181,63 @@ fn only_the_named_nodes_files_are_read_again() {
 }
 
 #[test]
+fn only_the_named_memory_record_is_read_again() {
+    let (_guard, root) = super::common::temp_run(&super::common::example_run());
+    let (a, b) = (
+        root.join("memory/failure_h-m1_run1.md"),
+        root.join("memory/note_h-e1.md"),
+    );
+    std::fs::write(&b, "# A note on h-e1\n\n**Hypothesis:** h-e1\n").unwrap();
+    let run = youra::rundir::discover(&root).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut first = read_run_with(&run, &store, &mut follower);
+    let base = base_of(&mut first);
+    let title = |read: &RunRead, path: &Path| {
+        let r = read
+            .memory
+            .iter()
+            .find(|r| r.path == path)
+            .expect("the record");
+        r.title.clone().unwrap_or_default()
+    };
+    let old_a = title(&base, &a);
+    assert_eq!(title(&base, &b), "A note on h-e1");
+
+    // Both change; the watcher names only the note.
+    let text = std::fs::read_to_string(&a).unwrap();
+    std::fs::write(&a, text.replacen("# ", "# Edited: ", 1)).unwrap();
+    std::fs::write(&b, "# The note, edited\n\n**Hypothesis:** h-e1\n").unwrap();
+    let named = Changes {
+        written: [b.clone()].into(),
+        ..Changes::default()
+    };
+    let mut read = read_run_since(&run, &store, &mut follower, Some(&base), &named);
+    assert_eq!(
+        title(&read, &b),
+        "The note, edited",
+        "the named record is read"
+    );
+    assert_eq!(title(&read, &a), old_a, "the other record is kept");
+    let base = base_of(&mut read);
+
+    // Named too, it reads as a full read does.
+    let named = Changes {
+        written: [a.clone()].into(),
+        ..Changes::default()
+    };
+    let read = read_run_since(&run, &store, &mut follower, Some(&base), &named);
+    let full = read_run_with(&run, &store, &mut Follower::new(&run.root));
+    assert!(
+        title(&read, &a).starts_with("Edited: "),
+        "{}",
+        title(&read, &a)
+    );
+    let titles = |r: &RunRead| r.memory.iter().map(|m| m.title.clone()).collect::<Vec<_>>();
+    assert_eq!(titles(&read), titles(&full));
+}
+
+#[test]
 fn the_first_read_leaves_a_large_plan_tree_to_the_next() {
     let (_guard, root) = super::common::temp_run(&super::common::example_run());
     plan_tree::write_ternary(&root, 1200, 4, Some("h-e1"));

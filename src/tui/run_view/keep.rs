@@ -2,13 +2,14 @@
 //! no path the watcher named touches (`watch::Changes`). The VSA is re-read when it is
 //! named; the plan view when anything under `plan/` is (the ledger alone recharges its
 //! budget); the memory records when anything under a memory root is, and their links when
-//! the records, the archives or a record's sub-hypothesis folder are; the archives under
+//! the records, the archives or a record's sub-hypothesis folder are (a record whose file
+//! no path names is kept when others are read again); the archives under
 //! `_archive/`; a sub-hypothesis's file list and artifacts when its folder gains or loses
 //! a path; the run's own file list when its folder, `paper/` or `transcripts/` does. With
 //! nothing to go by (`Changes::other`, or no last read) everything is read: when unsure,
 //! read it all. Parts outside the watched folders (a task root's memories) are always read.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -86,6 +87,27 @@ impl<'a> Keep<'a> {
         }
         let watched = roots.iter().all(|r| r.starts_with(root));
         (watched && !roots.iter().any(|r| self.changes.touches(r))).then(|| p.memory.clone())
+    }
+
+    /// The last read's records by file, to look up with [`Keep::record`].
+    pub fn records(&self) -> HashMap<&'a Path, &'a MemoryRecord> {
+        self.prev.map_or_else(HashMap::new, |p| {
+            p.memory.iter().map(|r| (r.path.as_path(), r)).collect()
+        })
+    }
+
+    /// The last read's record of the file at `path` (from [`Keep::records`]), when nothing
+    /// named the file (or a folder above it) and it lies in the run folder, the one the
+    /// watcher sees.
+    pub fn record(
+        &self,
+        records: &HashMap<&Path, &MemoryRecord>,
+        path: &Path,
+    ) -> Option<MemoryRecord> {
+        if !path.starts_with(&self.run.root) || self.changes.touches(path) {
+            return None;
+        }
+        records.get(path).map(|r| (*r).clone())
     }
 
     /// The last read's links when its records and archives are kept and no folder of a
