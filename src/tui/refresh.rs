@@ -53,7 +53,12 @@ pub(crate) fn events(
     let file_rows = events.len();
     events.extend(read_log_warnings(&run.root.join("youra.log")));
     if let Some(snap) = vsa {
-        events.extend(snap.vsa.history.iter().map(|h| EventRow {
+        // The history's newest entries, as many as the events window holds: it grows for
+        // as long as the study lives, and this runs on every appended event (the whole of
+        // it is in the VSA viewer and `youra vsa history`).
+        let history = &snap.vsa.history;
+        let from = history.len().saturating_sub(super::follow::WINDOW);
+        events.extend(history.since(from).map(|h| EventRow {
             at: h.timestamp,
             actor: h.actor.clone().unwrap_or_else(|| "youra-run".into()),
             stage: h.phase.clone(),

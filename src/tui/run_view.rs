@@ -500,6 +500,32 @@ mod tests {
     }
 
     #[test]
+    fn the_events_rows_hold_the_newest_history_entries_as_many_as_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = crate::tui::follow::WINDOW + 500;
+        let mut v = String::from("workflow:\n  status: ACTIVE\nhistory:\n");
+        for i in 0..n {
+            v.push_str(&format!("- event: step\n  details: 'mark-{i:05}'\n"));
+        }
+        std::fs::write(dir.path().join("verification_state.yaml"), &v).unwrap();
+        let run = crate::rundir::discover(dir.path()).unwrap();
+        let read = read_run(&run, &Store::new(&run.vsa));
+        let rows: Vec<&str> = read
+            .events
+            .iter()
+            .filter(|e| e.from_history)
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(rows.len(), crate::tui::follow::WINDOW);
+        let has = |m: &str| rows.iter().any(|t| t.contains(m));
+        assert!(has(&format!("mark-{:05}", n - 1)), "the newest is shown");
+        assert!(
+            has("mark-00500") && !has("mark-00499"),
+            "the oldest 500 are not"
+        );
+    }
+
+    #[test]
     fn a_large_run_is_first_read_without_its_history() {
         let dir = tempfile::tempdir().unwrap();
         let mut v = String::from(
