@@ -41,8 +41,23 @@ fn save_by_rename(vsa: &Path, from: &str, to: &str) {
 }
 
 fn prior(run: &Path, estimate: f64) {
-    let path = run.join("plan/nodes/n-0001/prior.json");
+    prior_of(run, "n-0001", estimate);
+}
+
+/// Node `id`'s P written as `estimate`.
+fn prior_of(run: &Path, id: &str, estimate: f64) {
+    let path = run.join("plan/nodes").join(id).join("prior.json");
     std::fs::write(path, format!("{{\"estimate\": {estimate}}}")).unwrap();
+}
+
+/// The run at `root` read once: the run, its store, the follower and the read to keep from.
+fn read_once(root: &Path) -> (youra::rundir::RunDir, Store, Follower, RunRead) {
+    let run = youra::rundir::discover(root).unwrap();
+    let store = Store::new(&run.vsa);
+    let mut follower = Follower::new(&run.root);
+    let mut first = read_run_with(&run, &store, &mut follower);
+    let base = base_of(&mut first);
+    (run, store, follower, base)
 }
 
 fn p_of(read: &RunRead, id: &str) -> f64 {
@@ -57,11 +72,7 @@ fn revision(read: &RunRead) -> u64 {
 #[test]
 fn a_vsa_save_re_reads_the_vsa_and_not_the_plan_nodes_or_records() {
     let (_guard, root) = super::common::temp_run(&super::common::example_run());
-    let run = youra::rundir::discover(&root).unwrap();
-    let store = Store::new(&run.vsa);
-    let mut follower = Follower::new(&run.root);
-    let mut first = read_run_with(&run, &store, &mut follower);
-    let base = base_of(&mut first);
+    let (run, store, mut follower, base) = read_once(&root);
     let (p0, records) = (p_of(&base, "n-0001"), base.memory.len());
     assert!(records > 0 && (p0 - 0.7).abs() < 1e-9, "{p0} {records}");
 
@@ -128,26 +139,16 @@ fn a_vsa_save_re_reads_the_vsa_and_not_the_plan_nodes_or_records() {
     assert_eq!(fresh.memory.len(), records - 1);
 }
 
-/// `n-0002`'s P written as `estimate`.
-fn prior_2(run: &Path, estimate: f64) {
-    let path = run.join("plan/nodes/n-0002/prior.json");
-    std::fs::write(path, format!("{{\"estimate\": {estimate}}}")).unwrap();
-}
-
 #[test]
 fn only_the_named_nodes_files_are_read_again() {
     let (_guard, root) = super::common::temp_run(&super::common::example_run());
-    let run = youra::rundir::discover(&root).unwrap();
-    let store = Store::new(&run.vsa);
-    let mut follower = Follower::new(&run.root);
-    let mut first = read_run_with(&run, &store, &mut follower);
-    let base = base_of(&mut first);
+    let (run, store, mut follower, base) = read_once(&root);
     let p2 = p_of(&base, "n-0002");
 
     // Both nodes change; the watcher names only n-0001's file (n-0002's change is the
     // kind a missed event would leave).
     prior(&root, 0.2);
-    prior_2(&root, 0.35);
+    prior_of(&root, "n-0002", 0.35);
     let named = Changes {
         written: [root.join("plan/nodes/n-0001/prior.json")].into(),
         ..Changes::default()
@@ -188,11 +189,7 @@ fn only_the_named_memory_record_is_read_again() {
         root.join("memory/note_h-e1.md"),
     );
     std::fs::write(&b, "# A note on h-e1\n\n**Hypothesis:** h-e1\n").unwrap();
-    let run = youra::rundir::discover(&root).unwrap();
-    let store = Store::new(&run.vsa);
-    let mut follower = Follower::new(&run.root);
-    let mut first = read_run_with(&run, &store, &mut follower);
-    let base = base_of(&mut first);
+    let (run, store, mut follower, base) = read_once(&root);
     let title = |read: &RunRead, path: &Path| {
         let r = read
             .memory
