@@ -12,6 +12,8 @@
 pub mod agent;
 mod agent_check;
 mod attempts;
+pub mod collected;
+pub mod planted;
 pub mod config;
 mod confine;
 mod env;

@@ -3,13 +3,24 @@
 //! and one gate summary (required vs measured per criterion). Each figure is written as SVG
 //! under `paper/figures/` and recorded in `paper/figures/manifest.json` with the path and
 //! sha256 of every file it plots, so `youra report check` can verify a figure like a claim.
+//! Measured files are read only through `exec::collected` (the collection records), both
+//! when drawing and when checking: a file youra did not collect is never plotted, and a
+//! manifest naming one (or a path outside the run) is a finding, its source never opened.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::draw::{self, Curve, GateBar};
+use super::draw::{self, GateBar};
+use crate::exec::collected::{self, Refused};
+
+#[path = "figures_curve.rs"]
+mod curve_of;
+pub use curve_of::{Plot, curve};
+
+/// The most bytes of a figure manifest read (a handed run folder may hold anything there).
+const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Where the figures and their manifest live, relative to the run.
 pub const FIGURES_DIR: &str = "paper/figures";
@@ -32,6 +43,10 @@ pub struct Figure {
     /// The section the figure belongs to.
     pub section: String,
     pub sources: Vec<Source>,
+    /// What was left out of the figure (values no chart can draw, rows past the caps,
+    /// files youra did not collect).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -39,14 +54,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn source(run: &Path, rel: &str) -> Option<Source> {
-    let bytes = std::fs::read(run.join(rel)).ok()?;
-    Some(Source {
-        path: rel.to_string(),
-        sha256: sha256_hex(&bytes),
-    })
 }
 
 /// A sub-hypothesis and what its gate asks, as the figures need them.
@@ -83,108 +90,6 @@ pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {
         .collect()
 }
 
-/// Attempt folders of one hypothesis, oldest first: `(n, rel path of its metrics.jsonl)`.
-fn attempts(run: &Path, h: &str) -> Vec<(u32, String)> {
-    let dir = run.join(h).join("results").join("attempts");
-    let mut out: Vec<(u32, String)> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let n: u32 = e.file_name().to_str()?.parse().ok()?;
-            let rel = format!("{h}/results/attempts/{n}/metrics.jsonl");
-            run.join(&rel).is_file().then_some((n, rel))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// The curve of one hypothesis: its gate's metric (else `accuracy`, else the first number)
-/// per attempt, split by a `model` or `split` label when the rows carry one.
-pub fn curve(run: &Path, h: &HypothesisGate) -> Option<(Curve, Vec<Source>)> {
-    let mut files = attempts(run, &h.id);
-    let current = format!("{}/results/metrics.jsonl", h.id);
-    let last_same = files.last().is_some_and(|(_, rel)| {
-        std::fs::read(run.join(rel)).ok() == std::fs::read(run.join(&current)).ok()
-    });
-    if run.join(&current).is_file() && !last_same {
-        files.push((0, current));
-    }
-    let mut rows_by_file = Vec::new();
-    for (n, rel) in &files {
-        let text = std::fs::read_to_string(run.join(rel)).ok()?;
-        let rows = crate::exec::metrics::json_rows(&text);
-        rows_by_file.push((*n, rel.clone(), rows));
-    }
-    let all_rows = || rows_by_file.iter().flat_map(|(_, _, r)| r.iter());
-    let x_name = ["step", "epoch", "iteration"]
-        .into_iter()
-        .find(|k| all_rows().any(|r| r.contains_key(*k)))
-        .unwrap_or("line");
-    let has = |k: &str| all_rows().any(|r| r.get(k).is_some_and(serde_json::Value::is_number));
-    let metric = h
-        .criteria
-        .iter()
-        .map(|(m, _, _)| m.as_str())
-        .find(|m| has(m))
-        .or_else(|| has("accuracy").then_some("accuracy"))
-        .or_else(|| {
-            all_rows()
-                .flat_map(|r| r.iter())
-                .find(|(k, v)| v.is_number() && k.as_str() != x_name)
-                .map(|(k, _)| k.as_str())
-        })?
-        .to_string();
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for (n, _, rows) in &rows_by_file {
-        let attempt = if *n == 0 {
-            "latest".to_string()
-        } else {
-            format!("attempt {n}")
-        };
-        for (i, row) in rows.iter().enumerate() {
-            let Some(y) = row.get(&metric).and_then(serde_json::Value::as_f64) else {
-                continue;
-            };
-            let x = row
-                .get(x_name)
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(i as f64 + 1.0);
-            let label = ["model", "split"]
-                .iter()
-                .find_map(|k| row.get(*k).and_then(serde_json::Value::as_str))
-                .map_or(attempt.clone(), |l| format!("{attempt}, {l}"));
-            match series.iter_mut().find(|(name, _)| *name == label) {
-                Some((_, pts)) => pts.push((x, y)),
-                None => series.push((label, vec![(x, y)])),
-            }
-        }
-    }
-    if series.is_empty() {
-        return None;
-    }
-    let threshold = h
-        .criteria
-        .iter()
-        .find(|(m, _, _)| *m == metric)
-        .map(|(_, _, v)| *v);
-    let sources = files
-        .iter()
-        .filter_map(|(_, rel)| source(run, rel))
-        .collect();
-    Some((
-        Curve {
-            title: format!("{}: {metric} per {x_name}", h.id),
-            x_name: x_name.to_string(),
-            metric,
-            series,
-            threshold,
-        },
-        sources,
-    ))
-}
-
 /// The gate summary's bars and the files they come from (each hypothesis's final results).
 pub fn gate_bars(run: &Path, gates: &[HypothesisGate]) -> (Vec<GateBar>, Vec<Source>) {
     let mut bars = Vec::new();
@@ -204,8 +109,11 @@ pub fn gate_bars(run: &Path, gates: &[HypothesisGate]) -> (Vec<GateBar>, Vec<Sou
                 passed: h.passed,
             });
         }
-        if let Some(s) = source(run, &format!("{}/results/experiment_results.json", h.id)) {
-            sources.push(s);
+        if let Ok(m) = collected::read(run, &h.id, crate::exec::RESULTS_FILE) {
+            sources.push(Source {
+                path: m.rel,
+                sha256: m.sha256,
+            });
         }
     }
     (bars, sources)
@@ -217,7 +125,7 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
     let dir = run.join(FIGURES_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut figures = Vec::new();
-    let mut put = |name: &str, svg: String, caption: String, sources: Vec<Source>| {
+    let mut put = |name: &str, svg: String, caption: String, sources, notes| {
         let path = dir.join(name);
         std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         figures.push(Figure {
@@ -225,14 +133,32 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
             caption,
             section: "Results".into(),
             sources,
+            notes,
         });
         Ok::<(), String>(())
     };
     for h in gates {
-        if let Some((c, sources)) = curve(run, h) {
+        if let Some(Plot {
+            curve: c,
+            sources,
+            notes,
+        }) = curve(run, h)
+        {
+            // The metric is a key the experiment chose: no bracket may end the image link.
+            let metric: String = c
+                .metric
+                .chars()
+                .map(|ch| {
+                    if "[]()_*`\\<>#!".contains(ch) {
+                        ' '
+                    } else {
+                        ch
+                    }
+                })
+                .collect();
             let caption = format!(
                 "Measured {} of {} across its attempts{}",
-                c.metric.replace('_', " "),
+                metric.trim(),
                 h.id,
                 if c.threshold.is_some() {
                     ", with the gate's threshold dashed"
@@ -245,6 +171,7 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
                 draw::curves(&c)?,
                 caption,
                 sources,
+                notes,
             )?;
         }
     }
@@ -252,7 +179,13 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
     if !bars.is_empty() {
         let caption =
             "Gate summary: each criterion's required value beside the value measured".to_string();
-        put("gates.svg", draw::gates(&bars)?, caption, sources)?;
+        put(
+            "gates.svg",
+            draw::gates(&bars)?,
+            caption,
+            sources,
+            Vec::new(),
+        )?;
     }
     let manifest = serde_json::to_string_pretty(&figures).map_err(|e| e.to_string())?;
     let path = run.join(MANIFEST);
@@ -264,7 +197,7 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
 /// The manifest as written; a missing one is no figures.
 pub fn load_manifest(run: &Path) -> Result<Vec<Figure>, String> {
     let path = run.join(MANIFEST);
-    match std::fs::read_to_string(&path) {
+    match crate::fsutil::read_capped_string(&path, MAX_MANIFEST_BYTES) {
         Ok(t) => serde_json::from_str(&t).map_err(|e| {
             format!(
                 "{} is not a figure manifest ({e}); re-run Manuscript Drafting",
@@ -338,31 +271,55 @@ pub fn problems(run: &Path, md: &str) -> Vec<(usize, String, String)> {
             ));
         }
         for s in &f.sources {
-            let now = std::fs::read(run.join(&s.path))
-                .ok()
-                .map(|b| sha256_hex(&b));
-            match now {
-                None => out.push((
-                    line,
-                    format!("figure {} plots {}, which no longer exists", f.file, s.path),
-                    "the figure is a claim without its data".into(),
-                )),
-                Some(h) if h != s.sha256 => out.push((
-                    line,
-                    format!(
-                        "figure {} plots {}, which changed since it was drawn",
-                        f.file, s.path
-                    ),
-                    format!(
-                        "sha256 recorded {}, now {h}; re-run Manuscript Drafting",
-                        s.sha256
-                    ),
-                )),
-                Some(_) => {}
-            }
+            out.extend(source_problem(run, f, s).map(|(m, e)| (line, m, e)));
         }
     }
     out
+}
+
+/// What is wrong with one source of figure `f`: not a file youra collected (a path outside
+/// the run, a planted or changed file: never opened or never trusted), gone, or changed
+/// since the figure was drawn.
+fn source_problem(run: &Path, f: &Figure, s: &Source) -> Option<(String, String)> {
+    let now = match collected::read_run_rel(run, &s.path) {
+        Ok(m) => m.sha256,
+        Err(Refused::Absent) => {
+            return Some((
+                format!("figure {} plots {}, which no longer exists", f.file, s.path),
+                "the figure is a claim without its data".into(),
+            ));
+        }
+        Err(Refused::NotMeasured(why)) => {
+            return Some((
+                format!(
+                    "figure {} names {:?} as its data, which is not a measured file of the run",
+                    f.file, s.path
+                ),
+                format!("{why}; re-run Manuscript Drafting"),
+            ));
+        }
+        Err(Refused::NotRecorded(why) | Refused::Unreadable(why)) => {
+            return Some((
+                format!(
+                    "figure {} plots {}, which is not a file youra collected",
+                    f.file, s.path
+                ),
+                why,
+            ));
+        }
+    };
+    (now != s.sha256).then(|| {
+        (
+            format!(
+                "figure {} plots {}, which changed since it was drawn",
+                f.file, s.path
+            ),
+            format!(
+                "sha256 recorded {}, now {now}; re-run Manuscript Drafting",
+                s.sha256
+            ),
+        )
+    })
 }
 
 /// The paper with a link to every figure not linked yet, at the end of its Results section

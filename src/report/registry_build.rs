@@ -96,11 +96,12 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
     files.extend(data_files);
     for h in hypotheses {
         let results = run.join(&h).join("results");
-        // What youra collected (`exec::trust`): a file under results/ counts as measured only
-        // when its hash is in a trusted record. A run without `.youra/attempts/` at all (a
-        // YouRA folder, a run from before the records) is read as found: the sandbox cannot
-        // remove that folder, so its absence is never the experiment's doing.
-        let manifest = crate::exec::trust::load(run, &h);
+        // What youra collected, through the one gateway (`exec::collected`): a file under
+        // results/ counts as measured only when its hash is in a trusted record. A run
+        // without `.youra/attempts/` at all (a YouRA folder, a run from before the records)
+        // is read as found: the sandbox cannot remove that folder, so its absence is never
+        // the experiment's doing.
+        let records = crate::exec::collected::records(run, &h);
         let config_rel = format!("{h}/{CONFIG_FILE}");
         if let Some(text) = read_optional(&run.join(&config_rel), &mut registry) {
             registry
@@ -124,36 +125,29 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
         }
         for (sub, suffix, label, folder_attempt) in sources {
             let json_rel = format!("{h}/results/{sub}experiment_results.json{suffix}");
-            let name = format!("experiment_results.json{suffix}");
-            if let Some(text) =
-                read_measured(run, &json_rel, &name, manifest.as_ref(), &mut registry)
-            {
-                match serde_json::from_str::<Value>(&text) {
+            let name = format!("{sub}experiment_results.json{suffix}");
+            if let Some(m) = read_measured(run, &h, &name, records.as_deref(), &mut registry) {
+                match crate::exec::collected::results_json(&m) {
                     Ok(v) => {
                         registry.entries.extend(json_entries(&label, &json_rel, &v));
                         files.push(json_rel);
-                        // What ran, for a text that names one run (`runs`).
-                        let attempt = super::runs_read::attempt_of(
-                            run,
-                            &h,
-                            crate::exec::RESULTS_FILE,
-                            text.as_bytes(),
-                            folder_attempt,
-                        );
+                        // What ran, for a text that names one run (`runs`): the record
+                        // that collected it, else the attempt folder's number.
+                        let attempt = m.record.or(folder_attempt);
                         registry
                             .runs
                             .runs
                             .push(super::runs::describe(&label, &h, attempt, &v));
                     }
-                    Err(e) => registry.warnings.push(format!(
-                        "{json_rel}: not valid JSON ({e}); its values are not in the registry"
-                    )),
+                    Err(e) => registry
+                        .warnings
+                        .push(format!("{e}; its values are not in the registry")),
                 }
             }
             let log_rel = format!("{h}/results/{sub}metrics.jsonl{suffix}");
-            let name = format!("metrics.jsonl{suffix}");
-            if let Some(text) =
-                read_measured(run, &log_rel, &name, manifest.as_ref(), &mut registry)
+            let name = format!("{sub}metrics.jsonl{suffix}");
+            if let Some(m) = read_measured(run, &h, &name, records.as_deref(), &mut registry)
+                && let Some(text) = utf8(m, &mut registry)
             {
                 let (entries, warnings) = metrics_entries(&label, &log_rel, &text);
                 registry.entries.extend(entries);
@@ -212,39 +206,47 @@ fn hypothesis_dirs(run: &Path) -> Result<Vec<String>, ReportError> {
     Ok(names)
 }
 
-/// A measured file's text (`rel` under `run`): read following no link on any component
-/// (the workspace is the sandbox's), and, when the run keeps collection records, only when
-/// its sha256 is in a trusted one. Anything else is a warning and no measurement.
+/// A measured file of `h` (`rel` under its `results/`), through the gateway
+/// (`exec::collected`): no link followed, regular files only, the executor's caps, and, when
+/// the run keeps collection records, only when its sha256 is in a trusted one. Anything
+/// else is a warning and no measurement.
 fn read_measured(
     run: &Path,
+    h: &str,
     rel: &str,
-    name: &str,
-    manifest: Option<&crate::exec::trust::Manifest>,
+    records: Option<&[(u32, crate::exec::trust::Collection)]>,
     registry: &mut Registry,
-) -> Option<String> {
-    const MAX_BYTES: u64 = 256 * 1024 * 1024;
-    let bytes = match crate::fsutil::read_beneath(run, Path::new(rel), MAX_BYTES) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+) -> Option<crate::exec::collected::Measured> {
+    use crate::exec::collected::{Refused, read_with};
+    match read_with(run, h, rel, records) {
+        Ok(m) => Some(m),
+        Err(Refused::Absent) => None,
         Err(e) => {
-            registry.warnings.push(format!(
-                "{rel}: not read ({e}); its values are not measured"
-            ));
-            return None;
+            registry.warnings.push(e.to_string());
+            None
         }
-    };
-    if manifest.is_some_and(|m| !m.trusts(name, &bytes)) {
-        registry.warnings.push(format!(
-            "{rel}: not collected by youra (its sha256 is in no trusted record under {}/); its values are not measured",
-            crate::exec::trust::MANIFEST_DIR
-        ));
-        return None;
     }
+}
+
+/// A measured file's text; not UTF-8 is a warning and no measurement.
+fn utf8(m: crate::exec::collected::Measured, registry: &mut Registry) -> Option<String> {
+    let cut = if m.truncated {
+        // The cap cut the file: its last line is incomplete and not read.
+        m.bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+    } else {
+        m.bytes.len()
+    };
+    let mut bytes = m.bytes;
+    bytes.truncate(cut);
     match String::from_utf8(bytes) {
         Ok(t) => Some(t),
         Err(e) => {
             registry.warnings.push(format!(
-                "{rel}: not UTF-8 ({e}); its values are not measured"
+                "{}: not UTF-8 ({e}); its values are not measured",
+                m.rel
             ));
             None
         }
@@ -253,10 +255,12 @@ fn read_measured(
 
 /// A file's text when it exists; an unreadable one becomes a warning.
 fn read_optional(path: &Path, registry: &mut Registry) -> Option<String> {
+    // Capped, no link, regular files only: a FIFO in a handed run folder must not hang.
+    const MAX_BYTES: u64 = 64 * 1024 * 1024;
     if !path.is_file() {
         return None;
     }
-    match std::fs::read_to_string(path) {
+    match crate::fsutil::read_capped_string(path, MAX_BYTES) {
         Ok(t) => Some(t),
         Err(e) => {
             registry
@@ -312,19 +316,30 @@ fn json_leaves(value: &Value, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, 
 
 /// Final and best values per metric key of a JSON-lines log.
 pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<String>) {
+    // Bounded whatever the log holds: the executor's line cap, the first few bad lines
+    // described (the rest counted), a few thousand distinct keys (a key per line must not
+    // make a quadratic search or a registry of a million entries).
+    const MAX_WARNINGS: usize = 20;
+    const MAX_KEYS: usize = 4_096;
     // key → (final value, its line, best value, its line), in first-seen order.
     let mut seen: Vec<(String, f64, usize, f64, usize)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut warnings = Vec::new();
-    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+    let (mut bad, mut unkept) = (0usize, 0usize);
+    let lines = text.lines().take(crate::exec::metrics::MAX_LINES);
+    for (n, line) in lines.enumerate().map(|(i, l)| (i + 1, l.trim())) {
         if line.is_empty() {
             continue;
         }
         let value: Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                warnings.push(format!(
-                    "{source}:{n}: not a JSON object ({e}); line skipped"
-                ));
+                bad += 1;
+                if bad <= MAX_WARNINGS {
+                    warnings.push(format!(
+                        "{source}:{n}: not a JSON object ({e}); line skipped"
+                    ));
+                }
                 continue;
             }
         };
@@ -333,16 +348,32 @@ pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<St
         for (segments, v) in leaves {
             let key = segments.join(".");
             let lower = lower_is_better(&key);
-            match seen.iter_mut().find(|s| s.0 == key) {
-                Some(s) => {
+            match index.get(&key) {
+                Some(&i) => {
+                    let s = &mut seen[i];
                     (s.1, s.2) = (v, n);
                     if (lower && v < s.3) || (!lower && v > s.3) {
                         (s.3, s.4) = (v, n);
                     }
                 }
-                None => seen.push((key, v, n, v, n)),
+                None if seen.len() < MAX_KEYS => {
+                    index.insert(key.clone(), seen.len());
+                    seen.push((key, v, n, v, n));
+                }
+                None => unkept += 1,
             }
         }
+    }
+    if bad > MAX_WARNINGS {
+        warnings.push(format!(
+            "{source}: {} more bad lines skipped (only the first {MAX_WARNINGS} are described)",
+            bad - MAX_WARNINGS
+        ));
+    }
+    if unkept > 0 {
+        warnings.push(format!(
+            "{source}: more than {MAX_KEYS} distinct metric keys; {unkept} value(s) of further keys are not in the registry"
+        ));
     }
     let mut entries = Vec::new();
     for (key, last, last_line, best, best_line) in seen {

@@ -1,10 +1,9 @@
-//! Reading what [`super::runs`] describes a run by: the collection records that number a
-//! measured file's attempt, and the sub-hypothesis's code that links count words to fields.
-//! Nothing here fails: a record or a code file that cannot be read describes nothing.
+//! Reading what [`super::runs`] describes a run by, besides the measured files (those come
+//! through `exec::collected`, with the record that numbers their attempt): the
+//! sub-hypothesis's code that links count words to fields. Nothing here fails: a code file
+//! that cannot be read describes nothing.
 
 use std::path::Path;
-
-use crate::exec::trust::{Collection, MANIFEST_DIR, sha256_hex};
 
 /// Code files larger than this are not read for count words.
 const MAX_CODE_BYTES: u64 = 1024 * 1024;
@@ -15,41 +14,6 @@ const CODE_EXTENSIONS: &[&str] = &[
     "py", "r", "jl", "sh", "rs", "c", "cpp", "h", "js", "ts", "toml", "yaml", "yml", "json", "cfg",
     "ini", "txt", "md",
 ];
-
-/// The attempt that collected `bytes` as `name` for `h`: the number of the collection record
-/// `.youra/attempts/<h>/<n>.json` holding their sha256 (the last such record), else
-/// `fallback` (the attempt folder's number).
-pub fn attempt_of(
-    run: &Path,
-    h: &str,
-    name: &str,
-    bytes: &[u8],
-    fallback: Option<u32>,
-) -> Option<u32> {
-    let sha = sha256_hex(bytes);
-    let dir = run.join(MANIFEST_DIR).join(h);
-    let mut found = None;
-    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let file = e.file_name();
-        let Some(n) = file
-            .to_str()
-            .and_then(|f| f.strip_suffix(".json"))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(e.path()) else {
-            continue;
-        };
-        let Ok(c) = serde_json::from_str::<Collection>(&text) else {
-            continue;
-        };
-        if c.files.get(name) == Some(&sha) && found.is_none_or(|f| n > f) {
-            found = Some(n);
-        }
-    }
-    found.or(fallback)
-}
 
 /// The text of `<run>/<h>/code/**` (small text files, a few folders deep, links not
 /// followed), joined.
@@ -78,7 +42,7 @@ fn collect(dir: &Path, depth: usize, out: &mut String) {
             && name
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| CODE_EXTENSIONS.contains(&ext))
-            && let Ok(text) = std::fs::read_to_string(e.path())
+            && let Ok(text) = crate::fsutil::read_capped_string(&e.path(), MAX_CODE_BYTES)
         {
             out.push_str(&text);
             out.push('\n');

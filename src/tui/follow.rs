@@ -109,6 +109,9 @@ pub struct Follower {
     /// a one-shot read reads it whole at once.
     quick_first: bool,
     metrics: HashMap<PathBuf, MetricsFollow>,
+    /// Whether an earlier attempt's metrics file is one youra collected
+    /// (`exec::collected`), by its size and modification time when checked.
+    collected: HashMap<PathBuf, (FileStamp, bool)>,
     /// `ledger.tsv`, summed as it grows.
     ledger: Tail,
     usage: Totals,
@@ -128,6 +131,7 @@ impl Follower {
             indexed: false,
             quick_first: true,
             metrics: HashMap::new(),
+            collected: HashMap::new(),
             ledger: Tail::new(root.join("ledger.tsv")),
             usage: Totals::default(),
         }
@@ -294,6 +298,26 @@ impl Follower {
     }
 
     /// The series of the metrics file at `path` as of now (`None` while it has no numbers).
+    /// Whether `rel` under `<run>/<h>/results/` is a file youra collected, through the
+    /// measurements' gateway (`exec::collected`): an attempt folder the experiment planted,
+    /// or a file changed after collection, is never drawn as an earlier attempt. Hashed
+    /// again only when the file's size or modification time changes.
+    pub fn collected(&mut self, run: &Path, h: &str, rel: &str) -> bool {
+        let path = run.join(h).join(crate::exec::RESULTS_DIR).join(rel);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return false;
+        };
+        let stamp = (meta.len(), meta.modified().ok());
+        if let Some((seen, ok)) = self.collected.get(&path)
+            && *seen == stamp
+        {
+            return *ok;
+        }
+        let ok = crate::exec::collected::read(run, h, rel).is_ok();
+        self.collected.insert(path, (stamp, ok));
+        ok
+    }
+
     pub fn metrics(&mut self, hypothesis: &str, path: &Path) -> Option<Metrics> {
         let quick_first = self.quick_first;
         let m = self.metrics.entry(path.to_path_buf()).or_insert_with(|| {
@@ -316,6 +340,9 @@ fn index_experiment(index: &mut ExperimentIndex, row: &EventRow, v: Value) {
         index.insert(e);
     }
 }
+
+/// A file's size and modification time: what says it changed since it was checked.
+type FileStamp = (u64, Option<std::time::SystemTime>);
 
 /// A metric series longer than this is thinned to its per-slice extremes
 /// (`downsample::min_max` over a quarter as many slices), so a million rows cost a few
@@ -401,8 +428,17 @@ impl MetricsFollow {
                 .and_then(Value::as_f64)
                 .unwrap_or(*rows as f64);
             *rows += 1;
+            // Only values a chart can draw (`exec::collected::bounded`): a row with an x
+            // near ±1e308 is not drawn, a value beyond the range is left out.
+            if crate::exec::collected::bounded(xv).is_none() {
+                return;
+            }
             for (k, v) in &row {
-                let Some(y) = v.as_f64().filter(|_| k != x_name) else {
+                let Some(y) = v
+                    .as_f64()
+                    .filter(|_| k != x_name)
+                    .and_then(crate::exec::collected::bounded)
+                else {
                     continue;
                 };
                 match series.iter_mut().find(|(n, _)| n == k) {

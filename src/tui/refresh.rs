@@ -122,6 +122,15 @@ pub(crate) fn metrics(
             let attempts = results.join(crate::exec::ATTEMPTS_DIR);
             let name = m.series.first().map(|(n, _)| n.clone()).unwrap_or_default();
             for n in crate::exec::attempt_numbers(&attempts) {
+                // Earlier attempts are measurements: drawn only when youra collected them.
+                let rel = format!(
+                    "{}/{n}/{}",
+                    crate::exec::ATTEMPTS_DIR,
+                    crate::exec::METRICS_FILE
+                );
+                if !follower.collected(&run.root, h, &rel) {
+                    continue;
+                }
                 let Some(old) =
                     follower.metrics(h, &attempts.join(n.to_string()).join("metrics.jsonl"))
                 else {

@@ -329,9 +329,15 @@ fn charts(root: &Path, snap: &Snapshot) -> (Vec<Chart>, Vec<String>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     for h in &gates {
-        let Some((mut c, _)) = figures::curve(root, h) else {
+        let Some(figures::Plot {
+            curve: mut c,
+            notes,
+            ..
+        }) = figures::curve(root, h)
+        else {
             continue;
         };
+        warnings.extend(notes);
         c.title = clean(&c.title);
         c.x_name = clean(&c.x_name);
         c.metric = clean(&c.metric);

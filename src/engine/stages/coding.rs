@@ -148,6 +148,18 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
             crate::exec::trust::MANIFEST_DIR
         )));
     }
+    // A planted attempt folder leaves the workspace now: no reader ever sees it.
+    match crate::exec::planted::move_aside(ctx.run, &progress.id) {
+        Ok(moved) => {
+            for m in moved {
+                ctx.emit(Event::new("warning").hypothesis(&progress.id).message(m));
+            }
+        }
+        Err(e) => ctx.emit(Event::new("warning").hypothesis(&progress.id).message(format!(
+            "youra could not move the planted attempt folders out of {} ({e}); they are not measured",
+            progress.id
+        ))),
+    }
     if let Some(step) = &progress.step {
         // Another sub-hypothesis's node may have been selected while this one flew: the
         // rows of this attempt's judging are this node's.
