@@ -1,7 +1,9 @@
 //! `youra plan …`: a plan node's code. `checkout` writes the files of a node's commit
 //! (`code/` and `results/`) into a new or empty folder; `diff` prints the change of its
 //! `code/` from its plan parent's. Both read the sub-hypothesis's repository under
-//! `<run>/.youra/code/` (`plan::node_code`); neither changes the run.
+//! `<run>/.youra/code/` (`plan::node_code`); neither changes the run. The repository may come
+//! from a handed run folder: it is read as data (youra writes the checkout's files itself,
+//! no filter or diff driver of the repository's runs, its packets' commits are object ids).
 
 use std::path::{Path, PathBuf};
 
@@ -52,14 +54,20 @@ pub fn run(cmd: PlanCommand) -> Result<i32> {
                 Err(code) => return Ok(code),
             };
             let into = super::abs(into);
-            let done = node_code::locate(&run, &tree, &node)
-                .and_then(|(repo, commit)| repo.checkout_into(&commit, &into).map(|()| commit));
+            let done = node_code::locate(&run, &tree, &node).and_then(|(repo, commit)| {
+                repo.checkout_into(&commit, &into)
+                    .map(|refused| (commit, refused))
+            });
             match done {
-                Ok(commit) => {
+                Ok((commit, refused)) => {
                     println!(
                         "{node} of {hypothesis} (commit {commit:.12}) written to {}",
                         into.display()
                     );
+                    // Entries a handed repository may hold that youra does not write.
+                    for r in &refused {
+                        println!("  not written: {r}");
+                    }
                     Ok(0)
                 }
                 Err(e) => Ok(fail(e, "")),

@@ -1,7 +1,9 @@
 //! `youra replay <recorded-run> <new-dir>`: a replay copy of a recorded run, to step
-//! through with new code (see `crate::engine::replay_copy`). The recorded run's tool
-//! commands and sandbox/network settings are left out and named unless the researcher
-//! passes `--keep-commands`: another person's run must not start programs here unasked.
+//! through with new code (see `crate::engine::replay_copy`). The recorded run's tool and
+//! notice commands, its notice and literature addresses, and its sandbox, network and
+//! scheduler settings are left out and named unless the researcher passes `--keep-commands`
+//! (then each one kept is listed): another person's run must not start programs here or send
+//! the researcher's text and keys elsewhere unasked. Links in it are named, never copied.
 
 use std::path::Path;
 
@@ -22,14 +24,23 @@ pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
             );
             if !copy.dropped.is_empty() {
                 if copy.kept_commands {
-                    println!("kept from the recorded run's youra.toml (--keep-commands):");
+                    println!(
+                        "kept from the recorded run's youra.toml (--keep-commands; each runs or \
+                         sends as the recorded run says):"
+                    );
                 } else {
                     println!(
-                        "left out of the copy's youra.toml (the recorded run's commands and \
-                         confinement; `youra replay --keep-commands` keeps them):"
+                        "left out of the copy's youra.toml (the recorded run's commands, \
+                         addresses and confinement; `youra replay --keep-commands` keeps them):"
                     );
                 }
                 for item in &copy.dropped {
+                    println!("  {item}");
+                }
+            }
+            if !copy.skipped.is_empty() {
+                println!("not copied from the recorded run (youra copies no link):");
+                for item in &copy.skipped {
                     println!("  {item}");
                 }
             }

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::config::PlanSettings;
-use crate::plan::node_code::{COMMIT_KEY, CodeError, Repo, node_commit, node_hypothesis};
+use crate::plan::code_snapshot::CodeSnapshot;
+use crate::plan::node_code::{COMMIT_KEY, CodeError, ObjectId, Repo, node_commit, node_hypothesis};
 use crate::plan::{
     Action, Budget, Draft, NodeId, Packet, PlanTree, Prior, parse_expansion, save_budget,
     save_selection,
@@ -267,7 +268,7 @@ fn start_code(
     let repo = Repo::open(ctx.run, id).map_err(code_err)?;
     let parent = tree.get(node).and_then(|n| n.parent.clone());
     let commit = match &parent {
-        Some(p) => Some(node_commit(&repo, tree, p).ok_or_else(|| {
+        Some(p) => Some(node_commit(&repo, tree, p).map_err(code_err)?.ok_or_else(|| {
             StageError::MustStop(format!(
                 "plan tree: {node}'s parent {p} has no recorded code (no commit in its packet.json nor refs/nodes/{p} in {}): it ran before youra kept code per node; veto {node} or start the search again",
                 repo.git_dir().display()
@@ -275,32 +276,50 @@ fn start_code(
         })?),
         None => None,
     };
-    repo.start_from(commit.as_deref()).map_err(code_err)
+    repo.start_from(commit.as_ref()).map_err(code_err)
 }
 
-/// Commit the workspace's code and results, and the command that ran them, as `node` (its
-/// parent's commit as parent).
+/// Commit `code` (the tree youra wrote before the run; `None`: `code/` as it is), the
+/// workspace's results and the command that ran them as `node` (its parent's commit as
+/// parent). What the commit left out of `results/` is a violation event.
 fn commit_code(
+    ctx: &StageCtx<'_>,
     tree: &PlanTree,
-    run: &Path,
     node: &NodeId,
+    code: Option<&CodeSnapshot>,
     command: Option<&[String]>,
-) -> Result<String, StageError> {
+) -> Result<ObjectId, StageError> {
     let h = node_hypothesis(tree, node).ok_or_else(|| {
         StageError::MustStop(format!("plan tree: {node} belongs to no sub-hypothesis"))
     })?;
-    let repo = Repo::open(run, &h).map_err(code_err)?;
+    let repo = Repo::open(ctx.run, &h).map_err(code_err)?;
     let n = tree
         .get(node)
         .ok_or_else(|| StageError::MustStop(format!("plan tree: {node} vanished")))?;
-    let parent = n.parent.as_ref().and_then(|p| node_commit(&repo, tree, p));
-    repo.commit_node(
-        node,
-        parent.as_deref(),
-        n.plan.as_deref().unwrap_or(""),
-        command,
-    )
-    .map_err(code_err)
+    let parent = match &n.parent {
+        Some(p) => node_commit(&repo, tree, p).map_err(code_err)?,
+        None => None,
+    };
+    let done = repo
+        .commit_node(
+            node,
+            parent.as_ref(),
+            code,
+            n.plan.as_deref().unwrap_or(""),
+            command,
+        )
+        .map_err(code_err)?;
+    if !done.left_out.is_empty() {
+        ctx.emit(
+            Event::new("sandbox_violation")
+                .hypothesis(&h)
+                .message(format!(
+                    "{node}: left out of its commit: {}",
+                    done.left_out.join("; ")
+                )),
+        );
+    }
+    Ok(done.commit)
 }
 
 /// The settled search's best node's code and results back in the workspace: what
@@ -313,7 +332,7 @@ pub fn restore_best(
 ) -> Result<(), StageError> {
     let (tree, _) = open(ctx.run, s)?;
     let repo = Repo::open(ctx.run, id).map_err(code_err)?;
-    let commit = node_commit(&repo, &tree, node).ok_or_else(|| {
+    let commit = node_commit(&repo, &tree, node).map_err(code_err)?.ok_or_else(|| {
         StageError::MustStop(format!(
             "plan tree: the best node {node} of {id} has no recorded code (no commit in its packet.json nor refs/nodes/{node})"
         ))
@@ -337,6 +356,14 @@ pub struct Scored<'a> {
     pub passed: bool,
 }
 
+/// What ran for a node: the tree of `code/` youra wrote before the run (`None` when no
+/// experiment started: `code/` is as youra left it) and the command.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ran<'a> {
+    pub code: Option<&'a CodeSnapshot>,
+    pub command: Option<&'a [String]>,
+}
+
 /// Record the attempt's reward (`None`: it produced no usable result) and backpropagate.
 pub fn record(
     ctx: &StageCtx<'_>,
@@ -344,7 +371,7 @@ pub fn record(
     node: &NodeId,
     scored: Option<Scored<'_>>,
     logs: Vec<String>,
-    command: Option<&[String]>,
+    ran: Ran<'_>,
 ) -> Result<(), StageError> {
     let reward = scored.as_ref().map(|x| x.reward);
     let (mut tree, mut budget) = open(ctx.run, s)?;
@@ -360,10 +387,13 @@ pub fn record(
     }
     // The commit first: a kill before the tree's save leaves a ref the resumed attempt's
     // identical commit (fixed dates, same code) points at again.
-    let commit = commit_code(&tree, ctx.run, node, command)?;
+    let commit = commit_code(ctx, &tree, node, ran.code, ran.command)?;
     let mut extra = serde_json::Map::new();
     extra.insert("attempt".into(), serde_json::Value::String(key));
-    extra.insert(COMMIT_KEY.into(), serde_json::Value::String(commit));
+    extra.insert(
+        COMMIT_KEY.into(),
+        serde_json::Value::String(commit.as_str().to_string()),
+    );
     // The log's tail for the reflector (`plan::evidence`): the log moves to
     // `results/attempts/` at the next attempt; `tail_lines` masks secrets.
     if let Some(log) = logs.first() {
@@ -472,7 +502,7 @@ fn edit_directive(
             crate::steer::EDITS_DIR
         ));
     }
-    let plan = std::fs::read_to_string(run.join(rel))
+    let plan = crate::fsutil::read_run_text(run.join(rel))
         .map_err(|e| format!("edit: cannot read {rel}: {e}"))?;
     if plan.trim().is_empty() {
         return Err(format!("edit: {rel} is empty"));

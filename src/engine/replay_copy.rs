@@ -9,8 +9,16 @@
 //! a route the recording never took asks for exchanges it does not have, and the engine
 //! stops naming the missing key.
 //!
-//! The recorded run's commands and confinement settings do not come along unasked
-//! ([`commands`]): its MCP servers and coding agent, its `sandbox` and `allow_network`.
+//! The recorded run's commands, addresses and confinement settings do not come along unasked
+//! ([`commands`]): its MCP servers and coding agent, its `[notify]` command, webhook and
+//! ntfy topic, its literature endpoints, its `sandbox`, `allow_network` and scheduler.
+//!
+//! The recorded run folder is someone else's data: every file is read with no link followed
+//! and only when it is a regular file (`fsutil::open_nofollow`, so a FIFO cannot hang the
+//! copy), and no link is copied or followed. A `data/` that is a link (or holds links) is
+//! not copied through it: a link to the recipient's own files would carry them into the
+//! copy, where the experiment reads them and a kept webhook would send them on. Each link
+//! skipped is named ([`ReplayCopy::skipped`]).
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +45,9 @@ pub struct ReplayCopy {
     /// because the researcher said so (`kept_commands`).
     pub dropped: Vec<Dropped>,
     pub kept_commands: bool,
+    /// What of the recorded run's files was not copied (links, special files), each named
+    /// with why.
+    pub skipped: Vec<String>,
 }
 
 /// What the researcher confirmed for a copy.
@@ -93,14 +104,16 @@ pub fn replay_copy_with(
 ) -> Result<ReplayCopy, ReplayCopyError> {
     let from = std::path::absolute(recorded).map_err(io(recorded))?;
     let toml_path = from.join("youra.toml");
-    if !toml_path.is_file() {
+    if !std::fs::symlink_metadata(&toml_path).is_ok_and(|m| m.is_file()) {
         return Err(ReplayCopyError::NotNative(from));
     }
-    let transcripts = transcript_files(&from.join("transcripts"))?;
+    let mut skipped = Vec::new();
+    let transcripts = transcript_files(&from.join("transcripts"), &mut skipped)?;
     if transcripts.is_empty() {
         return Err(ReplayCopyError::NoTranscripts(from));
     }
-    let toml_text = std::fs::read_to_string(&toml_path).map_err(io(&toml_path))?;
+    let toml_text =
+        crate::fsutil::read_capped_string(&toml_path, MAX_TOML).map_err(io(&toml_path))?;
     let settings_error = |message| ReplayCopyError::Settings {
         path: toml_path.clone(),
         message,
@@ -148,19 +161,25 @@ pub fn replay_copy_with(
     std::fs::create_dir_all(&into).map_err(io(&into))?;
     for f in &transcripts {
         let to = into.join(f.file_name().unwrap_or_default());
-        std::fs::copy(f, &to).map_err(io(f))?;
+        copy_file(f, &to)?;
     }
-    let data_files = copy_tree(&from.join("data"), &dir.join("data"))?;
+    let data_files = copy_tree(&from, Path::new("data"), dir, &mut skipped)?;
     // The recorded run's literature search is replayed too: its retrieved works are the
     // only ones the copy's paper may cite (a copy that searched again, or not at all,
     // would cite works it never retrieved).
     let searched = from.join("literature.jsonl");
-    if searched.is_file() {
-        let to = dir.join(crate::engine::literature::RECORDED);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
+    match std::fs::symlink_metadata(&searched) {
+        Ok(m) if m.is_file() => {
+            let to = dir.join(crate::engine::literature::RECORDED);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            copy_file(&searched, &to)?;
         }
-        std::fs::copy(&searched, &to).map_err(io(&searched))?;
+        Ok(_) => skipped.push(
+            "literature.jsonl: not a regular file (a link is not followed); the copy has no recorded search".into(),
+        ),
+        Err(_) => {}
     }
     let store = Store::new(dir.join("verification_state.yaml"));
     let mut m = Mutation::new(
@@ -186,6 +205,7 @@ pub fn replay_copy_with(
         data_files,
         dropped,
         kept_commands: options.keep_commands,
+        skipped,
     })
 }
 
@@ -203,41 +223,104 @@ fn dropped_note(dropped: &[Dropped], kept: bool) -> String {
     format!("; the recorded run's {}: {verb}", names.join(", "))
 }
 
-/// The recorder's exchange files (`transcripts/*.json`), sorted.
-fn transcript_files(dir: &Path) -> Result<Vec<PathBuf>, ReplayCopyError> {
+/// The most bytes of a recorded `youra.toml` read.
+const MAX_TOML: u64 = 1024 * 1024;
+
+/// The recorder's exchange files (`transcripts/*.json`, regular files only), sorted; links
+/// and special files are named in `skipped`. A linked `transcripts/` is not looked into.
+fn transcript_files(
+    dir: &Path,
+    skipped: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, ReplayCopyError> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            skipped.push("transcripts: not a folder (a link is not followed)".into());
+            return Ok(Vec::new());
+        }
+        Err(_) => return Ok(Vec::new()),
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(Vec::new());
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
-        .collect();
+    let mut files = Vec::new();
+    for e in entries.filter_map(|e| e.ok()) {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        match e.file_type() {
+            Ok(t) if t.is_file() => files.push(p),
+            _ => skipped.push(format!(
+                "transcripts/{}: not a regular file (not followed, not copied)",
+                e.file_name().to_string_lossy()
+            )),
+        }
+    }
     files.sort();
     Ok(files)
 }
 
-/// Copy the regular files under `from` into `to`; links are not followed (a recorded run's
-/// `data/` may link to a shared dataset: the copy names it instead of duplicating it).
-fn copy_tree(from: &Path, to: &Path) -> Result<usize, ReplayCopyError> {
-    let Ok(entries) = std::fs::read_dir(from) else {
-        return Ok(0);
-    };
-    std::fs::create_dir_all(to).map_err(io(to))?;
+/// Copy one regular file (opened with no link followed, no FIFO waited on) into a new file.
+fn copy_file(from: &Path, to: &Path) -> Result<u64, ReplayCopyError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut src = crate::fsutil::open_nofollow(from).map_err(io(from))?;
+    let mut dst = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(to)
+        .map_err(io(to))?;
+    std::io::copy(&mut src, &mut dst).map_err(io(from))
+}
+
+/// Copy the regular files under `from/rel` into `to/rel`. No link is followed or copied (a
+/// linked `data/` is not copied at all): each is named in `skipped`, as is anything but a
+/// folder or a regular file. Returns how many files were copied.
+fn copy_tree(
+    from: &Path,
+    rel: &Path,
+    to: &Path,
+    skipped: &mut Vec<String>,
+) -> Result<usize, ReplayCopyError> {
+    let src = from.join(rel);
+    match std::fs::symlink_metadata(&src) {
+        Ok(m) if m.is_dir() => {}
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = std::fs::read_link(&src).unwrap_or_default();
+            skipped.push(format!(
+                "{}: a link to {} (not followed, not copied; copy or link the data yourself if you trust it)",
+                rel.display(),
+                target.display()
+            ));
+            return Ok(0);
+        }
+        Ok(_) => {
+            skipped.push(format!("{}: not a regular file or folder", rel.display()));
+            return Ok(0);
+        }
+        Err(_) => return Ok(0),
+    }
+    let dst = crate::fsutil::create_dirs_nofollow(to, rel).map_err(io(to))?;
+    let mut entries: Vec<_> = std::fs::read_dir(&src)
+        .map_err(io(&src))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
     let mut n = 0;
-    for e in entries.filter_map(|e| e.ok()) {
-        let path = e.path();
-        let target = to.join(e.file_name());
-        let kind = e.file_type().map_err(io(&path))?;
-        if kind.is_symlink() {
-            let link = std::fs::read_link(&path).map_err(io(&path))?;
-            std::os::unix::fs::symlink(&link, &target).map_err(io(&target))?;
-            n += 1;
-        } else if kind.is_dir() {
-            n += copy_tree(&path, &target)?;
+    for e in entries {
+        let sub = rel.join(e.file_name());
+        let kind = e.file_type().map_err(io(&e.path()))?;
+        if kind.is_dir() || kind.is_symlink() {
+            n += copy_tree(from, &sub, to, skipped)?;
         } else if kind.is_file() {
-            std::fs::copy(&path, &target).map_err(io(&path))?;
+            copy_file(&e.path(), &dst.join(e.file_name()))?;
             n += 1;
+        } else {
+            skipped.push(format!(
+                "{}: not a regular file (a FIFO, socket or device)",
+                sub.display()
+            ));
         }
     }
     Ok(n)

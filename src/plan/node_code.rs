@@ -1,21 +1,32 @@
 //! Code per plan node (PrimeScientist §3.2: the tree is executable): one git repository per
-//! sub-hypothesis, `<run>/.youra/code/<h>.git`, one commit per executed node holding its
-//! workspace's `code/` and `results/` (not `results/attempts/`) and `command.json` (the argv
-//! that ran it), the commit's parent the plan parent's commit, and a ref `refs/nodes/<id>`
-//! beside `commit` in the node's `packet.json`.
+//! sub-hypothesis, `<run>/.youra/code/<h>.git`, one commit per executed node holding the
+//! `code/` youra wrote for it (taken before its experiment ran), the `results/` the run left
+//! (not `results/attempts/`) and `command.json` (the argv that ran it), the commit's parent
+//! the plan parent's commit, and a ref `refs/nodes/<id>` beside `commit` in the node's
+//! `packet.json`.
+//!
+//! What ran is what is recorded: [`Repo::snapshot_code`] takes `code/` after youra (or the
+//! coding agent) wrote it and before anything ran; [`Repo::after_run`] then names every file
+//! the experiment added to, changed in or removed from `code/` as a sandbox violation and
+//! puts `code/` back as it was, so neither the node's commit nor a child (which starts from
+//! the commit) ever holds what the experiment planted (a `statistics.py` shadowing the
+//! standard library, a rewritten script, a nested `.git`).
 //!
 //! The repository lives outside the workspace the sandbox binds (`<run>/<h>/`), under the
-//! run's private `.youra/`, so an experiment never sees or writes it. Every call runs the
-//! `git` binary with the user's configuration, hooks, signing and attributes out of play;
-//! commits carry a fixed author, committer and date, so identical code makes the identical
-//! commit (a killed and resumed search records the same commits as an uninterrupted one).
-//! Nothing is staged in a shared index: each operation uses its own temporary index file.
+//! run's private `.youra/`, so an experiment never sees or writes it. It may still come from
+//! a handed run folder: it is read as data (`git_run.rs`, `code_tree.rs`), every revision is
+//! an [`ObjectId`]. Commits carry a fixed author, committer and date, so identical code makes
+//! the identical commit (a killed and resumed search records the same commits as an
+//! uninterrupted one).
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
+use super::code_snapshot::CodeSnapshot;
+use super::code_tree::{self, Entry};
+use super::git_run::{self, EMPTY_TREE, Io, git};
 use super::id::NodeId;
+pub use super::object_id::ObjectId;
 use super::tree::PlanTree;
 
 /// Under the run: one bare repository per sub-hypothesis, `<h>.git`.
@@ -33,16 +44,14 @@ pub const RESULTS_DIR: &str = "results";
 /// "code"}`): with `code/`, what re-runs the node. Not written into the workspace.
 pub const COMMAND_FILE: &str = "command.json";
 const REF_PREFIX: &str = "refs/nodes/";
-/// git's empty tree: the "parent" of a root node.
-const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /// One date for every commit: a commit's hash then depends on its code and its parent only.
 const FIXED_DATE: &str = "2000-01-01T00:00:00+0000";
-const INSTALL: &str = "apt-get install -y git";
 
 #[derive(Debug, thiserror::Error)]
 pub enum CodeError {
     #[error(
-        "git was not found on PATH: youra keeps each plan node's code in a git repository per sub-hypothesis ({CODE_REPOS}/<h>.git); install it (`{INSTALL}`) and resume the run"
+        "git was not found on PATH: youra keeps each plan node's code in a git repository per sub-hypothesis ({CODE_REPOS}/<h>.git); install it (`{}`) and resume the run",
+        git_run::install_hint()
     )]
     GitMissing,
     #[error("git {what} failed in {}: {stderr}", .repo.display())]
@@ -53,7 +62,8 @@ pub enum CodeError {
     },
     #[error("{}: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
-    /// A request youra refuses (an unsafe id, a node without code, a non-empty folder).
+    /// A request youra refuses (an unsafe id, a node without code, a non-empty folder, a
+    /// packet whose commit is not an object id).
     #[error("{0}")]
     Refused(String),
 }
@@ -63,6 +73,14 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CodeError + '_ {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// A node's commit as recorded, and what the commit left out of the workspace (links,
+/// special files, nested `.git`, past the file cap), each named.
+#[derive(Debug, Clone)]
+pub struct Committed {
+    pub commit: ObjectId,
+    pub left_out: Vec<String>,
 }
 
 /// The repository of sub-hypothesis `h` of `run` (its workspace is `<run>/<h>/`).
@@ -78,7 +96,7 @@ impl Repo {
         let repo = Repo::at(run, h)?;
         if !repo.git_dir.join("HEAD").is_file() {
             std::fs::create_dir_all(&repo.git_dir).map_err(io_err(&repo.git_dir))?;
-            repo.git(&["init", "-q", "--bare"], None)?;
+            git_run::init(&repo.git_dir)?;
         }
         Ok(repo)
     }
@@ -107,182 +125,116 @@ impl Repo {
         &self.git_dir
     }
 
-    /// Run git on this repository; `work`: the work tree and the temporary index, if any.
-    /// Returns stdout.
-    fn git(&self, args: &[&str], work: Option<(&Path, &Path)>) -> Result<Vec<u8>, CodeError> {
-        self.git_env(args, work, &[])
+    fn git(&self, args: &[&str]) -> Result<Vec<u8>, CodeError> {
+        git(&self.git_dir, args, Io::default())
     }
 
-    fn git_env(
-        &self,
-        args: &[&str],
-        work: Option<(&Path, &Path)>,
-        env: &[(&str, &str)],
-    ) -> Result<Vec<u8>, CodeError> {
-        let mut c = Command::new("git");
-        // Neither the user's nor the system's configuration: no hooks, no signing, no
-        // filters or attributes, no links written (a planted link becomes a text file).
-        c.env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_ATTR_NOSYSTEM", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .env_remove("GIT_OBJECT_DIRECTORY")
-            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
-            .args([
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "commit.gpgSign=false",
-                "-c",
-                "core.symlinks=false",
-                "-c",
-                "core.autocrlf=false",
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "gc.auto=0",
-                "-c",
-                "user.name=youra",
-                "-c",
-                "user.email=youra@localhost",
-            ])
-            .arg("--git-dir")
-            .arg(&self.git_dir);
-        if let Some((tree, index)) = work {
-            c.arg("--work-tree").arg(tree).env("GIT_INDEX_FILE", index);
-        }
-        c.args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let out = match c.output() {
-            Ok(o) => o,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(CodeError::GitMissing),
-            Err(e) => return Err(io_err(&self.git_dir)(e)),
-        };
-        if !out.status.success() {
-            return Err(CodeError::Git {
-                what: args.first().copied().unwrap_or("").to_string(),
-                repo: self.git_dir.clone(),
-                stderr: crate::term::escape(String::from_utf8_lossy(&out.stderr).trim())
-                    .into_owned(),
-            });
-        }
-        Ok(out.stdout)
+    fn id(&self, what: &str, out: Vec<u8>) -> Result<ObjectId, CodeError> {
+        ObjectId::from_output(&out).map_err(|e| CodeError::Git {
+            what: what.to_string(),
+            repo: self.git_dir.clone(),
+            stderr: format!("git answered with {e}"),
+        })
     }
 
-    /// A fresh temporary index for one operation (removed by the guard).
-    fn index(&self, what: &str) -> TempIndex {
-        let path = self
-            .git_dir
-            .join(format!("index.{what}.{}", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        TempIndex(path)
-    }
-
-    /// Commit the workspace's `code/` and `results/` (without `results/attempts/`) and the
-    /// command that ran them as node `node`, child of `parent` (a commit; `None` for a
-    /// root); the ref `refs/nodes/<node>` points at it. Returns the commit's hash.
+    /// Commit `code` (what youra wrote, taken before the run; `None`: `code/` as it is now),
+    /// the workspace's `results/` (without `results/attempts/`) and the command that ran them
+    /// as node `node`, child of `parent` (`None` for a root); the ref `refs/nodes/<node>`
+    /// points at it. Every file is hashed as data (`code_tree.rs`): no filter runs.
     pub fn commit_node(
         &self,
         node: &NodeId,
-        parent: Option<&str>,
+        parent: Option<&ObjectId>,
+        code: Option<&CodeSnapshot>,
         summary: &str,
         command: Option<&[String]>,
-    ) -> Result<String, CodeError> {
-        let index = self.index("commit");
-        let work = Some((self.workspace.as_path(), index.0.as_path()));
-        let mut spec: Vec<&str> = vec!["add", "-A", "-f", "--"];
-        let before = spec.len();
-        let has =
-            |d: &str| std::fs::symlink_metadata(self.workspace.join(d)).is_ok_and(|m| m.is_dir());
-        if has(CODE_DIR) {
-            spec.push(CODE_DIR);
+    ) -> Result<Committed, CodeError> {
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut left_out = Vec::new();
+        match code {
+            Some(snapshot) => {
+                for (rel, bytes, exec) in snapshot.files() {
+                    entries.push(Entry {
+                        path: format!("{CODE_DIR}/{rel}"),
+                        mode: if exec { "100755" } else { "100644" }.into(),
+                        oid: code_tree::hash_bytes(&self.git_dir, bytes.to_vec())?,
+                    });
+                }
+            }
+            None => {
+                let walked = code_tree::walk(&self.workspace.join(CODE_DIR), "code/", &|_| false);
+                entries.extend(code_tree::hash_walked(&self.git_dir, &walked, "code/")?);
+                left_out.extend(walked.left_out);
+            }
         }
-        if has(RESULTS_DIR) {
-            spec.extend([RESULTS_DIR, ":(exclude)results/attempts"]);
-        }
-        if spec.len() > before {
-            // Byte code the interpreter leaves beside the sources is not the node's code.
-            spec.extend([
-                ":(exclude,glob)**/__pycache__/**",
-                ":(exclude,glob)**/*.pyc",
-            ]);
-            self.git(&spec, work)?;
-        }
+        let attempts = crate::exec::ATTEMPTS_DIR;
+        let skip = |rel: &str| rel == attempts || rel.ends_with(".pyc");
+        let results = code_tree::walk(&self.workspace.join(RESULTS_DIR), "results/", &skip);
+        entries.extend(code_tree::hash_walked(&self.git_dir, &results, "results/")?);
         if let Some(argv) = command {
-            // Written beside the index, hashed in, and gone: never in the workspace.
             let json = serde_json::json!({"argv": argv, "workdir": CODE_DIR});
-            let file = TempIndex(index.0.with_extension("command"));
-            std::fs::write(&file.0, format!("{json:#}\n")).map_err(io_err(&file.0))?;
-            let path = file.0.to_string_lossy().into_owned();
-            let blob = text(self.git(&["hash-object", "-w", "--", &path], None)?);
-            let info = format!("100644,{blob},{COMMAND_FILE}");
-            self.git(&["update-index", "--add", "--cacheinfo", &info], work)?;
+            entries.push(Entry {
+                path: COMMAND_FILE.into(),
+                mode: "100644".into(),
+                oid: code_tree::hash_bytes(&self.git_dir, format!("{json:#}\n").into_bytes())?,
+            });
         }
-        let tree = text(self.git(&["write-tree"], work)?);
+        let tree = code_tree::write_tree(&self.git_dir, &entries, "commit")?;
         let message = format!("{node}: {}\n\nPlan-Node: {node}\n", one_line(summary));
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", message.as_str()];
+        let mut args = vec!["commit-tree", "-m", message.as_str()];
         if let Some(p) = parent {
-            args.extend(["-p", p]);
+            args.extend(["-p", p.as_str()]);
         }
+        args.extend(["--end-of-options", tree.as_str()]);
         let dates = [
             ("GIT_AUTHOR_DATE", FIXED_DATE),
             ("GIT_COMMITTER_DATE", FIXED_DATE),
         ];
-        let commit = text(self.git_env(&args, None, &dates)?);
+        let io = Io {
+            env: &dates,
+            ..Io::default()
+        };
+        let commit = self.id("commit-tree", git(&self.git_dir, &args, io)?)?;
         let name = format!("{REF_PREFIX}{node}");
-        self.git(&["update-ref", &name, &commit], None)?;
-        Ok(commit)
+        self.git(&["update-ref", "--end-of-options", &name, commit.as_str()])?;
+        left_out.extend(results.left_out);
+        Ok(Committed { commit, left_out })
     }
 
     /// The commit `refs/nodes/<node>` names, if any.
-    pub fn node_ref(&self, node: &NodeId) -> Option<String> {
+    pub fn node_ref(&self, node: &NodeId) -> Option<ObjectId> {
         let name = format!("{REF_PREFIX}{node}^{{commit}}");
-        self.git(&["rev-parse", "-q", "--verify", &name], None)
-            .ok()
-            .map(text)
-            .filter(|s| !s.is_empty())
+        let out = self
+            .git(&["rev-parse", "-q", "--verify", "--end-of-options", &name])
+            .ok()?;
+        ObjectId::from_output(&out).ok()
     }
 
-    /// Write the files of `commit` under `dest`: all of them, or into a workspace (`Into::
-    /// Workspace`) without the command record, or only `code/`.
-    fn materialise(&self, commit: &str, dest: &Path, what: Into) -> Result<(), CodeError> {
-        let index = self.index("checkout");
-        let work = Some((dest, index.0.as_path()));
-        self.git(&["read-tree", commit], work)?;
-        let mut drop = vec!["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"];
-        match what {
-            Into::Folder => {}
-            Into::Workspace => drop.push(COMMAND_FILE),
-            Into::Code => drop.extend([COMMAND_FILE, RESULTS_DIR]),
-        }
-        if drop.len() > 6 {
-            self.git(&drop, work)?;
-        }
-        self.git(&["checkout-index", "-a", "-f"], work)?;
-        Ok(())
+    /// `commit`, checked to be a commit of this repository.
+    fn commit(&self, commit: &ObjectId) -> Result<(), CodeError> {
+        let spec = format!("{commit}^{{commit}}");
+        self.git(&["rev-parse", "-q", "--verify", "--end-of-options", &spec])
+            .map(|_| ())
     }
 
     /// The workspace's `code/` as `commit` has it (a child starts from its parent's code);
     /// `None`: an empty `code/` (a root starts from nothing).
-    pub fn start_from(&self, commit: Option<&str>) -> Result<(), CodeError> {
+    pub fn start_from(&self, commit: Option<&ObjectId>) -> Result<(), CodeError> {
         let code = self.workspace.join(CODE_DIR);
         clear(&code)?;
         std::fs::create_dir_all(&code).map_err(io_err(&code))?;
-        match commit {
-            Some(c) => self.materialise(c, &self.workspace, Into::Code),
-            None => Ok(()),
+        if let Some(c) = commit {
+            self.commit(c)?;
+            let entries = code_tree::list(&self.git_dir, c)?;
+            code_tree::write_out(&self.git_dir, &entries, "code/", &code)?;
         }
+        Ok(())
     }
 
     /// The workspace's `code/` and `results/` (its `attempts/` kept) as `commit` has them:
     /// the settled search's best node.
-    pub fn restore(&self, commit: &str) -> Result<(), CodeError> {
+    pub fn restore(&self, commit: &ObjectId) -> Result<(), CodeError> {
+        self.commit(commit)?;
         let code = self.workspace.join(CODE_DIR);
         clear(&code)?;
         let results = self.workspace.join(RESULTS_DIR);
@@ -296,11 +248,21 @@ impl Repo {
         } else {
             clear(&results)?;
         }
-        self.materialise(commit, &self.workspace, Into::Workspace)
+        let attempts = format!("{RESULTS_DIR}/{}/", crate::exec::ATTEMPTS_DIR);
+        let entries: Vec<Entry> = code_tree::list(&self.git_dir, commit)?
+            .into_iter()
+            .filter(|e| e.path.starts_with("code/") || e.path.starts_with("results/"))
+            .filter(|e| !e.path.starts_with(&attempts))
+            .collect();
+        std::fs::create_dir_all(&code).map_err(io_err(&code))?;
+        code_tree::write_out(&self.git_dir, &entries, "", &self.workspace)?;
+        Ok(())
     }
 
-    /// Every file of `commit` under `into`, which must be empty or absent.
-    pub fn checkout_into(&self, commit: &str, into: &Path) -> Result<(), CodeError> {
+    /// Every file of `commit` under `into`, which must be empty or absent. Returns the
+    /// entries refused (paths that would leave `into` or name `.git`).
+    pub fn checkout_into(&self, commit: &ObjectId, into: &Path) -> Result<Vec<String>, CodeError> {
+        self.commit(commit)?;
         match std::fs::symlink_metadata(into) {
             Ok(m) if m.file_type().is_symlink() || !m.is_dir() => {
                 return Err(CodeError::Refused(format!(
@@ -319,68 +281,38 @@ impl Repo {
             }
             Err(_) => std::fs::create_dir_all(into).map_err(io_err(into))?,
         }
-        self.materialise(commit, into, Into::Folder)
+        let entries = code_tree::list(&self.git_dir, commit)?;
+        code_tree::write_out(&self.git_dir, &entries, "", into)
     }
 
     /// `git diff` of `code/` and the command from `parent` (a commit, or the empty tree) to
-    /// `commit`.
-    pub fn diff(&self, parent: Option<&str>, commit: &str) -> Result<String, CodeError> {
-        let from = parent.unwrap_or(EMPTY_TREE);
-        let out = self.git(
-            &[
-                "diff",
-                "--no-color",
-                "--no-ext-diff",
-                "--no-textconv",
-                from,
-                commit,
-                "--",
-                COMMAND_FILE,
-                CODE_DIR,
-            ],
-            None,
-        )?;
+    /// `commit`: no external diff, no textconv, no attributes, no order file.
+    pub fn diff(&self, parent: Option<&ObjectId>, commit: &ObjectId) -> Result<String, CodeError> {
+        let from = parent.map_or(EMPTY_TREE, ObjectId::as_str);
+        let out = self.git(&[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-O/dev/null",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "--end-of-options",
+            from,
+            commit.as_str(),
+            "--",
+            COMMAND_FILE,
+            CODE_DIR,
+        ])?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
     /// Paths and blob bytes of `commit`'s tree (for byte-for-byte comparisons).
-    pub fn files(&self, commit: &str) -> Result<Vec<(String, Vec<u8>)>, CodeError> {
-        let list = self.git(&["ls-tree", "-r", "-z", "--full-tree", commit], None)?;
-        let mut out = Vec::new();
-        for entry in list.split(|b| *b == 0).filter(|e| !e.is_empty()) {
-            let entry = String::from_utf8_lossy(entry);
-            let Some((meta, path)) = entry.split_once('\t') else {
-                continue;
-            };
-            let Some(blob) = meta.split_whitespace().nth(2) else {
-                continue;
-            };
-            out.push((
-                path.to_string(),
-                self.git(&["cat-file", "blob", blob], None)?,
-            ));
-        }
-        Ok(out)
-    }
-}
-
-/// What [`Repo::materialise`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Into {
-    /// Every file of the commit (`youra plan checkout --into`).
-    Folder,
-    /// `code/` and `results/` (the settled search's best node).
-    Workspace,
-    /// `code/` only (a child's start from its parent).
-    Code,
-}
-
-/// Removes the temporary index (or file) when an operation ends.
-struct TempIndex(PathBuf);
-
-impl Drop for TempIndex {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+    pub fn files(&self, commit: &ObjectId) -> Result<Vec<(String, Vec<u8>)>, CodeError> {
+        code_tree::list(&self.git_dir, commit)?
+            .into_iter()
+            .map(|e| Ok((e.path, code_tree::blob(&self.git_dir, &e.oid)?)))
+            .collect()
     }
 }
 
@@ -394,10 +326,6 @@ fn clear(path: &Path) -> Result<(), CodeError> {
     }
 }
 
-fn text(out: Vec<u8>) -> String {
-    String::from_utf8_lossy(&out).trim().to_string()
-}
-
 fn one_line(s: &str) -> String {
     let line = s
         .lines()
@@ -407,15 +335,38 @@ fn one_line(s: &str) -> String {
     line.chars().take(120).collect()
 }
 
-/// The commit a node's `packet.json` names, if any.
-pub fn recorded_commit(tree: &PlanTree, node: &NodeId) -> Option<String> {
-    tree.get(node)?
-        .packet
-        .as_ref()?
-        .extra
-        .get(COMMIT_KEY)?
-        .as_str()
-        .map(str::to_string)
+/// Where a node's packet is, as a run-relative path (for errors).
+fn packet_path(node: &NodeId) -> String {
+    format!(
+        "{}/{}/{node}/{}",
+        super::PLAN_DIR,
+        super::NODES_DIR,
+        super::PACKET_FILE
+    )
+}
+
+/// The commit a node's `packet.json` names, if any; a value that is not an object id (a
+/// handed run's `"--output=/home/me/.bashrc"`) is refused, naming the file and field.
+pub fn recorded_commit(tree: &PlanTree, node: &NodeId) -> Result<Option<ObjectId>, CodeError> {
+    let Some(value) = tree
+        .get(node)
+        .and_then(|n| n.packet.as_ref())
+        .and_then(|p| p.extra.get(COMMIT_KEY))
+    else {
+        return Ok(None);
+    };
+    let bad = |why: String| {
+        CodeError::Refused(format!(
+            "{}: field `{COMMIT_KEY}`: {why}; youra gives git only object ids (fix or remove the field)",
+            packet_path(node)
+        ))
+    };
+    match value.as_str() {
+        Some(text) => ObjectId::parse(text)
+            .map(Some)
+            .map_err(|e| bad(e.to_string())),
+        None => Err(bad(format!("{value} is not a string"))),
+    }
 }
 
 /// The sub-hypothesis a node's subtree belongs to (its root's).
@@ -430,13 +381,17 @@ pub fn node_hypothesis(tree: &PlanTree, node: &NodeId) -> Option<String> {
 }
 
 /// A node's commit: its packet's `commit`, else its ref (a kill between the commit and the
-/// tree's save leaves only the ref).
-pub fn node_commit(repo: &Repo, tree: &PlanTree, node: &NodeId) -> Option<String> {
-    recorded_commit(tree, node).or_else(|| repo.node_ref(node))
+/// tree's save leaves only the ref). A packet's value that is not an object id is an error.
+pub fn node_commit(
+    repo: &Repo,
+    tree: &PlanTree,
+    node: &NodeId,
+) -> Result<Option<ObjectId>, CodeError> {
+    Ok(recorded_commit(tree, node)?.or_else(|| repo.node_ref(node)))
 }
 
 /// The repository and commit of `node`, or why it has none.
-pub fn locate(run: &Path, tree: &PlanTree, node: &NodeId) -> Result<(Repo, String), CodeError> {
+pub fn locate(run: &Path, tree: &PlanTree, node: &NodeId) -> Result<(Repo, ObjectId), CodeError> {
     if tree.get(node).is_none() {
         return Err(CodeError::Refused(format!(
             "no plan node {node} in this run's plan/tree.json"
@@ -445,7 +400,7 @@ pub fn locate(run: &Path, tree: &PlanTree, node: &NodeId) -> Result<(Repo, Strin
     let h = node_hypothesis(tree, node)
         .ok_or_else(|| CodeError::Refused(format!("{node} belongs to no sub-hypothesis's plan")))?;
     let repo = Repo::existing(run, &h)?;
-    let commit = node_commit(&repo, tree, node).ok_or_else(|| {
+    let commit = node_commit(&repo, tree, node)?.ok_or_else(|| {
         CodeError::Refused(format!(
             "{node} has no code: it has not been executed (or ran before youra kept code per node)"
         ))
@@ -463,11 +418,11 @@ pub fn diff_to_parent(
     limit: usize,
 ) -> Result<String, CodeError> {
     let (repo, commit) = locate(run, tree, node)?;
-    let parent = tree
-        .get(node)
-        .and_then(|n| n.parent.as_ref())
-        .and_then(|p| node_commit(&repo, tree, p));
-    Ok(bounded(&repo.diff(parent.as_deref(), &commit)?, limit))
+    let parent = match tree.get(node).and_then(|n| n.parent.as_ref()) {
+        Some(p) => node_commit(&repo, tree, p)?,
+        None => None,
+    };
+    Ok(bounded(&repo.diff(parent.as_ref(), &commit)?, limit))
 }
 
 /// `text` cut to at most `limit` characters (at a line end where one is near), with a last

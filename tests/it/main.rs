@@ -33,6 +33,7 @@ mod engine_tools;
 mod engine_transactions;
 mod evidence_check;
 mod exec;
+mod handed_run;
 mod experiment_index;
 mod hypothesis_loop;
 mod incremental_read;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
-use youra::plan::node_code::{self, COMMIT_KEY, Repo};
+use youra::plan::node_code::{self, COMMIT_KEY, ObjectId, Repo};
 use youra::plan::{NodeId, PlanTree, Plans};
 
 const BIN: &str = env!("CARGO_BIN_EXE_youra");
@@ -46,18 +46,13 @@ fn tree(run: &Path) -> PlanTree {
 }
 
 /// (node, parent, hypothesis, commit) of every node that ran.
-fn executed(run: &Path) -> Vec<(NodeId, Option<NodeId>, String, String)> {
+fn executed(run: &Path) -> Vec<(NodeId, Option<NodeId>, String, ObjectId)> {
     let t = tree(run);
     t.nodes()
         .iter()
         .filter_map(|n| {
-            let commit = n
-                .packet
-                .as_ref()?
-                .extra
-                .get(COMMIT_KEY)?
-                .as_str()?
-                .to_string();
+            let commit = ObjectId::parse(n.packet.as_ref()?.extra.get(COMMIT_KEY)?.as_str()?)
+                .expect("a recorded commit is an object id");
             let h = node_code::node_hypothesis(&t, &n.id)?;
             Some((n.id.clone(), n.parent.clone(), h, commit))
         })
@@ -82,11 +77,11 @@ fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-fn commit_files(repo: &Repo, commit: &str) -> BTreeMap<String, Vec<u8>> {
+fn commit_files(repo: &Repo, commit: &ObjectId) -> BTreeMap<String, Vec<u8>> {
     repo.files(commit).expect("ls-tree").into_iter().collect()
 }
 
-fn git_parent(repo: &Repo, commit: &str) -> Option<String> {
+fn git_parent(repo: &Repo, commit: &ObjectId) -> Option<ObjectId> {
     let o = Command::new("git")
         .arg("--git-dir")
         .arg(repo.git_dir())
@@ -95,7 +90,7 @@ fn git_parent(repo: &Repo, commit: &str) -> Option<String> {
         .unwrap();
     o.status
         .success()
-        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .then(|| ObjectId::parse(String::from_utf8_lossy(&o.stdout).trim()).unwrap())
 }
 
 /// `youra plan checkout` of every executed node reproduces its commit byte for byte.
@@ -352,7 +347,7 @@ fn the_demo_keeps_a_commit_per_node_and_a_kill_changes_none() {
         let t = tree(&base);
         let want = parent
             .as_ref()
-            .and_then(|p| node_code::node_commit(&repo, &t, p));
+            .and_then(|p| node_code::node_commit(&repo, &t, p).unwrap());
         assert_eq!(git_parent(&repo, commit), want, "{node}'s commit's parent");
     }
     checkouts_reproduce(&base, tmp.path());
@@ -463,6 +458,7 @@ fn example_with_code() -> (tempfile::TempDir, PathBuf) {
     let argv = ["python3".to_string(), "train.py".to_string()];
     repo.commit_node(
         &NodeId::new("n-0001").unwrap(),
+        None,
         None,
         "# Plan\n",
         Some(&argv),

@@ -1,20 +1,30 @@
 //! What a replay copy does not take from someone else's run unasked: the commands it would
-//! start on this machine (`[[tools.servers]]`, which youra starts as MCP servers, and
-//! `[tools.coding_agent]`) and the settings that loosen the experiment's confinement
-//! (`sandbox`, under `[exec]` or, in older files, `[engine]`; `[engine] allow_network`). A
-//! recorded run is data; its `youra.toml` is another person's choice of what may run here.
-//! The copy drops them, names each one, and keeps them only when the researcher says so
-//! (`youra replay --keep-commands`).
+//! start on this machine (`[[tools.servers]]`, which youra starts as MCP servers,
+//! `[tools.coding_agent]`, `[notify] command`, which runs on the host unsandboxed), the
+//! addresses it would send to (`[notify] webhook` and `ntfy`, which carry the run's progress
+//! and paths; `[engine] semantic_scholar_url` and `arxiv_url`, which would get the
+//! researcher's Semantic Scholar key), and the settings that choose where and how confined
+//! experiments run (`sandbox`, under `[exec]` or, in older files, `[engine]`; `[engine]
+//! allow_network`; `[exec] backend` and `[exec.slurm]`, whose flags and `conf` go to the
+//! scheduler's programs). `[llm…]` never travels (the copy's models are the replay provider),
+//! so no `base_url` does. A recorded run is data; its `youra.toml` is another person's choice
+//! of what may run here and where its text goes. The copy drops them, names each one, and
+//! keeps them only when the researcher says so (`youra replay --keep-commands`).
 //!
 //! The settings travel as text (comments kept, see `kept_tables`), so the dropping is done on
 //! lines; the result is parsed again and refused if anything named here survived (a dotted
 //! key or an inline table the line filter did not recognise), never copied in the hope.
 
 /// The dotted paths of what a copy drops (a table, a key, or everything under them).
-const UNTRUSTED: [&str; 5] = [
+const UNTRUSTED: [&str; 10] = [
     "tools.servers",
     "tools.coding_agent",
+    "notify",
+    "engine.semantic_scholar_url",
+    "engine.arxiv_url",
     "exec.sandbox",
+    "exec.backend",
+    "exec.slurm",
     "engine.sandbox",
     "engine.allow_network",
 ];
@@ -63,8 +73,45 @@ pub fn untrusted(table: &toml::Table) -> Vec<Dropped> {
             what: format!("runs `{command}`"),
         });
     }
+    if let Some(notify) = table.get("notify").and_then(toml::Value::as_table) {
+        for (key, v) in notify {
+            let what = match key.as_str() {
+                "command" => format!("runs `{}` on this machine, unconfined", words(v)),
+                "webhook" | "ntfy" => format!("posts the run's notices to {}", words(v)),
+                _ => format!("{key} = {}", shown(v)),
+            };
+            out.push(Dropped {
+                setting: format!("[notify] {key}"),
+                what,
+            });
+        }
+    }
+    for key in ["semantic_scholar_url", "arxiv_url"] {
+        if let Some(v) = table.get("engine").and_then(|t| t.get(key)) {
+            out.push(Dropped {
+                setting: format!("[engine] {key}"),
+                what: format!(
+                    "sends literature searches (and a Semantic Scholar key) to {}",
+                    words(v)
+                ),
+            });
+        }
+    }
+    if let Some(slurm) = table
+        .get("exec")
+        .and_then(|t| t.get("slurm"))
+        .and_then(toml::Value::as_table)
+    {
+        for (key, v) in slurm {
+            out.push(Dropped {
+                setting: format!("[exec.slurm] {key}"),
+                what: format!("{key} = {}", shown(v)),
+            });
+        }
+    }
     for (section, key) in [
         ("exec", "sandbox"),
+        ("exec", "backend"),
         ("engine", "sandbox"),
         ("engine", "allow_network"),
     ] {
@@ -246,13 +293,14 @@ kappa_min = 0.5
                 "[[tools.servers]] papers: connects to http://127.0.0.1:8931/mcp",
                 "[tools.coding_agent]: runs `codex exec {prompt}`",
                 "[exec] sandbox: sandbox = \"off\"",
+                "[exec] backend: backend = \"local\"",
                 "[engine] sandbox: sandbox = \"off\"",
                 "[engine] allow_network: allow_network = true",
             ]
         );
         assert_eq!(
             without_untrusted(RUN).unwrap(),
-            "[engine]\n# keep this\nrepair_attempts = 2\n\n[exec]\nbackend = \"local\"\n\n\
+            "[engine]\n# keep this\nrepair_attempts = 2\n\n[exec]\n\n\
              [tools]\nmax_rounds = 4\n\n[tools.stages]\ncoding_validation = [\"code\"]\n\n\
              [recovery]\nkappa_min = 0.5\n"
         );
@@ -262,6 +310,39 @@ kappa_min = 0.5
             without_untrusted(inline).unwrap(),
             "[tools]\nmax_rounds = 3\n"
         );
+    }
+
+    #[test]
+    fn notices_endpoints_and_the_scheduler_are_named_then_taken_out() {
+        let run = "[engine]\nrepair_attempts = 2\nsemantic_scholar_url = \"http://evil/s2\"\narxiv_url = \"http://evil/ax\"\n\n[notify]\ncommand = [\"sh\", \"-c\", \"touch /tmp/m\"]\nwebhook = \"http://127.0.0.1:9/hook\"\nntfy = \"https://ntfy.sh/x\"\ntimeout_s = 5\n\n[exec.slurm]\nconf = \"/tmp/slurm.conf\"\n\n[recovery]\nkappa_min = 0.5\n";
+        let named: Vec<String> = untrusted(&toml::from_str(run).unwrap())
+            .iter()
+            .map(|d| d.setting.clone())
+            .collect();
+        assert_eq!(
+            named,
+            [
+                "[notify] command",
+                "[notify] webhook",
+                "[notify] ntfy",
+                "[notify] timeout_s",
+                "[engine] semantic_scholar_url",
+                "[engine] arxiv_url",
+                "[exec.slurm] conf",
+            ]
+        );
+        let kept = without_untrusted(run).unwrap();
+        assert_eq!(
+            kept,
+            "[engine]\nrepair_attempts = 2\n\n[recovery]\nkappa_min = 0.5\n"
+        );
+        let dotted = "notify.ntfy = \"https://ntfy.sh/y\"\n[engine]\nrepair_attempts = 2\n";
+        assert_eq!(
+            without_untrusted(dotted).unwrap(),
+            "[engine]\nrepair_attempts = 2\n"
+        );
+        let root = "notify = { command = [\"sh\"] }\n";
+        assert_eq!(without_untrusted(root).unwrap(), "");
     }
 
     #[test]

@@ -83,6 +83,9 @@ struct Progress {
     attempt: u32,
     /// The argv of the last experiment started: with the code, what re-runs a plan node.
     command: Option<Vec<String>>,
+    /// `code/` as youra wrote it for the last experiment started, taken before it ran: what
+    /// the node's commit records, and what `code/` is put back to after the job.
+    code: Option<crate::plan::code_snapshot::CodeSnapshot>,
 }
 
 /// Begin the step: ask for code and start its experiment (or end at once: no attempt could
@@ -127,6 +130,7 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         step,
         attempt: 1,
         command: None,
+        code: None,
     };
     drive(ctx, progress)
 }
@@ -140,6 +144,16 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
         job,
     } = f;
     let mut outcome = job.wait();
+    // What the experiment did to `code/` is a violation, undone before anything reads it
+    // (plan/code_snapshot.rs); recorded with the job's other violations just below.
+    if let Some(code) = &progress.code {
+        match code.after_run(&ctx.run.join(&progress.id)) {
+            Ok(v) => outcome.violations.extend(v),
+            Err(e) => outcome.violations.push(format!(
+                "code/ could not be checked against what youra wrote ({e}); the attempt is not trusted"
+            )),
+        }
+    }
     // What youra collected is recorded outside the workspace; attempts the experiment
     // planted become violations (exec/trust.rs).
     if let Err(e) = crate::exec::trust::settle(ctx.run, &progress.id, &mut outcome) {
@@ -200,8 +214,14 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
     while p.attempt <= ctx.settings.repair_attempts.saturating_add(1) {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
-            Prepared::Started { files, job, argv } => {
+            Prepared::Started {
+                files,
+                job,
+                argv,
+                code,
+            } => {
                 p.command = Some(argv);
+                p.code = Some(code);
                 // While the job runs the loop may work on other sub-hypotheses: their calls
                 // are not this node's (`resume` tags the judging again).
                 if p.step.is_some() {
@@ -222,7 +242,10 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
             &step.node,
             None,
             vec![format!("{}/results/run.log", p.id)],
-            p.command.as_deref(),
+            search::Ran {
+                code: p.code.as_ref(),
+                command: p.command.as_deref(),
+            },
         )?;
         match search::after_attempt(ctx, ctx.plan, &p.id)? {
             search::After::Open => {}
@@ -277,7 +300,10 @@ fn measured_step(
                 passed,
             }),
             logs,
-            p.command.as_deref(),
+            search::Ran {
+                code: p.code.as_ref(),
+                command: p.command.as_deref(),
+            },
         )?;
         match search::after_attempt(ctx, ctx.plan, id)? {
             search::After::Open => {}
@@ -316,6 +342,7 @@ enum Prepared {
         files: Files,
         job: Box<dyn crate::exec::RunningJob>,
         argv: Vec<String>,
+        code: crate::plan::code_snapshot::CodeSnapshot,
     },
 }
 
@@ -369,11 +396,40 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
         Ok(x) => x,
         Err(why) => return Ok(Prepared::Repair(why)),
     };
-    if let Some(why) = compliance(ctx, id, tasks, tests)? {
+    // What runs is what youra wrote: taken before the tests and the experiment run it.
+    let code = match crate::plan::code_snapshot::CodeSnapshot::take(&ctx.run.join(id)) {
+        Ok(c) => c,
+        Err(why) => return Ok(Prepared::Repair(why)),
+    };
+    let tested = compliance(ctx, id, tasks, tests)?;
+    // The compliance tests run the code too: what they left in `code/` is undone before
+    // the experiment runs it.
+    let left = code.after_run(&ctx.run.join(id)).unwrap_or_else(|e| {
+        vec![format!(
+            "code/ could not be checked after the compliance tests ({e})"
+        )]
+    });
+    if !left.is_empty() {
+        ctx.emit(
+            Event::new("sandbox_violation")
+                .hypothesis(id)
+                .message(left.join("; ")),
+        );
+        return Ok(Prepared::Repair(format!(
+            "sandbox violation: the compliance tests changed code/:\n- {}\nTests must not write into code/.",
+            left.join("\n- ")
+        )));
+    }
+    if let Some(why) = tested {
         return Ok(Prepared::Repair(why));
     }
     match start_job(ctx, id, argv.clone()) {
-        Ok(job) => Ok(Prepared::Started { files, job, argv }),
+        Ok(job) => Ok(Prepared::Started {
+            files,
+            job,
+            argv,
+            code,
+        }),
         // The machine's fault stops the run here; only the code's is repaired.
         Err(e) => Ok(Prepared::Repair(e.repair_or_stop(id)?)),
     }
