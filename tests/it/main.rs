@@ -89,4 +89,5 @@ mod vsa_journal;
 mod vsa_mutations;
 mod vsa_props;
 mod vsa_transactions;
+mod what_ran;
 mod workspace_trust;

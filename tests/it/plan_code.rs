@@ -19,9 +19,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_youra");
 
 /// The child's own change: a new file that runs the parent's script on standardized
 /// features. It works only if the parent's `centroid.py` is in the child's code folder.
-const SCALED_PY: &str = "import runpy, sys\nsys.argv = [\"centroid.py\", \"--standardize\"]\nrunpy.run_path(\"centroid.py\", run_name=\"__main__\")\n";
+pub(crate) const SCALED_PY: &str = "import runpy, sys\nsys.argv = [\"centroid.py\", \"--standardize\"]\nrunpy.run_path(\"centroid.py\", run_name=\"__main__\")\n";
 
-const EXPANSION: &str = r##"{"children": [
+pub(crate) const EXPANSION: &str = r##"{"children": [
  {"plan": "# Standardize the features\n\nPut bill length and bill depth on one scale (z-scores fitted on each training fold) before computing the centroids; keep the 5-fold protocol.", "prior": {"estimate": 0.7, "hypothesis": "scale is the problem", "rationale": "the saturating curve", "changes": ["z-scores"], "risks": ["none"]}},
  {"plan": "# Add flipper length\n\nKeep millimetres but add a third measurement, flipper length, so Gentoo separates on size as well as shape; a different design of the feature set.", "prior": {"estimate": 0.3, "hypothesis": "a third feature helps", "rationale": "Gentoo are larger", "changes": ["a feature"], "risks": ["changes the claim"]}}
 ]}"##;
@@ -39,14 +39,14 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn tree(run: &Path) -> PlanTree {
+pub(crate) fn tree(run: &Path) -> PlanTree {
     youra::plan::load(run, Plans::Read)
         .expect("tree loads")
         .tree
 }
 
 /// (node, parent, hypothesis, commit) of every node that ran.
-fn executed(run: &Path) -> Vec<(NodeId, Option<NodeId>, String, ObjectId)> {
+pub(crate) fn executed(run: &Path) -> Vec<(NodeId, Option<NodeId>, String, ObjectId)> {
     let t = tree(run);
     t.nodes()
         .iter()
@@ -77,7 +77,7 @@ fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-fn commit_files(repo: &Repo, commit: &ObjectId) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn commit_files(repo: &Repo, commit: &ObjectId) -> BTreeMap<String, Vec<u8>> {
     repo.files(commit).expect("ls-tree").into_iter().collect()
 }
 
