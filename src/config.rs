@@ -30,6 +30,8 @@ pub struct RunConfig {
     pub exec: crate::exec::ExecSection,
     /// Where notices go when the run waits or ends (`src/notice/`).
     pub notify: crate::notice::NotifySection,
+    /// Compiling the paper's PDF: deadline and memory bound (`src/paper/settings.rs`).
+    pub paper: crate::paper::PaperSettings,
     /// Keys no setting reads, each with where it was written and the nearest valid key:
     /// printed by `youra run`, `youra doctor` and `youra config show`.
     #[serde(skip)]

@@ -163,6 +163,10 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
             out.push(r("tools.servers.timeout_s", t, 0.1, MONTH_S));
         }
     }
+    // `[paper]`'s compile bounds (`paper::settings`).
+    for (key, value, min, max) in crate::paper::settings::ranges(&c.paper) {
+        out.push(r(key, value, min, max));
+    }
     out
 }
 

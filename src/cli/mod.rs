@@ -216,6 +216,10 @@ pub enum Command {
     },
     /// Print the man page (roff): `youra man | man -l -`.
     Man,
+    /// Internal: compile the paper's Typst jobs read on stdin, in the bounded child process
+    /// `paper::bounded` starts (never run by hand).
+    #[command(name = "__paper-pdf", hide = true)]
+    PaperPdf,
     /// The offline demo: a fresh run from a recorded transcript (replayed model replies),
     /// shown in the TUI, or headless.
     Demo {
@@ -269,6 +273,8 @@ pub enum ConfigCommand {
 
 /// Parse the arguments, run the command, and return the process exit code.
 pub fn run() -> color_eyre::Result<i32> {
+    // This process is youra: the paper compiles in a bounded child of this executable.
+    crate::paper::bounded::mark_cli();
     let cli = Cli::parse();
     crate::config_sources::set_flags(crate::config_sources::Flags {
         provider: cli.provider.clone(),
@@ -277,6 +283,7 @@ pub fn run() -> color_eyre::Result<i32> {
         roles: cli.roles.clone(),
     });
     match cli.command {
+        Command::PaperPdf => Ok(crate::paper::bounded::serve()),
         Command::Config(ConfigCommand::Show { dir, json }) => config_show(&abs(dir), json),
         Command::Status { dir, json } => status::run(&abs(dir), json),
         Command::Vsa(cmd) => vsa_cmd::run(cmd),

@@ -47,6 +47,8 @@ pub struct StageCtx<'a> {
     pub plan: &'a crate::config::PlanSettings,
     /// `[exec] sandbox`: required unless the researcher turned it off.
     pub sandbox: crate::exec::SandboxMode,
+    /// `[paper]`: the PDF compile's deadline and memory bound.
+    pub paper: &'a crate::paper::PaperSettings,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

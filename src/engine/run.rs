@@ -319,6 +319,7 @@ impl Engine {
             coding_agent: self.config.tools.coding_agent.as_ref(),
             plan: &self.config.plan,
             sandbox: self.config.exec.sandbox,
+            paper: &self.config.paper,
         }
     }
 

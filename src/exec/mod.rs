@@ -19,7 +19,7 @@ mod confine;
 mod env;
 mod gpu;
 mod job;
-mod limits;
+pub(crate) mod limits;
 mod local;
 mod log;
 pub mod metrics;

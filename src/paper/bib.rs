@@ -1,22 +1,25 @@
-//! `paper/references.bib`: the retrieved records as BibTeX, and nothing else. Field values are
-//! escaped for BibTeX and for the Typst/hayagriva reader of the same file: braces balanced
-//! by escaping, TeX specials backslashed, control characters dropped.
+//! `paper/references.bib`: the retrieved records as BibTeX, and nothing else. [`value`] is
+//! the one door for a retrieved text into a BibTeX field and [`CiteKey`] the only key:
+//! BibTeX counts every brace (a backslash does not escape one), so a field holds no brace
+//! but those [`value`] writes itself, in pairs (`\textbackslash{}`); a title with `}}}` or
+//! a key with a newline and `@preamble{…}` cannot close its entry or add one. The same file
+//! is read by Typst's bibliography (hayagriva), which takes the same escapes.
 
+use super::citekey::CiteKey;
 use super::refs::{Record, normalize_arxiv, normalize_doi};
 
-/// A BibTeX field value (inside `{…}`): specials escaped, whitespace folded, so a title
-/// from a search service cannot close the field or open a TeX command.
-pub fn escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-    {
+/// A BibTeX field value (inside `{…}`): whitespace folded, braces and `@` dropped (a brace
+/// in a retrieved title is markup, never content), `\` and the TeX specials spelled as
+/// commands, control characters dropped. The output's braces are balanced and are all the
+/// `{}` after a command this function wrote.
+pub fn value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for c in folded.chars() {
         match c {
+            '{' | '}' | '@' => {}
             '\\' => out.push_str("\\textbackslash{}"),
-            '{' | '}' | '%' | '&' | '$' | '#' | '_' => {
+            '%' | '&' | '$' | '#' | '_' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -30,31 +33,33 @@ pub fn escape(value: &str) -> String {
 }
 
 /// A DOI or URL keeps its characters (resolvers need them); only what would break the
-/// field is removed.
-fn verbatim(value: &str) -> String {
-    value
-        .chars()
-        .filter(|c| !c.is_control() && !matches!(c, '{' | '}' | '\\' | ' '))
+/// field or the entry is removed.
+fn verbatim(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() && !c.is_whitespace() && !matches!(c, '{' | '}' | '\\' | '@'))
         .collect()
 }
 
-/// One record as a BibTeX entry: `@article` with a venue, `@misc` without.
-pub fn entry(r: &Record) -> String {
+/// One record as a BibTeX entry: `@article` with a venue, `@misc` without; `None` when
+/// its key is not a [`CiteKey`] (`refs::assign_keys` gives every record one, so this
+/// refuses only a record that bypassed it).
+pub fn entry(r: &Record) -> Option<String> {
+    let key = CiteKey::parse(&r.key)?;
     let kind = if r.venue.as_deref().is_some_and(|v| !v.trim().is_empty()) {
         "article"
     } else {
         "misc"
     };
-    let mut fields: Vec<(&str, String)> = vec![("title", format!("{{{}}}", escape(&r.title)))];
+    let mut fields: Vec<(&str, String)> = vec![("title", format!("{{{}}}", value(&r.title)))];
     if !r.authors.is_empty() {
-        let authors: Vec<String> = r.authors.iter().map(|a| escape(a)).collect();
+        let authors: Vec<String> = r.authors.iter().map(|a| value(a)).collect();
         fields.push(("author", authors.join(" and ")));
     }
     if let Some(y) = r.year {
         fields.push(("year", y.to_string()));
     }
     if let Some(v) = r.venue.as_deref().filter(|v| !v.trim().is_empty()) {
-        fields.push(("journal", escape(v)));
+        fields.push(("journal", value(v)));
     }
     if let Some(d) = &r.doi {
         fields.push(("doi", verbatim(&normalize_doi(d))));
@@ -70,7 +75,7 @@ pub fn entry(r: &Record) -> String {
         .into_iter()
         .map(|(k, v)| format!("  {k} = {{{v}}}"))
         .collect();
-    format!("@{kind}{{{},\n{}\n}}\n", r.key, body.join(",\n"))
+    Some(format!("@{kind}{{{key},\n{}\n}}\n", body.join(",\n")))
 }
 
 /// The whole file: one entry per record, in retrieval order.
@@ -78,8 +83,8 @@ pub fn bibtex(records: &[Record]) -> String {
     let mut out = String::from(
         "% The works this run's literature search retrieved (literature.jsonl), and only those.\n\n",
     );
-    for r in records {
-        out.push_str(&entry(r));
+    for e in records.iter().filter_map(entry) {
+        out.push_str(&e);
         out.push('\n');
     }
     out
@@ -105,15 +110,16 @@ mod tests {
     #[test]
     fn specials_are_escaped() {
         let cases = [
-            ("A {b} & c_d 50%", "A \\{b\\} \\& c\\_d 50\\%"),
+            ("A {b} & c_d 50%", "A b \\& c\\_d 50\\%"),
             (
                 "x\\y ~ ^",
                 "x\\textbackslash{}y \\textasciitilde{} \\textasciicircum{}",
             ),
             ("two\n  lines\u{7}", "two lines"),
+            ("}}} @misc{forged, title={x}", " miscforged, title=x"),
         ];
         for (raw, want) in cases {
-            assert_eq!(escape(raw), want, "{raw}");
+            assert_eq!(value(raw), want, "{raw}");
         }
     }
 
@@ -128,10 +134,10 @@ mod tests {
             doi: Some("https://doi.org/10.1371/journal.pone.0090081".into()),
             ..Record::default()
         };
-        let e = entry(&r);
+        let e = entry(&r).unwrap();
         assert!(e.starts_with("@article{gorman2014ecological,\n"), "{e}");
         assert!(
-            e.contains("title = {{Ecological Sexual Dimorphism\\}}}"),
+            e.contains("title = {{Ecological Sexual Dimorphism}}"),
             "{e}"
         );
         assert!(
@@ -139,8 +145,14 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("doi = {10.1371/journal.pone.0090081}"), "{e}");
+        let forged = Record {
+            key: "x\n@preamble{\"\\immediate\\write18{touch x}\"}".into(),
+            ..r.clone()
+        };
+        assert_eq!(entry(&forged), None, "an invalid key is refused");
         let two = bibtex(&[
             r.clone(),
+            forged,
             Record {
                 key: "b".into(),
                 title: "B".into(),
@@ -148,5 +160,6 @@ mod tests {
             },
         ]);
         assert_eq!(keys(&two), ["gorman2014ecological", "b"]);
+        assert!(!two.contains("preamble"), "{two}");
     }
 }

@@ -6,13 +6,19 @@
 //! automatic checks call [`check`].
 
 pub mod bib;
+pub mod bounded;
 pub mod cite;
+pub mod citekey;
 pub mod draw;
+pub mod emit;
 pub mod figures;
 pub mod pdf;
 pub mod refs;
+pub mod settings;
 pub mod tex;
 pub mod typst_md;
+
+pub use settings::PaperSettings;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -65,14 +71,51 @@ pub fn records(run: &Path) -> Result<Vec<refs::Record>, String> {
 #[derive(Debug, Clone, Default)]
 pub struct Published {
     pub references: usize,
+    /// 0 when there is no PDF ([`Published::no_pdf`] says why).
     pub pdf_bytes: usize,
+    /// Why `paper.pdf` was not written (past the deadline, refused by Typst, …).
+    pub no_pdf: Option<String>,
+    /// What the converters left out (an image that is not a drawn figure, a figure whose
+    /// PDF for `paper.tex` was not made), each saying why.
+    pub dropped: Vec<String>,
     pub bib_and_tex: Duration,
     pub pdf: Duration,
 }
 
-/// Write `references.bib` (the retrieved records only), `paper.tex`, `paper.typ` and
-/// `paper.pdf` from the checked Markdown `md`, next to it in the run's `paper/` folder.
+impl Published {
+    /// One line for the run's events.
+    pub fn summary(&self) -> String {
+        let pdf = match &self.no_pdf {
+            None => format!(
+                "{PDF} compiled ({} KB in {} ms)",
+                self.pdf_bytes / 1024,
+                self.pdf.as_millis()
+            ),
+            Some(why) => format!("{PDF} not written: {why}"),
+        };
+        let mut line = format!(
+            "{TEX} and {BIB} written ({} references); {pdf}",
+            self.references
+        );
+        for d in &self.dropped {
+            line.push_str("; ");
+            line.push_str(d);
+        }
+        line
+    }
+}
+
+/// [`publish_with`] under the default `[paper]` bounds.
 pub fn publish(run: &Path, md: &str) -> Result<Published, String> {
+    publish_with(run, md, &PaperSettings::default())
+}
+
+/// Write `references.bib` (the retrieved records only), `paper.tex`, `paper.typ` and
+/// `paper.pdf` from the checked Markdown `md` and nothing else, next to it in the run's
+/// `paper/` folder; the figures' PDFs for `paper.tex` beside their SVGs. The PDFs compile
+/// in a child process under `settings`' deadline and memory bound: past them the paper
+/// has no PDF and [`Published::no_pdf`] says why. `Err` only when a file cannot be written.
+pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Published, String> {
     let started = Instant::now();
     let records = records(run)?;
     let dir = run.join("paper");
@@ -82,43 +125,115 @@ pub fn publish(run: &Path, md: &str) -> Result<Published, String> {
         std::fs::write(&p, bytes).map_err(|e| format!("cannot write {}: {e}", p.display()))
     };
     write(BIB, bib::bibtex(&records).as_bytes())?;
-    let keys: Vec<String> = records.iter().map(|r| r.key.clone()).collect();
-    let md = &without_missing_images(&dir, md);
-    write(TEX, tex::document(md, &keys).as_bytes())?;
-    let markup = typst_md::document(md, &keys);
-    write(TYPST, markup.as_bytes())?;
+    let keys: Vec<citekey::CiteKey> = records
+        .iter()
+        .filter_map(|r| citekey::CiteKey::parse(&r.key))
+        .collect();
+    let (figures, mut dropped) = drawn_figures(run, &dir);
+    let inputs = emit::Inputs {
+        keys: &keys,
+        figures: &figures,
+    };
+    let tex = tex::document(md, &inputs);
+    write(TEX, tex.text.as_bytes())?;
+    let typ = typst_md::document(md, &inputs);
+    write(TYPST, typ.text.as_bytes())?;
+    dropped.extend(typ.dropped);
     let bib_and_tex = started.elapsed();
     let started = Instant::now();
-    let bytes = pdf::compile(&dir, markup).map_err(|e| format!("the PDF did not compile: {e}"))?;
-    write(PDF, &bytes)?;
-    Ok(Published {
+    // A PDF from an earlier attempt must not pass for this paper's.
+    match std::fs::remove_file(run.join(PDF)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot remove the old {PDF}: {e}"));
+        }
+        _ => {}
+    }
+    let mut jobs = vec![typ.text];
+    jobs.extend(figures.iter().map(|f| figure_markup(f)));
+    let mut published = Published {
         references: records.len(),
-        pdf_bytes: bytes.len(),
         bib_and_tex,
-        pdf: started.elapsed(),
-    })
-}
-
-/// The paper with every image link whose file is not inside `paper/` replaced by a line
-/// saying so: the checker reports such a figure (MAJOR); the PDF must still compile.
-fn without_missing_images(paper_dir: &Path, md: &str) -> String {
-    let root = paper_dir.canonicalize().ok();
-    let mut out = md.to_string();
-    for (_, caption, target) in figures::links(md) {
-        let inside = paper_dir
-            .join(&target)
-            .canonicalize()
-            .ok()
-            .zip(root.as_ref())
-            .is_some_and(|(p, r)| p.starts_with(r) && p.is_file());
-        if !inside {
-            out = out.replace(
-                &format!("![{caption}]({target})"),
-                &format!("*(figure missing: {caption})*"),
-            );
+        ..Published::default()
+    };
+    let results = match bounded::compile_all(&dir, jobs, settings.bounds()) {
+        Ok(r) => r,
+        Err(why) => {
+            published.no_pdf = Some(why.to_string());
+            published.dropped = dropped;
+            published.pdf = started.elapsed();
+            return Ok(published);
+        }
+    };
+    let mut results = results.into_iter();
+    match results.next() {
+        Some(Ok(bytes)) => {
+            write(PDF, &bytes)?;
+            published.pdf_bytes = bytes.len();
+        }
+        Some(Err(e)) => published.no_pdf = Some(bounded::Failure::Typst(e).to_string()),
+        None => {
+            published.no_pdf =
+                Some(bounded::Failure::Deadline(settings.bounds().deadline).to_string())
         }
     }
-    out
+    for (i, f) in figures.iter().enumerate() {
+        let Some(pdf) = tex::figure_pdf(f) else {
+            continue;
+        };
+        match results.next() {
+            Some(Ok(bytes)) => crate::fsutil::write_beneath(&dir, Path::new(&pdf), &bytes)
+                .map_err(|e| format!("cannot write {pdf}: {e}"))?,
+            other => dropped.push(format!(
+                "{pdf} (figure {} of paper.tex) not made: {}",
+                i + 1,
+                match other {
+                    Some(Err(e)) => e,
+                    _ => "the compile ran out of time".into(),
+                }
+            )),
+        }
+    }
+    published.dropped = dropped;
+    published.pdf = started.elapsed();
+    Ok(published)
+}
+
+/// A drawn figure as a one-page PDF of its own size, for `paper.tex`.
+fn figure_markup(file: &str) -> String {
+    format!(
+        "#set page(width: auto, height: auto, margin: 0pt)\n#image({})\n",
+        typst_md::typst_str(file)
+    )
+}
+
+/// The figures youra drew (the manifest's files, relative to `paper/`) that the paper may
+/// include: a plain name, a regular file reached without a link. The rest are named.
+fn drawn_figures(run: &Path, paper_dir: &Path) -> (Vec<String>, Vec<String>) {
+    let manifest = match figures::load_manifest(run) {
+        Ok(m) => m,
+        Err(e) => return (Vec::new(), vec![format!("figures left out: {e}")]),
+    };
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for f in manifest {
+        let plain = tex::figure_pdf(&f.file).is_some();
+        let there = plain
+            && crate::fsutil::open_beneath(
+                paper_dir,
+                Path::new(&f.file),
+                crate::fsutil::Beneath::Read,
+            )
+            .is_ok();
+        if there {
+            kept.push(f.file);
+        } else {
+            dropped.push(format!(
+                "figure {:?} left out: not a plain file under paper/",
+                f.file.chars().take(120).collect::<String>()
+            ));
+        }
+    }
+    (kept, dropped)
 }
 
 /// The paper's references and figures checked against the run: every citation and

@@ -1,7 +1,9 @@
-//! `paper/paper.pdf`, compiled in-process by Typst used as a library: no TeX installation,
-//! no network, the fonts bundled in the binary (`typst-assets`). [`PaperWorld`] is the
-//! smallest `typst::World`: one main source, files read from the paper's folder only (the
-//! figures and `references.bib`), no packages. Why Typst: docs/decisions/0004-paper-pdf-typst.md.
+//! `paper/paper.pdf`, compiled by Typst used as a library: no TeX installation, no network,
+//! the fonts bundled in the binary (`typst-assets`). [`PaperWorld`] is the smallest
+//! `typst::World`: one main source, files read from the paper's folder only (the figures
+//! and `references.bib`, no link followed, capped), no packages. [`compile`] runs in the
+//! bounded child process of `paper::bounded`, never in the engine's own process. Why Typst:
+//! docs/decisions/0004-paper-pdf-typst.md.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -55,19 +57,14 @@ impl PaperWorld {
         if rel.split('/').any(|s| s == ".." || s.is_empty()) {
             return Err(FileError::AccessDenied);
         }
-        let path = self.root.join(rel);
-        // Nor through a link that leads out of it.
-        let inside = match (path.canonicalize(), self.root.canonicalize()) {
-            (Ok(p), Ok(root)) => p.starts_with(root),
-            (Err(e), _) => return Err(FileError::from_io(e, &path)),
-            (_, Err(_)) => false,
-        };
-        if !inside {
-            return Err(FileError::AccessDenied);
-        }
-        std::fs::read(&path).map_err(|e| FileError::from_io(e, &path))
+        // No link followed on the way, regular files only, never a whole disk.
+        crate::fsutil::read_beneath(&self.root, Path::new(rel), FILE_CAP)
+            .map_err(|e| FileError::from_io(e, &self.root.join(rel)))
     }
 }
+
+/// The most the compiler reads of one file (a figure SVG, `references.bib`).
+const FILE_CAP: u64 = 64 << 20;
 
 impl World for PaperWorld {
     fn library(&self) -> &LazyHash<Library> {

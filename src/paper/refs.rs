@@ -8,6 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::citekey::CiteKey;
+
 /// Where the run keeps every record its literature search retrieved.
 pub const LITERATURE_FILE: &str = "literature.jsonl";
 
@@ -96,15 +98,17 @@ fn base_key(r: &Record) -> String {
     format!("{family}{year}{word}")
 }
 
-/// Give every record without one a unique key; records that already have one keep it (a
-/// recorded search's keys are part of the recording). Duplicates get `b`, `c`… appended.
+/// Give every record without a valid key a unique one; records that already have a valid
+/// [`CiteKey`] keep it (a recorded search's keys are part of the recording). A recorded key
+/// outside the alphabet (a newline and `@preamble{…}`, a brace) is refused and replaced by
+/// the derived one, so it never reaches the `.bib`. Duplicates get `b`, `c`… appended.
 pub fn assign_keys(records: &mut [Record]) {
     let mut used: BTreeSet<String> = BTreeSet::new();
     for r in records.iter_mut() {
-        let want = if r.key.trim().is_empty() {
-            base_key(r)
-        } else {
-            r.key.trim().to_string()
+        let want = match CiteKey::parse(r.key.trim()) {
+            Some(k) => k.as_str().to_string(),
+            None => CiteKey::sanitize(&base_key(r))
+                .map_or_else(|| "anon".to_string(), |k| k.as_str().to_string()),
         };
         let mut key = want.clone();
         let mut suffix = b'b';
@@ -188,6 +192,10 @@ mod tests {
                 key: "kept".into(),
                 ..rec("x", "y", 1)
             },
+            Record {
+                key: "x\n@preamble{\"\\immediate\\write18{touch x}\"}".into(),
+                ..rec("Forged keys", "Eve Mallory", 2024)
+            },
         ];
         assign_keys(&mut r);
         let keys: Vec<&str> = r.iter().map(|r| r.key.as_str()).collect();
@@ -197,7 +205,8 @@ mod tests {
                 "gorman2014ecological",
                 "gorman2014ecologicalb",
                 "anon2001",
-                "kept"
+                "kept",
+                "mallory2024forged"
             ]
         );
     }

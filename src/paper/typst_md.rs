@@ -1,105 +1,86 @@
-//! The checked Markdown paper as Typst markup, through pulldown-cmark's events. Every piece
-//! of text is escaped so that nothing a model wrote can become Typst code: `#`, `$`, `*`,
-//! `_`, `@`, `<`, `[`, `-` and the rest are backslashed (so a sanitized `---` stays three
-//! hyphens, not an em dash). A citation becomes `#cite(<key>)` only for a key the
-//! bibliography holds; any other `@` is text.
+//! The checked Markdown paper as Typst markup, through pulldown-cmark's events. Text is data,
+//! never code: every piece of text from the paper enters the markup through [`text`], which
+//! writes it as a string literal (`#"…";`) built by [`typst_str`], the one door into Typst.
+//! Inside a string literal only `\` and `"` mean anything, and both are escaped; the `;`
+//! after every expression youra emits (`#raw("…");`, `#cite(label("k"));`, `#emph[…];`)
+//! ends it, so nothing after it can continue it as a method call, a field or an argument
+//! (`` `acc`.at(…) `` stays text). Citations become `#cite` only for a key the bibliography
+//! holds; images only for a figure youra drew (the manifest); anything else is text or is
+//! left out with a warning.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-/// Typst markup for literal text.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
+use super::emit::{Emitted, Inputs, Piece, pieces};
+
+/// A Typst string literal holding `text` exactly (control characters but newline and tab
+/// dropped): the one way text youra did not write enters Typst.
+pub fn typst_str(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
     for c in text.chars() {
         match c {
-            '\\' | '#' | '*' | '_' | '`' | '$' | '<' | '>' | '@' | '[' | ']' | '~' | '/' | '='
-            | '-' | '+' | '"' | '\'' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() && c != '\n' => {}
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {}
             c => out.push(c),
         }
     }
+    out.push('"');
     out
 }
 
-/// A Typst string literal's contents.
-pub fn string(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| match c {
-            '\\' => vec!['\\', '\\'],
-            '"' => vec!['\\', '"'],
-            '\n' => vec!['\\', 'n'],
-            c if c.is_control() => vec![],
-            c => vec![c],
-        })
-        .collect()
+/// `text` as markup that shows it literally: an embedded string, ended by `;`.
+pub fn text(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    format!("#{};", typst_str(text))
 }
 
-fn key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')
-}
-
-/// Text with citations: `[@a; @b]` and bare `@a` for known keys become `#cite(<a>)`.
-fn text_with_citations(text: &str, keys: &[String]) -> String {
+/// Text with citations of known keys as `#cite(label("key"));`.
+fn with_citations(t: &str, inputs: &Inputs) -> String {
     let mut out = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    let key_at = |j: usize| -> Option<(String, usize)> {
-        let k: String = chars[j..].iter().take_while(|c| key_char(**c)).collect();
-        let k = k.trim_end_matches(['.', ':', '-']).to_string();
-        keys.contains(&k).then(|| {
-            let n = k.chars().count();
-            (k, j + n)
-        })
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        // A bracketed group whose every item is a known citation.
-        if c == '['
-            && chars.get(i + 1) == Some(&'@')
-            && let Some(close) = chars[i..].iter().position(|c| *c == ']')
-        {
-            let inner: String = chars[i + 1..i + close].iter().collect();
-            let items: Vec<&str> = inner.split(';').map(str::trim).collect();
-            let cites: Vec<&str> = items
-                .iter()
-                .filter_map(|it| it.strip_prefix('@'))
-                .filter(|k| keys.iter().any(|key| key == k))
-                .collect();
-            if !cites.is_empty() && cites.len() == items.len() {
-                for k in cites {
-                    out.push_str(&format!("#cite(<{k}>)"));
+    for piece in pieces(t, inputs.keys) {
+        match piece {
+            Piece::Text(s) => out.push_str(&text(&s)),
+            Piece::Cite(keys) => {
+                for k in keys {
+                    out.push_str(&format!("#cite(label({}));", typst_str(k.as_str())));
                 }
-                i += close + 1;
-                continue;
             }
         }
-        let after_boundary = i == 0 || !chars[i - 1].is_alphanumeric();
-        if c == '@'
-            && after_boundary
-            && let Some((k, end)) = key_at(i + 1)
-        {
-            out.push_str(&format!("#cite(<{k}>)"));
-            i = end;
-            continue;
-        }
-        out.push_str(&escape(&c.to_string()));
-        i += 1;
     }
     out
 }
 
-/// The paper as a complete Typst document: title, sections, tables, figures (image paths
-/// relative to `paper/`), and `#bibliography("references.bib")` when `keys` is not empty.
-pub fn document(md: &str, keys: &[String]) -> String {
-    let mut out = String::from(
-        "#set page(paper: \"a4\", margin: 2.2cm, numbering: \"1\")\n\
-         #set text(size: 10.5pt)\n\
-         #set par(justify: true)\n\
-         #show figure: set block(breakable: true)\n\n",
-    );
-    let mut text = String::new();
+/// A link target youra will make clickable: web addresses only (anything else, e.g.
+/// `javascript:` or a file path, stays the link's text).
+fn web_link(url: &str) -> bool {
+    let u = url.trim().to_ascii_lowercase();
+    (u.starts_with("https://") || u.starts_with("http://")) && !u.contains(char::is_whitespace)
+}
+
+/// The preamble every paper starts with (no hyphenation: the PDF's words read back as
+/// the checked text's words).
+const PREAMBLE: &str = "#set page(paper: \"a4\", margin: 2.2cm, numbering: \"1\")\n\
+     #set text(size: 10.5pt, hyphenate: false)\n\
+     #set par(justify: true)\n\
+     #show figure: set block(breakable: true)\n\n";
+
+/// `text` alone as a complete document, pages unnumbered (the property test's page: its
+/// PDF's text is `t`'s and nothing else).
+pub fn text_document(t: &str) -> String {
+    format!("{PREAMBLE}#set page(numbering: none)\n{}\n", text(t))
+}
+
+/// The paper as a complete Typst document: title, sections, tables, the drawn figures
+/// (paths relative to `paper/`), and `#bibliography("references.bib")` when there are keys.
+pub fn document(md: &str, inputs: &Inputs) -> Emitted {
+    let mut out = String::from(PREAMBLE);
+    let mut dropped = Vec::new();
+    let mut text_buf = String::new();
     // (in an image: its caption so far, and its target)
     let mut image: Option<(String, String)> = None;
     let mut table: Vec<Vec<String>> = Vec::new();
@@ -108,26 +89,48 @@ pub fn document(md: &str, keys: &[String]) -> String {
     let mut aligns: Vec<Alignment> = Vec::new();
     let mut list_depth: Vec<bool> = Vec::new();
     let mut code: Option<String> = None;
+    let mut links: Vec<bool> = Vec::new();
     let mut title_seen = false;
-    let flush = |text: &mut String, sink: &mut String| {
-        if !text.is_empty() {
-            sink.push_str(&text_with_citations(text, keys));
-            text.clear();
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    for event in Parser::new_ext(md, options) {
+        // An image's caption is its text only; code's text is code.
+        if let Some((cap, target)) = image.as_mut() {
+            match event {
+                Event::Text(t) | Event::Code(t) => cap.push_str(&t),
+                Event::End(TagEnd::Image) => {
+                    let (cap, target) = (std::mem::take(cap), std::mem::take(target));
+                    image = None;
+                    let sink = if in_cell { &mut cell } else { &mut out };
+                    match inputs.figure(&target) {
+                        Some(file) => sink.push_str(&format!(
+                            "\n#figure(image({}, width: 88%), caption: [{}]);\n\n",
+                            typst_str(file),
+                            with_citations(&cap, inputs)
+                        )),
+                        None => {
+                            dropped.push(Inputs::dropped_image(&target));
+                            sink.push_str(&format!(
+                                "#emph[{}];",
+                                text(&format!("(figure missing: {cap})"))
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
         }
-    };
-    for event in Parser::new_ext(md, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
         if let Event::Text(t) = &event {
-            if let Some((cap, _)) = image.as_mut() {
-                cap.push_str(t);
-            } else if let Some(c) = code.as_mut() {
-                c.push_str(t);
-            } else {
-                text.push_str(t);
+            match code.as_mut() {
+                Some(c) => c.push_str(t),
+                None => text_buf.push_str(t),
             }
             continue;
         }
         let sink: &mut String = if in_cell { &mut cell } else { &mut out };
-        flush(&mut text, sink);
+        if !text_buf.is_empty() {
+            sink.push_str(&with_citations(&std::mem::take(&mut text_buf), inputs));
+        }
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 if level == HeadingLevel::H1 && !title_seen {
@@ -141,27 +144,25 @@ pub fn document(md: &str, keys: &[String]) -> String {
             Event::End(TagEnd::Heading(level)) => {
                 if level == HeadingLevel::H1 && !title_seen {
                     title_seen = true;
-                    sink.push_str("]]\n#v(0.8em)\n\n");
+                    sink.push_str("]];\n#v(0.8em);\n\n");
                 } else {
                     sink.push_str("\n\n");
                 }
             }
-            Event::Start(Tag::Paragraph) => {}
             Event::End(TagEnd::Paragraph) => {
                 sink.push_str(if list_depth.is_empty() { "\n\n" } else { "" })
             }
-            Event::Start(Tag::Emphasis) | Event::End(TagEnd::Emphasis) => sink.push('_'),
-            Event::Start(Tag::Strong) | Event::End(TagEnd::Strong) => sink.push('*'),
+            Event::Start(Tag::Emphasis) => sink.push_str("#emph["),
+            Event::Start(Tag::Strong) => sink.push_str("#strong["),
             Event::Start(Tag::Strikethrough) => sink.push_str("#strike["),
-            Event::End(TagEnd::Strikethrough) => sink.push(']'),
-            Event::Code(c) => sink.push_str(&format!("#raw(\"{}\")", string(&c))),
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let _ = matches!(kind, CodeBlockKind::Fenced(_));
-                code = Some(String::new());
+            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => {
+                sink.push_str("];")
             }
+            Event::Code(c) => sink.push_str(&format!("#raw({});", typst_str(&c))),
+            Event::Start(Tag::CodeBlock(_)) => code = Some(String::new()),
             Event::End(TagEnd::CodeBlock) => {
                 let c = code.take().unwrap_or_default();
-                sink.push_str(&format!("#raw(block: true, \"{}\")\n\n", string(&c)));
+                sink.push_str(&format!("#raw(block: true, {});\n\n", typst_str(&c)));
             }
             Event::Start(Tag::List(first)) => {
                 if !list_depth.is_empty() {
@@ -204,34 +205,38 @@ pub fn document(md: &str, keys: &[String]) -> String {
             Event::Start(Tag::Image { dest_url, .. }) => {
                 image = Some((String::new(), dest_url.to_string()))
             }
-            Event::End(TagEnd::Image) => {
-                if let Some((cap, target)) = image.take() {
-                    sink.push_str(&format!(
-                        "\n#figure(image(\"{}\", width: 88%), caption: [{}])\n\n",
-                        string(&target),
-                        text_with_citations(&cap, keys)
-                    ));
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                let web = web_link(&dest_url);
+                if web {
+                    sink.push_str(&format!("#link({})[", typst_str(dest_url.trim())));
+                }
+                links.push(web);
+            }
+            Event::End(TagEnd::Link) => {
+                let web = links.pop() == Some(true);
+                if web {
+                    sink.push_str("];");
                 }
             }
-            Event::Start(Tag::Link { dest_url, .. }) => {
-                sink.push_str(&format!("#link(\"{}\")[", string(&dest_url)))
-            }
-            Event::End(TagEnd::Link) => sink.push(']'),
             Event::Start(Tag::BlockQuote(_)) => sink.push_str("#quote(block: true)["),
-            Event::End(TagEnd::BlockQuote(_)) => sink.push_str("]\n\n"),
+            Event::End(TagEnd::BlockQuote(_)) => sink.push_str("];\n\n"),
             Event::SoftBreak => sink.push(' '),
-            Event::HardBreak => sink.push_str("\\\n"),
-            Event::Rule => sink.push_str("#line(length: 100%)\n\n"),
-            Event::Html(h) | Event::InlineHtml(h) => sink.push_str(&escape(&h)),
-            Event::InlineMath(m) | Event::DisplayMath(m) => sink.push_str(&escape(&m)),
+            Event::HardBreak => sink.push_str("#linebreak();"),
+            Event::Rule => sink.push_str("#line(length: 100%);\n\n"),
+            Event::Html(h) | Event::InlineHtml(h) => sink.push_str(&text(&h)),
+            Event::InlineMath(m) | Event::DisplayMath(m) => sink.push_str(&text(&m)),
+            Event::FootnoteReference(f) => sink.push_str(&text(&format!("[^{f}]"))),
+            Event::TaskListMarker(done) => sink.push_str(&text(if done { "[x] " } else { "[ ] " })),
             _ => {}
         }
     }
-    flush(&mut text, &mut out);
-    if !keys.is_empty() {
-        out.push_str("\n#bibliography(\"references.bib\", title: \"References\", full: true)\n");
+    if !text_buf.is_empty() {
+        out.push_str(&with_citations(&text_buf, inputs));
     }
-    out
+    if !inputs.keys.is_empty() {
+        out.push_str("\n#bibliography(\"references.bib\", title: \"References\", full: true);\n");
+    }
+    Emitted { text: out, dropped }
 }
 
 fn table_markup(rows: &[Vec<String>], aligns: &[Alignment]) -> String {
@@ -252,7 +257,7 @@ fn table_markup(rows: &[Vec<String>], aligns: &[Alignment]) -> String {
             .map(|i| {
                 let c = row.get(i).map(String::as_str).unwrap_or("");
                 if r == 0 {
-                    format!("[*{c}*]")
+                    format!("[#strong[{c}];]")
                 } else {
                     format!("[{c}]")
                 }
@@ -262,51 +267,85 @@ fn table_markup(rows: &[Vec<String>], aligns: &[Alignment]) -> String {
         out.push_str(&cells.join(", "));
         out.push_str(",\n");
     }
-    out.push_str("), kind: table)\n\n");
+    out.push_str("), kind: table);\n\n");
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paper::citekey::CiteKey;
 
     #[test]
-    fn specials_cannot_become_code() {
+    fn text_is_a_string_and_every_expression_ends() {
         let cases = [
-            ("#import \"x\": *", "\\#import \\\"x\\\": \\*"),
-            ("$x$ <l> @k [a]", "\\$x\\$ \\<l\\> \\@k \\[a\\]"),
-            ("---", "\\-\\-\\-"),
-            ("a // b", "a \\/\\/ b"),
+            ("#import \"x\": *", "#\"#import \\\"x\\\": *\";"),
+            ("a\\b\nc\u{7}", "#\"a\\\\b\\nc\";"),
+            ("", ""),
         ];
         for (raw, want) in cases {
-            assert_eq!(escape(raw), want, "{raw}");
+            assert_eq!(text(raw), want, "{raw}");
         }
     }
 
     #[test]
     fn a_paper_becomes_a_document() {
-        let md = "# Title *x*\n\n## Results\n\nAs [@gorman2014ecological] and @nobody said, 50% of #tags.\n\n| A | B |\n|---|---:|\n| h-e1 | --- |\n\n![Gate summary](figures/gates.svg)\n";
-        let doc = document(md, &["gorman2014ecological".into()]);
-        assert!(
-            doc.contains("#align(center)[#text(17pt, weight: \"bold\")[Title _x_]]"),
-            "{doc}"
+        let md = "# Title *x*\n\n## Results\n\nAs [@gorman2014ecological]; @nobody said, `acc`.at(1, default: calc.pow(7, 7)) #tags.\n\n| A | B |\n|---|---:|\n| h-e1 | --- |\n\n![Gate summary](figures/gates.svg)\n\n![x][r]\n\n[r]: <../../etc/x\";.svg>\n";
+        let keys: Vec<CiteKey> = CiteKey::parse("gorman2014ecological").into_iter().collect();
+        let figures = vec!["figures/gates.svg".to_string()];
+        let e = document(
+            md,
+            &Inputs {
+                keys: &keys,
+                figures: &figures,
+            },
         );
-        assert!(doc.contains("= Results"), "{doc}");
-        assert!(
-            doc.contains("As #cite(<gorman2014ecological>) and \\@nobody said, 50% of \\#tags."),
-            "{doc}"
-        );
-        assert!(doc.contains("[*A*], [*B*],"), "{doc}");
-        assert!(doc.contains("[h\\-e1], [\\-\\-\\-],"), "{doc}");
+        let doc = &e.text;
         assert!(
             doc.contains(
-                "#figure(image(\"figures/gates.svg\", width: 88%), caption: [Gate summary])"
+                "#align(center)[#text(17pt, weight: \"bold\")[#\"Title \";#emph[#\"x\";];]];"
+            ),
+            "{doc}"
+        );
+        assert!(doc.contains("= #\"Results\";"), "{doc}");
+        assert!(
+            doc.contains("#\"As \";#cite(label(\"gorman2014ecological\"));#\"; @nobody said, \";#raw(\"acc\");#\".at(1, default: calc.pow(7, 7)) #tags.\";"),
+            "{doc}"
+        );
+        assert!(doc.contains("[#strong[#\"A\";];]"), "{doc}");
+        assert!(doc.contains("[#\"h-e1\";], [#\"---\";],"), "{doc}");
+        assert!(
+            doc.contains(
+                "#figure(image(\"figures/gates.svg\", width: 88%), caption: [#\"Gate summary\";]);"
             ),
             "{doc}"
         );
         assert!(
-            doc.ends_with("#bibliography(\"references.bib\", title: \"References\", full: true)\n")
+            !doc.contains("etc/x"),
+            "a reference-style image is dropped: {doc}"
         );
-        assert!(!document("# T\n", &[]).contains("bibliography"));
+        assert_eq!(e.dropped.len(), 1, "{:?}", e.dropped);
+        assert!(e.dropped[0].contains("etc/x"), "{:?}", e.dropped);
+        assert!(
+            doc.ends_with(
+                "#bibliography(\"references.bib\", title: \"References\", full: true);\n"
+            )
+        );
+        let none = Inputs {
+            keys: &[],
+            figures: &[],
+        };
+        assert!(!document("# T\n", &none).text.contains("bibliography"));
+    }
+
+    #[test]
+    fn only_web_links_are_clickable() {
+        let none = Inputs {
+            keys: &[],
+            figures: &[],
+        };
+        let doc = document("[a](https://x.org) [b](javascript:alert(1))\n", &none).text;
+        assert!(doc.contains("#link(\"https://x.org\")[#\"a\";];"), "{doc}");
+        assert!(!doc.contains("javascript"), "{doc}");
     }
 }

@@ -33,15 +33,10 @@ impl StageRunner for ManuscriptRefinement {
             super::drafting::with_figures_and_references(ctx, &polished, &snap.vsa, &records);
         let report = super::drafting::write_sanitized(ctx, FINAL, &polished, &registry)?;
         // The PDF, the LaTeX and the bibliography, from the checked text.
-        let event = match crate::paper::publish(ctx.run, &report.text) {
-            Ok(p) => format!(
-                "{} and {} written ({} references, {} KB PDF compiled in {} ms)",
-                crate::paper::PDF,
-                crate::paper::TEX,
-                p.references,
-                p.pdf_bytes / 1024,
-                p.pdf.as_millis()
-            ),
+        // Past `[paper] compile_timeout_s` (or its memory bound) there is no PDF; the run
+        // goes on and the event says why.
+        let event = match crate::paper::publish_with(ctx.run, &report.text, ctx.paper) {
+            Ok(p) => p.summary(),
             Err(e) => format!("{} not written: {e}", crate::paper::PDF),
         };
         ctx.emit(crate::rundir::events::Event::new("paper").message(event));
