@@ -113,7 +113,10 @@ impl Failure {
                 failed_checks,
                 measured,
             },
-            metrics: crate::exec::read_metrics(&results.join("metrics.jsonl")).records,
+            // Through the measurements' gateway: what youra collected, capped and bounded.
+            metrics: crate::exec::collected::read(ctx.run, id, crate::exec::METRICS_FILE)
+                .map(|m| crate::exec::collected::metric_records(&m).0)
+                .unwrap_or_default(),
             log: results.join("run.log"),
         })
     }

@@ -66,17 +66,17 @@ pub enum Refused {
     NotMeasured(String),
     /// A link on the way, not a regular file, too large, unreadable.
     Unreadable(String),
-    /// Its sha256 is in no trusted collection record.
-    NotRecorded(String),
+    /// Its sha256 (given) is in no trusted collection record.
+    NotRecorded { why: String, sha256: String },
 }
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refused::Absent => write!(f, "absent"),
-            Refused::NotMeasured(m) | Refused::Unreadable(m) | Refused::NotRecorded(m) => {
-                write!(f, "{m}")
-            }
+            Refused::NotMeasured(m)
+            | Refused::Unreadable(m)
+            | Refused::NotRecorded { why: m, .. } => write!(f, "{m}"),
         }
     }
 }
@@ -151,9 +151,12 @@ pub fn read_with(
             match found {
                 Some((n, _)) => Some(*n),
                 None => {
-                    return Err(Refused::NotRecorded(format!(
-                        "{shown}: not collected by youra (its sha256 is in no trusted record under {MANIFEST_DIR}/); its values are not measured"
-                    )));
+                    return Err(Refused::NotRecorded {
+                        why: format!(
+                            "{shown}: not collected by youra (its sha256 is in no trusted record under {MANIFEST_DIR}/); its values are not measured"
+                        ),
+                        sha256,
+                    });
                 }
             }
         }
@@ -308,6 +311,16 @@ pub fn each_row(m: &Measured, mut f: impl FnMut(usize, &Map<String, Value>)) -> 
         f(line, &row);
     }
     stats
+}
+
+/// The rows of a measured `metrics.jsonl` as the executor's records (for a reader that wants
+/// them typed: the failure context of recovery), bounded as [`each_row`] bounds them.
+pub fn metric_records(m: &Measured) -> (Vec<super::metrics::MetricRecord>, RowStats) {
+    let mut out = Vec::new();
+    let stats = each_row(m, |line, row| {
+        out.push(super::metrics::MetricRecord::from_object(line, row.clone()));
+    });
+    (out, stats)
 }
 
 /// Remove the numbers of `row` a chart cannot draw; how many were removed.

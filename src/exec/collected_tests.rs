@@ -39,7 +39,9 @@ fn a_run_without_records_is_read_as_found_and_one_with_records_only_as_recorded(
     .expect("w");
     for rel in ["attempts/77/metrics.jsonl", "metrics.jsonl"] {
         match read(run, "h-e1", rel) {
-            Err(Refused::NotRecorded(m)) => assert!(m.contains("not collected by youra"), "{m}"),
+            Err(Refused::NotRecorded { why, .. }) => {
+                assert!(why.contains("not collected by youra"), "{why}")
+            }
             other => panic!("{rel}: {other:?}"),
         }
     }
@@ -60,7 +62,7 @@ fn an_untrusted_record_trusts_nothing() {
         .expect("record");
     assert!(matches!(
         read(run, "h-e1", "experiment_results.json"),
-        Err(Refused::NotRecorded(_))
+        Err(Refused::NotRecorded { .. })
     ));
 }
 

@@ -23,7 +23,7 @@ pub struct MetricRecord {
 }
 
 impl MetricRecord {
-    fn from_object(line: usize, object: Map<String, Value>) -> MetricRecord {
+    pub(crate) fn from_object(line: usize, object: Map<String, Value>) -> MetricRecord {
         let mut record = MetricRecord {
             line,
             ..MetricRecord::default()

@@ -298,7 +298,9 @@ fn source_problem(run: &Path, f: &Figure, s: &Source) -> Option<(String, String)
                 format!("{why}; re-run Manuscript Drafting"),
             ));
         }
-        Err(Refused::NotRecorded(why) | Refused::Unreadable(why)) => {
+        // Changed since drawn says more than "not collected" (a changed file is in no record).
+        Err(Refused::NotRecorded { sha256, .. }) if sha256 != s.sha256 => sha256,
+        Err(Refused::NotRecorded { why, .. } | Refused::Unreadable(why)) => {
             return Some((
                 format!(
                     "figure {} plots {}, which is not a file youra collected",

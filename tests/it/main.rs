@@ -35,6 +35,7 @@ mod evidence_check;
 mod exec;
 mod handed_run;
 mod experiment_index;
+mod gateway;
 mod hypothesis_loop;
 mod incremental_read;
 mod layers;

@@ -152,13 +152,13 @@ fn an_attempt_the_experiment_wrote_itself_is_not_measured() {
     assert_eq!(gate(&dir, "h-e1"), ("VALIDATED".into(), "PASS".into()));
     // youra's records are outside the workspace; the registry skips the forged file.
     assert!(dir.join(".youra/attempts/h-e1/1.json").is_file());
-    let (values, warnings) = registry_values(&dir);
+    let (values, _) = registry_values(&dir);
     assert!(!values.contains(&0.9911), "{values:?}");
+    // Issue 39: the planted folder left the workspace when the violation was recorded.
+    assert!(!dir.join("h-e1/results/attempts/77").exists());
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("attempts/77/experiment_results.json: not collected by youra")),
-        "{warnings:?}"
+        dir.join(".youra/planted/h-e1/77-r1/experiment_results.json")
+            .is_file()
     );
     // report check: a paper claiming the planted value fails, the measured one passes.
     let check = |value: &str| {
