@@ -3,6 +3,7 @@
 # (each step idempotent and cached under target/ where it is heavy), then runs cargo test.
 #   bubblewrap        the experiment sandbox (every sandbox test fails without it)
 #   poppler-utils     pdftotext, which reads the paper's PDF back in the tests
+#   texlive-binaries  bibtex, which reads youra's references.bib in tests/it/paper_bib.rs
 #   chromium          headless, it loads `youra report html`'s page in tests/it/report_html.rs
 #   the MCP reference server (optional, with Node)   tests/it/tools.rs uses it when present
 #   the local model server (llama-cpp-python + SmolLM2-135M, ~7 min once, into target/)
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
+command -v bibtex >/dev/null || need_apt+=(texlive-binaries)
 command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== apt: ${need_apt[*]}"
