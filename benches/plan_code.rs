@@ -1,8 +1,10 @@
 //! Per-node snapshot cost (issue 27: ≤ 50 ms each): on the demo's code (`assets/demo/code/`)
-//! and a results file, the median of committing a node (`Repo::commit_node`: a temporary
-//! index, add, write-tree, commit-tree, update-ref) and of checking a node out into the
-//! workspace (`Repo::start_from` of its parent, `Repo::restore` of the best), each node a
-//! child of the last with one line of its code changed, as a search makes them.
+//! and a results file, the median of taking `code/` before a run (`CodeSnapshot::take`),
+//! checking it after the run (`CodeSnapshot::after_run`), committing a node
+//! (`Repo::commit_node`: each file hashed as data, a temporary index from the list,
+//! write-tree, commit-tree, update-ref) and of checking a node out into the workspace
+//! (`Repo::start_from` of its parent, `Repo::restore` of the best: blobs written by youra),
+//! each node a child of the last with one line of its code changed, as a search makes them.
 //!
 //! Run: `cargo bench --bench plan_code`.
 
@@ -10,7 +12,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use youra::plan::NodeId;
-use youra::plan::node_code::Repo;
+use youra::plan::code_snapshot::CodeSnapshot;
+use youra::plan::node_code::{ObjectId, Repo};
 
 const NODES: usize = 31;
 
@@ -43,7 +46,8 @@ fn main() {
         .to_vec();
     let (mut commits, mut commit_t, mut start_t, mut restore_t) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut parent: Option<String> = None;
+    let (mut take_t, mut check_t) = (Vec::new(), Vec::new());
+    let mut parent: Option<ObjectId> = None;
     for i in 0..NODES {
         let node = NodeId::new(&format!("n-{:04}", i + 1)).expect("id");
         // The node's own change: one line of the script, and its measured result.
@@ -57,14 +61,22 @@ fn main() {
         )
         .expect("results");
         let t = Instant::now();
+        let snapshot = CodeSnapshot::take(&ws).expect("snapshot");
+        take_t.push(t.elapsed());
+        let t = Instant::now();
+        assert!(snapshot.after_run(&ws).expect("check").is_empty());
+        check_t.push(t.elapsed());
+        let t = Instant::now();
         let c = repo
             .commit_node(
                 &node,
-                parent.as_deref(),
+                parent.as_ref(),
+                Some(&snapshot),
                 "# Plan\n\ntry a variant",
                 Some(&argv),
             )
-            .expect("commit");
+            .expect("commit")
+            .commit;
         commit_t.push(t.elapsed());
         // The next node starts from this one's code, as a child does.
         let t = Instant::now();
@@ -79,7 +91,16 @@ fn main() {
         restore_t.push(t.elapsed());
     }
     let (commit_m, start_m, restore_m) = (median(commit_t), median(start_t), median(restore_t));
+    let (take_m, check_m) = (median(take_t), median(check_t));
     println!("\n== youra node-code snapshot benchmark ({NODES} nodes, demo code, median) ==");
+    println!(
+        "take code/ before the run:                   {}",
+        ms(take_m)
+    );
+    println!(
+        "check code/ after the run:                   {}",
+        ms(check_m)
+    );
     println!(
         "commit a node (code/ + results/):            {}",
         ms(commit_m)

@@ -11,7 +11,7 @@ use std::io;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path};
 
-use super::git_run::{EMPTY_TREE, Input, Io, TempFile, git};
+use super::git_run::{Input, Io, TempFile, git};
 use super::node_code::CodeError;
 use super::object_id::ObjectId;
 
@@ -164,9 +164,6 @@ pub fn hash_walked(git_dir: &Path, w: &Walked, prefix: &str) -> Result<Vec<Entry
 
 /// The tree of `entries` (built on a temporary index; git is given the list, not a folder).
 pub fn write_tree(git_dir: &Path, entries: &[Entry], tag: &str) -> Result<ObjectId, CodeError> {
-    if entries.is_empty() {
-        return Ok(ObjectId::parse(EMPTY_TREE).map_err(bad_id("write-tree", git_dir))?);
-    }
     let index = TempFile(git_dir.join(format!("index.{tag}.{}", std::process::id())));
     let _ = std::fs::remove_file(&index.0);
     let mut list = Vec::new();
