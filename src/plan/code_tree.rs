@@ -281,3 +281,68 @@ pub fn write_out(
     }
     Ok(refused)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_git_refuses_and_paths_that_leave_the_folder_are_refused() {
+        for name in [
+            ".git", ".GIT", ".git.", ".git ", "git~1", "GIT~1", "", ".", "..",
+        ] {
+            assert!(reserved(name), "{name:?}");
+        }
+        for name in ["git", ".gitignore", ".gitattributes", "a.git", "x"] {
+            assert!(!reserved(name), "{name:?}");
+        }
+        assert_eq!(safe_parts("code/a/b.py"), Some(vec!["code", "a", "b.py"]));
+        for path in [
+            "../x",
+            "code/../../x",
+            "/etc/passwd",
+            "code/.git/hooks/x",
+            "a//b",
+            "./a",
+        ] {
+            assert_eq!(safe_parts(path), None, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn a_folder_round_trips_as_data_and_no_entry_is_an_empty_tree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let git_dir = tmp.path().join("r.git");
+        std::fs::create_dir_all(&git_dir).unwrap();
+        super::super::git_run::init(&git_dir).unwrap();
+        let empty = write_tree(&git_dir, &[], "t").unwrap();
+        assert_eq!(empty.as_str(), super::super::git_run::EMPTY_TREE);
+        let src = tmp.path().join("src");
+        std::fs::create_dir_all(src.join("sub")).unwrap();
+        std::fs::write(src.join("a.txt"), "a\r\n").unwrap();
+        std::fs::write(src.join("sub/b.sh"), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(src.join("sub/b.sh"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", src.join("link")).unwrap();
+        let walked = walk(&src, "src/", &|_| false);
+        assert_eq!(walked.left_out, ["src/link: a symlink"]);
+        let entries = hash_walked(&git_dir, &walked, "p/").unwrap();
+        let tree = write_tree(&git_dir, &entries, "t").unwrap();
+        let listed = list(&git_dir, &tree).unwrap();
+        assert_eq!(listed, entries);
+        let out = tmp.path().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        assert!(write_out(&git_dir, &listed, "p/", &out).unwrap().is_empty());
+        assert_eq!(std::fs::read(out.join("a.txt")).unwrap(), b"a\r\n");
+        let mode = std::fs::metadata(out.join("sub/b.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "executable kept");
+        assert!(
+            write_out(&git_dir, &listed, "p/", &out).is_err(),
+            "never over an existing file"
+        );
+    }
+}
