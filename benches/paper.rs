@@ -1,10 +1,11 @@
 //! Manuscript Drafting's added cost on the demo (target ≤ 2 s): drawing the figures from the
 //! measured files (SVG, with their sha256 manifest) and publishing the checked paper
-//! (`references.bib`, `paper.tex`, and `paper.pdf` compiled in-process by Typst). The demo
-//! runs once headless; the figures and the PDF are then rebuilt `RUNS` times on its final
-//! paper. The first call is what a run pays (the engine compiles once per process: font
-//! parsing and a cold Typst compile); later calls reuse Typst's memoized work and are
-//! printed apart as medians.
+//! (`references.bib`, `paper.tex`, and `paper.pdf` with the figures' PDFs for `paper.tex`,
+//! compiled by Typst in youra's bounded child process, `paper::bounded`). The demo runs
+//! once headless; the figures and the PDF are then rebuilt `RUNS` times on its final paper.
+//! The first call is what a run pays (the engine compiles once per process: starting the
+//! child, font parsing and a cold Typst compile); later calls reuse the child and Typst's
+//! memoized work and are printed apart as medians.
 //!
 //! Run: `cargo bench --bench paper` (release), or `cargo bench --profile dev --bench paper`.
 
@@ -45,6 +46,7 @@ fn main() {
         let linked = youra::paper::figures::with_links(&md, &figs);
         let f = t.elapsed();
         let p = youra::paper::publish(&dir, &linked).expect("publish");
+        assert_eq!(p.no_pdf, None, "the demo's paper compiles");
         let all = t.elapsed();
         bytes = p.pdf_bytes;
         if first.is_none() {

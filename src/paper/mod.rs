@@ -11,6 +11,7 @@ pub mod cite;
 pub mod citekey;
 pub mod draw;
 pub mod emit;
+pub mod figure_pdf;
 pub mod figures;
 pub mod pdf;
 pub mod refs;
@@ -148,8 +149,12 @@ pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Pu
         }
         _ => {}
     }
+    let (figure_pdfs, unread) = figure_pdf::plan(&dir, &figures);
+    dropped.extend(unread);
+    let to_make: Vec<&figure_pdf::Figure> =
+        figure_pdfs.iter().filter(|f| f.made.is_none()).collect();
     let mut jobs = vec![typ.text];
-    jobs.extend(figures.iter().map(|f| figure_markup(f)));
+    jobs.extend(to_make.iter().map(|f| figure_pdf::markup(&f.svg)));
     let mut published = Published {
         references: records.len(),
         bib_and_tex,
@@ -176,16 +181,22 @@ pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Pu
                 Some(bounded::Failure::Deadline(settings.bounds().deadline).to_string())
         }
     }
-    for (i, f) in figures.iter().enumerate() {
-        let Some(pdf) = tex::figure_pdf(f) else {
-            continue;
-        };
+    let write_figure = |f: &figure_pdf::Figure, bytes: &[u8]| {
+        crate::fsutil::write_beneath(&dir, Path::new(&f.pdf), bytes)
+            .map_err(|e| format!("cannot write {}: {e}", f.pdf))
+    };
+    for f in figure_pdfs.iter().filter(|f| f.made.is_some()) {
+        write_figure(f, f.made.as_deref().unwrap_or_default())?;
+    }
+    for f in to_make {
         match results.next() {
-            Some(Ok(bytes)) => crate::fsutil::write_beneath(&dir, Path::new(&pdf), &bytes)
-                .map_err(|e| format!("cannot write {pdf}: {e}"))?,
+            Some(Ok(bytes)) => {
+                write_figure(f, &bytes)?;
+                figure_pdf::remember(f, &bytes);
+            }
             other => dropped.push(format!(
-                "{pdf} (figure {} of paper.tex) not made: {}",
-                i + 1,
+                "{} (for paper.tex) not made: {}",
+                f.pdf,
                 match other {
                     Some(Err(e)) => e,
                     _ => "the compile ran out of time".into(),
@@ -196,14 +207,6 @@ pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Pu
     published.dropped = dropped;
     published.pdf = started.elapsed();
     Ok(published)
-}
-
-/// A drawn figure as a one-page PDF of its own size, for `paper.tex`.
-fn figure_markup(file: &str) -> String {
-    format!(
-        "#set page(width: auto, height: auto, margin: 0pt)\n#image({})\n",
-        typst_md::typst_str(file)
-    )
 }
 
 /// The figures youra drew (the manifest's files, relative to `paper/`) that the paper may
