@@ -196,6 +196,41 @@ pub fn init(git_dir: &Path) -> Result<(), CodeError> {
     .map(|_| ())
 }
 
+/// Why youra will not hand the repository at `git_dir` to git, if it will not: what youra's
+/// own repositories never hold and a handed one could use to make git wait forever or read
+/// another repository (a config that is not a plain file or that includes another file, an
+/// alternates file, a `commondir`). The deadline is the backstop; this refuses at once.
+pub fn refused(git_dir: &Path) -> Option<String> {
+    let config = git_dir.join("config");
+    let text = match crate::fsutil::read_capped_string(&config, 64 * 1024) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("its config cannot be read as a plain file ({e})")),
+    };
+    let squeezed: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if squeezed.contains("[include") {
+        return Some(format!(
+            "{} includes other files ([include]/[includeIf]), which youra's repositories never do",
+            config.display()
+        ));
+    }
+    for extra in [
+        "objects/info/alternates",
+        "objects/info/http-alternates",
+        "commondir",
+    ] {
+        if std::fs::symlink_metadata(git_dir.join(extra)).is_ok() {
+            return Some(format!(
+                "it has {extra}, which youra's repositories never have (it would read another repository)"
+            ));
+        }
+    }
+    None
+}
+
 /// The install hint for [`CodeError::GitMissing`].
 pub fn install_hint() -> &'static str {
     INSTALL

@@ -98,7 +98,18 @@ impl Repo {
             std::fs::create_dir_all(&repo.git_dir).map_err(io_err(&repo.git_dir))?;
             git_run::init(&repo.git_dir)?;
         }
-        Ok(repo)
+        repo.checked()
+    }
+
+    /// `self`, unless it holds what youra's repositories never do ([`git_run::refused`]).
+    fn checked(self) -> Result<Repo, CodeError> {
+        match git_run::refused(&self.git_dir) {
+            None => Ok(self),
+            Some(why) => Err(CodeError::Refused(format!(
+                "youra does not read {}: {why}; it was not made by youra (remove it to start the node code afresh)",
+                self.git_dir.display()
+            ))),
+        }
     }
 
     /// The repository of `h` if it exists (readers create nothing).
@@ -110,7 +121,7 @@ impl Repo {
                 repo.git_dir.display()
             )));
         }
-        Ok(repo)
+        repo.checked()
     }
 
     fn at(run: &Path, h: &str) -> Result<Repo, CodeError> {

@@ -219,6 +219,62 @@ fn a_handed_repositorys_filters_drivers_and_hooks_run_nothing() {
 }
 
 #[test]
+fn a_repository_that_includes_a_fifo_or_borrows_objects_is_refused_at_once() {
+    let (g, run, commit) = run_with_code(&[("train.py", "acc = 0.93\n")]);
+    set_packet_commit(&run, commit.as_str());
+    let git_dir = Repo::existing(&run, "h-e1")
+        .unwrap()
+        .git_dir()
+        .to_path_buf();
+    let fifo = g.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let config = git_dir.join("config");
+    let plain = std::fs::read_to_string(&config).unwrap();
+    let r = run.to_str().unwrap().to_string();
+    let attacks: [(&str, Box<dyn Fn()>); 3] = [
+        (
+            "includes other files",
+            Box::new(|| {
+                std::fs::write(
+                    &config,
+                    format!("{plain}[ Include ]\n\tpath = {}\n", fifo.display()),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "its config cannot be read as a plain file",
+            Box::new(|| {
+                std::fs::remove_file(&config).unwrap();
+                std::os::unix::fs::symlink(&fifo, &config).unwrap();
+            }),
+        ),
+        (
+            "objects/info/alternates",
+            Box::new(|| {
+                let _ = std::fs::remove_file(&config);
+                std::fs::write(&config, &plain).unwrap();
+                std::fs::create_dir_all(git_dir.join("objects/info")).unwrap();
+                std::fs::write(git_dir.join("objects/info/alternates"), "/tmp\n").unwrap();
+            }),
+        ),
+    ];
+    for (why, arm) in attacks {
+        arm();
+        let started = std::time::Instant::now();
+        let out = common::youra(&["plan", "diff", &r, "h-e1", "n-0001"]);
+        let (stdout, stderr) = common::text(&out);
+        assert_eq!(out.status.code(), Some(1), "{why}: {stdout}{stderr}");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+        assert!(started.elapsed().as_secs() < 20, "{why}: refused at once");
+    }
+}
+
+#[test]
 fn a_tree_entry_that_leaves_the_folder_is_not_written() {
     let (g, run, _) = run_with_code(&[("train.py", "acc = 0.93\n")]);
     let repo = Repo::existing(&run, "h-e1").unwrap();
