@@ -32,6 +32,7 @@ fn gate(result: GateResult, required: &str, measured: &str) -> Outcome {
                 required: Some(required.into()),
                 measured: Some(measured.into()),
             }],
+            from_node: None,
         }),
         route: None,
     }

@@ -89,6 +89,7 @@ impl Walk {
         let i = self.judged(h, revision);
         let criteria = self.criteria.get(h).cloned().unwrap_or_default();
         self.steps[i].1.gate.get_or_insert_with(|| GateOutcome {
+            from_node: None,
             result: None,
             checks: criteria
                 .into_iter()
@@ -175,6 +176,18 @@ fn from_history(snap: &Snapshot) -> Trail {
                 "satisfied" | "failed_checks" | "evaluated_at",
             ] => {
                 w.gate(h, e.revision);
+            }
+            // The search's best node, written with the gate it judged: the value shown is
+            // that node's, not necessarily the attempt's own.
+            ["sub_hypotheses", h, "search", "best_node"] => {
+                let node = e
+                    .new
+                    .as_deref()
+                    .map(|n| n.trim_matches(['\'', '"']).to_string());
+                let same = w.attempt.get(*h).is_some_and(|(_, rev)| *rev == e.revision);
+                if let (true, Some(node)) = (same, node.filter(|n| !n.is_empty())) {
+                    w.gate(h, e.revision).from_node = Some(node);
+                }
             }
             ["sub_hypotheses", h, "gate", "measured"] => {
                 let g = w.gate(h, e.revision);
@@ -379,5 +392,6 @@ fn state_gate(g: &crate::vsa::Gate) -> GateOutcome {
     GateOutcome {
         result: g.result.clone(),
         checks,
+        from_node: None,
     }
 }

@@ -52,6 +52,12 @@ pub struct Outcome {
 pub struct GateOutcome {
     pub result: Option<GateResult>,
     pub checks: Vec<Check>,
+    /// The plan node whose measurement this judgement holds, when a plan-tree search wrote
+    /// it (its best node so far): an attempt's own node may have measured something else
+    /// (issue 40: n-0004 measured 0.7746 while the gate written after it holds n-0003's
+    /// 0.9356), so the row names whose value it shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_node: Option<String>,
 }
 
 /// One criterion as judged: the requirement (`>= 0.92`) and the measured value, as written.
@@ -144,11 +150,15 @@ impl GateOutcome {
                 }
             })
             .collect();
-        if checks.is_empty() {
+        let mut s = if checks.is_empty() {
             result.to_string()
         } else {
             format!("{result} {}", checks.join(", "))
+        };
+        if let Some(node) = &self.from_node {
+            s.push_str(&format!(" [best {node}]"));
         }
+        s
     }
 }
 

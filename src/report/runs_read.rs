@@ -42,7 +42,7 @@ fn collect(dir: &Path, depth: usize, out: &mut String) {
             && name
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| CODE_EXTENSIONS.contains(&ext))
-            && let Ok(text) = crate::fsutil::read_capped_string(&e.path(), MAX_CODE_BYTES)
+            && let Ok(text) = crate::fsutil::read_capped_string(e.path(), MAX_CODE_BYTES)
         {
             out.push_str(&text);
             out.push('\n');

@@ -147,6 +147,13 @@ fn a_replay_copy_stops_at_its_breakpoint_steps_and_diverges_where_the_threshold_
 
     let same = youra_exits(&["compare", s(&a), s(&a)], 0);
     assert!(same.contains("the runs agree at every step"), "{same}");
+    // Issue 40: the gate written after n-0004 (which measured 0.7746) holds the search's best
+    // node's 0.9356; the row says whose value it shows.
+    let fourth = same
+        .lines()
+        .find(|l| l.contains("Coding & Validation h-e1 #4"))
+        .unwrap_or_default();
+    assert!(fourth.contains("0.9356 (>= 0.92) [best n-0003]"), "{same}");
 }
 
 #[test]
