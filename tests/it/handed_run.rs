@@ -235,7 +235,8 @@ fn a_repository_that_includes_a_fifo_or_borrows_objects_is_refused_at_once() {
     let config = git_dir.join("config");
     let plain = std::fs::read_to_string(&config).unwrap();
     let r = run.to_str().unwrap().to_string();
-    let attacks: [(&str, Box<dyn Fn()>); 3] = [
+    type Arm<'a> = Box<dyn Fn() + 'a>;
+    let attacks: [(&str, Arm<'_>); 3] = [
         (
             "includes other files",
             Box::new(|| {
