@@ -163,10 +163,19 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
             out.push(r("tools.servers.timeout_s", t, 0.1, MONTH_S));
         }
     }
-    // `[paper]`'s compile bounds (`paper::settings`).
-    for (key, value, min, max) in crate::paper::settings::ranges(&c.paper) {
-        out.push(r(key, value, min, max));
-    }
+    // `[paper]`'s compile bounds.
+    out.push(r(
+        "paper.compile_timeout_s",
+        c.paper.compile_timeout_s,
+        1.0,
+        3600.0,
+    ));
+    out.push(r(
+        "paper.compile_memory_mb",
+        c.paper.compile_memory_mb as f64,
+        256.0,
+        1_048_576.0,
+    ));
     out
 }
 

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct PaperSettings {
-    /// Wall-clock seconds for the whole compile (paper and figures); 1 to 3600.
+    /// Wall-clock seconds for the whole compile (paper and figures); 1 to 3600
+    /// (`config_check` holds both ranges).
     pub compile_timeout_s: f64,
     /// Address-space limit of the compiling process in MiB; 256 to 1,048,576.
     pub compile_memory_mb: u64,
@@ -25,19 +26,6 @@ impl Default for PaperSettings {
             compile_memory_mb: 4096,
         }
     }
-}
-
-/// The ranges `config_check` holds the settings to: (key, value, min, max).
-pub fn ranges(s: &PaperSettings) -> [(&'static str, f64, f64, f64); 2] {
-    [
-        ("paper.compile_timeout_s", s.compile_timeout_s, 1.0, 3600.0),
-        (
-            "paper.compile_memory_mb",
-            s.compile_memory_mb as f64,
-            256.0,
-            1_048_576.0,
-        ),
-    ]
 }
 
 /// The bounds one compile runs under.
