@@ -79,7 +79,7 @@ pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
 /// headless demo's 0.5 s reject) becomes 0 in the copy, its old value left in a comment.
 /// Returns the value it replaced, if any.
 fn wait_for_researcher(toml: &Path) -> std::io::Result<Option<String>> {
-    let text = std::fs::read_to_string(toml)?;
+    let text = crate::fsutil::read_capped_string(toml, 1024 * 1024)?;
     let mut was = None;
     let lines: Vec<String> = text
         .lines()

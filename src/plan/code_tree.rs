@@ -17,6 +17,9 @@ use super::object_id::ObjectId;
 
 /// The most files one tree takes from a folder; more are left out and named.
 pub const MAX_FILES: usize = 10_000;
+/// The largest file (apparent size) a tree takes; a larger one is left out and named (a
+/// sparse 8 GiB file costs nothing to write and a minute to hash).
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 /// Folders of interpreter caches: never the node's code, never a violation.
 pub const CACHES: [&str; 2] = ["__pycache__", ".pytest_cache"];
 
@@ -129,6 +132,11 @@ pub fn walk(dir: &Path, shown: &str, skip: &dyn Fn(&str) -> bool) -> Walked {
                     .push(format!("{shown}{sub}: a nested git repository (`.git`)"));
             } else if kind.is_dir() {
                 stack.push((path, format!("{sub}/")));
+            } else if kind.is_file() && meta.len() > MAX_FILE_BYTES {
+                w.left_out.push(format!(
+                    "{shown}{sub}: larger than {MAX_FILE_BYTES} bytes ({} bytes apparent)",
+                    meta.len()
+                ));
             } else if kind.is_file() && w.files.len() >= MAX_FILES {
                 w.left_out
                     .push(format!("{shown}{sub}: more than {MAX_FILES} files"));
@@ -325,8 +333,18 @@ mod tests {
         std::fs::set_permissions(src.join("sub/b.sh"), std::fs::Permissions::from_mode(0o755))
             .unwrap();
         std::os::unix::fs::symlink("/etc/passwd", src.join("link")).unwrap();
+        let sparse = std::fs::File::create(src.join("sparse.bin")).unwrap();
+        sparse.set_len(8 << 30).unwrap();
         let walked = walk(&src, "src/", &|_| false);
-        assert_eq!(walked.left_out, ["src/link: a symlink"]);
+        assert_eq!(
+            walked.left_out,
+            [
+                "src/link: a symlink".to_string(),
+                format!(
+                    "src/sparse.bin: larger than {MAX_FILE_BYTES} bytes (8589934592 bytes apparent)"
+                )
+            ]
+        );
         let entries = hash_walked(&git_dir, &walked, "p/").unwrap();
         let tree = write_tree(&git_dir, &entries, "t").unwrap();
         let listed = list(&git_dir, &tree).unwrap();
