@@ -3,7 +3,7 @@
 //! final paper with Typst code after inline code (`` `acc`.at(…, default: calc.pow(7, 7))
 //! ``, a nested `for`) evaluates nothing and does not hang; citation punctuation survives;
 //! images come only from the figure manifest; a compile past its deadline or its memory
-//! bound ends without a PDF and says why.
+//! bound ends without a PDF and says why; no Markdown a model writes fails the compile.
 
 use std::path::Path;
 use std::process::Command;
@@ -58,6 +58,78 @@ proptest! {
         let pdf = youra::paper::pdf::compile(dir.path(), markup.clone())
             .map_err(|e| TestCaseError::fail(format!("{e}\n{markup}")))?;
         prop_assert_eq!(squeeze(&pdf_text_of(&pdf)), squeeze(&s), "{}", markup);
+    }
+}
+
+/// Markdown pieces an attacker would combine into a final paper.
+fn hostile_markdown() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "word ",
+        "`acc`",
+        ".at(0, default: calc.pow(7, 7))",
+        "#calc.pow(7, 7)",
+        "$x$",
+        "#",
+        "[",
+        "]",
+        "{",
+        "}",
+        "(",
+        ")",
+        ";",
+        "\\",
+        "*",
+        "_",
+        "**b**",
+        "*e*",
+        "~~s~~",
+        "\n",
+        "\n\n",
+        "- ",
+        "1. ",
+        "> ",
+        "# ",
+        "## ",
+        "---",
+        "<b>",
+        "@gorman2014ecological",
+        "[@gorman2014ecological]; ",
+        "[@gorman2014ecological; @x]",
+        "[l](https://x.org)",
+        "[j](javascript:x)",
+        "![c](figures/gates.svg)",
+        "![y][r]\n\n[r]: <../x\";.svg>\n",
+        "| a | b |\n|---|---|\n| ] | [d] |\n",
+        "  \n",
+        "```\n#x\n```\n",
+        "é",
+        "\u{7}",
+    ]);
+    prop::collection::vec(pieces, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// No Markdown a model writes makes the paper fail to compile or evaluates anything.
+    #[test]
+    fn any_markdown_compiles_and_evaluates_nothing(md in hostile_markdown()) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let record = youra::paper::refs::Record {
+            key: "gorman2014ecological".into(),
+            title: "Ecological sexual dimorphism".into(),
+            year: Some(2014),
+            ..Default::default()
+        };
+        std::fs::write(dir.path().join("references.bib"), youra::paper::bib::bibtex(&[record]))
+            .expect("bib");
+        let keys: Vec<youra::paper::citekey::CiteKey> =
+            youra::paper::citekey::CiteKey::parse("gorman2014ecological").into_iter().collect();
+        let inputs = youra::paper::emit::Inputs { keys: &keys, figures: &[] };
+        let markup = youra::paper::typst_md::document(&md, &inputs).text;
+        let pdf = youra::paper::pdf::compile(dir.path(), markup.clone())
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{md:?}\n{markup}")))?;
+        prop_assert!(!pdf_text_of(&pdf).contains("823543"), "{}", markup);
     }
 }
 
