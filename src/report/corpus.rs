@@ -259,7 +259,8 @@ fn read_text(path: &Path, total: usize) -> Option<String> {
     if meta.len() > MAX_FILE || total + meta.len() as usize > MAX_TOTAL {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
+    // No link followed, regular files only, capped: a FIFO in a handed run must not hang.
+    let bytes = crate::fsutil::read_capped(path, MAX_FILE).ok()?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return None;
     }

@@ -80,7 +80,8 @@ pub fn data_entries(run: &Path, hypotheses: &[String]) -> (Vec<Entry>, Vec<Strin
         found.sort();
         for file in found {
             let name = file.rsplit('/').next().unwrap_or(&file).to_string();
-            let Ok(text) = std::fs::read_to_string(run.join(&file)) else {
+            // No link followed, regular files only (a FIFO would hang), capped.
+            let Ok(text) = crate::fsutil::read_capped_string(run.join(&file), MAX_BYTES) else {
                 continue;
             };
             if let Some(n) = records(&name, &text) {

@@ -90,9 +90,13 @@ pub fn to_yaml(registry: &Registry, generated_at: &str) -> String {
 
 /// Load a registry file (youra's or YouRA's).
 pub fn load(path: &Path) -> Result<Registry, ReportError> {
-    let bytes = std::fs::read(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
+    // Capped, regular files only: a registry handed with a run may be anything.
+    const MAX_REGISTRY_BYTES: u64 = 64 * 1024 * 1024;
+    let bytes = crate::fsutil::read_capped(path, MAX_REGISTRY_BYTES).map_err(|source| {
+        ReportError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     let registry =
         from_yaml(&bytes, &path.display().to_string()).map_err(|source| ReportError::Yaml {

@@ -125,7 +125,10 @@ fn a_planted_attempt_folder_never_reaches_a_figure_and_is_moved_aside() {
     let notes = figs[0].notes.join("\n");
     assert!(!notes.contains("attempts/77"), "{notes}");
     let drawn = svg(run, "h-e1_metric.svg");
-    assert!(!drawn.contains("forged") && !drawn.contains("attempt 77"), "{drawn}");
+    assert!(
+        !drawn.contains("forged") && !drawn.contains("attempt 77"),
+        "{drawn}"
+    );
 }
 
 fn outcome(run: &Path) -> youra::exec::JobOutcome {
@@ -217,6 +220,13 @@ fn a_link_or_a_fifo_in_results_is_not_followed_and_does_not_hang() {
     .expect("link");
     std::os::unix::fs::symlink(host.path(), run.join("h-e1/results/attempts/2")).expect("link");
     mkfifo(&run.join("h-e1/results/experiment_results.json"));
+    // FIFOs where the registry and the method check read a handed run's other files.
+    for d in ["data", "h-e1/code", "h-e1/data"] {
+        std::fs::create_dir_all(run.join(d)).expect("mkdir");
+    }
+    mkfifo(&run.join("data/penguins.csv"));
+    mkfifo(&run.join("h-e1/code/model.py"));
+    mkfifo(&run.join("h-e1/03_config.md"));
     std::fs::create_dir_all(run.join("h-e1/results/attempts/3")).expect("mkdir");
     mkfifo(&run.join("h-e1/results/attempts/3/metrics.jsonl"));
     let r = run.clone();
@@ -236,6 +246,25 @@ fn a_link_or_a_fifo_in_results_is_not_followed_and_does_not_hang() {
         youra::report::registry_build::build(&r).expect("registry")
     });
     assert!(!registry.entries.iter().any(|e| e.value == 0.999));
+    // The whole `report check` (registry, method corpus, figures) ends on this run.
+    let paper = run.join("paper.md");
+    std::fs::write(&paper, "# Results\n\nWe measured an accuracy of 0.999.\n").expect("w");
+    let args = [
+        "report".to_string(),
+        "check".into(),
+        run.display().to_string(),
+        "--paper".into(),
+        paper.display().to_string(),
+    ];
+    let out = within_a_minute("youra report check", move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        crate::common::youra(&args)
+    });
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("0.999 in prose is not a measured value") && said.contains("3 values"),
+        "{said}"
+    );
 }
 
 #[test]
