@@ -41,7 +41,16 @@ pub fn init(dir: &Path, opts: &InitOptions) -> Result<(), InitError> {
         let path = path.to_path_buf();
         move |source| InitError::Io { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    // Private to its owner (0700): the workspaces in it hold files experiments wrote, as
+    // this user. A folder the researcher made beforehand keeps the mode they chose.
+    if !dir.exists() {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io(dir))?;
+    }
     let name = opts.name.clone().unwrap_or_else(|| {
         dir.file_name()
             .map_or("run".into(), |n| n.to_string_lossy().into_owned())

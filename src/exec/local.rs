@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 use super::attempts::ATTEMPTS_DIR;
 use super::env::{EnvInputs, build_env, parent_passthrough};
 use super::gpu::GpuPool;
+use super::harden::Hardening;
 use super::job::{Job, METRICS_FILE, RESULTS_FILE};
 use super::limits::{self, ChildLimits};
 use super::sandbox::{self, Availability, SandboxSpec};
@@ -118,7 +119,7 @@ pub(super) struct JobPaths {
 impl JobPaths {
     /// The sandbox `job` runs in here: the one description both back ends hand to bwrap, so
     /// a Slurm job is confined exactly as a local one.
-    pub(super) fn sandbox<'a>(&'a self, job: &'a Job) -> SandboxSpec<'a> {
+    pub(super) fn sandbox<'a>(&'a self, job: &'a Job, hardening: Hardening) -> SandboxSpec<'a> {
         SandboxSpec {
             workspace: &self.workspace,
             workdir: &self.workdir,
@@ -130,6 +131,7 @@ impl JobPaths {
             },
             read_only: &job.read_only,
             toolchain: &sandbox::toolchain().prefixes,
+            hardening,
         }
     }
 }
@@ -205,6 +207,7 @@ pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError
         move |source| ExecError::Workspace { path, source }
     };
     let mut warnings = Vec::new();
+    private(ws).map_err(io_err(ws))?;
     let results_rel = Path::new(super::job::RESULTS_DIR);
     let attempts_rel = results_rel.join(ATTEMPTS_DIR);
     for rel in [results_rel, Path::new("tmp"), attempts_rel.as_path()] {
@@ -243,6 +246,19 @@ pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError
         ));
     }
     Ok(warnings)
+}
+
+/// Makes the workspace private to its owner (0700): a job's files are youra's user's files,
+/// and whatever it left that the walk after it could not check (`scan.rs`'s bounds) is
+/// then out of other local users' reach.
+fn private(ws: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let dir = crate::fsutil::open_dir_beneath(ws, Path::new(""), false)?;
+    // SAFETY: an open folder this function owns.
+    if unsafe { libc::fchmod(dir.as_raw_fd(), 0o700) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Removes `ws/rel` when it is a symbolic link (the link, never its target); says so.
@@ -295,9 +311,17 @@ fn build_command(job: &Job, paths: &JobPaths, bwrap: Option<&Path>) -> Result<Co
         command.args(&job.argv[1..]).current_dir(&paths.workdir);
         return Ok(command);
     };
-    let spec = paths.sandbox(job);
+    let (hardening, seccomp) =
+        sandbox::hardening(bwrap).map_err(|e| super::SandboxError::Broken {
+            bwrap: bwrap.to_path_buf(),
+            detail: format!("cannot prepare the seccomp filter: {e}"),
+        })?;
+    let spec = paths.sandbox(job, hardening);
     let mut command = Command::new(bwrap);
     command.args(sandbox::bwrap_args(&spec)).args(&job.argv);
+    if let Some(fd) = seccomp {
+        fd.pass_to(&mut command);
+    }
     // bwrap resolves its own relative paths from here; the job starts in --chdir.
     command.current_dir(&paths.workspace);
     Ok(command)

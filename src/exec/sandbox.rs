@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::harden::{Hardening, SeccompFd};
 use super::job::SandboxMode;
 
 /// The package that provides `bwrap`, named in every error about it.
@@ -38,10 +39,22 @@ pub fn probe(path_var: Option<&str>) -> Availability {
     let Some(bwrap) = find_on_path("bwrap", path_var) else {
         return Availability::Missing;
     };
-    let output = Command::new(&bwrap)
+    // The hardening every job gets is part of what must work here.
+    let (hardening, seccomp) = match hardening(&bwrap) {
+        Ok(h) => h,
+        Err(e) => {
+            return Availability::Broken {
+                detail: format!("cannot prepare the seccomp filter: {e}"),
+                bwrap,
+            };
+        }
+    };
+    let mut command = Command::new(&bwrap);
+    command
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
         .args(["--ro-bind", "/proc/sys", "/proc/sys"])
         .args(CONFINE)
+        .args(hardening.args())
         .args([
             "--unshare-net",
             "--unshare-pid",
@@ -49,8 +62,11 @@ pub fn probe(path_var: Option<&str>) -> Availability {
             "true",
         ])
         .env_clear()
-        .stdin(Stdio::null())
-        .output();
+        .stdin(Stdio::null());
+    if let Some(fd) = seccomp {
+        fd.pass_to(&mut command);
+    }
+    let output = command.output();
     match output {
         Ok(out) if out.status.success() => Availability::Works(bwrap),
         Ok(out) => Availability::Broken {
@@ -62,6 +78,22 @@ pub fn probe(path_var: Option<&str>) -> Availability {
             bwrap,
         },
     }
+}
+
+/// The hardening flags `bwrap` takes here (see `harden.rs`), and the seccomp program's
+/// descriptor to hand to its process ([`SeccompFd::pass_to`]) when it takes one.
+pub fn hardening(bwrap: &Path) -> std::io::Result<(Hardening, Option<SeccompFd>)> {
+    let found = super::harden::features(bwrap);
+    let seccomp = if found.seccomp {
+        SeccompFd::native()?
+    } else {
+        None
+    };
+    let hardening = Hardening {
+        disable_userns: found.disable_userns,
+        seccomp_fd: seccomp.as_ref().map(SeccompFd::raw),
+    };
+    Ok((hardening, seccomp))
 }
 
 /// First executable file named `name` in the `:`-separated `path_var`.
@@ -132,6 +164,8 @@ pub struct SandboxSpec<'a> {
     /// Interpreter installations outside the system folders (a pyenv, venv or conda
     /// Python), bound read-only so `python3` inside is the one the host runs.
     pub toolchain: &'a [PathBuf],
+    /// No nested user namespace, no set-id chmod (what this bwrap supports).
+    pub hardening: Hardening,
 }
 
 /// The system folders an experiment sees (read-only); a symlink among them (merged /usr)
@@ -287,6 +321,15 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
     ]);
     let confine: Vec<&std::ffi::OsStr> = CONFINE.iter().map(std::ffi::OsStr::new).collect();
     add(&confine);
+    // After --unshare-user, which --disable-userns requires.
+    let hardening: Vec<OsString> = spec
+        .hardening
+        .args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    let hardening: Vec<&std::ffi::OsStr> = hardening.iter().map(OsString::as_os_str).collect();
+    add(&hardening);
     add(&[os("--die-with-parent")]);
     add(&[os("--chdir"), spec.workdir.as_os_str()]);
     add(&[os("--")]);
@@ -321,6 +364,10 @@ mod tests {
             gpu_devices: vec![],
             read_only: &[],
             toolchain: &[],
+            hardening: Hardening {
+                disable_userns: true,
+                seccomp_fd: Some(5),
+            },
         };
         let args: Vec<String> = bwrap_args(&spec)
             .iter()
@@ -333,6 +380,14 @@ mod tests {
         for flag in ["--unshare-user", "--cap-drop", "--uid", "--gid"] {
             assert!(args.contains(&flag.to_string()), "{flag} missing: {args:?}");
         }
+        let user = args.iter().position(|a| a == "--unshare-user");
+        let no_userns = args.iter().position(|a| a == "--disable-userns");
+        assert!(
+            user < no_userns,
+            "--disable-userns needs --unshare-user first: {args:?}"
+        );
+        let seccomp = args.windows(2).any(|w| w[0] == "--seccomp" && w[1] == "5");
+        assert!(seccomp, "{args:?}");
         let proc_sys = args
             .windows(3)
             .position(|w| w[0] == "--ro-bind" && w[1] == "/proc/sys");

@@ -319,6 +319,11 @@ fn hit_memory_limit(tail: &[String]) -> bool {
 }
 
 pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Duration) -> JobOutcome {
+    // First of all, before youra opens anything the job left: set-id and capability files,
+    // FIFOs (one as the log or the metrics file would block the reads below) and huge
+    // files are removed, each a violation (`scan.rs`).
+    let workspace = collect.workspace();
+    let mut violations = super::scan::scan(&workspace).violations;
     let mut warnings = collect.warnings.clone();
     if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
         warnings.push(format!(
@@ -341,8 +346,6 @@ pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Durat
     }
     // Every file is read from the workspace following no link on any component: experiment
     // code can rename `results/` and leave a link to a host folder in its place.
-    let workspace = collect.workspace();
-    let mut violations = Vec::new();
     let mut failed = Vec::new();
     let metrics = read_metrics_beneath(&workspace, &rel(&workspace, &collect.metrics_path))
         .unwrap_or_else(|e| {

@@ -65,6 +65,7 @@ mod report_claims;
 mod report_html;
 mod routing_bench;
 mod routing_youra;
+mod sandbox_privileges;
 mod sandbox_root;
 mod signals;
 mod start_errors;

@@ -14,6 +14,7 @@ use super::script::{self, Request, ScriptSpec, SiteFlags};
 use super::watch::{self, Live, Watch};
 use crate::exec::config::SlurmSettings;
 use crate::exec::env::{EnvInputs, build_env, parent_passthrough};
+use crate::exec::harden::{self, Hardening};
 use crate::exec::job::{Job, METRICS_FILE, RESULTS_FILE};
 use crate::exec::limits::ChildLimits;
 use crate::exec::local::{check_job, open_log, policy_warnings, prepare_results};
@@ -101,9 +102,17 @@ impl SlurmBackend {
             warnings.extend(prepare_results(&paths)?);
             open_log(&paths.log)?;
         }
+        // The node's bwrap is taken to be this machine's (as for the probe above); the
+        // filter is fed by the script on a fixed descriptor.
+        let features = bwrap.as_deref().map(harden::features).unwrap_or_default();
+        let seccomp = crate::exec::seccomp::native_filter().filter(|_| features.seccomp);
+        let hardening = Hardening {
+            disable_userns: features.disable_userns,
+            seccomp_fd: seccomp.as_ref().map(|_| script::SECCOMP_FD),
+        };
         let (command, cwd): (Vec<OsString>, _) = match bwrap.as_deref() {
             Some(bwrap) => {
-                let spec = paths.sandbox(job);
+                let spec = paths.sandbox(job, hardening);
                 let mut c = vec![bwrap.as_os_str().to_os_string()];
                 c.extend(sandbox::bwrap_args(&spec));
                 c.extend(job.argv.iter().map(OsString::from));
@@ -121,6 +130,7 @@ impl SlurmBackend {
             limits: ChildLimits::new(job.memory_limit, job.cpu_limit),
             max_processes: job.max_processes,
             command: &command,
+            seccomp: seccomp.as_deref().filter(|_| bwrap.is_some()),
         })?;
         let name = paths
             .workspace

@@ -30,7 +30,13 @@ pub struct ScriptSpec<'a> {
     pub max_processes: Option<u32>,
     /// bwrap and its arguments then the experiment's argv, or the bare argv.
     pub command: &'a [OsString],
+    /// The seccomp program bwrap reads on [`SECCOMP_FD`] (its `--seccomp` argument is in
+    /// `command`), fed from the script itself: no file the job could change beforehand.
+    pub seccomp: Option<&'a [u8]>,
 }
+
+/// The descriptor the script opens for bwrap's `--seccomp`.
+pub const SECCOMP_FD: i32 = 9;
 
 fn utf8<'a>(what: &str, s: &'a std::ffi::OsStr) -> Result<&'a str, ExecError> {
     s.to_str()
@@ -82,6 +88,11 @@ pub fn render(spec: &ScriptSpec<'_>) -> Result<String, ExecError> {
     for word in spec.command {
         out.push(' ');
         out.push_str(&quote(utf8("the argument", word)?));
+    }
+    if let Some(program) = spec.seccomp {
+        // printf's format turns each \xHH into its byte (NUL included); nothing else in it.
+        let hex: String = program.iter().map(|b| format!("\\x{b:02x}")).collect();
+        out.push_str(&format!(" {SECCOMP_FD}< <(printf '{hex}')"));
     }
     out.push_str("\n) &\njob=$!\n");
     out.push_str(&super::watchdog::render(spec.max_processes));
@@ -259,6 +270,7 @@ mod tests {
             limits: ChildLimits::new(Some(512 << 20), Some(Duration::from_secs(30))),
             max_processes: Some(16),
             command: &script_args,
+            seccomp: None,
         };
         let text = render(&spec).unwrap();
         let path = root.path().join("job.sh");
@@ -287,6 +299,36 @@ mod tests {
     }
 
     #[test]
+    fn the_seccomp_program_reaches_the_command_byte_for_byte() {
+        let program: Vec<u8> = (0..=255u8).chain([0, 0, b'\'', b'%']).collect();
+        let cmd: Vec<OsString> = vec![
+            "sh".into(),
+            "-c".into(),
+            format!("od -An -v -tx1 <&{SECCOMP_FD}").into(),
+        ];
+        let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+        let dir = tempfile::tempdir().unwrap();
+        let spec = ScriptSpec {
+            cwd: dir.path(),
+            env: &env,
+            slurm_gpus: false,
+            limits: ChildLimits::new(None, None),
+            max_processes: None,
+            command: &cmd,
+            seccomp: Some(&program),
+        };
+        let out = Command::new("bash")
+            .args(["-c", &render(&spec).unwrap()])
+            .output()
+            .unwrap();
+        let read: Vec<u8> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|h| u8::from_str_radix(h, 16).ok())
+            .collect();
+        assert_eq!(read, program, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
     fn a_missing_directory_fails_the_job_with_125() {
         let env = vec![];
         let cmd: Vec<OsString> = vec!["true".into()];
@@ -297,6 +339,7 @@ mod tests {
             limits: ChildLimits::new(None, None),
             max_processes: None,
             command: &cmd,
+            seccomp: None,
         };
         let status = Command::new("bash")
             .args(["-c", &render(&spec).unwrap()])

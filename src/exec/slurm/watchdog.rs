@@ -90,6 +90,7 @@ mod tests {
             limits: ChildLimits::new(None, None),
             max_processes: max,
             command: &argv,
+            seccomp: None,
         })
         .unwrap();
         let t = Instant::now();
@@ -122,6 +123,7 @@ mod tests {
                 limits: ChildLimits::new(None, None),
                 max_processes: max,
                 command: &argv,
+                seccomp: None,
             })
             .unwrap();
             let child = Command::new("bash")
