@@ -121,9 +121,11 @@ pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Pu
     let records = records(run)?;
     let dir = run.join("paper");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // No link followed: a run folder may have been handed over with `paper/paper.tex`
+    // pointing at a file of the researcher's.
     let write = |rel: &str, bytes: &[u8]| {
-        let p = run.join(rel);
-        std::fs::write(&p, bytes).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        crate::fsutil::write_beneath(run, Path::new(rel), bytes)
+            .map_err(|e| format!("cannot write {}: {e}", run.join(rel).display()))
     };
     write(BIB, bib::bibtex(&records).as_bytes())?;
     let keys: Vec<citekey::CiteKey> = records

@@ -339,3 +339,16 @@ fn paper_settings_are_checked_at_load() {
     let c = youra::config::load(run.path()).expect("valid");
     assert_eq!(c.paper.compile_timeout_s, 30.0);
 }
+
+#[test]
+fn publishing_follows_no_link_a_handed_run_planted() {
+    let run = run_with_one_reference();
+    let victim = tempfile::tempdir().expect("temp dir");
+    let target = victim.path().join("bashrc");
+    std::fs::write(&target, "mine\n").expect("victim file");
+    std::fs::create_dir_all(run.path().join("paper")).expect("paper dir");
+    std::os::unix::fs::symlink(&target, run.path().join("paper/paper.tex")).expect("link");
+    let got = youra::paper::publish(run.path(), "# T\n\nText.\n");
+    assert!(got.is_err(), "{got:?}");
+    assert_eq!(std::fs::read_to_string(&target).expect("victim"), "mine\n");
+}
