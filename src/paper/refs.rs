@@ -137,7 +137,8 @@ pub fn same_work(a: &Record, b: &Record) -> bool {
 /// `literature.jsonl` as records. A missing file is an empty list (the run searched
 /// nothing); a line that is not a record is an error naming the line.
 pub fn load(path: &Path) -> Result<Vec<Record>, String> {
-    let text = match std::fs::read_to_string(path) {
+    // A run folder's file: no link followed, regular files only, capped.
+    let text = match crate::fsutil::read_run_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
