@@ -149,6 +149,13 @@ pub fn run_agent(
     let after = agent_check::snapshot(task.workspace).map_err(check_err)?;
     let mut violations = agent_check::compare(task.workspace, &before, &after);
     violations.extend(agent_check::escaping_links(&task.workspace.join("code")));
+    // The agent ran in the sandbox like an experiment: what it left behind there counts.
+    let left = job_outcome
+        .violations
+        .iter()
+        .cloned()
+        .map(Violation::Sandbox);
+    violations.extend(left);
     let outcome = AgentOutcome {
         job: job_outcome,
         usage,

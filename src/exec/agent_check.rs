@@ -41,6 +41,9 @@ pub enum Violation {
     Removed(PathBuf),
     /// A symlink in `code/` pointing outside it, or nowhere (it has been removed).
     EscapingLink { link: PathBuf, target: PathBuf },
+    /// What the walk after every job found (a set-id file, a file capability, a FIFO, a
+    /// huge file: `scan.rs`), as it names it.
+    Sandbox(String),
 }
 
 impl std::fmt::Display for Violation {
@@ -55,6 +58,7 @@ impl std::fmt::Display for Violation {
                 link.display(),
                 target.display()
             ),
+            Violation::Sandbox(what) => f.write_str(what),
         }
     }
 }

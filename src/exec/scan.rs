@@ -10,7 +10,8 @@
 //! - `security.*` extended attributes, file capabilities first (`security.capability`
 //!   written from a nested user namespace grants `cap_setuid` on the host), except the labels
 //!   a security module attaches to every file by itself ([`LSM_LABELS`]);
-//! - FIFOs, sockets and devices (a FIFO as `metrics.jsonl` blocks its reader forever);
+//! - FIFOs, sockets and devices (a FIFO as `metrics.jsonl` blocks its reader forever); in
+//!   `tmp/` they are only cleared, with a warning (see [`Findings::cleared`]);
 //! - regular files over [`MAX_FILE_BYTES`] in apparent size outside `tmp/` (a sparse 8 GiB
 //!   file costs nothing to make and a minute of `git add` per node to commit).
 //!
@@ -45,6 +46,10 @@ pub const LSM_LABELS: [&str; 3] = ["security.selinux", "security.SMACK64", "secu
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Findings {
     pub violations: Vec<String>,
+    /// FIFOs and sockets removed from `tmp/`: an honest program killed at its time limit
+    /// leaves its IPC sockets in `TMPDIR` (Python's multiprocessing does), and youra reads
+    /// nothing there, so they are cleared with a warning, not held against the job.
+    pub cleared: Vec<String>,
 }
 
 /// Walks `workspace` (trusted as given: youra chose it) and removes what a job must not
@@ -208,6 +213,18 @@ impl Walk {
                 _ => Found::Special("not a regular file"),
             };
             let removed = unlink_at(dir, &name);
+            if let (true, Found::Special(kind)) = (scratch, &found) {
+                let done = removed.map_or_else(
+                    |e| format!("could not be removed ({e})"),
+                    |()| "removed".into(),
+                );
+                let note = format!(
+                    "{} was {kind} left in the job's scratch folder; {done}",
+                    child.display()
+                );
+                self.findings.cleared.push(note);
+                continue;
+            }
             self.report(&child, found, removed);
         }
     }

@@ -51,8 +51,10 @@ fn set_id_files_special_files_and_huge_files_are_removed_and_named() {
     chmod(&honest, 0o755);
     // A set-gid folder keeps its place and loses its bit.
     chmod(&ws.join("code/sub"), 0o2755);
-    // A FIFO as the metrics file, and a sparse 8 GiB file in results/ and in tmp/.
+    // A FIFO as the metrics file, and a sparse 8 GiB file in results/ and in tmp/; a FIFO
+    // in tmp/ (an IPC leftover) is cleared without a violation.
     mkfifo(&ws.join("results/metrics.jsonl"));
+    mkfifo(&ws.join("tmp/pipe"));
     sparse(&ws.join("results/big"), 8 << 30);
     sparse(&ws.join("tmp/scratch"), 8 << 30);
     // A link to a set-uid host program: never followed, so never touched.
@@ -99,6 +101,9 @@ fn set_id_files_special_files_and_huge_files_are_removed_and_named() {
     assert!(fs::symlink_metadata(ws.join("code/passwd")).is_ok_and(|m| m.file_type().is_symlink()));
     assert_eq!(mode(Path::new("/usr/bin/passwd")), host_mode);
     assert_eq!(f.violations.len(), 5, "{f:?}");
+    assert!(!ws.join("tmp/pipe").exists());
+    assert_eq!(f.cleared.len(), 1, "{f:?}");
+    assert!(f.cleared[0].contains("tmp/pipe was a FIFO"), "{f:?}");
     // Nothing is left to find a second time.
     assert_eq!(scan(&ws), Findings::default());
 }

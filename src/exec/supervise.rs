@@ -323,8 +323,10 @@ pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Durat
     // FIFOs (one as the log or the metrics file would block the reads below) and huge
     // files are removed, each a violation (`scan.rs`).
     let workspace = collect.workspace();
-    let mut violations = super::scan::scan(&workspace).violations;
+    let scan = super::scan::scan(&workspace);
+    let mut violations = scan.violations;
     let mut warnings = collect.warnings.clone();
+    warnings.extend(scan.cleared);
     if let Err(e) = append_line(&collect.log_path, &completion_line(&exit)) {
         warnings.push(format!(
             "cannot append the completion line to {}: {e}",

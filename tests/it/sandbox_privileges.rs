@@ -298,3 +298,47 @@ fn a_new_run_folder_and_a_workspace_that_ran_are_private_to_their_owner() {
     assert!(log.contains("ran"), "{log}");
     assert_eq!(mode(&ws), 0o700);
 }
+
+#[test]
+fn a_coding_agent_that_leaves_a_fifo_in_code_is_not_accepted() {
+    use youra::exec::agent::{AgentConfig, AgentError, AgentTask, run_agent};
+    require_bwrap();
+    let (_dir, ws) = workspace();
+    std::fs::write(ws.join("03_plan.md"), "# Plan\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(ws.join("03_tasks.md"), "- [ ] main.py\n").unwrap_or_else(|e| panic!("{e}"));
+    // The agent works in code/ (its folder) but leaves a FIFO and a sparse 8 GiB file there.
+    let agent = "printf 'print(1)\\n' > main.py\nmkfifo pipe\ntruncate -s 8G weights.bin\n";
+    std::fs::write(ws.join("agent.sh"), agent).unwrap_or_else(|e| panic!("{e}"));
+    let cfg: AgentConfig = toml::from_str(&format!(
+        "command = [\"sh\", {:?}]\nmodel = \"fake-agent\"\nsandbox = \"required\"\nnetwork = false\ntime_limit_s = 30",
+        ws.join("agent.sh").display().to_string()
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let task = AgentTask {
+        workspace: &ws,
+        plan: &ws.join("03_plan.md"),
+        tasks: &ws.join("03_tasks.md"),
+    };
+    let ledger = youra::llm::ledger::Ledger::new(ws.join("ledger.tsv"), Default::default());
+    let key = youra::llm::CallKey::new("coder", "coding_validation", Some("h-e1"), 1);
+    let backend = LocalBackend::with_gpus(GpuPool::new(Vec::new()));
+    let err = match run_agent(&backend, &cfg, &task, &ledger, &key) {
+        Ok(_) => panic!("the agent's work was accepted with a FIFO and an 8 GiB file in code/"),
+        Err(e) => e,
+    };
+    let AgentError::Escaped { violations, .. } = &err else {
+        panic!("expected a confinement error, got {err}");
+    };
+    let text: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|v| v.contains("code/pipe was a FIFO")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|v| v.contains("code/weights.bin was 8589934592 bytes")),
+        "{text:?}"
+    );
+    assert!(!ws.join("code/pipe").exists() && !ws.join("code/weights.bin").exists());
+    assert!(ws.join("code/main.py").is_file());
+}
