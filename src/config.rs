@@ -278,6 +278,15 @@ pub fn explain_with(
             origin: "merged layers".into(),
             message: e.to_string(),
         })?;
+    // Numbers and vocabularies, named with the layer that set them.
+    if let Some((key, message)) = crate::config_check::numbers(&config).into_iter().next() {
+        let path: KeyPath = key.split('.').map(str::to_string).collect();
+        let origin = sources
+            .iter()
+            .find_map(|s| source_of(s, &path))
+            .map_or_else(|| "default".to_string(), |s| s.to_string());
+        return Err(ConfigError::Invalid { origin, message });
+    }
     config
         .recovery
         .validate()
@@ -303,15 +312,6 @@ pub fn explain_with(
         origin: "the effective configuration".into(),
         message: e.to_string(),
     })?;
-    // Numbers and vocabularies, named with the layer that set them.
-    if let Some((key, message)) = crate::config_check::numbers(&config).into_iter().next() {
-        let path: KeyPath = key.split('.').map(str::to_string).collect();
-        let origin = sources
-            .iter()
-            .find_map(|s| source_of(s, &path))
-            .map_or_else(|| "default".to_string(), |s| s.to_string());
-        return Err(ConfigError::Invalid { origin, message });
-    }
     config.warnings = unknown
         .into_iter()
         .map(|(key, at)| {
@@ -351,7 +351,7 @@ pub fn explain_with(
 /// A layer's table, its text (empty when the file is absent), and the keys in it that no
 /// setting reads.
 fn read_table(path: &Path) -> Result<(Table, String, Vec<Vec<String>>), ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsutil::read_run_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok((Table::new(), String::new(), Vec::new()));

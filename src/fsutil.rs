@@ -60,15 +60,101 @@ fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
 
 /// Open `path` for reading without following a link at its last component: for files an
 /// experiment wrote, which it could have replaced by a link to anything youra may read (a
-/// run's `youra.toml`, a key file). A link fails with an error saying so.
+/// run's `youra.toml`, a key file). A link fails with an error saying so; so does anything
+/// but a regular file (a FIFO, a socket, a device), opened without blocking and refused:
+/// a FIFO left as a metrics file, or in a handed run folder, would hang the reader forever.
 pub fn open_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
     let mut options = fs::OpenOptions::new();
-    options.read(true);
-    open_no_link(
+    options.read(true).custom_flags(libc::O_NONBLOCK);
+    let file = open_no_link(
         path,
         &mut options,
         "not read (experiment outputs are read only as plain files)",
-    )
+    )?;
+    regular_only(file, path)
+}
+
+/// `path` read whole through [`open_nofollow`] (no link, regular files only, no blocking),
+/// at most `cap` bytes: more is an error naming the cap. The one way youra reads a file a
+/// run folder holds when no trusted base is at hand ([`read_beneath`] when one is).
+pub fn read_capped(path: impl AsRef<Path>, cap: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let path = path.as_ref();
+    let file = open_nofollow(path)?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::other(format!(
+            "{} is larger than {cap} bytes; not read",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// [`read_capped`] as UTF-8 text (invalid text is an error naming the file).
+pub fn read_capped_string(path: impl AsRef<Path>, cap: u64) -> io::Result<String> {
+    let path = path.as_ref();
+    String::from_utf8(read_capped(path, cap)?).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8 text", path.display()),
+        )
+    })
+}
+
+/// The most youra reads of one file in a run folder it did not stream (the VSA of a
+/// 2,000-hypothesis study is 12 MB; a larger file is an error naming the cap, not an
+/// allocation a handed run folder can choose).
+pub const RUN_FILE_CAP: u64 = 256 << 20;
+
+/// A run-folder file read whole: [`read_capped`] at [`RUN_FILE_CAP`]. What every reader of
+/// a run folder calls instead of `fs::read` (`tests/it/run_reads.rs` holds the line).
+pub fn read_run_file(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+    read_capped(path, RUN_FILE_CAP)
+}
+
+/// [`read_run_file`] as UTF-8 text.
+pub fn read_run_text(path: impl AsRef<Path>) -> io::Result<String> {
+    read_capped_string(path, RUN_FILE_CAP)
+}
+
+/// `file` when it is a regular file, else an error naming what it is (it was opened with
+/// `O_NONBLOCK`, so a FIFO got this far without waiting for a writer). The flag is cleared
+/// again so reads behave as usual.
+pub(crate) fn regular_only(file: File, path: &Path) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileTypeExt;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file"
+        };
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is {what}: youra reads only regular files from a run folder; remove it",
+                path.display()
+            ),
+        ));
+    }
+    // SAFETY: F_GETFL/F_SETFL on an fd this function owns.
+    unsafe {
+        let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(file)
 }
 
 /// Open `path` to append (created 0644 when absent) without following a symlink at its
@@ -211,6 +297,29 @@ mod tests {
         assert!(!ends_open(&File::open(&p)?)?);
         let lines: Vec<_> = utf8_lines(b"one\n\xe2\x82\ntwo\n").collect();
         assert_eq!(lines, vec![Ok("one"), Err(2), Ok("two")]);
+        Ok(())
+    }
+
+    #[test]
+    fn special_files_are_refused_without_blocking() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let fifo = dir.path().join("metrics.jsonl");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        // No writer ever opens it: a blocking open would hang this test forever.
+        let e = read_capped(&fifo, 1024).unwrap_err();
+        assert!(e.to_string().contains("is a FIFO"), "{e}");
+        let e = read_capped(Path::new("/dev/zero"), 1024).unwrap_err();
+        assert!(e.to_string().contains("is a device"), "{e}");
+        let e = read_beneath(dir.path(), Path::new("metrics.jsonl"), 1024).unwrap_err();
+        assert!(e.to_string().contains("is a FIFO"), "{e}");
+        let plain = dir.path().join("ok.txt");
+        fs::write(&plain, "abcdef")?;
+        assert_eq!(read_capped_string(&plain, 6)?, "abcdef");
+        assert!(read_capped(&plain, 5).is_err());
+        std::os::unix::fs::symlink(&plain, dir.path().join("link"))?;
+        assert!(read_capped(dir.path().join("link"), 64).is_err());
         Ok(())
     }
 

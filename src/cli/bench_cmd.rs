@@ -176,7 +176,7 @@ fn youra_routing(
 ) -> Result<i32> {
     use crate::engine::youra_bench as yb;
     let csv = dir.join("analysis/VSA/routing_levels_detail.csv");
-    let text = match std::fs::read_to_string(&csv) {
+    let text = match crate::fsutil::read_run_text(&csv) {
         Ok(t) => t,
         Err(e) => {
             fail(
@@ -203,7 +203,7 @@ fn youra_routing(
         );
         return Ok(2);
     };
-    let llm_toml = match std::fs::read_to_string(config) {
+    let llm_toml = match crate::fsutil::read_run_text(config) {
         Ok(t) => t,
         Err(e) => {
             fail(

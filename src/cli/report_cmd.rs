@@ -150,7 +150,7 @@ struct Checked {
 }
 
 fn check_paper(run: &Path, paper: &Path, tolerance: f64) -> Result<Checked> {
-    let text = std::fs::read_to_string(paper)
+    let text = crate::fsutil::read_run_text(paper)
         .wrap_err_with(|| format!("cannot read the paper {}", paper.display()))?;
     let (registry, note) = ground_truth(run)?;
     let sanitized = sanitize::sanitize(&text, &registry, tolerance);
@@ -334,7 +334,7 @@ fn html(args: &HtmlArgs) -> Result<i32> {
                 Err(e) => crate::webreport::Paper {
                     file,
                     title: None,
-                    markdown: std::fs::read_to_string(&path).unwrap_or_default(),
+                    markdown: crate::fsutil::read_run_text(&path).unwrap_or_default(),
                     ground_truth: format!("not checked: {e:#}"),
                     findings: Vec::new(),
                 },

@@ -125,7 +125,7 @@ fn repair(target: &Path, write: bool) -> Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let text = std::fs::read_to_string(&path)
+    let text = crate::fsutil::read_run_text(&path)
         .wrap_err_with(|| format!("cannot read {} as UTF-8 text", path.display()))?;
     let fix = match crate::vsa::repair::repair(&text) {
         Ok(None) => {
@@ -323,7 +323,8 @@ fn validate(target: &Path) -> Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let bytes = std::fs::read(&path).wrap_err_with(|| format!("cannot read {}", path.display()))?;
+    let bytes = crate::fsutil::read_run_file(&path)
+        .wrap_err_with(|| format!("cannot read {}", path.display()))?;
     let doc = match crate::yaml::parse(&bytes) {
         Ok(d) => d,
         Err(e) => {

@@ -86,7 +86,7 @@ impl Prompts {
     pub fn source(&self, name: &str) -> Result<(String, String), TemplateError> {
         for dir in self.overrides.iter().rev() {
             let path = dir.join(format!("{name}.md"));
-            match std::fs::read_to_string(&path) {
+            match crate::fsutil::read_run_text(&path) {
                 Ok(t) => return Ok((t, path.display().to_string())),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(source) => return Err(TemplateError::Io { path, source }),

@@ -140,7 +140,7 @@ fn taken(ctx: &StageCtx<'_>, t: &Transition, note: &RoutingNote) -> Result<(), S
         return Ok(());
     }
     let path = ctx.run.join("memory").join(&t.record);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(text) = crate::fsutil::read_run_text(&path) else {
         return Ok(());
     };
     let updated = crate::reflect::memory_writer::with_routing(&text, note);

@@ -219,7 +219,7 @@ pub fn replay(case: &Case, dir: &Path, llm_toml: &str) -> Result<Outcome, String
         crate::yaml::Style::SingleQuoted,
     );
     let vsa = dir.join("verification_state.yaml");
-    let mut text = std::fs::read_to_string(&vsa).map_err(|e| e.to_string())?;
+    let mut text = crate::fsutil::read_run_text(&vsa).map_err(|e| e.to_string())?;
     text.push_str(&format!(
         "sub_hypotheses:\n  {h}:\n    statement: {statement}\n    status: FAILED\n    gate:\n      type: {gate_type}\n      result: FAIL\n"
     ));

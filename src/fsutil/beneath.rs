@@ -65,10 +65,12 @@ pub fn open_beneath(base: &Path, rel: &Path, how: Beneath) -> io::Result<File> {
     }
     walked.push(last);
     let flags = match how {
-        Beneath::Read => libc::O_RDONLY,
-        Beneath::Write => libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+        // Non-blocking, then refused unless regular: a FIFO must not hang the reader.
+        Beneath::Read => libc::O_RDONLY | libc::O_NONBLOCK,
+        Beneath::Write => libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_NONBLOCK,
     };
-    openat(&dir, last, flags | libc::O_NOFOLLOW, &walked).map(File::from)
+    let file = openat(&dir, last, flags | libc::O_NOFOLLOW, &walked).map(File::from)?;
+    super::regular_only(file, &walked)
 }
 
 /// `base/rel` read whole through [`open_beneath`], at most `cap` bytes (more is an error

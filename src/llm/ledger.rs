@@ -267,7 +267,7 @@ impl Ledger {
 /// Sum the ledger file at `path` (`None` when there is none). Read as bytes: a row that is
 /// not UTF-8 (a character torn at the end) is skipped alone, never the whole file.
 pub fn read_totals(path: &Path) -> Option<Totals> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::fsutil::read_run_file(path).ok()?;
     Some(totals_of(
         crate::fsutil::utf8_lines(&bytes).filter_map(Result::ok),
     ))

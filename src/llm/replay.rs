@@ -37,11 +37,11 @@ impl Replay {
                 .iter()
                 .filter(|f| f.extension().is_some_and(|x| x == "json"))
             {
-                let text = std::fs::read_to_string(f).map_err(io)?;
+                let text = crate::fsutil::read_run_text(f).map_err(io)?;
                 list.push(parse(&text, f, 1)?);
             }
         } else {
-            let text = std::fs::read_to_string(path).map_err(io)?;
+            let text = crate::fsutil::read_run_text(path).map_err(io)?;
             return Replay::from_jsonl(&text, path);
         }
         Ok(Replay::from_exchanges(&path.display().to_string(), list))

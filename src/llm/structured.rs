@@ -121,7 +121,7 @@ pub fn endpoint_key(base_url: &str, model: &str) -> String {
 }
 
 pub fn remembered(run: &Path) -> BTreeMap<String, Structured> {
-    std::fs::read(run.join(MEMORY))
+    crate::fsutil::read_run_file(run.join(MEMORY))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

@@ -14,7 +14,6 @@
 //! after it. Only complete lines are charged: a torn last line (a kill mid-append) waits
 //! until its newline arrives. A complete line that does not parse is skipped with a note.
 
-use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -161,7 +160,7 @@ pub fn spent_now(run: &Path, budget: &Budget) -> Result<Budget, PlanError> {
 
 /// The file's bytes from `offset`; `None` when there is no ledger yet.
 fn read_from(path: &Path, offset: u64) -> Result<Option<Vec<u8>>, PlanError> {
-    let mut f = match File::open(path) {
+    let mut f = match crate::fsutil::open_nofollow(path) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io("read", path)(e)),

@@ -68,7 +68,7 @@ pub fn load_since(
         "the run config's budget is used",
     );
     let tree_path = plan_dir(run).join(TREE_FILE);
-    let file = match fs::read(&tree_path) {
+    let file = match crate::fsutil::read_run_file(&tree_path) {
         Ok(bytes) => serde_json::from_slice::<TreeFile>(&bytes).map_err(|e| PlanError::Parse {
             path: tree_path.clone(),
             line: e.line(),
@@ -181,7 +181,7 @@ pub(super) fn read_json<T: DeserializeOwned>(
     warnings: &mut Vec<PlanWarning>,
     instead: &str,
 ) -> Option<T> {
-    let bytes = match fs::read(path) {
+    let bytes = match crate::fsutil::read_run_file(path) {
         Ok(b) => b,
         Err(e) if e.kind() == ErrorKind::NotFound => return None,
         Err(e) => {

@@ -4,7 +4,6 @@
 //! 5,000-node tree is 15,000 files, read again on every node write before (issue 30).
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -92,7 +91,7 @@ pub(super) fn read_files(run: &Path, id: &super::NodeId, plans: Plans) -> NodeFi
     f.packet = read_json(&packet_path, &mut f.warnings, "the node counts no reward");
     f.packet_exists = f.packet.is_some() || packet_path.exists();
     if plans == Plans::Read {
-        match fs::read_to_string(dir.join(PLAN_MD)) {
+        match crate::fsutil::read_run_text(dir.join(PLAN_MD)) {
             Ok(text) => f.plan = Some(text),
             Err(err) => {
                 f.plan_warning = Some(PlanWarning::new(

@@ -168,7 +168,7 @@ fn apply_one(
     let dir = parent(path).to_path_buf();
     match contents {
         Some(bytes) => {
-            if fs::read(path).is_ok_and(|old| old == bytes) {
+            if crate::fsutil::read_run_file(path).is_ok_and(|old| old == bytes) {
                 return Ok(());
             }
             create_dirs(&dir, touched)?;

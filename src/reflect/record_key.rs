@@ -19,7 +19,7 @@ pub fn run_number(memory: &Path, prefix: &str, id: &str, key: &str) -> u32 {
     (1..1000)
         .find(|n| {
             let p = name(*n);
-            !p.exists() || std::fs::read_to_string(&p).is_ok_and(|t| t.contains(&mark))
+            !p.exists() || crate::fsutil::read_run_text(&p).is_ok_and(|t| t.contains(&mark))
         })
         .unwrap_or(1)
 }

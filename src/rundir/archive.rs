@@ -48,7 +48,7 @@ pub fn load_archives(run_root: &Path) -> Vec<ArchiveMarker> {
 }
 
 fn load_marker(dir: &Path, dir_name: &str) -> ArchiveMarker {
-    let text = fs::read(dir.join("_ARCHIVED.md")).ok();
+    let text = crate::fsutil::read_run_file(dir.join("_ARCHIVED.md")).ok();
     let text = text.as_deref().map(String::from_utf8_lossy);
     let mut marker = parse_marker(dir_name, dir, text.as_deref());
     if marker.files_moved.is_none() {

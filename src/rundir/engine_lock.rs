@@ -2,7 +2,6 @@
 //! `engine::lock::EngineLock`), probed from the run directory by readers that must not
 //! call anything "running" on the events alone (`youra status`, the runs view).
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -13,7 +12,7 @@ use std::path::Path;
 /// a shared lock for an instant and releases it at once.
 pub fn holder(run: &Path) -> Option<String> {
     let path = run.join(".youra").join("engine.lock");
-    let mut file = File::open(&path).ok()?;
+    let mut file = crate::fsutil::open_nofollow(&path).ok()?;
     let mut record = String::new();
     let _ = file.read_to_string(&mut record);
     match file.try_lock_shared() {

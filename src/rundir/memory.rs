@@ -221,7 +221,7 @@ pub fn load_dir_keeping(
             records.push(r);
             continue;
         }
-        match fs::read(&path) {
+        match crate::fsutil::read_run_file(&path) {
             Ok(bytes) => {
                 let id = rel_id(root, &path);
                 records.push(parse_record(&id, &path, &String::from_utf8_lossy(&bytes)));

@@ -74,7 +74,7 @@ pub fn restore(run: &Path, h: &str) -> io::Result<Vec<PathBuf>> {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
-        crate::fsutil::write_atomic(&there, &std::fs::read(e.path())?)?;
+        crate::fsutil::write_atomic(&there, &crate::fsutil::read_run_file(e.path())?)?;
         restored.push(there);
     }
     restored.sort();

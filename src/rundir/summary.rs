@@ -147,7 +147,7 @@ fn status(vsa: &Vsa, engine_running: bool) -> (RunStatus, Option<String>) {
 /// `youra status` and the status line count it); `None` when the run has no plan budget.
 pub fn budget_left(root: &Path) -> Option<f64> {
     let path = crate::plan::plan_dir(root).join(crate::plan::BUDGET_FILE);
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::fsutil::read_run_file(path).ok()?;
     let saved: crate::plan::Budget = serde_json::from_slice(&bytes).ok()?;
     let b = crate::plan::spent_now(root, &saved).unwrap_or(saved);
     Some(b.remaining_share())

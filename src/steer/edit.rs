@@ -36,7 +36,7 @@ pub fn read_plan_file(path: &Path) -> Result<String, SteerError> {
             meta.len()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let bytes = crate::fsutil::read_run_file(path).map_err(|e| fail(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|_| fail("it is not UTF-8 text".into()))?;
     if text.trim().is_empty() {
         return Err(fail("it is empty; write the new plan in it".into()));

@@ -82,7 +82,7 @@ fn with_plan_node(store: &Store, req: &Request) -> Result<Request, SteerError> {
     };
     let run = crate::fsutil::parent(store.path());
     let path = crate::plan::plan_dir(run).join(crate::plan::TREE_FILE);
-    let ids: Option<Vec<crate::plan::NodeId>> = match std::fs::read(&path) {
+    let ids: Option<Vec<crate::plan::NodeId>> = match crate::fsutil::read_run_file(&path) {
         Ok(bytes) => Some(
             serde_json::from_slice::<crate::plan::TreeFile>(&bytes)
                 .map_err(|e| SteerError::PlanTree(format!("{}: {e}", path.display())))?

@@ -137,7 +137,7 @@ pub fn read_paper(root: &Path) -> Result<Paper, String> {
     let path = paper_file(root).ok_or_else(|| {
         "no paper yet: paper/06_paper_final.md and paper/06_paper.md are absent".to_string()
     })?;
-    let text = std::fs::read_to_string(&path)
+    let text = crate::fsutil::read_run_text(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let reg_path = root.join("paper/065_ground_truth.yaml");
     let (registry, registry_note) = match crate::report::registry_yaml::load(&reg_path) {

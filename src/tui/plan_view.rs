@@ -68,9 +68,10 @@ pub fn pending(run_root: &Path) -> Option<PlanView> {
     if !plan::plan_dir(run_root).join(plan::TREE_FILE).is_file() {
         return None;
     }
-    let saved_budget = std::fs::read(plan::plan_dir(run_root).join(plan::BUDGET_FILE))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Budget>(&b).ok());
+    let saved_budget =
+        crate::fsutil::read_run_file(plan::plan_dir(run_root).join(plan::BUDGET_FILE))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Budget>(&b).ok());
     Some(PlanView {
         budget: charged(run_root, saved_budget.as_ref()),
         saved_budget,

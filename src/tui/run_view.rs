@@ -175,7 +175,7 @@ pub fn read_run_quick_with(
     if std::fs::metadata(&run.vsa).ok()?.len() < QUICK_MIN_BYTES {
         return None;
     }
-    let bytes = std::fs::read(&run.vsa).ok()?;
+    let bytes = crate::fsutil::read_run_file(&run.vsa).ok()?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let (a, b) = top_level_section(text, "history")?;
     let rest = format!("{}{}", &text[..a], &text[b..]);
@@ -442,7 +442,7 @@ fn seen_file(run: &RunDir) -> PathBuf {
 }
 
 fn last_seen(run: &RunDir) -> Option<Timestamp> {
-    std::fs::read_to_string(seen_file(run))
+    crate::fsutil::read_run_text(seen_file(run))
         .ok()
         .as_deref()
         .map(str::trim)

@@ -45,7 +45,7 @@ pub fn load_keymap(opts: &Options) -> Result<Keymap> {
         .into_iter()
         .chain(opts.keymap.clone())
     {
-        let t = std::fs::read_to_string(&p)
+        let t = crate::fsutil::read_run_text(&p)
             .wrap_err_with(|| format!("cannot read keymap {}", p.display()))?;
         texts.push((p, t));
     }
@@ -69,7 +69,7 @@ pub fn load_theme(opts: &Options) -> Result<Theme> {
     if let Some(t) = Theme::builtin(&spec, depth) {
         return Ok(t);
     }
-    let text = std::fs::read_to_string(&spec).wrap_err_with(|| {
+    let text = crate::fsutil::read_run_text(&spec).wrap_err_with(|| {
         format!("theme `{spec}` is neither dark, light, mono nor a readable file")
     })?;
     Theme::parse(&text, depth).map_err(|e| eyre!("theme {spec}: {e}"))

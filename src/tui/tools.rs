@@ -52,7 +52,7 @@ pub fn read_servers(root: &Path) -> Vec<Server> {
 /// Names of `[[tools.servers]]` in youra.toml; a file that does not parse lists none (the
 /// engine reports the configuration error itself).
 fn configured(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join("youra.toml")) else {
+    let Ok(text) = crate::fsutil::read_run_text(root.join("youra.toml")) else {
         return Vec::new();
     };
     let Ok(table) = toml::from_str::<toml::Table>(&text) else {
@@ -72,7 +72,7 @@ fn configured(root: &Path) -> Vec<String> {
 }
 
 fn health(root: &Path) -> Vec<Server> {
-    let Ok(text) = std::fs::read_to_string(root.join(HEALTH_FILE)) else {
+    let Ok(text) = crate::fsutil::read_run_text(root.join(HEALTH_FILE)) else {
         return Vec::new();
     };
     let Ok(serde_json::Value::Array(items)) = serde_json::from_str(&text) else {

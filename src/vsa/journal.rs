@@ -143,7 +143,7 @@ impl Store {
     /// read is left alone (the transaction refuses it anyway).
     pub(super) fn recover(&self, bytes: &[u8]) -> Option<Recovered> {
         let pending = self.side().join(PENDING);
-        let journal = fs::read(&pending).ok()?;
+        let journal = crate::fsutil::read_run_file(&pending).ok()?;
         let Some(n) = revision_line(&journal) else {
             // Written by rename, a journal is never torn; one without a revision is not ours.
             let _ = fs::remove_file(&pending);

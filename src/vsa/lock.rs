@@ -92,7 +92,7 @@ impl Store {
 
 /// Who holds the lock, from the pid its holder wrote, with the process' state when known.
 fn lock_holder(lock_path: &Path) -> String {
-    let Some(pid) = fs::read_to_string(lock_path)
+    let Some(pid) = crate::fsutil::read_run_text(lock_path)
         .ok()
         .and_then(|t| t.trim().parse::<u32>().ok())
     else {

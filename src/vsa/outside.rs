@@ -10,7 +10,6 @@
 //!   `stale_save` with `conflicts:`; the TUI shows a banner). Nothing is lost silently, and
 //!   the revision never moves backwards.
 
-use std::fs;
 use std::sync::Arc;
 
 use super::diff::{self, Change as FieldChange};
@@ -58,7 +57,7 @@ impl Store {
         if self.own_last(None).is_some() {
             return none;
         }
-        let Ok(last) = fs::read(self.side().join(LAST_WRITTEN)) else {
+        let Ok(last) = crate::fsutil::read_run_file(self.side().join(LAST_WRITTEN)) else {
             return none;
         };
         if last == bytes {
@@ -81,10 +80,11 @@ impl Store {
                 ..none
             };
         }
-        let base = fs::read(self.side().join("written").join(format!("{n}.yaml")))
-            .ok()
-            .and_then(|b| self.parse_snapshot(&b).ok())
-            .filter(|b| b.vsa.revision == n);
+        let base =
+            crate::fsutil::read_run_file(self.side().join("written").join(format!("{n}.yaml")))
+                .ok()
+                .and_then(|b| self.parse_snapshot(&b).ok())
+                .filter(|b| b.vsa.revision == n);
         let merged = base.as_ref().and_then(|b| {
             let text = merge3(&b.doc.text, &before.doc.text, &snap.doc.text).text;
             self.parse_snapshot(text.as_bytes()).ok().map(Arc::new)

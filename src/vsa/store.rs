@@ -3,7 +3,6 @@
 //! file atomically (temp file, fsync, rename, directory fsync). A file that does not parse
 //! is never overwritten.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -234,7 +233,7 @@ impl Store {
         {
             return Ok(Arc::clone(&c.snap));
         }
-        let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
+        let bytes = crate::fsutil::read_run_file(&self.path).map_err(io("read", &self.path))?;
         self.cached(&bytes, key).map(|(snap, _)| snap)
     }
 
@@ -314,7 +313,7 @@ impl Store {
         // file's identity alone.
         let key = FileKey::of(&self.path);
         let t = std::time::Instant::now();
-        let bytes = fs::read(&self.path).map_err(io("read", &self.path))?;
+        let bytes = crate::fsutil::read_run_file(&self.path).map_err(io("read", &self.path))?;
         self.add_io(t.elapsed());
         let recovered = self.recover(&bytes);
         let (snap, conv) = self.cached(&bytes, key)?;
@@ -347,7 +346,7 @@ impl Store {
         if let Some(revision) = self.own_last(None) {
             return Some(revision);
         }
-        let text = fs::read(self.side.join(LAST_WRITTEN)).ok()?;
+        let text = crate::fsutil::read_run_file(self.side.join(LAST_WRITTEN)).ok()?;
         revision_line(&text)
     }
 

@@ -23,7 +23,8 @@ pub fn read(path: &Path, theme: &Theme) -> Result<Vec<Line<'static>>, String> {
     if !markdown {
         return highlight_file(path, theme.depth);
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::fsutil::read_run_file(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let cut = bytes.len() > MAX_BYTES;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_BYTES)]);
     let mut lines = crate::tui::markdown::render(&crate::term::escape(&text), theme, usize::MAX);
