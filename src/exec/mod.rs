@@ -44,7 +44,7 @@ pub use job::{
     ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, SandboxMode,
     completion_line,
 };
-pub use limits::signal_group;
+pub use limits::{ChildLimits, signal_group};
 pub use local::LocalBackend;
 pub use log::tail_lines;
 pub use metrics::{

@@ -342,3 +342,60 @@ fn a_coding_agent_that_leaves_a_fifo_in_code_is_not_accepted() {
     assert!(!ws.join("code/pipe").exists() && !ws.join("code/weights.bin").exists());
     assert!(ws.join("code/main.py").is_file());
 }
+
+/// A Slurm job's batch script, run under bash as a node would (no cluster needed): the
+/// filter it feeds bwrap on its descriptor holds there too.
+#[test]
+fn a_slurm_job_script_hands_bwrap_the_same_filter() {
+    use std::ffi::OsString;
+    use youra::exec::harden::{Hardening, features};
+    use youra::exec::sandbox::{SandboxSpec, bwrap_args, toolchain};
+    use youra::exec::slurm::script::{SECCOMP_FD, ScriptSpec, render};
+    let Availability::Works(bwrap) = probe_sandbox(std::env::var("PATH").ok().as_deref()) else {
+        panic!("these tests need a working bubblewrap: `apt-get install -y bubblewrap`");
+    };
+    let Some(program) = youra::exec::seccomp::native_filter() else {
+        return; // no table for this machine: the walk after the job is the guard
+    };
+    assert!(features(&bwrap).seccomp, "bwrap without --seccomp");
+    let (_dir, ws) = workspace();
+    let code = ws.join("code");
+    let spec = SandboxSpec {
+        workspace: &ws,
+        workdir: &code,
+        network: false,
+        gpu_devices: Vec::new(),
+        read_only: &[],
+        toolchain: &toolchain().prefixes,
+        hardening: Hardening {
+            disable_userns: features(&bwrap).disable_userns,
+            seccomp_fd: Some(SECCOMP_FD),
+        },
+    };
+    let mut command = vec![bwrap.into_os_string()];
+    command.extend(bwrap_args(&spec));
+    let attack = "cp /bin/sh x; chmod u+s x; echo chmod_rc=$?";
+    command.extend(["sh", "-c", attack].map(OsString::from));
+    let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+    let text = render(&ScriptSpec {
+        cwd: &ws,
+        env: &env,
+        slurm_gpus: false,
+        limits: youra::exec::ChildLimits::new(None, None),
+        max_processes: None,
+        command: &command,
+        seccomp: Some(&program),
+    })
+    .unwrap_or_else(|e| panic!("render: {e}"));
+    let out = std::process::Command::new("bash")
+        .args(["-c", &text])
+        .output()
+        .unwrap_or_else(|e| panic!("bash: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("chmod_rc=1"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mode(&code.join("x")) & 0o6000, 0);
+}
