@@ -133,7 +133,10 @@ pub fn run_agent(
     };
     let before = agent_check::snapshot(task.workspace).map_err(check_err)?;
     let job_outcome = backend.start(&job)?.wait();
-    let log = std::fs::read_to_string(&job_outcome.log_path).unwrap_or_default();
+    // The agent wrote this log: read as data (a regular file, capped, no link followed).
+    let log = crate::fsutil::read_capped(&job_outcome.log_path, super::metrics::MAX_BYTES)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let usage = parse_usage(&log);
     if let Some(u) = usage {
         ledger.append(&LedgerRow {

@@ -22,9 +22,14 @@ const HASH_LIMIT: u64 = 4 << 20;
 /// One file's state, enough to tell that it changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fingerprint {
-    File { len: u64, digest: u64 },
+    File {
+        len: u64,
+        digest: u64,
+    },
     Link(PathBuf),
     Dir,
+    /// Not a file, folder or link (never opened).
+    Special,
 }
 
 /// Every entry of the folder outside `code/` and `tmp/`, by path relative to it.
@@ -82,18 +87,21 @@ fn walk(root: &Path, rel: &Path, out: &mut Snapshot) -> std::io::Result<()> {
         } else if kind.is_dir() {
             out.insert(path.clone(), Fingerprint::Dir);
             walk(root, &path, out)?;
-        } else {
+        } else if kind.is_file() {
             out.insert(path, fingerprint(&entry.path())?);
+        } else {
+            // A FIFO, socket or device is never opened (a FIFO would block the read).
+            out.insert(path, Fingerprint::Special);
         }
     }
     Ok(())
 }
 
 fn fingerprint(path: &Path) -> std::io::Result<Fingerprint> {
-    let meta = fs::metadata(path)?;
+    let meta = fs::symlink_metadata(path)?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     if meta.len() <= HASH_LIMIT {
-        fs::read(path)?.hash(&mut h);
+        crate::fsutil::read_capped(path, HASH_LIMIT)?.hash(&mut h);
     } else {
         meta.modified()?.hash(&mut h);
     }
@@ -222,6 +230,27 @@ mod tests {
         );
         assert!(!w.join("results/experiment_results.json").exists());
         assert!(w.join("code/main.py").exists());
+    }
+
+    #[test]
+    fn a_fifo_outside_code_is_fingerprinted_without_being_opened() {
+        let ws = tempfile::tempdir().unwrap();
+        let fifo = ws.path().join("results/metrics.jsonl");
+        fs::create_dir_all(ws.path().join("results")).unwrap();
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let w = ws.path().to_path_buf();
+        std::thread::spawn(move || tx.send(snapshot(&w).map_err(|e| e.to_string())));
+        let snap = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the snapshot blocked on a FIFO")
+            .unwrap();
+        assert_eq!(
+            snap.get(Path::new("results/metrics.jsonl")),
+            Some(&Fingerprint::Special)
+        );
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub const MANIFEST_DIR: &str = ".youra/attempts";
 /// The files whose hashes a record holds (the measured ones and the log).
 pub const COLLECTED_FILES: [&str; 3] = [METRICS_FILE, RESULTS_FILE, LOG_FILE];
 
+/// The largest collection record read back (one holds a few hashes: kilobytes).
+const MAX_RECORD: u64 = 4 * 1024 * 1024;
+
 /// The most bytes hashed per file (what the readers read at most, and then some).
 const MAX_HASHED: u64 = 256 * 1024 * 1024;
 
@@ -117,7 +120,9 @@ pub fn load(run: &Path, h: &str) -> Option<Manifest> {
     let mut m = Manifest::default();
     let dir = root.join(h);
     for n in numbered(&dir) {
-        let Ok(text) = std::fs::read(dir.join(format!("{n}.json"))) else {
+        // A handed run folder's records are data: a regular file, capped, never blocking.
+        let Ok(text) = crate::fsutil::read_capped(&dir.join(format!("{n}.json")), MAX_RECORD)
+        else {
             continue;
         };
         let Ok(c) = serde_json::from_slice::<Collection>(&text) else {
