@@ -46,7 +46,7 @@ pub struct RunSection {
     pub execution_mode: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default)]
 pub struct LlmSection {
     pub default: RoleConfig,
@@ -54,6 +54,25 @@ pub struct LlmSection {
     pub prices: crate::llm::ledger::PriceTable,
     /// Output caps by `role` or `role.stage` (`llm::caps`).
     pub caps: std::collections::BTreeMap<String, u32>,
+    /// Seconds a model endpoint that does not answer (refused, timeouts, 429, 5xx) is
+    /// waited for, retrying with backoff, before the run stops as an infrastructure stop
+    /// (`llm::retry`); `youra run` resumes it. 0: stop once the client's retries are spent.
+    pub outage_wait_s: f64,
+}
+
+/// A restart of a local model server overnight is waited out, not a week's study lost.
+pub const OUTAGE_WAIT_S: f64 = 1800.0;
+
+impl Default for LlmSection {
+    fn default() -> Self {
+        LlmSection {
+            default: RoleConfig::default(),
+            roles: std::collections::BTreeMap::new(),
+            prices: crate::llm::ledger::PriceTable::default(),
+            caps: std::collections::BTreeMap::new(),
+            outage_wait_s: OUTAGE_WAIT_S,
+        }
+    }
 }
 
 impl LlmSection {
@@ -63,6 +82,7 @@ impl LlmSection {
             roles: self.roles.clone(),
             prices: crate::llm::ledger::PriceTable::with_list_prices(&self.prices),
             caps: self.caps.clone(),
+            outage_wait_s: self.outage_wait_s,
         }
     }
 }

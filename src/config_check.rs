@@ -168,6 +168,8 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
         r("exec.max_parallel", n as f64, 1.0, 1024.0);
     }
     r("notify.timeout_s", c.notify.timeout_s, 0.1, 600.0);
+    // 0 (stop once the client's retries are spent) up to a week of waiting for a server.
+    r("llm.outage_wait_s", c.llm.outage_wait_s, 0.0, 7.0 * 86400.0);
     // Every role's numbers, under the key the file sets them with.
     let roles = std::iter::once(("llm.default".to_string(), &c.llm.default)).chain(
         c.llm

@@ -32,6 +32,7 @@ mod bench_cmd;
 mod compare_cmd;
 mod doctor_cmd;
 pub mod engine_cmd;
+mod init_cmd;
 mod memory_cmd;
 mod memory_import;
 mod memory_records;
@@ -433,6 +434,27 @@ fn config_show(dir: &std::path::Path, json: bool) -> color_eyre::Result<i32> {
         } else {
             let line = format!("{key} = {value}");
             println!("{line:<width$}  # {source}");
+        }
+    }
+    // Each role's model as it resolves: a role without its own table takes [llm.default]'s,
+    // which the lines above show only once; said per role, nobody has to work it out.
+    let settings = config.llm.settings();
+    for role in crate::llm::roles::ROLES {
+        let own: Vec<String> = ["llm", "roles", role, "model"].map(String::from).to_vec();
+        if explained.iter().any(|(k, _, _)| *k == own) {
+            continue;
+        }
+        let model = settings.role(role).model.unwrap_or_default();
+        let key = crate::config_sources::display_key(&own);
+        let from = "llm.default.model (no model of its own)";
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"key": key, "value": model, "source": from, "resolved": true})
+            );
+        } else {
+            let line = format!("{key} = {}", serde_json::Value::String(model));
+            println!("{line:<width$}  # {from}");
         }
     }
     Ok(0)

@@ -36,6 +36,20 @@ impl Features {
     }
 }
 
+/// What a job's record says when `bwrap` lacks a hardening flag (the walk after the job still
+/// removes what the flag would have prevented).
+pub fn missing_warnings(bwrap: &Path) -> Vec<String> {
+    let found = features(bwrap);
+    let mut out = Vec::new();
+    if !found.disable_userns {
+        out.push(format!("{} has no --disable-userns (bubblewrap 0.8 or later has it): the experiment may create user namespaces of its own; youra removes any file capability it leaves", bwrap.display()));
+    }
+    if !found.seccomp || super::seccomp::native_filter().is_none() {
+        out.push(format!("no seccomp filter for {} on this machine: set-id chmod is not refused inside the sandbox; youra removes any set-id file the experiment leaves", bwrap.display()));
+    }
+    out
+}
+
 /// The features of `bwrap`, asked once per path for the life of the process.
 pub fn features(bwrap: &Path) -> Features {
     static SEEN: OnceLock<Mutex<HashMap<PathBuf, Features>>> = OnceLock::new();
@@ -159,6 +173,28 @@ mod tests {
         };
         assert_eq!(h.args(), ["--disable-userns", "--seccomp", "7"]);
         assert!(Hardening::default().args().is_empty());
+    }
+
+    #[test]
+    fn an_old_bwrap_is_named_in_the_warnings_and_asked_once() -> io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir()?;
+        let fake = dir.path().join("bwrap");
+        let count = dir.path().join("asked");
+        // bubblewrap 0.4's usage: neither flag of interest is listed.
+        let script = format!(
+            "#!/bin/sh\necho x >> {}\necho 'usage: bwrap [OPTIONS...] COMMAND'\necho '    --unshare-user   Create new user namespace'\n",
+            count.display()
+        );
+        std::fs::write(&fake, script)?;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
+        let w = missing_warnings(&fake);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("no --disable-userns"), "{w:?}");
+        assert!(w[1].contains("no seccomp filter"), "{w:?}");
+        assert_eq!(features(&fake), Features::default());
+        assert_eq!(std::fs::read_to_string(&count)?.lines().count(), 1);
+        Ok(())
     }
 
     #[test]

@@ -69,6 +69,9 @@ impl Backend for LocalBackend {
         let (bwrap, sandbox_warning) = sandbox::decide(job.sandbox, self.sandbox_availability())?;
         let mut warnings: Vec<String> = sandbox_warning.into_iter().collect();
         warnings.extend(policy_warnings(job, bwrap.is_some()));
+        if let Some(b) = &bwrap {
+            warnings.extend(super::harden::missing_warnings(b));
+        }
         let lease = self.gpus.acquire(job.gpus)?;
         let cuda = lease.cuda_visible_devices();
         let inputs = EnvInputs {

@@ -121,8 +121,7 @@ pub fn load(run: &Path, h: &str) -> Option<Manifest> {
     let dir = root.join(h);
     for n in numbered(&dir) {
         // A handed run folder's records are data: a regular file, capped, never blocking.
-        let Ok(text) = crate::fsutil::read_capped(&dir.join(format!("{n}.json")), MAX_RECORD)
-        else {
+        let Ok(text) = crate::fsutil::read_capped(dir.join(format!("{n}.json")), MAX_RECORD) else {
             continue;
         };
         let Ok(c) = serde_json::from_slice::<Collection>(&text) else {

@@ -91,6 +91,9 @@ impl SlurmBackend {
         let (bwrap, sandbox_warning) = sandbox::decide(job.sandbox, found)?;
         let mut warnings: Vec<String> = sandbox_warning.into_iter().collect();
         warnings.extend(policy_warnings(job, bwrap.is_some()));
+        if let Some(b) = &bwrap {
+            warnings.extend(harden::missing_warnings(b));
+        }
         let inputs = EnvInputs {
             parent: parent_passthrough(),
             workspace: &paths.workspace,

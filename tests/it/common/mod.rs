@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod lessons;
+pub mod llm_server;
 pub mod mid_run;
 pub mod pty;
 pub mod replay_copy;
