@@ -1,4 +1,5 @@
-//! `youra init`, `youra run`, `youra demo`, and the engine thread behind `youra tui --run`.
+//! `youra run`, `youra demo`, and the engine thread behind `youra tui --run` (`youra init`
+//! is `init_cmd.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,46 +18,15 @@ pub const DEMO_BUNDLE: &str = include_str!("../../assets/demo/replay.jsonl");
 pub const DEMO_LITERATURE: &str = include_str!("../../assets/demo/literature.jsonl");
 pub const DEMO_TOPIC: &str = include_str!("../../assets/demo/topic.txt");
 
+/// `youra init`: the command lives in `init_cmd.rs`; this path stays for its callers.
 pub fn init_cmd(
     dir: &Path,
     topic: &str,
     mode: &str,
     name: Option<String>,
 ) -> color_eyre::Result<i32> {
-    let opts = InitOptions {
-        topic: topic.to_string(),
-        name,
-        mode: mode.to_string(),
-        llm_toml: DEFAULT_LLM_TOML.into(),
-    };
-    init(dir, &opts).wrap_err("youra init")?;
-    println!(
-        "initialised {} ({} mode); edit {}/youra.toml to choose models, then `youra run {}`",
-        dir.display(),
-        mode.to_ascii_uppercase(),
-        dir.display(),
-        dir.display()
-    );
-    if let Ok(c) = crate::config::load(dir) {
-        for w in c.llm.settings().independence_warnings() {
-            println!("warning: {w}");
-        }
-    }
-    Ok(0)
+    super::init_cmd::run(dir, topic, mode, name)
 }
-
-const DEFAULT_LLM_TOML: &str = "# Models per role. `provider` is openai, anthropic, openrouter, or a local server:\n\
-# ollama (http://localhost:11434/v1), vllm (:8000/v1), llamacpp (:8080/v1); set base_url to move it.\n\
-# Keys come only from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY).\n\
-# `youra doctor <run>` checks every role's endpoint and picks how replies are constrained.\n\
-[llm.default]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n\n\
-# [llm.roles.controller]\n# model = \"gpt-4o\"\n\n\
-# The critic and the clamp judge check the generator's failure attribution: another model,\n\
-# so the generator does not grade itself (youra init and doctor warn when they coincide).\n\
-[llm.roles.critic]\nmodel = \"gpt-4o\"\n\n[llm.roles.judge]\nmodel = \"gpt-4o\"\n\n\
-# Output caps (tokens) by role or role.stage; prices in US$ per million tokens.\n\
-# [llm.caps]\n# \"executor.manuscript_drafting\" = 8000\n\
-# [llm.prices]\n# \"gpt-4o-mini\" = { input = 0.15, output = 0.6 }\n";
 
 /// Run the engine in the foreground until the run completes, stops or (optionally) pauses,
 /// printing its events (`json`: as JSON lines of `events.jsonl`'s shape, closed by a
@@ -357,6 +327,7 @@ pub fn demo_cmd(
             exec,
         },
     )?;
+    super::trust_cmd::record_own(&dir, "demo");
     println!(
         "demo run: {} (offline: replayed model replies)",
         dir.display()

@@ -46,6 +46,8 @@ struct StatusReport<'a> {
     experiments: Vec<crate::rundir::jobs::JobRow>,
     /// The engine running this run now (`pid N since T`), from its lock; none: no engine.
     engine: Option<String>,
+    /// `waiting for <endpoint> since <time> …` while the engine waits out a model outage.
+    model_waiting: Option<String>,
     /// Experiments the events call started and not ended while no engine runs the run:
     /// nothing follows them (a stopped or killed engine); `youra run` resumes them.
     stopped_experiments: Vec<crate::rundir::jobs::JobRow>,
@@ -198,6 +200,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         plan: plan_spend(&run.root),
         experiments,
         engine,
+        model_waiting: crate::engine::outage::waiting(&run.root).map(|w| w.line()),
         stopped_experiments,
     };
     if json {
@@ -239,11 +242,17 @@ fn waiting(vsa: &Vsa) -> Vec<String> {
         }
         Some(W::Paused) => out.push("the run is paused".into()),
         Some(W::Stopped) => out.push(format!(
-            "the run stopped (MUST_STOP): {}",
+            "the run stopped (MUST_STOP): {}{}",
             vsa.workflow
                 .stop_reason
                 .as_deref()
-                .unwrap_or("no reason given")
+                .unwrap_or("no reason given"),
+            // An infrastructure stop's reason already says how it goes on.
+            if crate::engine::outage::is_infrastructure(vsa.workflow.stop_reason.as_deref()) {
+                ""
+            } else {
+                "; fix the cause, then `youra steer <run> resume` and `youra run <run>`"
+            }
         )),
         _ => {}
     }
@@ -309,6 +318,9 @@ fn print_text(r: &StatusReport<'_>) {
     match &r.engine {
         Some(who) => println!("Engine:     running ({who})"),
         None => println!("Engine:     not running"),
+    }
+    if let Some(w) = &r.model_waiting {
+        println!("Model:      {w}");
     }
     print_running(&r.experiments);
     print_stopped(&r.stopped_experiments);

@@ -170,7 +170,10 @@ pub fn ask_retried<T>(
                 e @ (StageError::Template(_)
                 | StageError::Schema { .. }
                 | StageError::Llm {
-                    source: LlmError::MissingRecording { .. } | LlmError::Config(_),
+                    source:
+                        LlmError::MissingRecording { .. }
+                        | LlmError::Config(_)
+                        | LlmError::Outage { .. },
                     ..
                 }),
             ) => return Err(Asked::Final(e)),

@@ -61,6 +61,17 @@ impl StageError {
         }
     }
 
+    /// Whether a model endpoint stayed down for the whole outage window (`llm::retry`).
+    pub fn is_outage(&self) -> bool {
+        matches!(
+            self,
+            StageError::Llm {
+                source: LlmError::Outage { .. },
+                ..
+            }
+        )
+    }
+
     /// Whether a resume prompt can fix it (the model's fault, not the world's).
     pub fn resumable(&self) -> bool {
         matches!(

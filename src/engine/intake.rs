@@ -80,6 +80,20 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
             "paused at the next stage boundary".into(),
             vec![status(WorkflowStatus::Paused)],
         ),
+        // A stopped run goes on from where it stopped: after an infrastructure stop (a model
+        // server that was down) or once the researcher has fixed what stopped it.
+        Verb::Resume if wf.status == Some(WorkflowStatus::Stopped) => Plan {
+            effects: vec![
+                status(WorkflowStatus::Active),
+                ("workflow.stop_reason".into(), scalar("null")),
+            ],
+            applied: true,
+            note: format!(
+                "resumed after the stop ({})",
+                wf.stop_reason.as_deref().unwrap_or("no reason recorded")
+            ),
+            step: false,
+        },
         Verb::Resume if !paused => reject("the run is not paused"),
         Verb::Resume => apply("resumed".into(), vec![status(WorkflowStatus::Active)]),
         Verb::Step => Plan {

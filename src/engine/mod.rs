@@ -21,6 +21,7 @@ pub mod literature;
 pub mod lock;
 mod memory_block;
 mod next_choice;
+pub mod outage;
 mod parallel;
 mod plan_open;
 mod plan_search;
@@ -227,6 +228,13 @@ impl Engine {
             step_timings: Vec::new(),
             flying: Vec::new(),
         };
+        // A model endpoint that does not answer is waited out; the wait is seen in events
+        // and `youra status` (`outage`). A record left by a killed engine is stale now.
+        outage::clear(run);
+        engine
+            .roles
+            .outage_watch()
+            .listen(outage::listener(run, engine.events.clone()));
         // `[notify]`: waiting events reach the researcher, attached or detached.
         if let Some(n) = crate::notice::Notifier::new(run, &engine.config.notify) {
             engine.events.tap(n.tap());

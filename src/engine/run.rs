@@ -20,6 +20,7 @@ impl Engine {
     /// pauses. Every decision is read back from the VSA first.
     pub fn run(&mut self) -> Result<RunEnd, EngineError> {
         self.emit(Event::new("engine_start").message(self.lock_note()));
+        self.lift_infrastructure_stop()?;
         loop {
             if self.options.cancel.load(Ordering::Relaxed) {
                 self.abandon_flying();
@@ -143,6 +144,24 @@ impl Engine {
                 StepEnd::Rerouted => {}
             }
         }
+    }
+
+    /// A run an outage stopped goes on when an engine starts on it again (`youra run`):
+    /// nothing about the study was wrong. Any other stop waits for the researcher's
+    /// `youra steer <run> resume`.
+    fn lift_infrastructure_stop(&mut self) -> Result<(), EngineError> {
+        let snap = self.store.load()?;
+        let wf = &snap.vsa.workflow;
+        if wf.status != Some(WorkflowStatus::Stopped)
+            || !super::outage::is_infrastructure(wf.stop_reason.as_deref())
+        {
+            return Ok(());
+        }
+        let why = "youra run resumes the run after an infrastructure stop (a model endpoint that did not answer)";
+        self.store.mutate(&super::outage::lift(why))?;
+        self.log(why);
+        self.emit(Event::new("resume").message(why));
+        Ok(())
     }
 
     /// After a stepped stage that recovery rerouted: pause, unless the route itself waits
@@ -331,6 +350,15 @@ impl Engine {
     }
 
     pub(super) fn stop(&mut self, reason: &str) -> Result<(), EngineError> {
+        // A model endpoint's outage outlasted its window, whichever way its error reached
+        // this stop (a stage's, the controller's): an infrastructure stop, resumable.
+        let marked;
+        let reason = if self.roles.outage_watch().take_gave_up().is_some() {
+            marked = super::outage::mark(reason);
+            marked.as_str()
+        } else {
+            reason
+        };
         self.log(&format!("MUST_STOP: {reason}"));
         self.emit(
             Event::new("stop")

@@ -57,6 +57,14 @@ impl Engine {
                 return Ok(Settled::Again(e.to_string()));
             }
             Err(StageError::MustStop(reason)) => return Ok(Settled::End(StepEnd::Stop(reason))),
+            // The endpoint stayed down for the whole outage window: no resume prompt can
+            // help, and the stop is the infrastructure's, not the study's.
+            Err(e) if e.is_outage() => {
+                return Ok(Settled::End(StepEnd::Stop(super::outage::mark(&format!(
+                    "{}: {e}",
+                    step.describe()
+                )))));
+            }
             Err(StageError::Rerouted(note)) => {
                 self.log(&note);
                 return Ok(Settled::End(StepEnd::Rerouted));

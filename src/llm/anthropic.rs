@@ -30,6 +30,8 @@ pub struct Anthropic {
     url: String,
     client: Client,
     local: bool,
+    /// Told when an outage is waited out (`retry::OutageWatch`); the run's roles share one.
+    watch: retry::OutageWatch,
 }
 
 impl Anthropic {
@@ -46,12 +48,19 @@ impl Anthropic {
             url,
             client,
             local: false,
+            watch: retry::OutageWatch::default(),
         })
     }
 
     /// Mark the endpoint as on this machine or cluster: its calls cost no dollars.
     pub fn local(mut self, local: bool) -> Self {
         self.local = local;
+        self
+    }
+
+    /// Report outages waited out to `watch`.
+    pub fn watch(mut self, watch: retry::OutageWatch) -> Self {
+        self.watch = watch;
         self
     }
 
@@ -98,9 +107,13 @@ impl Provider for Anthropic {
     fn complete(&self, _key: &CallKey, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let policy = self.config.retry_policy();
         let mut jitter = retry::clock_jitter();
-        retry::retry_loop(&policy, &mut jitter, std::thread::sleep, |_| {
-            self.once(request)
-        })
+        retry::retry_loop(
+            &policy,
+            &mut jitter,
+            &mut retry::RealClock,
+            &self.watch,
+            |_| self.once(request),
+        )
     }
 }
 

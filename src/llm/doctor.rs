@@ -216,12 +216,6 @@ fn endpoint(
         ));
         return report;
     }
-    if let Probe::No(why) = &report.model_listed {
-        report.problems.push(format!(
-            "the server does not list the model `{}` ({why}): set `model` to one it serves",
-            http.model
-        ));
-    }
     // Dialects, until one meets the probe schema.
     let configured = cfg.structured.unwrap_or_default();
     let candidates: Vec<Structured> = match (configured, kind) {
@@ -262,6 +256,23 @@ fn endpoint(
         if done {
             report.structured = d;
             break;
+        }
+    }
+    // The model's name, judged by the server's own answers: its list, then a call under
+    // that name. A server that lists one model may answer any name (llama.cpp's) or refuse
+    // every other (Ollama's, vLLM's); only the call tells which.
+    if let Probe::No(listed) = &report.model_listed {
+        if chat_works {
+            report.model_listed = Probe::Yes(format!(
+                "not listed ({listed}), but the server answered a call under that name"
+            ));
+        } else {
+            report.problems.push(format!(
+                "the server does not serve the model `{}` ({listed}; a call under that name: {}): set `model` to one it serves (or give --model)",
+                http.model,
+                last_error.unwrap_or_default()
+            ));
+            return report;
         }
     }
     if !chat_works {
@@ -378,17 +389,11 @@ fn list_models(kind: ProviderKind, http: &HttpConfig) -> (Probe, Probe) {
     } else if ids.iter().any(|id| *id == http.model) {
         Probe::Yes(format!("{} model(s) listed", ids.len()))
     } else {
-        // llama.cpp's servers list the file they were started with under its path or
-        // alias; any one model served means requests reach it whatever they name.
+        // Not listed is not yet refused: llama.cpp's servers list the file they were started
+        // with and answer any name. `endpoint` asks the server under this name to decide.
         let shown: Vec<&str> = ids.iter().take(5).copied().collect();
-        if ids.len() == 1 {
-            Probe::Yes(format!(
-                "serves one model ({}); it answers any name",
-                shown[0]
-            ))
-        } else {
-            Probe::No(format!("listed: {}", shown.join(", ")))
-        }
+        let more = if ids.len() > 5 { ", …" } else { "" };
+        Probe::No(format!("listed: {}{more}", shown.join(", ")))
     };
     (reachable, listed)
 }

@@ -31,6 +31,19 @@ pub enum LlmError {
     MissingRecording { key: String, ordinal: u32 },
     #[error("gave up after {attempts} attempts: {last}")]
     Exhausted { attempts: u32, last: Box<LlmError> },
+    /// The endpoint did not answer for the whole outage window (`[llm] outage_wait_s`):
+    /// an infrastructure stop, which `youra run` resumes.
+    #[error(
+        "{url} did not answer for {} (the outage window, [llm] outage_wait_s = {}): {last}",
+        duration_words(*waited),
+        window.as_secs()
+    )]
+    Outage {
+        url: String,
+        waited: Duration,
+        window: Duration,
+        last: Box<LlmError>,
+    },
     #[error(
         "the model still asked for tools after {rounds} rounds (last: {last}); raise `max_rounds` under [tools] in youra.toml or offer the stage fewer tools"
     )]
@@ -55,5 +68,44 @@ impl LlmError {
             LlmError::Http { status, .. } => *status >= 500 || *status == 408,
             _ => false,
         }
+    }
+
+    /// Whether the endpoint itself is down or refusing work for now (refused or dropped
+    /// connections, timeouts, 429, 408 and 5xx): worth waiting out for `[llm] outage_wait_s`,
+    /// where a cut-off reply or a 4xx is not.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            LlmError::Transport { .. }
+            | LlmError::Timeout { .. }
+            | LlmError::RateLimited { .. }
+            | LlmError::Outage { .. } => true,
+            LlmError::Http { status, .. } => *status >= 500 || *status == 408,
+            LlmError::Exhausted { last, .. } => last.is_outage(),
+            _ => false,
+        }
+    }
+
+    /// The endpoint the error is about, when it names one.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            LlmError::Transport { url, .. }
+            | LlmError::Timeout { url, .. }
+            | LlmError::Http { url, .. }
+            | LlmError::RateLimited { url, .. }
+            | LlmError::Malformed { url, .. }
+            | LlmError::Truncated { url, .. }
+            | LlmError::CallLimit { url, .. }
+            | LlmError::Outage { url, .. } => Some(url),
+            LlmError::Exhausted { last, .. } => last.url(),
+            _ => None,
+        }
+    }
+}
+
+/// `95 s`, `31 min`: how long an outage lasted, in the unit a researcher reads.
+pub fn duration_words(d: Duration) -> String {
+    match d.as_secs() {
+        s if s < 120 => format!("{:.0} s", d.as_secs_f64()),
+        s => format!("{} min", s / 60),
     }
 }

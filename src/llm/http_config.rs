@@ -58,6 +58,11 @@ pub struct HttpConfig {
     pub call_timeout: Duration,
     /// Sent with every request (OpenRouter's `HTTP-Referer`, a proxy's routing header).
     pub extra_headers: BTreeMap<String, String>,
+    /// How long an endpoint that does not answer is waited for once the retries are spent
+    /// (`super::retry`); set from `[llm] outage_wait_s` for a run's roles, zero elsewhere
+    /// (`youra doctor` must answer now, not in half an hour).
+    #[serde(deserialize_with = "seconds")]
+    pub outage_wait: Duration,
 }
 
 impl Default for HttpConfig {
@@ -80,6 +85,7 @@ impl Default for HttpConfig {
             structured: super::Structured::Auto,
             call_timeout: Duration::from_secs(300),
             extra_headers: BTreeMap::new(),
+            outage_wait: Duration::ZERO,
         }
     }
 }
@@ -99,6 +105,7 @@ impl HttpConfig {
             max_retries: self.max_retries,
             backoff_base: self.backoff_base,
             backoff_max: self.backoff_max,
+            outage_wait: self.outage_wait,
         }
     }
 
@@ -164,6 +171,7 @@ impl fmt::Debug for HttpConfig {
             .field("json_mode", &self.json_mode)
             .field("structured", &self.structured)
             .field("call_timeout", &self.call_timeout)
+            .field("outage_wait", &self.outage_wait)
             .field(
                 "extra_headers",
                 &self.extra_headers.keys().collect::<Vec<_>>(),

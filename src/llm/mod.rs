@@ -30,7 +30,7 @@ pub mod transcript;
 mod types;
 
 pub use anthropic::Anthropic;
-pub use error::LlmError;
+pub use error::{LlmError, duration_words};
 pub use http_config::HttpConfig;
 pub use openai::OpenAiCompatible;
 pub use role_config::{ProviderKind, RoleConfig};
@@ -62,17 +62,23 @@ pub trait Provider: Send + Sync {
 /// The HTTP provider for a role, from its layered settings: the provider kind fills what
 /// the role leaves unset (base URL, key variable, dialect), and an `auto` dialect takes what
 /// `youra doctor` remembered for this endpoint in `remembered`.
+/// Outages are waited out for `outage` (`[llm] outage_wait_s`) and reported to `watch`.
 fn http_provider(
     kind: ProviderKind,
     role: &str,
     cfg: &RoleConfig,
     remembered: &std::collections::BTreeMap<String, Structured>,
+    outage: (std::time::Duration, &retry::OutageWatch),
 ) -> Result<std::sync::Arc<dyn Provider>, LlmError> {
-    let http = http_config(kind, role, cfg, remembered, |k| std::env::var(k).ok())?;
+    let mut http = http_config(kind, role, cfg, remembered, |k| std::env::var(k).ok())?;
+    http.outage_wait = outage.0;
     let local = kind.local() || is_loopback(&http.base_url);
+    let watch = outage.1.clone();
     Ok(match kind {
-        ProviderKind::Anthropic => std::sync::Arc::new(Anthropic::new(http)?.local(local)),
-        _ => std::sync::Arc::new(OpenAiCompatible::new(http)?.local(local)),
+        ProviderKind::Anthropic => {
+            std::sync::Arc::new(Anthropic::new(http)?.local(local).watch(watch))
+        }
+        _ => std::sync::Arc::new(OpenAiCompatible::new(http)?.local(local).watch(watch)),
     })
 }
 

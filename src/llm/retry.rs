@@ -6,7 +6,8 @@
 //! full jitter is for) and a guaranteed floor matters more: a struggling server always gets
 //! at least half the nominal pause.
 
-use std::time::{Duration, SystemTime};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::LlmError;
 use crate::rng::{Draw, XorShift64};
@@ -22,6 +23,10 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     pub backoff_base: Duration,
     pub backoff_max: Duration,
+    /// How long an endpoint that does not answer (refused, timed out, 429, 5xx) is waited
+    /// for, from its first failure, once the quick retries are spent: `[llm] outage_wait_s`.
+    /// Zero: no waiting beyond the retries.
+    pub outage_wait: Duration,
 }
 
 impl RetryPolicy {
@@ -70,35 +75,187 @@ pub fn clock_jitter() -> XorShift64 {
     XorShift64::new(nanos ^ u64::from(std::process::id()).rotate_left(32))
 }
 
-/// Run `op` until it succeeds, fails with an error that waiting will not fix, or the
-/// attempts run out (`Exhausted`, holding the last error). `op` gets the attempt number
-/// (1-based). Between attempts, `sleep` gets the server's `Retry-After` (capped) when a
-/// rate limit named one, else the jittered backoff.
+/// Time as the retry loop sees it: a real clock, or a test's that moves only when it sleeps.
+pub trait Clock {
+    fn now(&self) -> Instant;
+    /// The wall-clock time, for what a researcher reads ("since 14:05").
+    fn wall(&self) -> SystemTime;
+    fn sleep(&mut self, pause: Duration);
+}
+
+/// The process's clocks and `std::thread::sleep`.
+pub struct RealClock;
+
+impl Clock for RealClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+    fn wall(&self) -> SystemTime {
+        SystemTime::now()
+    }
+    fn sleep(&mut self, pause: Duration) {
+        std::thread::sleep(pause)
+    }
+}
+
+/// What a client waiting out an outage says, for whoever shows the run (the engine writes
+/// events, `youra status`'s line and a notice from it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutageNote {
+    /// The quick retries are spent and `url` still does not answer: waiting since `since`
+    /// (its first failure), at most until `until`.
+    Waiting {
+        url: String,
+        since: SystemTime,
+        until: SystemTime,
+        error: String,
+    },
+    /// It answered again (with a reply, or an error waiting cannot fix) after `waited`.
+    Back {
+        url: String,
+        since: SystemTime,
+        waited: Duration,
+    },
+    /// The window passed: the call fails with [`LlmError::Outage`].
+    GaveUp {
+        url: String,
+        since: SystemTime,
+        waited: Duration,
+    },
+}
+
+type Listener = Arc<dyn Fn(&OutageNote) + Send + Sync>;
+
+/// Where the notes go: one per run's roles, shared by their clients; the engine sets the
+/// listener once it has its event log. Without one, notes are dropped. It also remembers
+/// whether the last outage ended in a give-up, so the stop that follows is named an
+/// infrastructure stop wherever the error travelled ([`OutageWatch::take_gave_up`]).
+#[derive(Clone, Default)]
+pub struct OutageWatch {
+    listener: Arc<Mutex<Option<Listener>>>,
+    gave_up: Arc<Mutex<Option<String>>>,
+}
+
+impl std::fmt::Debug for OutageWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutageWatch")
+    }
+}
+
+impl OutageWatch {
+    pub fn listen(&self, listener: impl Fn(&OutageNote) + Send + Sync + 'static) {
+        if let Ok(mut slot) = self.listener.lock() {
+            *slot = Some(Arc::new(listener));
+        }
+    }
+
+    pub fn tell(&self, note: &OutageNote) {
+        if let Ok(mut g) = self.gave_up.lock() {
+            *g = match note {
+                OutageNote::GaveUp { url, .. } => Some(url.clone()),
+                _ => None,
+            };
+        }
+        let listener = self.listener.lock().ok().and_then(|l| l.clone());
+        if let Some(listener) = listener {
+            listener(note);
+        }
+    }
+
+    /// The endpoint whose outage outlasted its window, if no call has succeeded since; taken.
+    pub fn take_gave_up(&self) -> Option<String> {
+        self.gave_up.lock().ok().and_then(|mut g| g.take())
+    }
+
+    /// A call succeeded: an earlier give-up no longer explains anything.
+    pub fn answered(&self) {
+        if let Ok(mut g) = self.gave_up.lock() {
+            *g = None;
+        }
+    }
+}
+
+/// Run `op` until it succeeds or fails with an error that waiting will not fix. `op` gets the
+/// attempt number (1-based). Between attempts the clock sleeps the server's `Retry-After`
+/// (capped) when a rate limit named one, else the jittered backoff. When the quick retries
+/// (`max_retries`) are spent on an outage ([`LlmError::is_outage`]), it goes on waiting
+/// until `outage_wait` has passed since the first failure, telling `watch` when it starts
+/// and when it ends; past the window the error is [`LlmError::Outage`]. Retryable errors
+/// that are not outages (a cut-off reply) end as `Exhausted` once the retries are spent.
 pub fn retry_loop<T>(
     policy: &RetryPolicy,
     jitter: &mut dyn Draw,
-    mut sleep: impl FnMut(Duration),
+    clock: &mut dyn Clock,
+    watch: &OutageWatch,
     mut op: impl FnMut(u32) -> Result<T, LlmError>,
 ) -> Result<T, LlmError> {
-    let attempts = policy.max_retries.saturating_add(1);
+    let quick = policy.max_retries.saturating_add(1);
     let mut attempt = 1;
+    let mut first: Option<(Instant, SystemTime)> = None;
+    // The endpoint waited for, once the quick retries are spent on an outage.
+    let mut waiting: Option<String> = None;
     loop {
-        let err = match op(attempt) {
-            Ok(value) => return Ok(value),
+        let result = op(attempt);
+        let err = match result {
+            Ok(value) => {
+                if let (Some(url), Some((t0, since))) = (waiting, first) {
+                    watch.tell(&back(url, since, clock.now() - t0));
+                }
+                watch.answered();
+                return Ok(value);
+            }
             Err(err) => err,
         };
         if !err.is_retryable() {
+            if let (Some(url), Some((t0, since))) = (waiting, first) {
+                watch.tell(&back(url, since, clock.now() - t0));
+            }
             return Err(err);
         }
-        if attempt >= attempts {
+        let (t0, since) = *first.get_or_insert_with(|| (clock.now(), clock.wall()));
+        if attempt < quick {
+            clock.sleep(pause_after(policy, &err, attempt - 1, jitter.draw()));
+            attempt += 1;
+            continue;
+        }
+        let waited = clock.now() - t0;
+        if !err.is_outage() {
             return Err(LlmError::Exhausted {
-                attempts,
+                attempts: attempt,
                 last: Box::new(err),
             });
         }
-        sleep(pause_after(policy, &err, attempt - 1, jitter.draw()));
+        let url = err.url().unwrap_or_default().to_string();
+        if waited >= policy.outage_wait {
+            watch.tell(&OutageNote::GaveUp {
+                url: url.clone(),
+                since,
+                waited,
+            });
+            return Err(LlmError::Outage {
+                url,
+                waited,
+                window: policy.outage_wait,
+                last: Box::new(err),
+            });
+        }
+        if waiting.is_none() {
+            waiting = Some(url.clone());
+            watch.tell(&OutageNote::Waiting {
+                url,
+                since,
+                until: since + policy.outage_wait,
+                error: err.to_string(),
+            });
+        }
+        let left = policy.outage_wait - waited;
+        clock.sleep(pause_after(policy, &err, attempt - 1, jitter.draw()).min(left));
         attempt += 1;
     }
+}
+
+fn back(url: String, since: SystemTime, waited: Duration) -> OutageNote {
+    OutageNote::Back { url, since, waited }
 }
 
 fn pause_after(policy: &RetryPolicy, err: &LlmError, retry: u32, draw: f64) -> Duration {
@@ -121,6 +278,66 @@ mod tests {
             max_retries,
             backoff_base: Duration::from_secs(1),
             backoff_max: Duration::from_secs(30),
+            outage_wait: Duration::ZERO,
+        }
+    }
+
+    /// A clock that moves only when the loop sleeps: the calls themselves take no time.
+    struct Fake {
+        t0: Instant,
+        at: Duration,
+        sleeps: Vec<f64>,
+    }
+
+    impl Fake {
+        fn new() -> Fake {
+            Fake {
+                t0: Instant::now(),
+                at: Duration::ZERO,
+                sleeps: Vec::new(),
+            }
+        }
+    }
+
+    impl Clock for Fake {
+        fn now(&self) -> Instant {
+            self.t0 + self.at
+        }
+        fn wall(&self) -> SystemTime {
+            SystemTime::UNIX_EPOCH + self.at
+        }
+        fn sleep(&mut self, pause: Duration) {
+            self.at += pause;
+            self.sleeps.push(pause.as_secs_f64());
+        }
+    }
+
+    /// A watch that keeps every note.
+    fn recording() -> (OutageWatch, Arc<Mutex<Vec<OutageNote>>>) {
+        let watch = OutageWatch::default();
+        let notes = Arc::new(Mutex::new(Vec::new()));
+        let keep = notes.clone();
+        watch.listen(move |n| keep.lock().unwrap().push(n.clone()));
+        (watch, notes)
+    }
+
+    fn kinds(notes: &Arc<Mutex<Vec<OutageNote>>>) -> Vec<&'static str> {
+        notes
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|n| match n {
+                OutageNote::Waiting { .. } => "waiting",
+                OutageNote::Back { .. } => "back",
+                OutageNote::GaveUp { .. } => "gave_up",
+            })
+            .collect()
+    }
+
+    fn refused() -> LlmError {
+        LlmError::Transport {
+            url: "http://127.0.0.1:9/v1/chat/completions".into(),
+            detail: "connection refused".into(),
         }
     }
 
@@ -172,12 +389,13 @@ mod tests {
 
     #[test]
     fn retries_only_what_waiting_can_fix() {
-        let mut sleeps = Vec::new();
+        let mut clock = Fake::new();
         let mut calls = 0;
         let result: Result<(), _> = retry_loop(
             &policy(4),
             &mut Fixed::new(&[0.0]),
-            |d| sleeps.push(d),
+            &mut clock,
+            &OutageWatch::default(),
             |_| {
                 calls += 1;
                 Err(LlmError::Http {
@@ -188,17 +406,18 @@ mod tests {
             },
         );
         assert!(matches!(result, Err(LlmError::Http { status: 400, .. })));
-        assert_eq!((calls, sleeps.len()), (1, 0));
+        assert_eq!((calls, clock.sleeps.len()), (1, 0));
     }
 
     #[test]
     fn retry_after_wins_over_backoff_and_is_capped() {
-        let mut sleeps = Vec::new();
+        let mut clock = Fake::new();
         let script = [Some(3), Some(10_000), None];
         let result = retry_loop(
             &policy(4),
             &mut Fixed::new(&[0.0]),
-            |d| sleeps.push(d.as_secs_f64()),
+            &mut clock,
+            &OutageWatch::default(),
             |attempt| match script.get(attempt as usize - 1) {
                 Some(after) => Err(rate_limited(*after)),
                 None => Ok(attempt),
@@ -206,27 +425,151 @@ mod tests {
         );
         assert_eq!(result.ok(), Some(4));
         // 3 s as asked; 10 000 s capped at 4 × 30 s; no header → backoff for retry 2 (2 s).
-        assert_eq!(sleeps, vec![3.0, 120.0, 2.0]);
+        assert_eq!(clock.sleeps, vec![3.0, 120.0, 2.0]);
     }
 
     #[test]
-    fn runs_out_with_the_last_error() {
+    fn without_a_window_an_outage_gives_up_after_the_retries() {
         let mut calls = 0;
+        let (watch, notes) = recording();
         let result: Result<(), _> = retry_loop(
             &policy(2),
             &mut Fixed::new(&[0.0]),
-            |_| {},
+            &mut Fake::new(),
+            &watch,
             |_| {
                 calls += 1;
                 Err(rate_limited(None))
             },
         );
         match result {
-            Err(LlmError::Exhausted { attempts, last }) => {
-                assert_eq!((attempts, calls), (3, 3));
+            Err(LlmError::Outage { last, window, .. }) => {
+                assert_eq!((calls, window), (3, Duration::ZERO));
                 assert!(matches!(*last, LlmError::RateLimited { .. }));
             }
-            other => panic!("expected Exhausted, got {other:?}"),
+            other => panic!("expected Outage, got {other:?}"),
         }
+        assert_eq!(kinds(&notes), ["gave_up"]);
+        assert_eq!(watch.take_gave_up().as_deref(), Some("http://x"));
+        assert_eq!(watch.take_gave_up(), None, "taken once");
+    }
+
+    #[test]
+    fn a_cut_reply_is_retried_but_not_waited_for() {
+        let (watch, notes) = recording();
+        let mut p = policy(1);
+        p.outage_wait = Duration::from_secs(600);
+        let result: Result<(), _> = retry_loop(
+            &p,
+            &mut Fixed::new(&[0.0]),
+            &mut Fake::new(),
+            &watch,
+            |_| {
+                Err(LlmError::Truncated {
+                    url: "http://x".into(),
+                    detail: "cut".into(),
+                })
+            },
+        );
+        assert!(
+            matches!(result, Err(LlmError::Exhausted { attempts: 2, .. })),
+            "{result:?}"
+        );
+        assert!(kinds(&notes).is_empty());
+    }
+
+    #[test]
+    fn an_outage_is_waited_out_and_the_call_goes_on() {
+        let (watch, notes) = recording();
+        let mut p = policy(2);
+        p.outage_wait = Duration::from_secs(1800);
+        let mut clock = Fake::new();
+        // Refused for ten attempts (the server is down for minutes), then it answers.
+        let result = retry_loop(&p, &mut Fixed::new(&[0.0]), &mut clock, &watch, |attempt| {
+            if attempt <= 10 {
+                Err(refused())
+            } else {
+                Ok(attempt)
+            }
+        });
+        assert_eq!(result.ok(), Some(11));
+        assert_eq!(kinds(&notes), ["waiting", "back"]);
+        let notes = notes.lock().unwrap();
+        let OutageNote::Waiting {
+            url, since, until, ..
+        } = &notes[0]
+        else {
+            unreachable!()
+        };
+        assert_eq!(url, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(
+            (*since, until.duration_since(*since).ok()),
+            (SystemTime::UNIX_EPOCH, Some(Duration::from_secs(1800)))
+        );
+        // The pauses back off to the cap: 0.5, 1, 2, 4, 8, then 15 s at draw 0.
+        assert_eq!(
+            clock.sleeps,
+            vec![0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 15.0, 15.0, 15.0, 15.0]
+        );
+        let OutageNote::Back { waited, .. } = &notes[1] else {
+            unreachable!()
+        };
+        assert_eq!(*waited, clock.at);
+        assert_eq!(watch.take_gave_up(), None);
+    }
+
+    #[test]
+    fn past_the_window_it_gives_up_never_sleeping_beyond_it() {
+        let (watch, notes) = recording();
+        let mut p = policy(0);
+        p.outage_wait = Duration::from_secs(10);
+        let mut clock = Fake::new();
+        let result: Result<(), _> =
+            retry_loop(&p, &mut Fixed::new(&[0.0]), &mut clock, &watch, |_| {
+                Err(LlmError::Http {
+                    url: "http://x".into(),
+                    status: 503,
+                    body: "down".into(),
+                })
+            });
+        match result {
+            Err(LlmError::Outage { waited, window, .. }) => {
+                assert_eq!(
+                    (waited, window),
+                    (Duration::from_secs(10), Duration::from_secs(10))
+                );
+            }
+            other => panic!("expected Outage, got {other:?}"),
+        }
+        // 0.5 + 1 + 2 + 4 = 7.5 s, then the last pause is cut to the 2.5 s left.
+        assert_eq!(clock.sleeps, vec![0.5, 1.0, 2.0, 4.0, 2.5]);
+        assert_eq!(kinds(&notes), ["waiting", "gave_up"]);
+        assert!(watch.take_gave_up().is_some());
+    }
+
+    #[test]
+    fn an_endpoint_that_comes_back_with_a_refusal_ends_the_wait() {
+        let (watch, notes) = recording();
+        let mut p = policy(0);
+        p.outage_wait = Duration::from_secs(60);
+        let result: Result<(), _> = retry_loop(
+            &p,
+            &mut Fixed::new(&[0.0]),
+            &mut Fake::new(),
+            &watch,
+            |attempt| {
+                if attempt < 3 {
+                    Err(refused())
+                } else {
+                    Err(LlmError::Http {
+                        url: "http://x".into(),
+                        status: 404,
+                        body: "model not found".into(),
+                    })
+                }
+            },
+        );
+        assert!(matches!(result, Err(LlmError::Http { status: 404, .. })));
+        assert_eq!(kinds(&notes), ["waiting", "back"]);
     }
 }

@@ -33,6 +33,8 @@ pub struct Roles {
     max_tokens: BTreeMap<String, u32>,
     /// Each role's dialect, resolved (for the schema check's words and the artifact form).
     dialects: BTreeMap<String, super::Structured>,
+    /// Told by every HTTP role's client when it waits out an outage (`super::retry`).
+    outage: super::retry::OutageWatch,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -42,6 +44,8 @@ pub struct LlmSettings {
     pub prices: PriceTable,
     /// `[llm.caps]`: output caps by `role` or `role.stage` (`super::caps`).
     pub caps: BTreeMap<String, u32>,
+    /// `[llm] outage_wait_s`: how long a role's endpoint that does not answer is waited for.
+    pub outage_wait_s: f64,
 }
 
 impl LlmSettings {
@@ -96,6 +100,9 @@ impl Roles {
         let mut providers = BTreeMap::new();
         let mut max_tokens = BTreeMap::new();
         let mut dialects = BTreeMap::new();
+        let outage = super::retry::OutageWatch::default();
+        let wait = std::time::Duration::try_from_secs_f64(settings.outage_wait_s.max(0.0))
+            .unwrap_or(std::time::Duration::ZERO);
         for role in ROLES {
             let cfg = settings
                 .roles
@@ -129,7 +136,7 @@ impl Roles {
                         }
                     }
                 }
-                kind => super::http_provider(kind, role, &cfg, &remembered)?,
+                kind => super::http_provider(kind, role, &cfg, &remembered, (wait, &outage))?,
             };
             let recorded = Recorder::new(inner, dir.clone(), ledger.clone(), counters.clone());
             providers.insert(role.to_string(), Arc::new(recorded) as Arc<dyn Provider>);
@@ -140,6 +147,7 @@ impl Roles {
             caps: settings.caps.clone(),
             max_tokens,
             dialects,
+            outage,
         })
     }
 
@@ -179,7 +187,13 @@ impl Roles {
             caps: BTreeMap::new(),
             max_tokens: BTreeMap::new(),
             dialects: BTreeMap::new(),
+            outage: super::retry::OutageWatch::default(),
         }
+    }
+
+    /// Where the roles' clients report outages they wait out (the engine listens).
+    pub fn outage_watch(&self) -> &super::retry::OutageWatch {
+        &self.outage
     }
 
     pub fn get(&self, role: &str) -> Result<Arc<dyn Provider>, LlmError> {

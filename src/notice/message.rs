@@ -78,6 +78,13 @@ pub fn notice_for(event: &Event, run: &Path) -> Option<Notice> {
             format!("{name} stopped: {msg}"),
             format!("youra steer {dir} resume (after fixing the cause)"),
         ),
+        // A model endpoint that does not answer: the run waits by itself; the researcher
+        // may want to restart the server.
+        "model_waiting" => (
+            format!("youra: ⌛ {name} waits for its model"),
+            format!("{name}: {msg}"),
+            format!("start the model server; the run goes on by itself (youra status {dir})"),
+        ),
         "breakpoint" => {
             let stage = clean(event.stage.as_deref().unwrap_or("a stage"), 60);
             (

@@ -23,15 +23,28 @@ fn locked(lock: &str) -> Vec<(String, String)> {
         .as_array()
         .expect("Cargo.lock lists packages")
         .iter()
-        .filter(|p| p.get("source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("registry+")))
-        .filter_map(|p| Some((p["name"].as_str()?.to_string(), p["version"].as_str()?.to_string())))
+        .filter(|p| {
+            p.get("source")
+                .and_then(|s| s.as_str())
+                .is_some_and(|s| s.starts_with("registry+"))
+        })
+        .filter_map(|p| {
+            Some((
+                p["name"].as_str()?.to_string(),
+                p["version"].as_str()?.to_string(),
+            ))
+        })
         .collect()
 }
 
 /// A package manifest's `[package] rust-version`, if it declares one.
 fn declared(manifest: &str) -> Option<String> {
     let value: toml::Value = toml::from_str(manifest).ok()?;
-    value.get("package")?.get("rust-version")?.as_str().map(str::to_string)
+    value
+        .get("package")?
+        .get("rust-version")?
+        .as_str()
+        .map(str::to_string)
 }
 
 /// Where cargo unpacked the registry's sources (`$CARGO_HOME/registry/src/<index>/`).
@@ -43,7 +56,12 @@ fn registry_dirs() -> Vec<PathBuf> {
         return Vec::new();
     };
     std::fs::read_dir(src)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -134,7 +152,10 @@ fn the_readme_states_cargo_tomls_rust_version() {
     let stated = readme_versions(&readme);
     assert!(!stated.is_empty(), "the README states no \"Rust ≥ X.Y\"");
     for v in stated {
-        assert_eq!(v, msrv, "the README says Rust ≥ {v}; Cargo.toml says {msrv}");
+        assert_eq!(
+            v, msrv,
+            "the README says Rust ≥ {v}; Cargo.toml says {msrv}"
+        );
     }
 }
 
@@ -146,7 +167,9 @@ fn a_dependency_needing_a_newer_rust_is_caught() {
     for (name, ver, rv) in [("aa", "1.0.0", Some("1.99")), ("bb", "0.2.1", None)] {
         let dir = reg.join(format!("{name}-{ver}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let rv = rv.map(|v| format!("rust-version = \"{v}\"\n")).unwrap_or_default();
+        let rv = rv
+            .map(|v| format!("rust-version = \"{v}\"\n"))
+            .unwrap_or_default();
         std::fs::write(
             dir.join("Cargo.toml"),
             format!("[package]\nname = \"{name}\"\nversion = \"{ver}\"\n{rv}"),
