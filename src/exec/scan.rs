@@ -203,7 +203,7 @@ impl Walk {
                 libc::S_IFSOCK => Found::Special("a socket"),
                 libc::S_IFCHR | libc::S_IFBLK => Found::Special("a device"),
                 libc::S_IFREG if st.st_mode & SET_ID != 0 => Found::SetId(st.st_mode),
-                libc::S_IFREG => match security_attrs(dir, &name) {
+                libc::S_IFREG => match security_attrs(dir, &name, &child) {
                     names if !names.is_empty() => Found::Security(names),
                     _ if !scratch && st.st_size as u64 > self.limits.file_bytes => {
                         Found::Huge(st.st_size as u64)
@@ -242,9 +242,11 @@ impl Walk {
             let cleared = chmod_at(parent, name, mode & 0o7777 & !SET_ID);
             self.report(path, Found::SetIdDir(mode), cleared);
         }
-        let attrs = security_attrs(parent, name);
+        let attrs = security_attrs(parent, name, path);
         if !attrs.is_empty() {
-            let removed = attrs.iter().try_for_each(|a| remove_attr(parent, name, a));
+            let removed = attrs
+                .iter()
+                .try_for_each(|a| remove_attr(parent, name, path, a));
             self.report(path, Found::Security(attrs), removed);
         }
         if depth + 1 > self.limits.depth {
@@ -403,17 +405,24 @@ fn unlink_at(dir: &OwnedFd, name: &CStr) -> io::Result<()> {
 }
 
 /// `name` in `dir` as a path the `l*xattr` calls resolve without following a link at its end:
-/// through `/proc/self/fd`, so no folder on the way can have been swapped.
-fn at_path(dir: &OwnedFd, name: &CStr) -> CString {
-    let mut bytes = format!("/proc/self/fd/{}/", dir.as_raw_fd()).into_bytes();
-    bytes.extend_from_slice(name.to_bytes());
-    // A name from readdir holds no NUL.
+/// through `/proc/self/fd`, so no folder on the way can have been swapped; `full` (the same
+/// entry by its whole path) where /proc is not mounted, since no job runs any more to swap one.
+fn at_path(dir: &OwnedFd, name: &CStr, full: &Path) -> CString {
+    static PROC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let bytes = if *PROC.get_or_init(|| Path::new("/proc/self/fd").is_dir()) {
+        let mut bytes = format!("/proc/self/fd/{}/", dir.as_raw_fd()).into_bytes();
+        bytes.extend_from_slice(name.to_bytes());
+        bytes
+    } else {
+        full.as_os_str().as_bytes().to_vec()
+    };
+    // A name from readdir holds no NUL, nor does a path built from such names.
     CString::new(bytes).unwrap_or_default()
 }
 
 /// The `security.*` attribute names of `name` in `dir`, but the security modules' labels.
-fn security_attrs(dir: &OwnedFd, name: &CStr) -> Vec<String> {
-    let path = at_path(dir, name);
+fn security_attrs(dir: &OwnedFd, name: &CStr, full: &Path) -> Vec<String> {
+    let path = at_path(dir, name, full);
     let mut buf = vec![0u8; 4096];
     let len = loop {
         // SAFETY: `buf` is writable for its length; llistxattr writes at most that.
@@ -436,8 +445,8 @@ fn security_attrs(dir: &OwnedFd, name: &CStr) -> Vec<String> {
         .collect()
 }
 
-fn remove_attr(dir: &OwnedFd, name: &CStr, attr: &str) -> io::Result<()> {
-    let path = at_path(dir, name);
+fn remove_attr(dir: &OwnedFd, name: &CStr, full: &Path, attr: &str) -> io::Result<()> {
+    let path = at_path(dir, name, full);
     let attr = CString::new(attr).map_err(io::Error::other)?;
     // SAFETY: both strings NUL-terminated; lremovexattr follows no link at the end.
     cvt(unsafe { libc::lremovexattr(path.as_ptr(), attr.as_ptr()) })

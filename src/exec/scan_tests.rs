@@ -200,6 +200,10 @@ fn a_file_capability_is_removed_and_a_user_attribute_kept() {
     cap.extend_from_slice(&[0; 8]);
     let capped_set = set(&capped, "security.capability", &cap) == 0;
     let user_set = set(&noted, "user.origin", b"lab") == 0;
+    // SAFETY: geteuid has no preconditions. As root (CI) the planting must have worked.
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(capped_set, "root could not set security.capability");
+    }
     let f = scan(&ws);
     if capped_set {
         assert!(!capped.exists(), "{f:?}");
