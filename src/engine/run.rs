@@ -157,6 +157,14 @@ impl Engine {
         {
             return Ok(());
         }
+        // The researcher's own `resume` waits in the steering list: it lifts the stop (and
+        // is recorded as applied) when the loop takes it.
+        let asked = super::intake::pending(&snap)
+            .iter()
+            .any(|(_, d)| d.verb() == Some(crate::steer::Verb::Resume));
+        if asked {
+            return Ok(());
+        }
         let why = "youra run resumes the run after an infrastructure stop (a model endpoint that did not answer)";
         self.store.mutate(&super::outage::lift(why))?;
         self.log(why);

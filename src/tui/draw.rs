@@ -200,6 +200,11 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
         spans.push(Span::styled(format!(" {w} "), t.style(Role::Attention)));
         spans.push(Span::raw(" "));
     }
+    // A model endpoint the engine waits for (`engine::outage`): the run is not stuck.
+    if let Some(w) = model_wait(app) {
+        spans.push(Span::styled(format!(" ⌛ {w} "), t.style(Role::Attention)));
+        spans.push(Span::raw(" "));
+    }
     // An unconfined run says so before anything else about it.
     if app.data.sandbox == crate::exec::SandboxMode::Off {
         spans.push(Span::styled(" UNSANDBOXED ", t.style(Role::Attention)));
@@ -271,6 +276,23 @@ fn status_line(app: &App, width: u16) -> Line<'static> {
         keep
     });
     Line::from(spans)
+}
+
+/// `waiting for <endpoint> since <time>` while the newest of the engine's outage, stop and
+/// start events is a `model_waiting` one (events are newest first).
+fn model_wait(app: &App) -> Option<String> {
+    let last = app.data.events.iter().find(|e| {
+        matches!(
+            e.kind.as_deref(),
+            Some("model_waiting" | "model_back" | "model_gave_up" | "stop" | "engine_start")
+        )
+    })?;
+    if last.kind.as_deref() != Some("model_waiting") {
+        return None;
+    }
+    let at = last.text.find("waiting for ")?;
+    let text = &last.text[at..];
+    Some(text.split(" (retrying").next().unwrap_or(text).to_string())
 }
 
 /// `6.2k tokens $0.0123` (`$0` for free models, `+ unknown` for unpriced ones): what the run
