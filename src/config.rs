@@ -23,6 +23,8 @@ pub struct RunConfig {
     pub recovery: crate::reflect::routing::Thresholds,
     /// The plan tree's budget and policy (PrimeScientist); off unless `budget_tokens` > 0.
     pub plan: PlanSettings,
+    /// Repeats, confidence and interval of the gates' measurements (`src/config_evidence.rs`).
+    pub evidence: crate::config_evidence::EvidenceSettings,
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,
@@ -317,6 +319,12 @@ pub fn explain_with(
     if let Some(message) = config.plan.problems().into_iter().next() {
         return Err(ConfigError::Invalid {
             origin: "[plan]".into(),
+            message,
+        });
+    }
+    if let Some(message) = config.evidence.problems().into_iter().next() {
+        return Err(ConfigError::Invalid {
+            origin: "[evidence]".into(),
             message,
         });
     }

@@ -262,6 +262,22 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
     if let Some(n) = p.after_pass {
         r("plan.after_pass", n.into(), 0.0, MAX_COUNT);
     }
+    // `[evidence]`: one repeat is today's gate; more than MAX_COUNT a typo. A confidence
+    // below 0.5 is not a claim and 0.9999 already asks for t(0.99995).
+    let ev = &c.evidence;
+    r(
+        "evidence.min_repeats",
+        ev.min_repeats as f64,
+        1.0,
+        MAX_COUNT,
+    );
+    r(
+        "evidence.max_repeats",
+        ev.max_repeats as f64,
+        1.0,
+        MAX_COUNT,
+    );
+    r("evidence.confidence", ev.confidence, 0.5, 0.9999);
     // `[paper]`'s compile bounds.
     r(
         "paper.compile_timeout_s",

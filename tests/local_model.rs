@@ -141,6 +141,14 @@ fn a_small_real_model_runs_through_verification_planning() {
         head + &CONFIG.replace("PORT", &port.to_string()),
     )
     .unwrap();
+    // The researcher wrote these settings (a local endpoint) and says so, as `youra trust`
+    // records; doctor and run act on them only then.
+    let config = tmp.path().join("config");
+    let trust = youra(&["trust", run_s])
+        .env("YOURA_CONFIG_DIR", &config)
+        .output()
+        .unwrap();
+    assert!(trust.status.success(), "{trust:?}");
     let bp = youra(&[
         "steer",
         run_s,
@@ -154,7 +162,10 @@ fn a_small_real_model_runs_through_verification_planning() {
     assert!(bp.status.success(), "{bp:?}");
 
     // The doctor must pass and choose a dialect that carries the schema.
-    let doctor = youra(&["doctor", run_s, "--json"]).output().unwrap();
+    let doctor = youra(&["doctor", run_s, "--json"])
+        .env("YOURA_CONFIG_DIR", &config)
+        .output()
+        .unwrap();
     let report: Value = serde_json::from_slice(&doctor.stdout)
         .unwrap_or_else(|e| panic!("doctor --json: {e}: {doctor:?}"));
     assert!(doctor.status.success(), "{report:#}");
@@ -164,6 +175,7 @@ fn a_small_real_model_runs_through_verification_planning() {
 
     // The run, up to the breakpoint, bounded.
     let mut child = youra(&["run", run_s, "--until-pause", "--json"])
+        .env("YOURA_CONFIG_DIR", &config)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -1,7 +1,8 @@
 //! `youra bench …`: benchmarks shipped with the product. `allocation` compares the plan
 //! tree's allocation policies on seeded synthetic research tasks (`plan::bench`); `routing`
 //! scores recovery's routing on a seeded labelled corpus of failed experiments
-//! (`reflect::bench`).
+//! (`reflect::bench`); `claims` measures the gates' false-claim rate and power on simulated
+//! studies (`evidence::bench`).
 
 use std::time::Instant;
 
@@ -9,6 +10,7 @@ use clap::Subcommand;
 use color_eyre::eyre::Result;
 
 use super::fail;
+use crate::evidence::bench as evidence_bench;
 use crate::plan::bench;
 use crate::reflect::bench as routing_bench;
 
@@ -68,10 +70,48 @@ pub enum BenchCommand {
         #[arg(long, value_name = "FILE", requires = "youra")]
         config: Option<std::path::PathBuf>,
     },
+    /// youra's gate logic on simulated studies with a known truth (true effects above, at
+    /// and below the threshold, null gains; noise of one repeat from the demo's per-fold
+    /// spread): the false-claim rate (PASS where the truth fails) and the power (PASS where it
+    /// holds) of one-measurement gating (today's rule) and of interval gating at `[evidence]`'s
+    /// defaults. Deterministic: the same seed prints the same table. Decision 0033.
+    Claims {
+        /// Simulated studies per scenario and gating (at least 1).
+        #[arg(long, default_value_t = 4000)]
+        studies: u64,
+        /// Seed of the studies' draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// One repeat's sd of an accuracy (default: the demo's per-fold spread).
+        #[arg(long, default_value_t = evidence_bench::ACCURACY_SD)]
+        sd: f64,
+        /// One repeat's sd of a paired gain (default: the demo's per-fold spread of the gain).
+        #[arg(long, default_value_t = evidence_bench::GAIN_SD)]
+        gain_sd: f64,
+        /// Instead: the coverage of the t and bootstrap intervals at 5, 10 and 20 repeats
+        /// (the figures behind `[evidence] interval = "auto"`), over --studies samples.
+        #[arg(long)]
+        coverage: bool,
+        /// Also print how long the benchmark took (on stderr, so stdout stays reproducible).
+        #[arg(long)]
+        time: bool,
+        /// The table as one JSON object (`bench`, the parameters, `rows`).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<i32> {
     match cmd {
+        BenchCommand::Claims {
+            studies,
+            seed,
+            sd,
+            gain_sd,
+            coverage,
+            time,
+            json,
+        } => claims(studies, seed, sd, gain_sd, coverage, time, json),
         BenchCommand::Allocation {
             tasks,
             sweep,
@@ -166,6 +206,68 @@ pub fn run(cmd: BenchCommand) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// `youra bench claims`.
+fn claims(
+    studies: u64,
+    seed: u64,
+    sd: f64,
+    gain_sd: f64,
+    coverage: bool,
+    time: bool,
+    json: bool,
+) -> Result<i32> {
+    if studies == 0 {
+        fail(
+            "--studies 0: there is nothing to count",
+            "give --studies 1 or more (default 4000)",
+        );
+        return Ok(2);
+    }
+    for (flag, v) in [("--sd", sd), ("--gain-sd", gain_sd)] {
+        if !(v.is_finite() && v > 0.0 && v <= 1.0) {
+            fail(
+                format!("{flag} {v}: not the sd of a metric in [0, 1]"),
+                &format!(
+                    "give {flag} a number in (0, 1], e.g. {}",
+                    evidence_bench::ACCURACY_SD
+                ),
+            );
+            return Ok(2);
+        }
+    }
+    let rule = crate::config_evidence::EvidenceSettings::default().rule();
+    let start = Instant::now();
+    if coverage {
+        print!(
+            "{}",
+            evidence_bench::coverage_table(studies, seed, rule.confidence)
+        );
+    } else {
+        let params = evidence_bench::Params {
+            studies,
+            seed,
+            accuracy_sd: sd,
+            gain_sd,
+            rule,
+        };
+        let report = evidence_bench::run(&params);
+        if json {
+            let mut out = serde_json::to_value(&report)?;
+            out["bench"] = "claims".into();
+            for g in evidence_bench::gatings(rule) {
+                out["worst_false_claims"][g.label] = report.worst_false_claims(g.label).into();
+            }
+            println!("{out}");
+        } else {
+            print!("{}", evidence_bench::render(&report));
+        }
+    }
+    if time {
+        eprintln!("took {:.2} s", start.elapsed().as_secs_f64());
+    }
+    Ok(0)
 }
 
 /// `youra bench routing --youra DIR --config FILE`.

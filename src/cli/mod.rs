@@ -42,6 +42,7 @@ mod report_cmd;
 mod status;
 mod steer_cmd;
 mod tools_cmd;
+mod trust_cmd;
 mod vsa_cmd;
 
 /// youra: an autonomous research agent (YouRA lifecycle) and the tools to watch and steer it.
@@ -209,6 +210,13 @@ pub enum Command {
     /// The run's configuration as it takes effect.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Allow what a run's own youra.toml names: programs youra would start (`[notify]
+    /// command`, tool servers, a coding agent), addresses it would send to (webhooks,
+    /// `base_url`, literature URLs) and confinement it would lift (`sandbox = "off"`).
+    /// Until you do, `youra run`, `tui --run`, `doctor` and `tools list` refuse a run whose own
+    /// file sets them, listing each with its file:line; a change to any of them asks again.
+    /// The record is kept in your config folder, never in the run.
+    Trust(trust_cmd::TrustArgs),
     /// Print a shell completion script, e.g.
     /// `youra completions bash > ~/.local/share/bash-completion/completions/youra`.
     Completions {
@@ -294,6 +302,7 @@ pub fn run() -> color_eyre::Result<i32> {
             steer_cmd::run(args)
         }
         Command::Report(cmd) => report_cmd::run(cmd),
+        Command::Trust(args) => trust_cmd::run(args),
         Command::Tools(cmd) => tools_cmd::run(cmd),
         Command::Plan(cmd) => plan_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
@@ -318,6 +327,9 @@ pub fn run() -> color_eyre::Result<i32> {
                 return Ok(0);
             }
             let dir = dirs.first().cloned().unwrap_or_default();
+            if run && let Some(refused) = trust_cmd::guard(&dir) {
+                return Ok(refused);
+            }
             if run {
                 // Before the engine starts: without a terminal nobody would see it run.
                 crate::tui::require_terminal()?;
@@ -331,7 +343,15 @@ pub fn run() -> color_eyre::Result<i32> {
             topic,
             mode,
             name,
-        } => engine_cmd::init_cmd(&abs(dir), &topic, &mode, name),
+        } => {
+            let dir = abs(dir);
+            let code = init_cmd::run(&dir, &topic, &mode, name)?;
+            // What `youra init` wrote is the researcher's own (`youra trust` records it).
+            if code == 0 {
+                trust_cmd::record_own(&dir, "init");
+            }
+            Ok(code)
+        }
         Command::Run {
             dir,
             detach,
@@ -341,6 +361,10 @@ pub fn run() -> color_eyre::Result<i32> {
         } => {
             engine_cmd::ignore_hangup();
             let dir = abs(dir);
+            // Before anything is written or started: the run's own settings are trusted.
+            if let Some(refused) = trust_cmd::guard(&dir) {
+                return Ok(refused);
+            }
             if step && let Some(refused) = steer_cmd::request_step(&dir)? {
                 return Ok(refused);
             }
@@ -352,7 +376,14 @@ pub fn run() -> color_eyre::Result<i32> {
             keep_commands,
         } => replay_cmd::run(&abs(recorded), &abs(dir), keep_commands),
         Command::Compare { a, b, json } => compare_cmd::run(&a, &b, json),
-        Command::Doctor { dir, json } => doctor_cmd::run(&abs(dir), json),
+        Command::Doctor { dir, json } => {
+            let dir = abs(dir);
+            // Before any request: a handed run's base_url would get the researcher's key.
+            if let Some(refused) = trust_cmd::guard(&dir) {
+                return Ok(refused);
+            }
+            doctor_cmd::run(&dir, json)
+        }
         Command::Demo {
             dir,
             headless,

@@ -15,6 +15,9 @@ use crate::engine::replay_copy::{ReplayCopyError, ReplayOptions, replay_copy_wit
 pub fn run(recorded: &Path, dir: &Path, keep_commands: bool) -> Result<i32> {
     match replay_copy_with(recorded, dir, ReplayOptions { keep_commands }) {
         Ok(copy) => {
+            // What the copy's youra.toml names was written by youra (kept only on
+            // --keep-commands, each listed below): the researcher's own.
+            super::trust_cmd::record_own(&copy.dir, "replay");
             let d = copy.dir.display();
             println!(
                 "replay copy of {} in {d}: {} recorded exchanges, {} data files",

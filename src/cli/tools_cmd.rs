@@ -38,6 +38,12 @@ pub struct ListArgs {
 
 pub fn run(cmd: ToolsCommand) -> Result<i32> {
     let ToolsCommand::List(args) = cmd;
+    // A run's servers start only when the researcher trusted its youra.toml (`youra trust`).
+    if let Some(dir) = &args.dir
+        && let Some(refused) = super::trust_cmd::guard(dir)
+    {
+        return Ok(refused + 1);
+    }
     let section = match section(&args) {
         Ok(s) => s,
         Err(e) => {

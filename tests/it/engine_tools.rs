@@ -160,9 +160,12 @@ fn an_mcp_server_that_dies_mid_call_leaves_a_warning_naming_it_in_the_log() {
         r#"{"decision":"MUST_STOP","reason":"end of test"}"#,
     );
     let (_g, dir) = with_echo_server(&s);
+    // The researcher wrote the server into the run's settings, and trusts it.
+    let config = common::trust::trusted(&dir, &_g.path().join("config"));
     // The binary: it installs the log's subscriber, as every run does.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
         .args(["run", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", &config)
         .env("RUST_LOG", "debug")
         .output()
         .unwrap();

@@ -32,6 +32,7 @@ mod engine_steering;
 mod engine_tools;
 mod engine_transactions;
 mod evidence_check;
+mod evidence_stats;
 mod exec;
 mod experiment_index;
 mod gateway;

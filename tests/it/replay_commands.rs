@@ -106,12 +106,17 @@ fn a_replay_copy_leaves_out_the_recorded_runs_commands_and_sandbox_unless_kept()
     );
 
     let c = tmp.path().join("c");
-    let out = common::youra(&[
-        "replay",
-        a.to_str().unwrap(),
-        c.to_str().unwrap(),
-        "--keep-commands",
-    ]);
+    // The copy's kept settings are recorded as trusted: in the test's own config folder.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args([
+            "replay",
+            a.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "--keep-commands",
+        ])
+        .env("YOURA_CONFIG_DIR", tmp.path().join("config"))
+        .output()
+        .unwrap();
     let (stdout, stderr) = common::text(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(

@@ -158,10 +158,16 @@ fn which(tool: &str) -> Option<std::path::PathBuf> {
 }
 
 fn youra_with_path(args: &[&str], path: &str) -> (i32, String) {
+    youra_with_config(args, path, Path::new("/nonexistent-youra-config"))
+}
+
+/// [`youra_with_path`] with the researcher's config folder at `config` (where `youra trust`
+/// records what they allowed).
+fn youra_with_config(args: &[&str], path: &str, config: &Path) -> (i32, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
         .args(args)
         .env("PATH", path)
-        .env("YOURA_CONFIG_DIR", "/nonexistent-youra-config")
+        .env("YOURA_CONFIG_DIR", config)
         .output()
         .unwrap_or_else(|e| panic!("youra runs: {e}"));
     let text = format!(
@@ -231,7 +237,16 @@ fn without_bwrap_a_required_sandbox_stops_the_run_with_the_install_hint() {
     let text = std::fs::read_to_string(&toml).unwrap_or_default();
     std::fs::write(&toml, format!("{text}\n[exec]\nsandbox = \"off\"\n"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_, out) = youra_with_path(&["doctor", run.to_str().unwrap_or_default()], &path);
+    // The researcher's own choice, recorded as theirs: doctor then acts on it.
+    let config = tmp.path().join("config");
+    let (code, out) =
+        youra_with_config(&["trust", run.to_str().unwrap_or_default()], &path, &config);
+    assert_eq!(code, 0, "{out}");
+    let (_, out) = youra_with_config(
+        &["doctor", run.to_str().unwrap_or_default()],
+        &path,
+        &config,
+    );
     assert!(out.contains("sandbox: OFF"), "{out}");
     let (_, out) = youra_with_path(&["status", run.to_str().unwrap_or_default()], &path);
     assert!(out.contains("Sandbox:    OFF"), "{out}");

@@ -21,6 +21,12 @@ fn youra() -> Command {
     c
 }
 
+/// The config folder of the run at `dir` (beside it): where `youra trust` recorded its
+/// settings, for the `youra run`s that act on them.
+fn config_of(dir: &Path) -> std::path::PathBuf {
+    dir.with_file_name("config")
+}
+
 /// The demo's bundle with h-e1's first experiment command replaced by `command`.
 fn bundle_with(command: &[&str]) -> String {
     let mut out = String::new();
@@ -76,6 +82,8 @@ fn make_run(dir: &Path, command: &[&str]) {
     // The hard case: no sandbox, so nothing but youra ends the experiment's processes.
     toml.push_str("\n[exec]\nsandbox = \"off\"\n");
     std::fs::write(dir.join("youra.toml"), toml).unwrap();
+    // The researcher's own choice, recorded as theirs (`youra trust`) for `youra run`.
+    crate::common::trust::trusted(dir, &config_of(dir));
     for args in [
         &["breakpoint", "--off", "Coding & Validation"][..],
         &["resume"][..],
@@ -152,6 +160,7 @@ fn sigterm_during_an_experiment_ends_its_group_and_resume_gives_the_clean_result
     let child = youra()
         .arg("run")
         .arg(&dir)
+        .env("YOURA_CONFIG_DIR", config_of(&dir))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -205,7 +214,12 @@ fn sigterm_during_an_experiment_ends_its_group_and_resume_gives_the_clean_result
     );
     // Resume with the recorded replies: the demo's result.
     std::fs::write(dir.join("replay/demo.jsonl"), BUNDLE).unwrap();
-    let out = youra().arg("run").arg(&dir).output().unwrap();
+    let out = youra()
+        .arg("run")
+        .arg(&dir)
+        .env("YOURA_CONFIG_DIR", config_of(&dir))
+        .output()
+        .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),

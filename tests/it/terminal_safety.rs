@@ -94,6 +94,9 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("report check", Run(&["report", "check", "{run}"])),
         // Writes <run>/report.html (escaped for HTML); the terminal gets only where it went.
         ("report html", Run(&["report", "html", "{run}"])),
+        // Before the commands that act on the run's settings (its tool server): they then run
+        // as far as they did before `youra trust` existed, and its own listing is checked too.
+        ("trust", Run(&["trust", "{run}"])),
         ("tools list", Run(&["tools", "list", "{run}"])),
         ("config show", Run(&["config", "show", "{run}"])),
         ("doctor", Run(&["doctor", "{run}"])),
@@ -420,10 +423,12 @@ fn json_output_is_safe_and_exact() {
     let run = hostile_run(tmp.path());
     let (copy, fresh) = (tmp.path().join("copy"), tmp.path().join("fresh"));
     youra_ok(&["replay", run.to_str().unwrap(), copy.to_str().unwrap()]);
+    let config = common::trust::trusted(&run, &tmp.path().join("config"));
     for (args, holds) in JSON {
         let args = expand(args, &run, &copy, &fresh);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
             .args(&args)
+            .env("YOURA_CONFIG_DIR", &config)
             .output()
             .unwrap();
         let out = String::from_utf8(o.stdout).unwrap();

@@ -231,7 +231,20 @@ fn tools_list_through_the_binary() {
     );
     std::fs::write(run.path().join("youra.toml"), toml).unwrap();
     let dir = run.path().display().to_string();
-    let (code, out, err) = youra(&["tools", "list", &dir, "--json"], root);
+    // The researcher wrote the server into the run's settings: trusted, it is started.
+    let home = tempfile::tempdir().unwrap();
+    let config = crate::common::trust::trusted(run.path(), &home.path().join("config"));
+    let out = Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["tools", "list", &dir, "--json"])
+        .current_dir(root)
+        .env("YOURA_CONFIG_DIR", &config)
+        .output()
+        .expect("run youra");
+    let (code, out, err) = (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
     assert_eq!(code, 0, "{out}\n{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v[0]["name"], "exa");

@@ -9,6 +9,7 @@ pub mod pty;
 pub mod replay_copy;
 pub mod revisions;
 pub mod script;
+pub mod trust;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,80 @@
+//! Evidence from repeated measurements (issue 40, decision 0033): what a gate may conclude
+//! from n values of one metric, one per repeat (seed, fold or both).
+//!
+//! - `stats`: `Summary` (n, mean, sd and a confidence interval: Student's t from statrs, or a
+//!   seeded percentile bootstrap) and the rule that picks between them.
+//! - `gain`: a comparative claim's `Gain`, summarised from the paired differences
+//!   (arm − baseline, repeat by repeat), so the seed-to-seed noise both arms share cancels.
+//! - `verdict`: the pure interval rule (PASS when the interval clears the threshold, FAIL when
+//!   it misses it, INCONCLUSIVE between) and what an INCONCLUSIVE asks next, as data.
+//! - `sim` + `bench`: simulated studies with known truth, measuring the false-claim rate and
+//!   the power of one-measurement gating beside interval gating (`youra bench claims`).
+//!
+//! Pure computation: no I/O, no model call, no engine. Randomness comes from `crate::rng`.
+
+pub mod bench;
+pub mod gain;
+pub mod sim;
+pub mod stats;
+pub mod verdict;
+
+pub use gain::Gain;
+pub use stats::{Bounds, IntervalRule, Method, Spec, StatsError, Summary};
+pub use verdict::{Decision, Next, Reason, Refused, Rule, Verdict};
+
+/// `[evidence] min_repeats`'s default: five repeats, the smallest n at which a t-interval's
+/// quantile (2.776 at 95%) is no longer dominated by its own uncertainty (12.7 at n = 2).
+pub const MIN_REPEATS: usize = 5;
+/// `[evidence] max_repeats`'s default: four looks of five (5, 10, 15, 20).
+pub const MAX_REPEATS: usize = 20;
+/// `[evidence] confidence`'s default.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A gate's judgement of one metric: its values summarised at the confidence the look calls
+/// for (`Rule::confidence_at`), then decided against the criterion.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Judged {
+    pub summary: Summary,
+    pub decision: Decision,
+}
+
+/// Summarise `values` (one per repeat) for the look at `values.len()` repeats and decide
+/// `op threshold` on the interval: the one call a gate makes for an absolute criterion.
+pub fn judge(
+    op: crate::vocab::Op,
+    threshold: f64,
+    values: &[f64],
+    bounds: Option<Bounds>,
+    rule: &Rule,
+) -> Result<Judged, Refused> {
+    rule.admit(values.len())?;
+    let spec = rule.spec(values.len(), bounds);
+    let summary = Summary::of(values, &spec).map_err(Refused::Values)?;
+    let decision = verdict::decide(op, threshold, &summary, rule)?;
+    Ok(Judged { summary, decision })
+}
+
+/// A gate's judgement of a gain (`arm − baseline`, paired by repeat): the decision reads the
+/// paired interval, and both arms' own summaries come along for the Results table.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct JudgedGain {
+    pub gain: Gain,
+    pub decision: Decision,
+}
+
+/// `judge` for a comparative claim: `arm[i]` and `baseline[i]` are the same repeat (seed,
+/// fold), so their difference carries no seed-to-seed noise the two arms share.
+pub fn judge_gain(
+    op: crate::vocab::Op,
+    threshold: f64,
+    arm: &[f64],
+    baseline: &[f64],
+    bounds: Option<Bounds>,
+    rule: &Rule,
+) -> Result<JudgedGain, Refused> {
+    rule.admit(arm.len().min(baseline.len()))?;
+    let spec = rule.spec(arm.len(), bounds);
+    let gain = Gain::of(arm, baseline, &spec).map_err(Refused::Values)?;
+    let decision = verdict::decide(op, threshold, &gain.diff, rule)?;
+    Ok(JudgedGain { gain, decision })
+}
