@@ -70,6 +70,7 @@ mod report_html;
 mod routing_bench;
 mod routing_youra;
 mod run_reads;
+mod run_trust;
 mod sandbox_privileges;
 mod sandbox_root;
 mod signals;
