@@ -265,14 +265,23 @@ fn private(ws: &Path) -> std::io::Result<()> {
 }
 
 /// Removes `ws/rel` when it is a symbolic link (the link, never its target); says so.
+/// A FIFO, socket or device there (a handed run folder's, say) is removed too: youra would
+/// block opening a FIFO as the log.
 fn unlink_planted(ws: &Path, rel: &Path, warnings: &mut Vec<String>) -> std::io::Result<bool> {
     let path = ws.join(rel);
-    if !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+    let Ok(kind) = fs::symlink_metadata(&path).map(|m| m.file_type()) else {
         return Ok(false);
-    }
+    };
+    let what = if kind.is_symlink() {
+        "a link"
+    } else if kind.is_file() || kind.is_dir() {
+        return Ok(false);
+    } else {
+        "a FIFO, socket or device"
+    };
     fs::remove_file(&path)?;
     warnings.push(format!(
-        "a link an earlier job planted as {} was removed (the link, not what it points to) before this one",
+        "{what} planted as {} was removed (the entry, never what it points to) before this job",
         rel.display()
     ));
     Ok(true)

@@ -78,22 +78,28 @@ pub fn open_log_file(path: &Path, truncate: bool) -> io::Result<File> {
         )));
     }
     let mut o = OpenOptions::new();
-    o.create(true).custom_flags(libc::O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted as the log fails at once (ENXIO) instead of blocking the
+    // engine until someone reads it; `regular_only` refuses any other non-file and clears
+    // the flag again.
+    o.create(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     if truncate {
         o.write(true).truncate(true);
     } else {
         o.append(true);
     }
-    o.open(path).map_err(|e| {
-        if e.raw_os_error() == Some(libc::ELOOP) {
-            io::Error::other(format!(
-                "{} is a symlink: youra does not write logs through links the experiment may have planted",
-                path.display()
-            ))
-        } else {
-            e
-        }
-    })
+    let file = o.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => io::Error::other(format!(
+            "{} is a symlink: youra does not write logs through links the experiment may have planted",
+            path.display()
+        )),
+        Some(libc::ENXIO) => io::Error::other(format!(
+            "{} is a FIFO: youra writes its log only to a regular file; remove it",
+            path.display()
+        )),
+        _ => e,
+    })?;
+    crate::fsutil::regular_only(file, path)
 }
 
 /// Appends `line` to the log, on a line of its own even if the job left its last line
@@ -123,6 +129,21 @@ fn last_byte(path: &Path) -> io::Result<Option<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fifo_as_the_log_is_refused_at_once() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("run.log");
+        let c = std::ffi::CString::new(log.to_str().unwrap_or_default())?;
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        for truncate in [true, false] {
+            let e = open_log_file(&log, truncate).unwrap_err();
+            assert!(e.to_string().contains("is a FIFO"), "{e}");
+        }
+        assert!(append_line(&log, "done").is_err());
+        Ok(())
+    }
 
     #[test]
     fn logs_are_never_written_through_a_link() -> io::Result<()> {

@@ -420,3 +420,50 @@ fn a_slurm_job_script_hands_bwrap_the_same_filter() {
     );
     assert_eq!(mode(&code.join("x")) & 0o6000, 0);
 }
+
+/// A workspace handed over with FIFOs as the log and the metrics file (a shared run folder,
+/// or an older youra's): the next job starts, at once, and says what it removed.
+#[test]
+fn fifos_left_before_a_job_do_not_hang_its_start() {
+    require_bwrap();
+    let (_dir, ws) = workspace();
+    std::fs::create_dir_all(ws.join("results")).unwrap_or_else(|e| panic!("{e}"));
+    for name in ["run.log", "metrics.jsonl"] {
+        let c = std::ffi::CString::new(ws.join("results").join(name).to_str().unwrap_or_default())
+            .unwrap_or_default();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+    std::fs::write(ws.join("code/attack.py"), "print('started')\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let w = ws.clone();
+    std::thread::spawn(move || {
+        let mut job = Job::new(&w, vec!["python3".into(), "attack.py".into()]);
+        job.sandbox = SandboxMode::Required;
+        job.time_limit = Duration::from_secs(30);
+        let backend = LocalBackend::with_gpus(GpuPool::new(Vec::new()));
+        let _ = tx.send(
+            backend
+                .start(&job)
+                .map(|r| r.wait())
+                .map_err(|e| e.to_string()),
+        );
+    });
+    let outcome = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("the job's start hangs on a FIFO"))
+        .unwrap_or_else(|e| panic!("the job did not start: {e}"));
+    let log = std::fs::read_to_string(ws.join("results/run.log")).unwrap_or_default();
+    assert!(log.contains("started"), "{log}");
+    for name in ["run.log", "metrics.jsonl"] {
+        assert!(
+            outcome
+                .warnings
+                .iter()
+                .any(|w| w.contains("a FIFO, socket or device planted as") && w.contains(name)),
+            "{name}: {:?}",
+            outcome.warnings
+        );
+    }
+}
