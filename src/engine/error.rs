@@ -61,15 +61,10 @@ impl StageError {
         }
     }
 
-    /// Whether a model endpoint stayed down for the whole outage window (`llm::retry`).
+    /// Whether a model endpoint stayed down past its retries and outage window
+    /// (`llm::retry`): the infrastructure's failure, not the study's.
     pub fn is_outage(&self) -> bool {
-        matches!(
-            self,
-            StageError::Llm {
-                source: LlmError::Outage { .. },
-                ..
-            }
-        )
+        matches!(self, StageError::Llm { source, .. } if source.is_outage())
     }
 
     /// Whether a resume prompt can fix it (the model's fault, not the world's).

@@ -180,7 +180,8 @@ impl OutageWatch {
 /// (capped) when a rate limit named one, else the jittered backoff. When the quick retries
 /// (`max_retries`) are spent on an outage ([`LlmError::is_outage`]), it goes on waiting
 /// until `outage_wait` has passed since the first failure, telling `watch` when it starts
-/// and when it ends; past the window the error is [`LlmError::Outage`]. Retryable errors
+/// and when it ends; past the window the error is [`LlmError::Outage`] (`Exhausted` when no
+/// window is set, still [`LlmError::is_outage`]). Retryable errors
 /// that are not outages (a cut-off reply) end as `Exhausted` once the retries are spent.
 pub fn retry_loop<T>(
     policy: &RetryPolicy,
@@ -232,6 +233,13 @@ pub fn retry_loop<T>(
                 since,
                 waited,
             });
+            // No window configured: the retries' own error, as before windows existed.
+            if policy.outage_wait.is_zero() {
+                return Err(LlmError::Exhausted {
+                    attempts: attempt,
+                    last: Box::new(err),
+                });
+            }
             return Err(LlmError::Outage {
                 url,
                 waited,
@@ -443,11 +451,11 @@ mod tests {
             },
         );
         match result {
-            Err(LlmError::Outage { last, window, .. }) => {
-                assert_eq!((calls, window), (3, Duration::ZERO));
-                assert!(matches!(*last, LlmError::RateLimited { .. }));
+            Err(e @ LlmError::Exhausted { attempts: 3, .. }) => {
+                assert_eq!(calls, 3);
+                assert!(e.is_outage(), "still an outage for the engine's stop");
             }
-            other => panic!("expected Outage, got {other:?}"),
+            other => panic!("expected Exhausted, got {other:?}"),
         }
         assert_eq!(kinds(&notes), ["gave_up"]);
         assert_eq!(watch.take_gave_up().as_deref(), Some("http://x"));
