@@ -145,7 +145,7 @@ impl Verb {
     pub fn describe(self) -> &'static str {
         match self {
             Verb::Pause => "stop the engine at the next safe point",
-            Verb::Resume => "continue a paused run",
+            Verb::Resume => "continue a paused run, or a stopped one once its cause is fixed",
             Verb::Step => "run one stage, then pause again",
             Verb::Retry => "run a sub-hypothesis's experiment again",
             Verb::Redesign => "send a sub-hypothesis back to Hypothesis Debate (Phase 2A)",
