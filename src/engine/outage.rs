@@ -146,7 +146,9 @@ pub fn listener(run: &Path, events: Arc<EventLog>) -> impl Fn(&OutageNote) + Sen
                 ))
             }
         };
-        tracing::warn!("{}", event.message.as_deref().unwrap_or_default());
+        // Info, not a warning: the Events pane lists the log's warnings beside the events,
+        // and this one is already there as its event.
+        tracing::info!("{}", event.message.as_deref().unwrap_or_default());
         let _ = events.emit(event);
     }
 }

@@ -85,6 +85,23 @@ impl LlmError {
         }
     }
 
+    /// What went wrong in a few words, for a status line: `Connection refused (os error
+    /// 111)`, `HTTP 503`, `no answer within 10s`; the whole text otherwise.
+    pub fn cause(&self) -> String {
+        match self {
+            LlmError::Transport { detail, .. } => detail
+                .rsplit(": ")
+                .find(|part| !part.trim().is_empty())
+                .unwrap_or(detail)
+                .to_string(),
+            LlmError::Timeout { after, .. } => format!("no answer within {after:?}"),
+            LlmError::Http { status, .. } => format!("HTTP {status}"),
+            LlmError::RateLimited { .. } => "HTTP 429 (rate limited)".into(),
+            LlmError::Exhausted { last, .. } | LlmError::Outage { last, .. } => last.cause(),
+            other => other.to_string(),
+        }
+    }
+
     /// The endpoint the error is about, when it names one.
     pub fn url(&self) -> Option<&str> {
         match self {
@@ -107,5 +124,51 @@ pub fn duration_words(d: Duration) -> String {
     match d.as_secs() {
         s if s < 120 => format!("{:.0} s", d.as_secs_f64()),
         s => format!("{} min", s / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_short_and_say_what() {
+        let url = || "http://127.0.0.1:9/v1/chat/completions".to_string();
+        let refused = LlmError::Transport {
+            url: url(),
+            detail: "error sending request for url (http://127.0.0.1:9/v1): client error (Connect): tcp connect error: Connection refused (os error 111)".into(),
+        };
+        assert_eq!(refused.cause(), "Connection refused (os error 111)");
+        let http = LlmError::Http {
+            url: url(),
+            status: 503,
+            body: "<html>…".into(),
+        };
+        assert_eq!(http.cause(), "HTTP 503");
+        let gone = LlmError::Outage {
+            url: url(),
+            waited: Duration::from_secs(1800),
+            window: Duration::from_secs(1800),
+            last: Box::new(refused),
+        };
+        assert_eq!(gone.cause(), "Connection refused (os error 111)");
+        assert!(
+            gone.to_string().contains("did not answer for 30 min"),
+            "{gone}"
+        );
+        assert!(gone.is_outage() && !gone.is_retryable());
+        let cut = LlmError::Truncated {
+            url: url(),
+            detail: "x".into(),
+        };
+        assert!(cut.is_retryable() && !cut.is_outage());
+        assert!(
+            !LlmError::Http {
+                url: url(),
+                status: 404,
+                body: String::new()
+            }
+            .is_outage()
+        );
     }
 }
