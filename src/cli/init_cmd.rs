@@ -17,6 +17,8 @@ pub struct Choice {
     pub provider: ProviderKind,
     pub model: String,
     pub base_url: Option<String>,
+    /// `--role ROLE=MODEL`: the roles the researcher put on a model of their own.
+    pub roles: Vec<(String, String)>,
     /// False when nothing was chosen and the compiled suggestion is written.
     pub chosen: bool,
 }
@@ -61,6 +63,7 @@ impl Choice {
             provider: kind,
             model,
             base_url,
+            roles: flags.roles.clone(),
             chosen,
         })
     }
@@ -144,7 +147,14 @@ pub fn llm_toml(c: &Choice) -> String {
     }
     match &c.base_url {
         Some(u) => out.push_str(&format!("base_url = {}\n", toml_str(u))),
-        None => out.push_str("# base_url = \"http://localhost:8080/v1\"\n"),
+        None => out.push_str("# base_url = \"…\"   # unset: the provider's own address\n"),
+    }
+    // Only the roles the researcher named get a model of their own.
+    for (role, model) in &c.roles {
+        out.push_str(&format!(
+            "\n[llm.roles.{role}]\nmodel = {}\n",
+            toml_str(model)
+        ));
     }
     out.push_str(
         "\n# One role on another model, e.g. the Independent Controller:\n\
@@ -215,6 +225,7 @@ mod tests {
             provider: ProviderKind::Openai,
             model: "my \"model\"".into(),
             base_url: Some("http://127.0.0.1:9/v1".into()),
+            roles: Vec::new(),
             chosen: true,
         };
         let text = format!("[run]\nname = \"x\"\n\n{}", llm_toml(&c));
@@ -228,5 +239,14 @@ mod tests {
         );
         assert!(!value.contains_key("plan"), "[plan] must stay commented");
         assert!(text.contains("# [plan]\n# budget_tokens = "), "{text}");
+        // A role named with --role, and only that one, gets its own model.
+        let own = Choice {
+            roles: vec![("critic".into(), "other".into())],
+            ..c
+        };
+        let value: toml::Table = toml::from_str(&llm_toml(&own)).unwrap();
+        let roles = value["llm"]["roles"].as_table().unwrap();
+        assert_eq!(roles.len(), 1);
+        assert_eq!(roles["critic"]["model"].as_str(), Some("other"));
     }
 }
