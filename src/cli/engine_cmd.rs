@@ -18,16 +18,6 @@ pub const DEMO_BUNDLE: &str = include_str!("../../assets/demo/replay.jsonl");
 pub const DEMO_LITERATURE: &str = include_str!("../../assets/demo/literature.jsonl");
 pub const DEMO_TOPIC: &str = include_str!("../../assets/demo/topic.txt");
 
-/// `youra init`: the command lives in `init_cmd.rs`; this path stays for its callers.
-pub fn init_cmd(
-    dir: &Path,
-    topic: &str,
-    mode: &str,
-    name: Option<String>,
-) -> color_eyre::Result<i32> {
-    super::init_cmd::run(dir, topic, mode, name)
-}
-
 /// Run the engine in the foreground until the run completes, stops or (optionally) pauses,
 /// printing its events (`json`: as JSON lines of `events.jsonl`'s shape, closed by a
 /// `run_end` event). Exit 0 on completion, 1 when it stopped, 3 when it paused.
