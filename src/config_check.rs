@@ -165,7 +165,8 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
         r("exec.slurm.mem_mb", mb as f64, 1.0, 1.0e9);
     }
     if let Some(n) = c.exec.max_parallel {
-        r("exec.max_parallel", n as f64, 1.0, 1024.0);
+        // 0 passes here: the loader refuses it with its own message (it would never run).
+        r("exec.max_parallel", n as f64, 0.0, 1024.0);
     }
     r("notify.timeout_s", c.notify.timeout_s, 0.1, 600.0);
     // 0 (stop once the client's retries are spent) up to a week of waiting for a server.

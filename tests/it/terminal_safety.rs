@@ -116,6 +116,14 @@ fn cases() -> Vec<(&'static str, Case)> {
             "bench routing",
             Excused("a synthetic corpus built in; reads no run"),
         ),
+        (
+            "bench claims",
+            Excused("simulated studies built in; reads no run"),
+        ),
+        (
+            "__paper-pdf",
+            Excused("internal: compiles the Typst youra's own parent sends on its stdin"),
+        ),
         ("completions", Excused("prints clap's own definitions")),
         ("man", Excused("prints clap's own definitions")),
     ]
