@@ -209,23 +209,28 @@ pub fn load_manifest(run: &Path) -> Result<Vec<Figure>, String> {
     }
 }
 
-/// The figure links of a Markdown paper: `(line, caption, target)`.
+/// The figure links of a Markdown paper: `(line, caption, target)`. Every image the
+/// converters would see, as pulldown-cmark resolves it: inline (`![x](f.svg)`) and
+/// reference-style (`![x][r]` with `[r]: <…>` anywhere), so none escapes the check.
 pub fn links(md: &str) -> Vec<(usize, String, String)> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let line_of = |offset: usize| md[..offset.min(md.len())].matches('\n').count() + 1;
     let mut out = Vec::new();
-    for (i, line) in md.lines().enumerate() {
-        let mut rest = line;
-        while let Some(a) = rest.find("![") {
-            let after = &rest[a + 2..];
-            let Some(close) = after.find("](") else { break };
-            let Some(end) = after[close + 2..].find(')') else {
-                break;
-            };
-            out.push((
-                i + 1,
-                after[..close].to_string(),
-                after[close + 2..close + 2 + end].trim().to_string(),
-            ));
-            rest = &after[close + 2 + end..];
+    // (line, caption so far, target) of the image being read.
+    let mut open: Option<(usize, String, String)> = None;
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    for (event, range) in Parser::new_ext(md, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                open = Some((line_of(range.start), String::new(), dest_url.trim().to_string()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, caption, _)) = open.as_mut() {
+                    caption.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Image) => out.extend(open.take()),
+            _ => {}
         }
     }
     out
@@ -371,4 +376,27 @@ pub fn with_links(md: &str, figures: &[Figure]) -> String {
 /// The run folder a figure source path is relative to (for messages).
 pub fn figure_path(run: &Path, f: &Figure) -> PathBuf {
     run.join("paper").join(&f.file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_style_images_are_links_too() {
+        // A reference-style image used to escape the check (inline images only); its
+        // definition may sit anywhere, with a path the model chose.
+        let md = "# Results\n\n![Accuracy](figures/fig1.svg)\n\nText ![x][r] more.\n\n\
+                  [r]: <../../etc/x\";.svg>\n";
+        let found = links(md);
+        assert_eq!(
+            found,
+            vec![
+                (3, "Accuracy".to_string(), "figures/fig1.svg".to_string()),
+                (5, "x".to_string(), "../../etc/x\";.svg".to_string()),
+            ]
+        );
+        // Code spans and escaped brackets are not images.
+        assert!(links("`![a](b.svg)` and \\![c](d.svg)\n").is_empty());
+    }
 }
