@@ -8,11 +8,9 @@
 
 use crate::common;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use common::script::{SCOPING, Script, replay_run};
 use youra::plan::NodeId;
@@ -331,26 +329,6 @@ fn a_tree_entry_that_leaves_the_folder_is_not_written() {
     assert!(!into.join(".git").exists());
 }
 
-/// A loopback server that counts the connections it accepts.
-fn listener() -> (String, Arc<AtomicUsize>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/hook", l.local_addr().unwrap());
-    let hits = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&hits);
-    std::thread::spawn(move || {
-        for s in l.incoming() {
-            let Ok(mut s) = s else { continue };
-            count.fetch_add(1, Ordering::SeqCst);
-            let mut buf = [0u8; 4096];
-            let _ = s.set_read_timeout(Some(std::time::Duration::from_millis(200)));
-            let _ = s.read(&mut buf);
-            let _ =
-                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-        }
-    });
-    (url, hits)
-}
-
 fn run_to_stop(dir: &Path) {
     let options = youra::engine::Options {
         exit_when_paused: true,
@@ -364,7 +342,7 @@ fn run_to_stop(dir: &Path) {
 fn a_replay_runs_no_notice_command_posts_nowhere_and_follows_no_data_link() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = tmp.path().join("notified");
-    let (url, hits) = listener();
+    let (url, hits) = common::listener();
     let secret_dir = tmp.path().join("home-of-the-recipient");
     std::fs::create_dir_all(&secret_dir).unwrap();
     let key = "sk-RECIPIENTS-OWN-KEY-0123456789";

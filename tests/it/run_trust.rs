@@ -8,34 +8,11 @@
 
 use crate::common;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Output;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use common::script::{SCOPING, Script, replay_run};
-
-/// A loopback server that counts the connections it accepts and answers each 200.
-fn listener() -> (String, Arc<AtomicUsize>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/hook", l.local_addr().unwrap());
-    let hits = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&hits);
-    std::thread::spawn(move || {
-        for s in l.incoming() {
-            let Ok(mut s) = s else { continue };
-            count.fetch_add(1, Ordering::SeqCst);
-            let mut buf = [0u8; 4096];
-            let _ = s.set_read_timeout(Some(std::time::Duration::from_millis(200)));
-            let _ = s.read(&mut buf);
-            let _ =
-                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
-        }
-    });
-    (url, hits)
-}
 
 /// The binary with the researcher's config folder at `config` (the trust record's home).
 fn youra(config: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -74,7 +51,7 @@ fn a_handed_runs_notice_command_and_webhook_wait_for_youra_trust_and_a_change_as
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("config");
     let marker = tmp.path().join("notified");
-    let (url, hits) = listener();
+    let (url, hits) = common::listener();
     let (_g, run) = stopping_run(&format!(
         "\n[notify]\ncommand = [\"touch\", {:?}]\nwebhook = \"{url}\"\ntimeout_s = 2\n",
         marker.display().to_string()
@@ -169,7 +146,7 @@ fn a_handed_runs_notice_command_and_webhook_wait_for_youra_trust_and_a_change_as
 fn doctor_sends_nothing_to_a_handed_runs_endpoint_until_trusted() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("config");
-    let (url, hits) = listener();
+    let (url, hits) = common::listener();
     let run = tmp.path().join("handed");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::write(
@@ -278,7 +255,7 @@ fn runs_youra_wrote_itself_need_no_trust_step() {
     assert!(marker.exists(), "the copy's kept command ran");
 
     // `youra init` with an endpoint writes base_url itself: doctor asks it at once.
-    let (url, hits) = listener();
+    let (url, hits) = common::listener();
     let fresh = tmp.path().join("fresh");
     let base = url.trim_end_matches("/hook").to_string() + "/v1";
     let (code, stdout, stderr) = youra(
