@@ -213,7 +213,7 @@ pub struct DemoOptions {
     pub pace_ms: u64,
     /// Nobody answers the escalation: the waiting policy does, after `POLICY_WAIT_S`.
     pub headless: bool,
-    /// Start with a breakpoint before Coding & Validation.
+    /// Start with a one-shot breakpoint before Coding & Validation.
     pub step: bool,
     /// Where the experiments run (`--exec slurm`: `[exec] backend = "slurm"`).
     pub exec: crate::exec::BackendKind,
@@ -282,9 +282,12 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
     write("data/LICENSE.md", DEMO_DATA_LICENSE.as_bytes())?;
     if o.step {
         let store = crate::vsa::store::Store::new(dir.join("verification_state.yaml"));
+        // One-shot: the stop uses it up, so `c` runs on to the end (a persistent one would
+        // stop again before every Coding & Validation step).
+        let once = format!("once {}", crate::stage::Stage::CodingValidation.label());
         let mut req = crate::steer::Request::new(
             crate::steer::Verb::Breakpoint,
-            Some(crate::stage::Stage::CodingValidation.label()),
+            Some(&once),
             "youra demo --step: stop before the first experiment",
         );
         req.actor = "youra demo".into();

@@ -58,8 +58,12 @@ fn outcome_json(done: &crate::steer::Steered) -> serde_json::Value {
             "kind": "decision", "escalation": escalation, "verdict": verdict.as_str(),
             "action": action.map(|a| a.as_str()),
         }),
-        Outcome::Breakpoint { stage, on } => json!({
-            "kind": "breakpoint", "stage": stage.label(), "on": on,
+        Outcome::Breakpoint { bp, on } => json!({
+            "kind": "breakpoint", "breakpoint": bp.text(), "once": bp.once, "on": on,
+            "stage": match bp.when {
+                crate::steer::breakpoint::When::BeforeStage(s) => Some(s.label()),
+                _ => None,
+            },
         }),
     };
     json!({

@@ -74,6 +74,10 @@ fn the_fingerprint_follows_values_not_lines_or_table_order() {
 /// Settings that are text but start, send or unconfine nothing, each with why; with
 /// [`COMMAND_BEARING`] they must cover every non-number leaf of the schema.
 const PLAIN: &[(&str, &str)] = &[
+    (
+        "breakpoints.set",
+        "when the run pauses: words youra reads itself; nothing runs or is sent",
+    ),
     ("run", "the run's name, topic and mode: text"),
     (
         "llm.default.provider",
@@ -166,6 +170,8 @@ account = "a"
 qos = "q"
 extra_args = ["--x"]
 conf = "/etc/slurm.conf"
+[breakpoints]
+set = ["once Phase 4"]
 [notify]
 webhook = "http://w"
 ntfy = "http://n"

@@ -5,6 +5,7 @@
 //! `run.rs` is the loop, `progress.rs` where a run stands, `intake.rs` the researcher's
 //! directives, `controller.rs` the Independent Controller, `stages/` one module per stage.
 
+mod breakpoints;
 mod check;
 mod controller;
 pub mod criteria;
@@ -113,6 +114,11 @@ pub struct Engine {
     /// the run is still paused on disk and waits for the next resume.
     released: Option<progress::Step>,
     at_breakpoint: Option<Stage>,
+    /// `events.jsonl` read up to the last step boundary: what the next step writes is what
+    /// the conditional breakpoints look at (`breakpoints.rs`).
+    event_tail: crate::rundir::events::EventTail,
+    /// The escalation an `escalation` breakpoint holds for the researcher (its id).
+    held_escalation: Option<String>,
     /// Wall time of each stage attempt (benchmarks).
     pub timings: Vec<Duration>,
     /// Per completed step, what it cost (benchmarks).
@@ -224,6 +230,13 @@ impl Engine {
             lock,
             released: None,
             at_breakpoint: None,
+            event_tail: {
+                // What happened before this engine started stopped a run already, or not.
+                let mut t = crate::rundir::events::EventTail::new(&run.join("events.jsonl"));
+                let _ = t.read(|_| {});
+                t
+            },
+            held_escalation: None,
             timings: Vec::new(),
             step_timings: Vec::new(),
             flying: Vec::new(),

@@ -21,6 +21,7 @@ impl Engine {
     pub fn run(&mut self) -> Result<RunEnd, EngineError> {
         self.emit(Event::new("engine_start").message(self.lock_note()));
         self.lift_infrastructure_stop()?;
+        self.config_breakpoints()?;
         loop {
             if self.options.cancel.load(Ordering::Relaxed) {
                 self.abandon_flying();
@@ -57,7 +58,9 @@ impl Engine {
                     continue;
                 }
                 Some(WorkflowStatus::Paused | WorkflowStatus::AwaitingApproval) => {
-                    let policy = self.config.engine.approval_timeout_s > 0.0;
+                    // An `escalation` breakpoint holds it for the researcher: no policy.
+                    let policy = self.config.engine.approval_timeout_s > 0.0
+                        && !self.holds_escalation(&snap)?;
                     let awaiting =
                         snap.vsa.workflow.status == Some(WorkflowStatus::AwaitingApproval);
                     // `--until-pause` returns when the run waits for someone; an escalation
@@ -82,6 +85,11 @@ impl Engine {
                 }
                 Some(WorkflowStatus::Completed) => return Ok(RunEnd::Completed),
                 _ => {}
+            }
+            // What the last step did may trip a conditional breakpoint (a gate's verdict,
+            // a sandbox violation, the budget's share): the run pauses before the next.
+            if self.conditional_stop(&snap)? {
+                continue;
             }
             // Ids name folders: a hand-edited unsafe one (`/abs/dir`, `../x`) stops the run
             // before any folder is made from it (`crate::ids`).

@@ -11,6 +11,7 @@ use super::intake;
 use super::progress::{self, Step};
 use crate::rundir::events::Event;
 use crate::stage::Stage;
+use crate::steer::breakpoint::{Breakpoint, When, read_all};
 use crate::vsa::enums::WorkflowStatus;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::pause::PauseCause;
@@ -118,6 +119,9 @@ impl Engine {
             self.log(&done);
             return Ok(true);
         }
+        if self.holds_escalation(snap)? {
+            return Ok(false);
+        }
         let raised = snap
             .vsa
             .workflow
@@ -171,26 +175,65 @@ impl Engine {
         step: &Step,
         stage: Stage,
     ) -> Result<bool, EngineError> {
-        let marked = snap
-            .vsa
-            .workflow
-            .breakpoints
-            .iter()
-            .any(|b| Stage::parse(b) == Some(stage));
+        let items = &snap.vsa.workflow.breakpoints;
+        // A sub-hypothesis with no gate verdict yet starts a new branch of the plan tree:
+        // its first experiment is the next Coding & Validation step.
+        let new_branch = stage == Stage::CodingValidation
+            && step.hypothesis().is_some_and(|h| {
+                snap.vsa
+                    .sub_hypotheses
+                    .iter()
+                    .any(|s| s.id == h && s.gate.result.is_none() && s.gate.satisfied.is_none())
+            });
+        let marked: Vec<(usize, Breakpoint)> = read_all(items)
+            .into_iter()
+            .filter(|(_, b)| match b.when {
+                When::BeforeStage(s) => s == stage,
+                When::NewBranch => new_branch,
+                _ => false,
+            })
+            .collect();
         let released = self.released.take();
-        if !marked || released.as_ref() == Some(step) {
+        let Some((_, first)) = marked.first() else {
+            return Ok(false);
+        };
+        if released.as_ref() == Some(step) {
             return Ok(false);
         }
         self.at_breakpoint = Some(stage);
-        self.set(
-            "workflow.status",
-            WorkflowStatus::Paused.as_str(),
-            &PauseCause::Breakpoint(stage).reason(),
-        )?;
+        let cause = match first.when {
+            When::NewBranch => {
+                PauseCause::Condition(format!("{}: {}", first.describe(), step.describe()))
+            }
+            _ => PauseCause::Breakpoint(stage),
+        };
+        let used: Vec<usize> = marked
+            .iter()
+            .filter(|(_, b)| b.once)
+            .map(|(i, _)| *i)
+            .collect();
+        let reason = cause.reason();
+        let mut m = Mutation::by("engine");
+        m.push(
+            Change::Set {
+                path: "workflow.status".into(),
+                value: WorkflowStatus::Paused.as_str().into(),
+            },
+            "engine",
+            &reason,
+        );
+        if !used.is_empty() {
+            m.push(
+                super::breakpoints::without(items, &used),
+                "engine",
+                "one-shot breakpoint used",
+            );
+        }
+        self.store.mutate(&m)?;
         self.emit(
             Event::new("breakpoint")
                 .stage(stage.name())
-                .message("paused before this stage"),
+                .message(format!("paused before this stage ({reason})")),
         );
         Ok(true)
     }

@@ -87,10 +87,16 @@ pub enum SteerError {
     },
     #[error("escalation {id} already proposes {action}: `approve` it instead of overriding")]
     OverrideSame { id: String, action: RoutingAction },
-    #[error("a breakpoint before {stage} is already set (as `{written}`)")]
-    BreakpointExists { stage: Stage, written: String },
-    #[error("no breakpoint before {stage} is set (set: {})", list(.set))]
-    BreakpointNotSet { stage: Stage, set: Vec<String> },
+    #[error("a breakpoint {what} is already set (as `{written}`)")]
+    BreakpointExists { what: String, written: String },
+    #[error("no breakpoint {what} is set (set: {})", list(.set))]
+    BreakpointNotSet { what: String, set: Vec<String> },
+    #[error(
+        "`{target}` is not a breakpoint: give {} (stages: {})",
+        super::breakpoint::FORMS,
+        stage_labels()
+    )]
+    UnknownBreakpoint { target: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -106,6 +112,7 @@ impl SteerError {
                 | SteerError::NoReason
                 | SteerError::NoActor
                 | SteerError::UnknownStage { .. }
+                | SteerError::UnknownBreakpoint { .. }
                 | SteerError::BadPlanNode { .. }
                 | SteerError::BadValue { .. }
                 | SteerError::NoPlanText

@@ -9,6 +9,7 @@
 //! entry (`event: steer`, with `verb` and `target`) per verb. `edit` also saves the new
 //! plan text under `plan/edits/` ([`edit`]).
 
+pub mod breakpoint;
 mod directive;
 mod edit;
 mod error;
@@ -61,11 +62,11 @@ impl Steered {
                     verdict.as_str()
                 )
             }
-            Outcome::Breakpoint { stage, on: true } => {
-                format!("breakpoint set before {stage} (revision {rev})")
+            Outcome::Breakpoint { bp, on: true } => {
+                format!("breakpoint set {} (revision {rev})", bp.describe())
             }
-            Outcome::Breakpoint { stage, on: false } => {
-                format!("breakpoint before {stage} removed (revision {rev})")
+            Outcome::Breakpoint { bp, on: false } => {
+                format!("breakpoint {} removed (revision {rev})", bp.describe())
             }
         }
     }

@@ -4,12 +4,12 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+use super::breakpoint::Breakpoint;
 use super::directive::directives;
 use super::error::SteerError;
 use super::target::{Arg, hypothesis, shape, skip_target};
 use super::verb::{Verb, availability};
 use crate::rundir::Layout;
-use crate::stage::Stage;
 use crate::vocab::RoutingAction;
 use crate::vsa::Snapshot;
 use crate::vsa::escalation::{Escalation, Verdict};
@@ -67,7 +67,7 @@ pub enum Outcome {
         action: Option<RoutingAction>,
     },
     Breakpoint {
-        stage: Stage,
+        bp: super::breakpoint::Breakpoint,
         on: bool,
     },
 }
@@ -109,7 +109,7 @@ pub fn plan(req: &Request, snap: &Snapshot, layout: Layout) -> Result<Plan, Stee
         reason,
     })?;
     match arg {
-        Arg::Stage(stage) => breakpoint(req, snap, stage),
+        Arg::Break(bp) => breakpoint(req, snap, bp),
         Arg::Action(action) => decision(req, snap, Some(action)),
         _ if req.verb.is_decision() => decision(req, snap, None),
         arg => directive(req, snap, arg),
@@ -259,66 +259,65 @@ fn undecided(esc: &Escalation, action: Option<RoutingAction>) -> Result<(), Stee
     }
 }
 
-fn breakpoint(req: &Request, snap: &Snapshot, stage: Stage) -> Result<Plan, SteerError> {
+fn breakpoint(req: &Request, snap: &Snapshot, bp: Breakpoint) -> Result<Plan, SteerError> {
     let list = snap
         .doc
         .root
         .as_ref()
         .and_then(|r| r.get("workflow")?.get("breakpoints"));
     let change = match (req.off, list) {
-        (false, _) => add_breakpoint(list, stage)?,
-        (true, Some(list)) => remove_breakpoint(list, &snap.doc.text, stage)?,
+        (false, _) => add_breakpoint(list, bp)?,
+        (true, Some(list)) => remove_breakpoint(list, &snap.doc.text, bp)?,
         (true, None) => {
             return Err(SteerError::BreakpointNotSet {
-                stage,
+                what: bp.describe(),
                 set: Vec::new(),
             });
         }
     };
-    let mut m = mutation(req, change, Some(stage.label()));
+    let mut m = mutation(req, change, Some(&bp.text()));
     if req.off {
         m.details_mut()
             .push(("off".into(), NewNode::Scalar("true".into())));
     }
     Ok(Plan {
         mutation: m,
-        outcome: Outcome::Breakpoint {
-            stage,
-            on: !req.off,
-        },
+        outcome: Outcome::Breakpoint { bp, on: !req.off },
     })
 }
 
-/// The breakpoints as written, and where `stage` is among them. Compared as stages, so
-/// `Phase 4` and `Coding & Validation` are the same breakpoint.
-fn find_breakpoint(list: Option<&Node>, stage: Stage) -> (Vec<String>, Option<usize>) {
+/// The breakpoints as written, and where `bp`'s condition is among them. Compared as
+/// conditions, so `Phase 4`, `Coding & Validation` and `once Phase 4` are the same stop.
+fn find_breakpoint(list: Option<&Node>, bp: Breakpoint) -> (Vec<String>, Option<usize>) {
     let items: &[Node] = list.and_then(Node::as_seq).unwrap_or_default();
     let written: Vec<String> = items
         .iter()
         .map(|n| n.as_str().unwrap_or_default().to_string())
         .collect();
-    let at = written.iter().position(|w| Stage::parse(w) == Some(stage));
+    let at = written
+        .iter()
+        .position(|w| Breakpoint::parse(w).is_some_and(|b| b.same_condition(&bp)));
     (written, at)
 }
 
-fn add_breakpoint(list: Option<&Node>, stage: Stage) -> Result<Change, SteerError> {
-    match find_breakpoint(list, stage) {
+fn add_breakpoint(list: Option<&Node>, bp: Breakpoint) -> Result<Change, SteerError> {
+    match find_breakpoint(list, bp) {
         (written, Some(i)) => Err(SteerError::BreakpointExists {
-            stage,
+            what: bp.describe(),
             written: written[i].clone(),
         }),
         (_, None) => Ok(Change::Append {
             list: BREAKPOINTS_LIST.into(),
-            item: s(stage.label()),
+            item: s(&bp.text()),
         }),
     }
 }
 
-fn remove_breakpoint(list: &Node, text: &str, stage: Stage) -> Result<Change, SteerError> {
-    let (written, at) = find_breakpoint(Some(list), stage);
+fn remove_breakpoint(list: &Node, text: &str, bp: Breakpoint) -> Result<Change, SteerError> {
+    let (written, at) = find_breakpoint(Some(list), bp);
     let Some(i) = at else {
         return Err(SteerError::BreakpointNotSet {
-            stage,
+            what: bp.describe(),
             set: written,
         });
     };

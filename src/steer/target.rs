@@ -1,5 +1,6 @@
 //! Checking a verb's target: first its shape (no run needed), then against the run's VSA.
 
+use super::breakpoint::Breakpoint;
 use super::error::SteerError;
 use super::verb::{TargetKind, Verb};
 use crate::plan::{NodeId, unsafe_reason};
@@ -18,7 +19,7 @@ pub(super) enum Arg {
     /// A checked budget or α_max value, as typed (trimmed).
     Value(String),
     Action(RoutingAction),
-    Stage(Stage),
+    Break(Breakpoint),
 }
 
 pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, SteerError> {
@@ -49,7 +50,10 @@ pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, 
         TargetKind::Action => Arg::Action(need()?.parse()?),
         TargetKind::Stage => {
             let t = need()?;
-            Arg::Stage(Stage::parse(&t).ok_or(SteerError::UnknownStage { target: t })?)
+            match Breakpoint::parse(&t) {
+                Some(b) => Arg::Break(b),
+                None => return Err(SteerError::UnknownBreakpoint { target: t }),
+            }
         }
     })
 }
@@ -162,7 +166,9 @@ mod tests {
         ));
         assert_eq!(
             shape(Verb::Breakpoint, Some("coding & validation"), true).unwrap(),
-            Arg::Stage(Stage::CodingValidation)
+            Arg::Break(Breakpoint::persistent(
+                crate::steer::breakpoint::When::BeforeStage(Stage::CodingValidation)
+            ))
         );
         assert!(matches!(
             shape(Verb::Pause, None, true),

@@ -50,7 +50,7 @@ pub enum TargetKind {
     AlphaMax,
     /// A routing action (`override Design-Refine`).
     Action,
-    /// A stage (`breakpoint "Phase 4"`).
+    /// A stage or a condition (`breakpoint "Phase 4"`, `break "once gate FAIL"`).
     Stage,
 }
 
@@ -136,7 +136,7 @@ impl Verb {
             TargetKind::Budget => " tokens=<n>[,time=<secs>]",
             TargetKind::AlphaMax => " <a>",
             TargetKind::Action => " <action>",
-            TargetKind::Stage => " <stage> [--off]",
+            TargetKind::Stage => " <stage-or-condition> [--off]",
         };
         format!("{}{arg}", self.name())
     }
@@ -162,7 +162,11 @@ impl Verb {
             Verb::Approve => "accept the action the waiting escalation proposes",
             Verb::Reject => "refuse the action the waiting escalation proposes",
             Verb::Override => "answer the waiting escalation with another routing action",
-            Verb::Breakpoint => "pause before a stage (--off removes the breakpoint)",
+            Verb::Breakpoint => {
+                "pause before a stage, or on a condition: `after gate FAIL|INCONCLUSIVE|any`, \
+                 `budget 50%`, `new branch`, `escalation`, `sandbox violation`; `once …` is used \
+                 up by its stop; --off removes it (also `break`)"
+            }
         }
     }
 
@@ -223,6 +227,10 @@ impl FromStr for Verb {
 
     fn from_str(s: &str) -> Result<Verb, UnknownVerb> {
         let t = s.trim().to_ascii_lowercase().replace('_', "-");
+        // `break` is the breakpoint verb's short name (`youra steer RUN break "gate FAIL"`).
+        if t == "break" {
+            return Ok(Verb::Breakpoint);
+        }
         Verb::ALL
             .into_iter()
             .find(|v| v.name() == t)
@@ -262,7 +270,8 @@ mod tests {
         let help = verbs_help();
         assert_eq!(help.lines().count(), Verb::ALL.len());
         assert!(help.contains("retry <hypothesis>"));
-        assert!(help.contains("breakpoint <stage> [--off]"));
+        assert!(help.contains("breakpoint <stage-or-condition> [--off]"));
+        assert_eq!("break".parse::<Verb>(), Ok(Verb::Breakpoint));
         assert!(help.contains("edit <plan-node> --plan-file <path>"));
         assert!(help.contains("budget tokens=<n>[,time=<secs>]"));
         assert!(help.contains("alpha-max <a>"));

@@ -447,10 +447,13 @@ pub fn move_selection(app: &mut App, delta: isize) {
 }
 
 pub fn focus(app: &mut App, pane: PaneId) {
+    let was = app.focus;
     app.focus = pane;
+    cursor_on_highlight(app, was);
 }
 
 pub fn cycle_focus(app: &mut App, forward: bool) {
+    let was = app.focus;
     let i = app.focus.index();
     let n = PaneId::ALL.len();
     app.focus = PaneId::ALL[if forward {
@@ -458,6 +461,18 @@ pub fn cycle_focus(app: &mut App, forward: bool) {
     } else {
         (i + n - 1) % n
     }];
+    cursor_on_highlight(app, was);
+}
+
+/// The cursor is the highlight: unfocused, the Lifecycle pane highlights the current stage,
+/// so focusing it puts the cursor there (not on Phase 0), and `b` marks the row you see.
+fn cursor_on_highlight(app: &mut App, was: PaneId) {
+    if app.focus == PaneId::Lifecycle
+        && was != PaneId::Lifecycle
+        && let Some(row) = super::panes::lifecycle::highlighted(app)
+    {
+        app.selected_mut(PaneId::Lifecycle, row);
+    }
 }
 
 pub fn open_edit(app: &mut App, dialog: EditDialog) {

@@ -159,6 +159,16 @@ fn toggle_recorded(app: &mut App) {
     }
 }
 
+/// The Lifecycle row the stage keys act on: the highlighted one. With the pane focused that
+/// is its selection; otherwise the pane highlights the current stage (▶, or ✗ when it
+/// failed), so that row.
+pub fn lifecycle_row(app: &App) -> usize {
+    if app.focus == PaneId::Lifecycle {
+        return app.selected(PaneId::Lifecycle);
+    }
+    crate::tui::panes::lifecycle::highlighted(app).unwrap_or(0)
+}
+
 fn selected_hypothesis(app: &App) -> Option<String> {
     let snap = app.data.vsa.as_ref()?;
     let rows = super::gates_view::dag_rows(&snap.vsa);
@@ -358,17 +368,24 @@ fn steer(app: &mut App, cmd: Command) -> Vec<Effect> {
             plan_file: None,
         }];
     }
-    let stage = Stage::ALL.get(app.selected(PaneId::Lifecycle)).copied();
+    let stage = Stage::ALL.get(lifecycle_row(app)).copied();
     let hyp = selected_hypothesis(app);
     let (verb, off, target, about, choices): (Verb, bool, Option<String>, String, Vec<String>) =
         match cmd {
             Command::ToggleBreakpoint => {
                 let label = stage.map(Stage::label).unwrap_or("Phase 4");
-                let on = app
-                    .data
-                    .vsa
-                    .as_ref()
-                    .is_some_and(|s| s.vsa.workflow.breakpoints.iter().any(|b| b == label));
+                // Set as a stage, whatever its spelling (`Coding & Validation`, `once
+                // Phase 4`): `b` on a marked row removes it.
+                let on = app.data.vsa.as_ref().is_some_and(|s| {
+                    crate::steer::breakpoint::read_all(&s.vsa.workflow.breakpoints)
+                        .iter()
+                        .any(|(_, b)| {
+                            b.when
+                                == crate::steer::breakpoint::When::BeforeStage(
+                                    stage.unwrap_or(Stage::CodingValidation),
+                                )
+                        })
+                });
                 (
                     Verb::Breakpoint,
                     on,

@@ -12,6 +12,9 @@ use crate::stage::Stage;
 pub enum PauseCause {
     /// Before this stage, which `workflow.breakpoints` marks.
     Breakpoint(Stage),
+    /// A conditional breakpoint (`after gate FAIL`, `budget 50%` …): what tripped it, as
+    /// the engine wrote it ("after a gate's FAIL: h-e1 0.8832 does not satisfy …").
+    Condition(String),
     /// A `step` ran its stage (or its stage's recovery) and paused after it; `after` is the
     /// step as the engine describes it ("Coding & Validation (Phase 4) for h-e1").
     Stepped { after: String },
@@ -22,6 +25,7 @@ pub enum PauseCause {
 }
 
 const BREAKPOINT: &str = "breakpoint before ";
+const CONDITION: &str = "breakpoint: ";
 const STEPPED: &str = "step: paused after ";
 /// The history event of a directive's effect (`engine::intake::mutation`).
 const DIRECTIVE_EVENT: &str = "steer_applied";
@@ -31,6 +35,7 @@ impl PauseCause {
     pub fn reason(&self) -> String {
         match self {
             PauseCause::Breakpoint(s) => format!("{BREAKPOINT}{} ({})", s.name(), s.label()),
+            PauseCause::Condition(what) => format!("{CONDITION}{what}"),
             PauseCause::Stepped { after } => format!("{STEPPED}{after}"),
             PauseCause::Requested(r) => r.clone(),
             PauseCause::Other(r) => r.clone().unwrap_or_default(),
@@ -41,6 +46,7 @@ impl PauseCause {
     pub fn describe(&self) -> String {
         match self {
             PauseCause::Breakpoint(s) => format!("breakpoint before {}", s.name()),
+            PauseCause::Condition(what) => format!("breakpoint {what}"),
             PauseCause::Stepped { after } => format!("stepping: paused after {after}"),
             PauseCause::Requested(_) => "paused by a pause directive".into(),
             PauseCause::Other(Some(r)) => format!("paused: {r}"),
@@ -74,6 +80,14 @@ impl PauseCause {
             if let Some(stage) = Stage::parse(name) {
                 return PauseCause::Breakpoint(stage);
             }
+        }
+        // The engine's own words for a conditional stop (a directive's reason names its
+        // directive, so this prefix is the engine's).
+        if let Some(what) = r
+            .strip_prefix(CONDITION)
+            .filter(|_| event == Some("engine"))
+        {
+            return PauseCause::Condition(what.to_string());
         }
         if let Some(after) = r.strip_prefix(STEPPED) {
             return PauseCause::Stepped {
@@ -109,7 +123,18 @@ mod tests {
 
     #[test]
     fn causes_from_history_entries() {
-        let table: [(Option<&str>, Option<&str>, PauseCause); 5] = [
+        let table: [(Option<&str>, Option<&str>, PauseCause); 7] = [
+            (
+                Some("engine"),
+                Some("breakpoint: after a gate's FAIL: h-e1 FAIL: 0.88 misses"),
+                PauseCause::Condition("after a gate's FAIL: h-e1 FAIL: 0.88 misses".into()),
+            ),
+            // The same words from a hand edit are not the engine's stop.
+            (
+                Some("field_edit"),
+                Some("breakpoint: after lunch"),
+                PauseCause::Other(Some("breakpoint: after lunch".into())),
+            ),
             (
                 Some("engine"),
                 Some("breakpoint before Coding & Validation (Phase 4)"),

@@ -22,6 +22,7 @@
 mod common;
 
 mod allocation_bench;
+mod breakpoints;
 mod chart_downsample;
 mod cli;
 mod controller_next;

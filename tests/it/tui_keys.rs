@@ -254,7 +254,9 @@ fn steering_keys_ask_for_a_reason_then_steer() {
         assert!(a.overlay.is_none(), "{key}: no dialog");
     }
     let mut a = app();
-    type_str(&mut a, "1jjjjjjb");
+    // The cursor starts on the current stage (the example run's Phase 4), where the pane's
+    // highlight is: up one and back down lands on it again.
+    type_str(&mut a, "1kjb");
     type_str(&mut a, "stop here");
     let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
@@ -882,4 +884,71 @@ fn a_key_in_the_events_pane_costs_the_window_not_the_log() {
     );
     type_str(&mut a, "j");
     assert_eq!(a.selected(PaneId::Events), 1);
+}
+
+/// `b` acts on the highlighted Lifecycle row (issue 42): focusing the pane puts its cursor on
+/// the current stage, which the pane highlighted, not on Phase 0; j/k move it from there; on
+/// a row whose stage has a breakpoint (however it is spelt, one-shot too) `b` removes it.
+#[test]
+fn b_toggles_the_breakpoint_of_the_highlighted_lifecycle_row() {
+    use youra::stage::Stage;
+    let mid = common::mid_run::mid_run();
+    let mut a = app_at(mid.path());
+    assert_ne!(a.focus, PaneId::Lifecycle);
+    let row = youra::tui::panes::lifecycle::highlighted(&a).expect("a current stage");
+    assert_eq!(Stage::ALL[row], Stage::ExperimentDesign, "the ▶ row");
+    type_str(&mut a, "1b");
+    type_str(&mut a, "here");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        steered(&effects),
+        (
+            Verb::Breakpoint,
+            Some("Phase 2C".into()),
+            "here".into(),
+            false
+        ),
+        "not Phase 0, where the invisible cursor used to start"
+    );
+    // Focused, the cursor starts on that highlight and moves with j/k.
+    let mut a = app_at(mid.path());
+    type_str(&mut a, "1");
+    assert_eq!(
+        a.selected(PaneId::Lifecycle),
+        row,
+        "the cursor is the highlight"
+    );
+    type_str(&mut a, "jjb");
+    type_str(&mut a, "there");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        steered(&effects).1.as_deref(),
+        Some(Stage::ALL[row + 2].label())
+    );
+    // A one-shot breakpoint on the highlighted stage, spelt by name: `b` removes it.
+    let store = Store::new(mid.path().join("verification_state.yaml"));
+    store
+        .mutate(&youra::vsa::mutation::Mutation::new(
+            Change::Append {
+                list: "workflow.breakpoints".into(),
+                item: youra::yaml::NewNode::Scalar("once Experiment Design".into()),
+            },
+            "test",
+            "test",
+            "test",
+        ))
+        .unwrap();
+    let mut a = app_at(mid.path());
+    type_str(&mut a, "1b");
+    type_str(&mut a, "done");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        steered(&effects),
+        (
+            Verb::Breakpoint,
+            Some("Phase 2C".into()),
+            "done".into(),
+            true
+        )
+    );
 }

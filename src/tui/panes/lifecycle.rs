@@ -122,6 +122,19 @@ pub fn since(vsa: &Vsa) -> Option<String> {
     crate::rundir::summary::stage_since(vsa).map(|t| t.at.format("%m-%d %H:%M").to_string())
 }
 
+/// The row the pane highlights when it is not focused: the current stage (▶), or the
+/// failed one (✗). The stage keys (`b`) act on it then (`commands::lifecycle_row`).
+pub fn highlighted(app: &App) -> Option<usize> {
+    let vsa = &app.data.vsa.as_ref()?.vsa;
+    with_progress(
+        marks(vsa, &app.data.skipped_stages),
+        &app.data.progress,
+        vsa.workflow.current_phase.is_none(),
+    )
+    .iter()
+    .position(|(_, m)| matches!(m, Mark::Current | Mark::Failed))
+}
+
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mut lines = Vec::new();
@@ -204,11 +217,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Mark::Pending => ("·", Role::StagePending),
             Mark::Skipped => ("↷", Role::Muted),
         };
-        let bp = if vsa
-            .workflow
-            .breakpoints
+        let bp = if crate::steer::breakpoint::read_all(&vsa.workflow.breakpoints)
             .iter()
-            .any(|b| Stage::parse(b) == Some(stage))
+            .any(|(_, b)| b.when == crate::steer::breakpoint::When::BeforeStage(stage))
         {
             "●"
         } else {
