@@ -35,7 +35,7 @@ pub struct RunConfig {
     /// Compiling the paper's PDF: deadline and memory bound (`src/paper/settings.rs`).
     pub paper: crate::paper::PaperSettings,
     /// Breakpoints the engine sets when it first starts on the run (`[breakpoints] set`).
-    pub breakpoints: crate::steer::breakpoint::BreakpointsSection,
+    pub breakpoints: crate::vsa::breakpoint::BreakpointsSection,
     /// Keys no setting reads, each with where it was written and the nearest valid key:
     /// printed by `youra run`, `youra doctor` and `youra config show`.
     #[serde(skip)]

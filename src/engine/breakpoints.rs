@@ -101,7 +101,10 @@ impl Engine {
         let items = &snap.vsa.workflow.breakpoints;
         let mut tripped: Vec<(usize, Breakpoint, String)> = Vec::new();
         for (i, b) in read_all(items) {
-            if let Some(e) = new.iter().find(|e| b.trips_on(e)) {
+            if let Some(e) = new
+                .iter()
+                .find(|e| b.trips_on(&e.kind, e.result.as_deref()))
+            {
                 tripped.push((i, b, what_happened(e)));
             } else if let When::Budget(n) = b.when
                 && let Some(spent) = self.spent_share()

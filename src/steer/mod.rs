@@ -9,7 +9,6 @@
 //! entry (`event: steer`, with `verb` and `target`) per verb. `edit` also saves the new
 //! plan text under `plan/edits/` ([`edit`]).
 
-pub mod breakpoint;
 mod directive;
 mod edit;
 mod error;
@@ -18,6 +17,8 @@ mod target;
 mod verb;
 
 pub use crate::vocab::{RoutingAction, UnknownAction};
+/// The breakpoint grammar is the VSA's (`workflow.breakpoints`); the verb writes it.
+pub use crate::vsa::breakpoint;
 pub use crate::vsa::escalation::{Decision, Escalation, Verdict};
 pub use directive::{Directive, DirectiveState, directives};
 pub use edit::{EDITS_DIR, MAX_PLAN_BYTES, edit_file, read_plan_file, split_plan_file};

@@ -13,6 +13,7 @@ pub mod timestamp;
 
 pub use model::{FailedCheck, Gate, HistoryEntry, SubHypothesis, Vsa};
 pub use read::{Warning, read};
+pub mod breakpoint;
 mod crash;
 pub mod diff;
 pub mod edit;

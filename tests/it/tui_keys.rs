@@ -952,3 +952,29 @@ fn b_toggles_the_breakpoint_of_the_highlighted_lifecycle_row() {
         )
     );
 }
+
+/// The conditional breakpoints from the TUI: the `:` line takes the steer verb (`break`, its
+/// short name) with a condition of several words, `--off` removing it.
+#[test]
+fn the_command_line_sets_and_clears_a_conditional_breakpoint() {
+    for (line, off) in [
+        (":break once gate FAIL", false),
+        (":break once gate FAIL --off", true),
+    ] {
+        let mut a = app();
+        type_str(&mut a, line);
+        press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+        type_str(&mut a, "see the miss");
+        let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(
+            steered(&effects),
+            (
+                Verb::Breakpoint,
+                Some("once gate FAIL".into()),
+                "see the miss".into(),
+                off
+            ),
+            "{line}"
+        );
+    }
+}

@@ -2,10 +2,9 @@
 //! up. The VSA keeps each item as text, so a hand edit, `youra steer RUN break …`, the TUI's
 //! `b` and `[breakpoints] set` in youra.toml all write the same words, and an older item (a
 //! bare stage, `Phase 4`) still reads as "before this stage". Pure: the engine asks
-//! [`Breakpoint::trips_on`] about the events a step wrote, and checks the stage and budget
-//! conditions itself (`engine/run_steer.rs`, `engine/breakpoints.rs`).
+//! [`Breakpoint::trips_on`] about each event a step wrote (its kind and result), and checks
+//! the stage and budget conditions itself (`engine/run_steer.rs`, `engine/breakpoints.rs`).
 
-use crate::rundir::events::Event;
 use crate::stage::Stage;
 
 /// Which verdicts of a gate stop the run.
@@ -137,20 +136,20 @@ impl Breakpoint {
         self.when == other.when
     }
 
-    /// Whether `e`, an event a step wrote, trips this breakpoint (the conditions that
-    /// follow what happened: a gate's verdict, a sandbox violation). The others never trip
-    /// on an event.
-    pub fn trips_on(&self, e: &Event) -> bool {
+    /// Whether an event a step wrote (its `kind` and `result`) trips this breakpoint (the
+    /// conditions that follow what happened: a gate's verdict, a sandbox violation). The
+    /// others never trip on an event.
+    pub fn trips_on(&self, kind: &str, result: Option<&str>) -> bool {
         match self.when {
-            When::AfterGate(v) if e.kind == "gate" => {
-                let r = e.result.as_deref().unwrap_or_default();
+            When::AfterGate(v) if kind == "gate" => {
+                let r = result.unwrap_or_default();
                 match v {
                     Verdict::Any => !r.is_empty(),
                     Verdict::Fail => r.eq_ignore_ascii_case("FAIL"),
                     Verdict::Inconclusive => r.eq_ignore_ascii_case("INCONCLUSIVE"),
                 }
             }
-            When::SandboxViolation => e.kind == "sandbox_violation",
+            When::SandboxViolation => kind == "sandbox_violation",
             _ => false,
         }
     }
@@ -246,11 +245,7 @@ mod tests {
 
     #[test]
     fn events_trip_only_their_own_condition() {
-        let gate = |r: &str| {
-            let mut e = Event::new("gate");
-            e.result = Some(r.into());
-            e
-        };
+        let gate = |r: &'static str| ("gate", Some(r));
         let fail = Breakpoint::persistent(When::AfterGate(Verdict::Fail));
         let inc = Breakpoint::persistent(When::AfterGate(Verdict::Inconclusive));
         let any = Breakpoint::persistent(When::AfterGate(Verdict::Any));
@@ -261,15 +256,17 @@ mod tests {
             (gate("INCONCLUSIVE"), [false, true, true, false, false]),
             (gate("PASS"), [false, false, true, false, false]),
             (
-                Event::new("sandbox_violation"),
+                ("sandbox_violation", None),
                 [false, false, false, true, false],
             ),
-            (Event::new("stage_start"), [false; 5]),
-            (Event::new("escalation"), [false; 5]),
+            (("stage_start", None), [false; 5]),
+            (("escalation", None), [false; 5]),
+            // A gate event without a verdict is no verdict.
+            (("gate", None), [false; 5]),
         ];
-        for (e, want) in cases {
-            let got = [&fail, &inc, &any, &sandbox, &stage].map(|b| b.trips_on(&e));
-            assert_eq!(got, want, "{} {:?}", e.kind, e.result);
+        for ((kind, result), want) in cases {
+            let got = [&fail, &inc, &any, &sandbox, &stage].map(|b| b.trips_on(kind, result));
+            assert_eq!(got, want, "{kind} {result:?}");
         }
     }
 }
