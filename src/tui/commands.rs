@@ -12,6 +12,7 @@ use super::lessons;
 use crate::stage::Stage;
 use crate::steer::{RoutingAction, Verb, availability};
 use crate::vsa::Base;
+use crate::vsa::breakpoint::{When, read_all};
 use crate::vsa::enums::{GateType, HypothesisStatus};
 
 /// Verbs the `:` line offers: the same as `youra steer`.
@@ -168,6 +169,18 @@ pub fn lifecycle_row(app: &App) -> usize {
     }
     crate::tui::panes::lifecycle::highlighted(app).unwrap_or(0)
 }
+
+/// The conditions `b`'s chooser offers after this row's stage (`vsa/breakpoint.rs` reads
+/// each; a budget share other than half is typed on the `:` line: `:break budget 80%`).
+pub const CONDITIONS: [&str; 7] = [
+    "after gate FAIL",
+    "after gate INCONCLUSIVE",
+    "after gate any",
+    "budget 50%",
+    "new branch",
+    "escalation",
+    "sandbox violation",
+];
 
 fn selected_hypothesis(app: &App) -> Option<String> {
     let snap = app.data.vsa.as_ref()?;
@@ -373,28 +386,57 @@ fn steer(app: &mut App, cmd: Command) -> Vec<Effect> {
     let (verb, off, target, about, choices): (Verb, bool, Option<String>, String, Vec<String>) =
         match cmd {
             Command::ToggleBreakpoint => {
-                let label = stage.map(Stage::label).unwrap_or("Phase 4");
+                let stage = stage.unwrap_or(Stage::CodingValidation);
+                let label = stage.label();
                 // Set as a stage, whatever its spelling (`Coding & Validation`, `once
                 // Phase 4`): `b` on a marked row removes it.
                 let on = app.data.vsa.as_ref().is_some_and(|s| {
-                    crate::steer::breakpoint::read_all(&s.vsa.workflow.breakpoints)
+                    read_all(&s.vsa.workflow.breakpoints)
                         .iter()
-                        .any(|(_, b)| {
-                            b.when
-                                == crate::steer::breakpoint::When::BeforeStage(
-                                    stage.unwrap_or(Stage::CodingValidation),
-                                )
-                        })
+                        .any(|(_, b)| b.when == When::BeforeStage(stage))
                 });
+                // Not set: a chooser, this row's stage first (Enter alone keeps it), then
+                // one-shot, then the conditions, which stop wherever they happen.
+                let choices = if on {
+                    vec![]
+                } else {
+                    std::iter::once(label.to_string())
+                        .chain([format!("once {label}")])
+                        .chain(CONDITIONS.iter().map(|c| c.to_string()))
+                        .collect()
+                };
                 (
                     Verb::Breakpoint,
                     on,
                     Some(label.to_string()),
+                    if on {
+                        format!("remove the breakpoint before {label}")
+                    } else {
+                        format!("set a breakpoint (←/→ chooses; before {label} first)")
+                    },
+                    choices,
+                )
+            }
+            Command::ClearBreakpoint => {
+                let set = app
+                    .data
+                    .vsa
+                    .as_ref()
+                    .map(|s| s.vsa.workflow.breakpoints.clone())
+                    .unwrap_or_default();
+                if set.is_empty() {
+                    app.toast = Some(("no breakpoints set (b sets one)".into(), false));
+                    return Vec::new();
+                }
+                (
+                    Verb::Breakpoint,
+                    true,
+                    None,
                     format!(
-                        "{} a breakpoint before {label}",
-                        if on { "remove" } else { "set" }
+                        "remove one of the {} breakpoint(s) (←/→ chooses)",
+                        set.len()
                     ),
-                    vec![],
+                    set,
                 )
             }
             Command::Redesign => (

@@ -37,6 +37,8 @@ pub fn line(app: &App, width: u16) -> Line<'static> {
                     | Command::Bottom
                     | Command::Redraw
                     | Command::FocusPrev
+                    // `b`'s partner: in `?`, so the footer keeps room for what waits (E).
+                    | Command::ClearBreakpoint
             )
         })
         .collect();
@@ -88,6 +90,7 @@ fn is_steering(c: Command) -> bool {
             | C::Resume
             | C::Step
             | C::ToggleBreakpoint
+            | C::ClearBreakpoint
             | C::Redesign
             | C::Reset
             | C::Approve
@@ -126,6 +129,7 @@ fn words(c: Command) -> String {
         C::OpenPaper => "paper",
         C::OpenEscalation => "escalation",
         C::ToggleBreakpoint => "breakpoint",
+        C::ClearBreakpoint => "clear breakpoint",
         C::ToggleGrouping => "group by",
         C::ToggleRecorded => "recorded run",
         C::CommandLine => "command",

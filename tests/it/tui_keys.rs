@@ -527,6 +527,12 @@ fn every_binding_does_what_its_command_says() {
                 assert!(request.reason.contains("no reason given"), "{what}");
                 assert!(a.overlay.is_none(), "{what}");
             }
+            // The example run has no breakpoint to clear: it says so and opens nothing.
+            C::ClearBreakpoint => {
+                assert!(a.overlay.is_none(), "{what}");
+                let (toast, _) = a.toast.clone().expect("a message");
+                assert!(toast.contains("no breakpoints set"), "{what}: {toast}");
+            }
             C::ToggleBreakpoint
             | C::Redesign
             | C::Reset
@@ -910,6 +916,30 @@ fn b_toggles_the_breakpoint_of_the_highlighted_lifecycle_row() {
         ),
         "not Phase 0, where the invisible cursor used to start"
     );
+    // The chooser: → moves from this stage to its one-shot, then to the conditions.
+    let mut a = app_at(mid.path());
+    type_str(&mut a, "1b");
+    let Some(Overlay::Reason(d)) = &a.overlay else {
+        panic!("the chooser")
+    };
+    assert_eq!(
+        d.choices[..3],
+        ["Phase 2C", "once Phase 2C", "after gate FAIL"]
+    );
+    for (rights, want) in [
+        (1, "once Phase 2C"),
+        (2, "after gate FAIL"),
+        (6, "new branch"),
+    ] {
+        let mut a = app_at(mid.path());
+        type_str(&mut a, "1b");
+        for _ in 0..rights {
+            press(&mut a, KeyCode::Right, KeyModifiers::NONE);
+        }
+        type_str(&mut a, "why");
+        let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(steered(&effects).1.as_deref(), Some(want), "{rights} →");
+    }
     // Focused, the cursor starts on that highlight and moves with j/k.
     let mut a = app_at(mid.path());
     type_str(&mut a, "1");
@@ -948,6 +978,36 @@ fn b_toggles_the_breakpoint_of_the_highlighted_lifecycle_row() {
             Verb::Breakpoint,
             Some("Phase 2C".into()),
             "done".into(),
+            true
+        )
+    );
+    // B lists the run's breakpoints as written and removes the one chosen.
+    store
+        .mutate(&youra::vsa::mutation::Mutation::new(
+            Change::Append {
+                list: "workflow.breakpoints".into(),
+                item: youra::yaml::NewNode::Scalar("after gate FAIL".into()),
+            },
+            "test",
+            "test",
+            "test",
+        ))
+        .unwrap();
+    let mut a = app_at(mid.path());
+    type_str(&mut a, "1B");
+    let Some(Overlay::Reason(d)) = &a.overlay else {
+        panic!("the list")
+    };
+    assert_eq!(d.choices, ["once Experiment Design", "after gate FAIL"]);
+    press(&mut a, KeyCode::Right, KeyModifiers::NONE);
+    type_str(&mut a, "seen enough");
+    let effects = press(&mut a, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        steered(&effects),
+        (
+            Verb::Breakpoint,
+            Some("after gate FAIL".into()),
+            "seen enough".into(),
             true
         )
     );

@@ -161,6 +161,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             t.style(Role::Attention),
         ));
     }
+    // The conditional breakpoints (a stage's shows as ● on its row): B clears one.
+    for (_, b) in crate::vsa::breakpoint::read_all(&vsa.workflow.breakpoints)
+        .iter()
+        .filter(|(_, b)| !matches!(b.when, crate::vsa::breakpoint::When::BeforeStage(_)))
+    {
+        tail.push(Line::styled(
+            clip(&format!("● {}", b.describe()), width),
+            t.style(Role::Attention),
+        ));
+    }
     if let Some(since) = &app.data.stage_since {
         tail.push(Line::styled(format!("since {since}"), t.style(Role::Muted)));
     }
@@ -217,9 +227,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Mark::Pending => ("·", Role::StagePending),
             Mark::Skipped => ("↷", Role::Muted),
         };
-        let bp = if crate::steer::breakpoint::read_all(&vsa.workflow.breakpoints)
+        let bp = if crate::vsa::breakpoint::read_all(&vsa.workflow.breakpoints)
             .iter()
-            .any(|(_, b)| b.when == crate::steer::breakpoint::When::BeforeStage(stage))
+            .any(|(_, b)| b.when == crate::vsa::breakpoint::When::BeforeStage(stage))
         {
             "●"
         } else {
