@@ -115,6 +115,31 @@ pub fn read_run_file(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     read_capped(path, RUN_FILE_CAP)
 }
 
+/// The VSA read whole, following a link at its path: a researcher may keep the file
+/// elsewhere and link it on purpose (the store writes through such a link too). The link's
+/// target must still be a regular file (opened without blocking) and is capped at
+/// [`RUN_FILE_CAP`].
+pub fn read_vsa_file(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = path.as_ref();
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let file = regular_only(file, path)?;
+    let mut bytes = Vec::new();
+    file.take(RUN_FILE_CAP.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > RUN_FILE_CAP {
+        return Err(io::Error::other(format!(
+            "{} is larger than {RUN_FILE_CAP} bytes; not read",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
 /// [`read_run_file`] as UTF-8 text.
 pub fn read_run_text(path: impl AsRef<Path>) -> io::Result<String> {
     read_capped_string(path, RUN_FILE_CAP)

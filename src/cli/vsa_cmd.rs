@@ -125,7 +125,11 @@ fn repair(target: &Path, write: bool) -> Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let text = crate::fsutil::read_run_text(&path)
+    let text = crate::fsutil::read_vsa_file(&path)
+        .and_then(|b| {
+            String::from_utf8(b)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
         .wrap_err_with(|| format!("cannot read {} as UTF-8 text", path.display()))?;
     let fix = match crate::vsa::repair::repair(&text) {
         Ok(None) => {
@@ -323,7 +327,7 @@ fn validate(target: &Path) -> Result<i32> {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let bytes = crate::fsutil::read_run_file(&path)
+    let bytes = crate::fsutil::read_vsa_file(&path)
         .wrap_err_with(|| format!("cannot read {}", path.display()))?;
     let doc = match crate::yaml::parse(&bytes) {
         Ok(d) => d,

@@ -222,7 +222,11 @@ pub fn links(md: &str) -> Vec<(usize, String, String)> {
     for (event, range) in Parser::new_ext(md, options).into_offset_iter() {
         match event {
             Event::Start(Tag::Image { dest_url, .. }) => {
-                open = Some((line_of(range.start), String::new(), dest_url.trim().to_string()));
+                open = Some((
+                    line_of(range.start),
+                    String::new(),
+                    dest_url.trim().to_string(),
+                ));
             }
             Event::Text(t) | Event::Code(t) => {
                 if let Some((_, caption, _)) = open.as_mut() {

@@ -175,7 +175,7 @@ pub fn read_run_quick_with(
     if std::fs::metadata(&run.vsa).ok()?.len() < QUICK_MIN_BYTES {
         return None;
     }
-    let bytes = crate::fsutil::read_run_file(&run.vsa).ok()?;
+    let bytes = crate::fsutil::read_vsa_file(&run.vsa).ok()?;
     let text = std::str::from_utf8(&bytes).ok()?;
     let (a, b) = top_level_section(text, "history")?;
     let rest = format!("{}{}", &text[..a], &text[b..]);

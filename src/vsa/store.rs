@@ -233,7 +233,7 @@ impl Store {
         {
             return Ok(Arc::clone(&c.snap));
         }
-        let bytes = crate::fsutil::read_run_file(&self.path).map_err(io("read", &self.path))?;
+        let bytes = crate::fsutil::read_vsa_file(&self.path).map_err(io("read", &self.path))?;
         self.cached(&bytes, key).map(|(snap, _)| snap)
     }
 
@@ -313,7 +313,7 @@ impl Store {
         // file's identity alone.
         let key = FileKey::of(&self.path);
         let t = std::time::Instant::now();
-        let bytes = crate::fsutil::read_run_file(&self.path).map_err(io("read", &self.path))?;
+        let bytes = crate::fsutil::read_vsa_file(&self.path).map_err(io("read", &self.path))?;
         self.add_io(t.elapsed());
         let recovered = self.recover(&bytes);
         let (snap, conv) = self.cached(&bytes, key)?;
