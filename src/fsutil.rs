@@ -66,10 +66,11 @@ fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
 pub fn open_nofollow(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = fs::OpenOptions::new();
-    options.read(true).custom_flags(libc::O_NONBLOCK);
+    options.read(true);
     let file = open_no_link(
         path,
         &mut options,
+        libc::O_NONBLOCK,
         "not read (experiment outputs are read only as plain files)",
     )?;
     regular_only(file, path)
@@ -191,15 +192,22 @@ pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
     open_no_link(
         path,
         &mut options,
+        0,
         "youra does not write through it; remove it",
     )
 }
 
-/// `options` plus `O_NOFOLLOW`; a link at `path` fails saying `what` of it.
-fn open_no_link(path: &Path, options: &mut fs::OpenOptions, what: &str) -> io::Result<File> {
+/// `options` plus `O_NOFOLLOW` and `flags` (`custom_flags` replaces, so all are given at
+/// once); a link at `path` fails saying `what` of it.
+fn open_no_link(
+    path: &Path,
+    options: &mut fs::OpenOptions,
+    flags: i32,
+    what: &str,
+) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     options
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | flags)
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {

@@ -30,10 +30,36 @@ pub struct RunDir {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("no {VSA_FILE} found in {}: looked in {}. Give a youra run, a YouRA research folder (docs/youra_research/<run>) or a YouRA task folder", dir.display(), looked.join(", "))]
+#[error("no {VSA_FILE} found in {}: looked in {}.{} Give a youra run, a YouRA research folder (docs/youra_research/<run>) or a YouRA task folder", dir.display(), looked.join(", "), not_regular(dir))]
 pub struct NotARun {
     pub dir: PathBuf,
     pub looked: Vec<String>,
+}
+
+/// " <dir>/verification_state.yaml is a FIFO …" when the name is there but is not a regular
+/// file (a handed run folder may hold anything): the error then says why it was passed over.
+fn not_regular(dir: &Path) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let path = dir.join(VSA_FILE);
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        return String::new();
+    };
+    let kind = meta.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_dir() {
+        "a folder"
+    } else {
+        return String::new();
+    };
+    format!(
+        " {} is {what}, not a file: youra reads only regular files from a run folder.",
+        path.display()
+    )
 }
 
 fn vsa_in(dir: &Path) -> Option<(PathBuf, Option<String>)> {

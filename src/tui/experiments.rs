@@ -103,7 +103,7 @@ fn newest_log(dir: &Path) -> Option<PathBuf> {
 
 /// The last lines of a file, reading only its end.
 pub fn tail_lines(path: &Path) -> Vec<String> {
-    let Ok(mut f) = std::fs::File::open(path) else {
+    let Ok(mut f) = crate::fsutil::open_nofollow(path) else {
         return Vec::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
