@@ -64,7 +64,6 @@ fn renamed(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
 /// but a regular file (a FIFO, a socket, a device), opened without blocking and refused:
 /// a FIFO left as a metrics file, or in a handed run folder, would hang the reader forever.
 pub fn open_nofollow(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
     let mut options = fs::OpenOptions::new();
     options.read(true);
     let file = open_no_link(
