@@ -57,7 +57,7 @@ fn bundle_with(command: &[&str]) -> String {
 
 /// A demo run, as `youra demo --step` makes it (its bundle, data and settings): the demo is
 /// stopped by SIGTERM at its breakpoint before Coding & Validation (no experiment running
-/// then), its breakpoint lifted, h-e1's first command replaced by `command`, and its
+/// then; its one-shot breakpoint is used up by that stop), h-e1's first command replaced by `command`, and its
 /// experiments set to run unsandboxed.
 fn make_run(dir: &Path, command: &[&str]) {
     let demo = youra()
@@ -84,10 +84,8 @@ fn make_run(dir: &Path, command: &[&str]) {
     std::fs::write(dir.join("youra.toml"), toml).unwrap();
     // The researcher's own choice, recorded as theirs (`youra trust`) for `youra run`.
     crate::common::trust::trusted(dir, &config_of(dir));
-    for args in [
-        &["breakpoint", "--off", "Coding & Validation"][..],
-        &["resume"][..],
-    ] {
+    // `--step`'s breakpoint is one-shot: its stop used it up, so a resume is all it takes.
+    for args in [&["resume"][..]] {
         let out = youra()
             .arg("steer")
             .args(["--reason", "the signals test"])
