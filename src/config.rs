@@ -444,7 +444,11 @@ fn located(text: &str, e: &toml::de::Error) -> String {
             let line = before.matches('\n').count() + 1;
             let col = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
             let src = text.lines().nth(line - 1).unwrap_or("").trim();
-            format!("line {line}, column {col} (`{src}`): {}", e.message())
+            // A wrong type in words, with the key and what was likely meant.
+            let message = crate::config_words::key_at(text, line)
+                .and_then(|key| crate::config_words::wrong_type(e.message(), &key))
+                .unwrap_or_else(|| e.message().to_string());
+            format!("line {line}, column {col} (`{src}`): {message}")
         }
         None => e.message().to_string(),
     }

@@ -17,6 +17,7 @@ pub mod config_evidence;
 pub mod config_plan;
 pub mod config_sources;
 pub mod config_trust;
+pub mod config_words;
 pub mod engine;
 pub mod evidence;
 pub mod exec;

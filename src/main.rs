@@ -40,7 +40,11 @@ fn main() -> color_eyre::Result<()> {
             // What `main` returning the error would print, with control characters and bidi
             // overrides made visible (`youra::term`), and the same exit status.
             eprintln!("Error: {}", youra::term::escape(&format!("{report:?}")));
-            std::process::exit(1)
+            // A folder that holds no run exits as it does from every command that says so.
+            let no_run = report
+                .chain()
+                .any(|e| e.is::<youra::rundir::discover::NotARun>());
+            std::process::exit(if no_run { youra::cli::NO_RUN } else { 1 })
         }
     }
 }

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use super::fail;
+use super::no_run;
 use crate::rundir::discover;
 use crate::rundir::memory::{MemoryRecord, load_dir};
 
 /// The records under every memory root of `dir`, or the exit code once the failure is said.
 pub(super) fn records(dir: &Path) -> Result<Vec<MemoryRecord>, i32> {
-    let run = discover(dir).map_err(|e| fail(e, ""))?;
+    let run = discover(dir).map_err(no_run)?;
     let mut all = Vec::new();
     for root in run.memory_roots() {
         let (recs, warnings) = load_dir(&root);

@@ -361,6 +361,9 @@ pub fn run() -> color_eyre::Result<i32> {
         } => {
             engine_cmd::ignore_hangup();
             let dir = abs(dir);
+            if let Some(code) = refuse_no_run(&dir) {
+                return Ok(code);
+            }
             // Before anything is written or started: the run's own settings are trusted.
             if let Some(refused) = trust_cmd::guard(&dir) {
                 return Ok(refused);
@@ -378,6 +381,9 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Compare { a, b, json } => compare_cmd::run(&a, &b, json),
         Command::Doctor { dir, json } => {
             let dir = abs(dir);
+            if let Some(code) = refuse_no_run(&dir) {
+                return Ok(code);
+            }
             // Before any request: a handed run's base_url would get the researcher's key.
             if let Some(refused) = trust_cmd::guard(&dir) {
                 return Ok(refused);
@@ -425,6 +431,31 @@ fn runs_view_of(dirs: &[PathBuf]) -> color_eyre::Result<Option<Vec<crate::rundir
         runs.extend(crate::rundir::discover_all(d).wrap_err("cannot open the run")?);
     }
     Ok((runs.len() > 1).then_some(runs))
+}
+
+/// The exit status of every command given a folder that holds no run (none there, or no
+/// `verification_state.yaml` in it): the one `compare` and `report` already used for a run
+/// they cannot read, apart from each command's own 1 (stopped, refused, diverged, MAJOR).
+pub const NO_RUN: i32 = 2;
+
+/// What to do about a folder that is no run, said the same way by every command.
+pub(crate) const NO_RUN_HINT: &str = "create one with `youra init <dir> --topic …` or `youra demo`";
+
+/// Print "no run" for a folder `discover` found nothing in; the exit status is [`NO_RUN`].
+pub(crate) fn no_run(e: impl std::fmt::Display) -> i32 {
+    fail(e, NO_RUN_HINT);
+    NO_RUN
+}
+
+/// `youra run` and `youra doctor` open a run's own folder: one that does not exist, or holds
+/// neither a youra.toml nor a run, is refused here ("no run here") before the defaults (the
+/// replay provider) are reported as if they were the run's settings. `Some(exit status)`.
+fn refuse_no_run(dir: &std::path::Path) -> Option<i32> {
+    if dir.join("youra.toml").is_file() || crate::rundir::discover(dir).is_ok() {
+        return None;
+    }
+    eprintln!("error: no run here: {} ({NO_RUN_HINT})", dir.display());
+    Some(NO_RUN)
 }
 
 /// Print an error the way every command does: what went wrong, then what to do.

@@ -110,7 +110,7 @@ fn open(
     }
     let node = NodeId::new(node)
         .map_err(|e| fail(e, "node ids look like `n-0003` (see the Plan pane)"))?;
-    let run = discover(dir).map_err(|e| fail(e, ""))?.root;
+    let run = discover(dir).map_err(super::no_run)?.root;
     let tree = crate::plan::load(&run, Plans::Skip)
         .map_err(|e| fail(e, "a run has a plan tree when `[plan] budget_tokens` > 0"))?
         .tree;

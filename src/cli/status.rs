@@ -46,6 +46,9 @@ struct StatusReport<'a> {
     experiments: Vec<crate::rundir::jobs::JobRow>,
     /// The engine running this run now (`pid N since T`), from its lock; none: no engine.
     engine: Option<String>,
+    /// The workflow reads ACTIVE but no engine runs it, and one did before (it was killed):
+    /// `interrupted (no engine is running): resume with `youra run <dir>``.
+    interrupted: Option<String>,
     /// `waiting for <endpoint> since <time> …` while the engine waits out a model outage.
     model_waiting: Option<String>,
     /// Experiments the events call started and not ended while no engine runs the run:
@@ -132,7 +135,7 @@ const RECENT: usize = 5;
 pub fn run(dir: &Path, json: bool) -> Result<i32> {
     let run = match discover(dir) {
         Ok(r) => r,
-        Err(e) => return Ok(fail(e, "")),
+        Err(e) => return Ok(super::no_run(e)),
     };
     let snap = match Store::new(&run.vsa).load() {
         Ok(s) => s,
@@ -199,6 +202,7 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
         usage: usage(&run.root),
         plan: plan_spend(&run.root),
         experiments,
+        interrupted: interrupted(vsa, &run.root, engine.is_some()),
         engine,
         model_waiting: crate::engine::outage::waiting(&run.root).map(|w| w.line()),
         stopped_experiments,
@@ -227,6 +231,22 @@ fn split_followed(
     }
     rows.into_iter()
         .partition(|r| !matches!(r.state, JobState::Running { .. }))
+}
+
+/// An ACTIVE workflow no engine runs, on a run an engine ran before: its engine was killed
+/// (or failed) mid-run, and nothing goes on until `youra run` resumes it.
+fn interrupted(vsa: &Vsa, root: &Path, engine_alive: bool) -> Option<String> {
+    use crate::vsa::enums::WorkflowStatus as W;
+    if engine_alive
+        || vsa.workflow.status != Some(W::Active)
+        || !crate::rundir::engine_lock::ran_before(root)
+    {
+        return None;
+    }
+    let word = crate::notice::message::shell_word(&root.display().to_string());
+    Some(format!(
+        "interrupted (no engine is running): resume with `youra run {word}`"
+    ))
 }
 
 /// What needs the researcher: the first thing the status shows.
@@ -288,9 +308,13 @@ fn print_text(r: &StatusReport<'_>) {
     );
     println!("Stage:      {}", opt(r.stage));
     println!(
-        "Workflow:   {} ({})",
+        "Workflow:   {} ({}){}",
         r.workflow_status.as_deref().unwrap_or("-"),
-        r.execution_mode.as_deref().unwrap_or("-")
+        r.execution_mode.as_deref().unwrap_or("-"),
+        r.interrupted
+            .as_deref()
+            .map(|i| format!(" — {i}"))
+            .unwrap_or_default()
     );
     match r.sandbox {
         "required" => {}

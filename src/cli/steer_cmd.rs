@@ -98,7 +98,7 @@ pub fn verbs_help() -> String {
 pub fn run(args: SteerArgs) -> Result<i32> {
     let run = match discover(&args.dir) {
         Ok(r) => r,
-        Err(e) => return Ok(fail(e, "")),
+        Err(e) => return Ok(super::no_run(e)),
     };
     let target = args.target.join(" ");
     let reason = match (&args.reason, args.verb.is_decision()) {
@@ -203,7 +203,7 @@ fn hint(e: &SteerError, dir: &Path) -> String {
 pub fn request_step(dir: &Path) -> Result<Option<i32>> {
     let run = match discover(dir) {
         Ok(r) => r,
-        Err(e) => return Ok(Some(fail(e, ""))),
+        Err(e) => return Ok(Some(super::no_run(e))),
     };
     let req = Request::new(Verb::Step, None, "youra run --step");
     match apply(&Store::new(&run.vsa), &req, run.layout) {

@@ -117,7 +117,7 @@ fn vsa_file(target: &Path) -> std::result::Result<std::path::PathBuf, i32> {
     if target.is_file() {
         return Ok(target.to_path_buf());
     }
-    discover(target).map(|run| run.vsa).map_err(|e| fail(e, ""))
+    discover(target).map(|run| run.vsa).map_err(super::no_run)
 }
 
 fn repair(target: &Path, write: bool) -> Result<i32> {
@@ -170,7 +170,7 @@ fn repair(target: &Path, write: bool) -> Result<i32> {
 fn store_for(dir: &Path) -> Result<Store, i32> {
     match discover(dir) {
         Ok(run) => Ok(Store::new(run.vsa)),
-        Err(e) => Err(fail(e, "")),
+        Err(e) => Err(super::no_run(e)),
     }
 }
 
@@ -271,6 +271,9 @@ fn set(dir: &Path, req: &SetRequest<'_>) -> Result<i32> {
                 show(&a.new),
                 a.revision
             );
+            if let Some(note) = alias_note(req.value, a.new.as_deref()) {
+                println!("{note}");
+            }
             if a.editor_changes > 0 {
                 println!(
                     "recorded a hand edit of {} field(s) made outside youra",
@@ -317,7 +320,12 @@ fn history(dir: &Path, limit: usize, json: bool) -> Result<i32> {
             .filter(|_| e.path.is_some())
             .map(|r| format!("  ({r})"))
             .unwrap_or_default();
-        println!("{when}  {actor:<10}  {}{reason}", e.summary());
+        // The revision the entry's write made (`r12`), as `vsa set` and `status` print it;
+        // `-` for an entry an agent wrote by hand, which carries none.
+        let rev = e
+            .revision
+            .map_or_else(|| "-".to_string(), |r| format!("r{r}"));
+        println!("{when}  {rev:<5}  {actor:<10}  {}{reason}", e.summary());
     }
     Ok(0)
 }
@@ -379,4 +387,42 @@ fn validate(target: &Path) -> Result<i32> {
         warnings.len()
     );
     Ok(0)
+}
+
+/// `DONE` for a status is read as `COMPLETED` (an alias the YouRA files drifted to): said, so
+/// nobody believes a value was kept that was not. `None` when the value was written as given.
+fn alias_note(given: &str, written: Option<&str>) -> Option<String> {
+    use crate::vsa::enums::{
+        ExecutionMode, GateResult, GateType, HypothesisStatus, PhaseStatus, WorkflowStatus,
+    };
+    let given = given.trim();
+    let written = written?;
+    let canonical = [
+        HypothesisStatus::NAMES,
+        PhaseStatus::NAMES,
+        GateType::NAMES,
+        GateResult::NAMES,
+        WorkflowStatus::NAMES,
+        ExecutionMode::NAMES,
+    ]
+    .iter()
+    .any(|names| names.contains(&written));
+    (canonical && given != written)
+        .then(|| format!("note: `{given}` was read as {written}, the name youra writes (an alias)"))
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::alias_note;
+
+    #[test]
+    fn an_alias_is_named_and_a_canonical_value_is_not() {
+        assert_eq!(
+            alias_note("DONE", Some("COMPLETED")).as_deref(),
+            Some("note: `DONE` was read as COMPLETED, the name youra writes (an alias)")
+        );
+        assert_eq!(alias_note("COMPLETED", Some("COMPLETED")), None);
+        assert_eq!(alias_note("a text", Some("a text")), None);
+        assert_eq!(alias_note("0.5", Some("0.50")), None, "not a vocabulary");
+    }
 }

@@ -29,3 +29,10 @@ pub fn holder(run: &Path) -> Option<String> {
         Err(std::fs::TryLockError::Error(_)) => None,
     }
 }
+
+/// Whether an engine has ever run this run: it leaves `.youra/engine.lock` behind (emptied
+/// when it stops cleanly, its record kept when it was killed). With no [`holder`] and the
+/// workflow still ACTIVE, the run was interrupted rather than never started.
+pub fn ran_before(run: &Path) -> bool {
+    std::fs::symlink_metadata(run.join(".youra").join("engine.lock")).is_ok()
+}

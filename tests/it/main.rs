@@ -46,6 +46,7 @@ mod lifecycle;
 mod memory_compat;
 mod memory_import;
 mod msrv;
+mod newcomer;
 mod notify;
 mod outage;
 mod paper_bib;
