@@ -14,13 +14,14 @@ use crate::rundir::{Layout, discover};
 
 pub fn run(from: &Path, wanted: &[String], into: &Path) -> Result<i32> {
     let Ok(target) = discover(into) else {
-        return Ok(fail(
+        fail(
             format!(
                 "{} is not a run (no verification_state.yaml there)",
                 into.display()
             ),
             "create it first with `youra init <dir> --topic \"…\"`, or give the run's folder",
-        ));
+        );
+        return Ok(super::NO_RUN);
     };
     if target.layout != Layout::Native {
         return Ok(fail(

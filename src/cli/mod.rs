@@ -97,7 +97,7 @@ pub enum Command {
     /// Nothing happens behind your back: each verb is written to the run's
     /// verification_state.yaml (with your reason, name and the time) and the engine acts
     /// on it at its next safe point. Exit 0 when recorded, 1 when refused (the message says
-    /// why), 2 for wrong arguments.
+    /// why), 2 for wrong arguments or a folder that holds no run.
     #[command(after_help = steer_cmd::verbs_help())]
     Steer(steer_cmd::SteerArgs),
     /// Grounded reporting: check a paper's numbers against the measured results and its
@@ -152,7 +152,8 @@ pub enum Command {
         name: Option<String>,
     },
     /// Run the engine on a run folder, headless: until the lifecycle completes or stops.
-    /// Exit 0 when complete, 1 when it stopped (MUST_STOP), 3 when paused with --until-pause.
+    /// Exit 0 when complete, 1 when it stopped (MUST_STOP), 3 when paused with --until-pause,
+    /// 2 when the folder holds no run ("no run here", as every command says it).
     Run {
         dir: PathBuf,
         /// Start in the background, detached from this terminal (log: <run>/youra.log).
@@ -200,7 +201,7 @@ pub enum Command {
     /// Check every role's model endpoint: reachable, model listed, which structured-reply
     /// dialect constrains its replies (remembered for `structured = "auto"`), streaming, tool
     /// calls, reasoning output, latency and speed. Exit 0 when every role can work, 1 when
-    /// one cannot (the problems say what to change).
+    /// one cannot (the problems say what to change), 2 when the folder holds no run.
     Doctor {
         dir: PathBuf,
         /// Print the report as one JSON object (with `"ok"`).

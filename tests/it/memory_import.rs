@@ -163,7 +163,8 @@ fn refusals_say_what_exists_and_what_to_do() {
 
     let o = import(&demo, &["failure_h-e1_run1"], &tmp.path().join("nowhere"));
     let err = text(&o).1;
-    assert_eq!(o.status.code(), Some(1));
+    // No run there: the exit status every command gives a folder without one (`cli::NO_RUN`).
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         err.contains("is not a run") && err.contains("youra init"),
         "{err}"
