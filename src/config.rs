@@ -447,6 +447,7 @@ fn located(text: &str, e: &toml::de::Error) -> String {
             // A wrong type in words, with the key and what was likely meant.
             let message = crate::config_words::key_at(text, line)
                 .and_then(|key| crate::config_words::wrong_type(e.message(), &key))
+                .or_else(|| crate::config_words::unknown_variant(e.message()))
                 .unwrap_or_else(|| e.message().to_string());
             format!("line {line}, column {col} (`{src}`): {message}")
         }

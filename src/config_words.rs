@@ -1,6 +1,7 @@
 //! A youra.toml value of the wrong type, said in words: serde's "invalid type: string
 //! \"900\", expected f64" becomes "`engine.experiment_time_limit_s` takes a number, e.g.
-//! 900.0; found the string "900": did you mean 900.0 (without quotes)?". `config::read_table`
+//! 900.0; found the text "900": did you mean 900.0 (without quotes)?", and an unknown name
+//! gets the nearest known one ("did you mean `off`?"). `config::read_table`
 //! asks this for each layer's error, which already names the file, line and column.
 
 /// The dotted key the value on `line` (1-based) of `text` sets: the last `[table]` (or
@@ -51,8 +52,31 @@ pub fn wrong_type(message: &str, key: &str) -> Option<String> {
         .map(|v| format!(": did you mean {v}?"))
         .unwrap_or_default();
     Some(format!(
-        "`{key}` takes {kind}, e.g. {example}; found the {found}{fix}"
+        "`{key}` takes {kind}, e.g. {example}; found {}{fix}",
+        found_words(&found)
     ))
+}
+
+/// serde's `string "x"`, `integer 3`, `floating point 1.5`, `boolean true` as a reader says
+/// them: `the text "x"`, `3`, `1.5`, `true`.
+fn found_words(found: &str) -> String {
+    if let Some(text) = found.strip_prefix("string ") {
+        return format!("the text {text}");
+    }
+    ["integer ", "floating point ", "boolean "]
+        .iter()
+        .find_map(|p| found.strip_prefix(p))
+        .map_or_else(|| found.to_string(), str::to_string)
+}
+
+/// serde's "unknown variant `of`, expected `required` or `off`" with the nearest name:
+/// "…; did you mean `off`?". `None` for any other message, or when no name is near.
+pub fn unknown_variant(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown variant `")?;
+    let (given, expected) = rest.split_once("`, expected ")?;
+    let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let near = crate::config_check::nearest(given, names.iter().copied())?;
+    Some(format!("{message}: did you mean `{near}`?"))
 }
 
 /// The value the researcher most likely meant: a quoted number or boolean unquoted, a
@@ -83,8 +107,15 @@ fn meant(found: &str, expected: &str) -> Option<String> {
             let v: f64 = n.parse().ok()?;
             (v.is_finite() && v >= 0.0).then(|| format!("{}", v.trunc() as u64))
         }
-        ("a boolean", Some(s), _) if s == "true" || s == "false" => {
-            Some(format!("{s} (without quotes)"))
+        ("a boolean", Some(s), _) => match s.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Some("true (without quotes)".into()),
+            "false" | "no" | "off" | "0" => Some("false (without quotes)".into()),
+            _ => None,
+        },
+        // A command written as one line: its words as the list (no shell runs it).
+        ("a sequence", Some(s), _) if !s.is_empty() => {
+            let words: Vec<String> = s.split_whitespace().map(|w| format!("{w:?}")).collect();
+            Some(format!("[{}]", words.join(", ")))
         }
         ("a string", None, Some(v)) => Some(format!("\"{v}\" (in quotes)")),
         _ => None,
@@ -116,28 +147,60 @@ mod tests {
         let say = |m: &str| wrong_type(m, "k").unwrap_or_default();
         assert_eq!(
             say("invalid type: string \"900\", expected f64"),
-            "`k` takes a number, e.g. 900.0; found the string \"900\": did you mean 900.0 (without quotes)?"
+            "`k` takes a number, e.g. 900.0; found the text \"900\": did you mean 900.0 (without quotes)?"
         );
         assert_eq!(
             say("invalid type: string \"soon\", expected f64"),
-            "`k` takes a number, e.g. 900.0; found the string \"soon\""
+            "`k` takes a number, e.g. 900.0; found the text \"soon\""
         );
         assert_eq!(
             say("invalid type: floating point `2.5`, expected u64"),
-            "`k` takes a whole number, 0 or more, e.g. 3; found the floating point 2.5: did you mean 2?"
+            "`k` takes a whole number, 0 or more, e.g. 3; found 2.5: did you mean 2?"
         );
         assert_eq!(
             say("invalid type: string \"yes\", expected a boolean"),
-            "`k` takes true or false, e.g. true; found the string \"yes\""
+            "`k` takes true or false, e.g. true; found the text \"yes\": did you mean true (without quotes)?"
+        );
+        assert_eq!(
+            say("invalid type: string \"maybe\", expected a boolean"),
+            "`k` takes true or false, e.g. true; found the text \"maybe\""
         );
         assert_eq!(
             say("invalid type: integer `4`, expected a string"),
-            "`k` takes text in quotes, e.g. \"text\"; found the integer 4: did you mean \"4\" (in quotes)?"
+            "`k` takes text in quotes, e.g. \"text\"; found 4: did you mean \"4\" (in quotes)?"
+        );
+        assert_eq!(
+            say("invalid type: string \"notify-send done\", expected a sequence"),
+            "`k` takes a list, e.g. [\"a\", \"b\"]; found the text \"notify-send done\": did you mean [\"notify-send\", \"done\"]?"
+        );
+        assert_eq!(
+            say("invalid value: integer `-1`, expected u64"),
+            "`k` takes a whole number, 0 or more, e.g. 3; found -1"
         );
         assert_eq!(wrong_type("unknown variant `x`", "k"), None);
         assert_eq!(
             wrong_type("invalid type: map, expected a weird thing", "k"),
             None
+        );
+    }
+
+    #[test]
+    fn an_unknown_name_gets_the_nearest_known_one() {
+        assert_eq!(
+            unknown_variant("unknown variant `of`, expected `required` or `off`").as_deref(),
+            Some("unknown variant `of`, expected `required` or `off`: did you mean `off`?")
+        );
+        assert_eq!(
+            unknown_variant("unknown variant `slurmm`, expected one of `local`, `slurm`")
+                .as_deref(),
+            Some(
+                "unknown variant `slurmm`, expected one of `local`, `slurm`: did you mean `slurm`?"
+            )
+        );
+        assert_eq!(
+            unknown_variant("unknown variant `banana`, expected `required` or `off`"),
+            None,
+            "nothing near: serde's words stand"
         );
     }
 }

@@ -268,12 +268,30 @@ fn a_config_value_of_the_wrong_type_is_said_in_words_with_its_key_and_line() {
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     let want = format!(
         "{}: line {line}, column 27 (`experiment_time_limit_s = \"900\"`): \
-         `engine.experiment_time_limit_s` takes a number, e.g. 900.0; found the string \"900\": \
+         `engine.experiment_time_limit_s` takes a number, e.g. 900.0; found the text \"900\": \
          did you mean 900.0 (without quotes)?",
         toml.display()
     );
     assert!(stderr.contains(&want), "{stderr}\nwanted: {want}");
     assert!(!stderr.contains("expected f64"), "{stderr}");
+    // A name that is not one: the nearest known one.
+    let text = std::fs::read_to_string(&toml).unwrap_or_default();
+    let text = text.replace(
+        "experiment_time_limit_s = \"900\"",
+        "experiment_time_limit_s = 900.0\n\n[exec]\nsandbox = \"of\"",
+    );
+    std::fs::write(&toml, &text).unwrap_or_else(|e| panic!("{e}"));
+    let o = youra(&["config", "show", s(&run)], &home);
+    let (_, stderr) = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: line {}, column 11 (`sandbox = \"of\"`): unknown variant `of`, expected `required` or `off`: did you mean `off`?",
+            toml.display(),
+            text.lines().count()
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]
