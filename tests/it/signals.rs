@@ -85,20 +85,18 @@ fn make_run(dir: &Path, command: &[&str]) {
     // The researcher's own choice, recorded as theirs (`youra trust`) for `youra run`.
     crate::common::trust::trusted(dir, &config_of(dir));
     // `--step`'s breakpoint is one-shot: its stop used it up, so a resume is all it takes.
-    for args in [&["resume"][..]] {
-        let out = youra()
-            .arg("steer")
-            .args(["--reason", "the signals test"])
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let out = youra()
+        .arg("steer")
+        .args(["--reason", "the signals test"])
+        .arg(dir)
+        .arg("resume")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn sigterm(pid: u32, child: std::process::Child) -> std::process::Output {
