@@ -3,6 +3,7 @@
 //! 900.0; found the text "900": did you mean 900.0 (without quotes)?", and an unknown name
 //! gets the nearest known one ("did you mean `off`?"). `config::read_table`
 //! asks this for each layer's error, which already names the file, line and column.
+//! `nearest` (edit distance) is the one "did you mean" of every config message.
 
 /// The dotted key the value on `line` (1-based) of `text` sets: the last `[table]` (or
 /// `[[table]]`) header above it, then the left side of its `=`. `None` for a line that
@@ -75,7 +76,7 @@ pub fn unknown_variant(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown variant `")?;
     let (given, expected) = rest.split_once("`, expected ")?;
     let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-    let near = crate::config_check::nearest(given, names.iter().copied())?;
+    let near = nearest(given, names.iter().copied())?;
     Some(format!("{message}: did you mean `{near}`?"))
 }
 
@@ -122,9 +123,46 @@ fn meant(found: &str, expected: &str) -> Option<String> {
     }
 }
 
+/// The valid key closest to `key` among `known` (edit distance at most a third of its
+/// length, at least 2), for "did you mean".
+pub fn nearest<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (key.chars().count() / 3).max(2);
+    known
+        .into_iter()
+        .map(|k| (distance(key, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over chars.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nearest_keys() {
+        let known = ["sandbox", "backend", "max_parallel"];
+        assert_eq!(nearest("sandbx", known), Some("sandbox"));
+        assert_eq!(nearest("backnd", known), Some("backend"));
+        assert_eq!(nearest("zzzzzz", known), None);
+        assert_eq!(distance("kitten", "sitting"), 3);
+    }
 
     #[test]
     fn a_key_is_named_with_its_table() {
