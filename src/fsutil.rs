@@ -145,25 +145,32 @@ pub fn read_run_text(path: impl AsRef<Path>) -> io::Result<String> {
     read_capped_string(path, RUN_FILE_CAP)
 }
 
+/// What a file that is not a regular one is, in words ("a FIFO", "a folder"); `None` for a
+/// regular file. The one description every refusal of a special file uses.
+pub fn not_regular(kind: fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if kind.is_file() {
+        return None;
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    })
+}
+
 /// `file` when it is a regular file, else an error naming what it is (it was opened with
 /// `O_NONBLOCK`, so a FIFO got this far without waiting for a writer). The flag is cleared
 /// again so reads behave as usual.
 pub(crate) fn regular_only(file: File, path: &Path) -> io::Result<File> {
     use std::os::fd::AsRawFd;
-    use std::os::unix::fs::FileTypeExt;
     let kind = file.metadata()?.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file"
-        };
+    if let Some(what) = not_regular(kind) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(

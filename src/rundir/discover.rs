@@ -39,21 +39,12 @@ pub struct NotARun {
 /// " <dir>/verification_state.yaml is a FIFO …" when the name is there but is not a regular
 /// file (a handed run folder may hold anything): the error then says why it was passed over.
 fn not_regular(dir: &Path) -> String {
-    use std::os::unix::fs::FileTypeExt;
     let path = dir.join(VSA_FILE);
-    let Ok(meta) = std::fs::symlink_metadata(&path) else {
-        return String::new();
-    };
-    let kind = meta.file_type();
-    let what = if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_dir() {
-        "a folder"
-    } else {
+    // A link is followed here: the store reads a linked VSA on purpose.
+    let Some(what) = std::fs::metadata(&path)
+        .ok()
+        .and_then(|m| crate::fsutil::not_regular(m.file_type()))
+    else {
         return String::new();
     };
     format!(
