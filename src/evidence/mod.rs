@@ -5,6 +5,8 @@
 //!   seeded percentile bootstrap) and the rule that picks between them.
 //! - `gain`: a comparative claim's `Gain`, summarised from the paired differences
 //!   (arm − baseline, repeat by repeat), so the seed-to-seed noise both arms share cancels.
+//! - `repeats`: the results schema's one row per repeat (seed, fold), checked, and a metric's
+//!   (or a gain's paired) `Sample` from it.
 //! - `verdict`: the pure interval rule (PASS when the interval clears the threshold, FAIL when
 //!   it misses it, INCONCLUSIVE between) and what an INCONCLUSIVE asks next, as data.
 //! - `sim` + `bench`: simulated studies with known truth, measuring the false-claim rate and
@@ -14,12 +16,14 @@
 
 pub mod bench;
 pub mod gain;
+pub mod repeats;
 pub mod sim;
 pub mod stats;
 pub mod verdict;
 
 pub use gain::Gain;
-pub use stats::{Bounds, IntervalRule, Method, Spec, StatsError, Summary};
+pub use repeats::{Repeats, Sample};
+pub use stats::{Bounds, Cv, IntervalRule, Method, Spec, StatsError, Summary};
 pub use verdict::{Decision, Next, Reason, Refused, Rule, Verdict};
 
 /// `[evidence] min_repeats`'s default: five repeats, the smallest n at which a t-interval's
@@ -77,4 +81,47 @@ pub fn judge_gain(
     let gain = Gain::of(arm, baseline, &spec).map_err(Refused::Values)?;
     let decision = verdict::decide(op, threshold, &gain.diff, rule)?;
     Ok(JudgedGain { gain, decision })
+}
+
+/// A gate's judgement of one criterion from the results' repeats: a plain metric, or a gain
+/// (`sample.arms`) decided on its paired differences. Cross-validation folds pooled over seeds
+/// get the corrected interval and count their seeds as the repeats.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct JudgedSample {
+    /// The decided quantity: the metric, or the gain's paired difference.
+    pub summary: Summary,
+    /// A gain's arm and baseline, each summarised on its own (for the Results table).
+    pub arms: Option<(Summary, Summary)>,
+    pub decision: Decision,
+}
+
+pub fn judge_sample(
+    op: crate::vocab::Op,
+    threshold: f64,
+    sample: &Sample,
+    bounds: Option<Bounds>,
+    rule: &Rule,
+) -> Result<JudgedSample, Refused> {
+    rule.admit(sample.values.len())?;
+    let units = sample.cv.map_or(sample.values.len(), |cv| cv.seeds);
+    let spec = Spec {
+        cv: sample.cv,
+        ..rule.spec(units, bounds)
+    };
+    let (summary, arms) = match &sample.arms {
+        None => (
+            Summary::of(&sample.values, &spec).map_err(Refused::Values)?,
+            None,
+        ),
+        Some((arm, base)) => {
+            let g = Gain::of(arm, base, &spec).map_err(Refused::Values)?;
+            (g.diff, Some((g.arm, g.baseline)))
+        }
+    };
+    let decision = verdict::decide(op, threshold, &summary, rule)?;
+    Ok(JudgedSample {
+        summary,
+        arms,
+        decision,
+    })
 }

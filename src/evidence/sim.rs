@@ -218,6 +218,7 @@ pub fn coverage(
         confidence,
         interval,
         bounds: Some(Bounds::UNIT),
+        cv: None,
     };
     let truth = noise.truth();
     let (mut above, mut below) = (0u64, 0u64);

@@ -63,6 +63,10 @@ pub enum IntervalRule {
 pub enum Method {
     T,
     Bootstrap,
+    /// Student's t with the corrected resampled variance of Nadeau & Bengio (2003): k-fold
+    /// values pooled over seeds overlap in their training sets, so their spread is scaled by
+    /// `√(1/n + 1/(k − 1))` instead of `1/√n` (`Spec::cv`).
+    CorrectedT,
     /// One value: no spread, so the "interval" is the value itself (today's gate).
     Single,
 }
@@ -72,17 +76,30 @@ impl Method {
         match self {
             Method::T => "t",
             Method::Bootstrap => "bootstrap",
+            Method::CorrectedT => "corrected t",
             Method::Single => "single",
         }
     }
 }
 
-/// How to summarise: the interval's confidence, which interval, and the metric's bounds.
+/// How to summarise: the interval's confidence, which interval, the metric's bounds, and
+/// whether the values are cross-validation folds pooled over seeds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spec {
     pub confidence: f64,
     pub interval: IntervalRule,
     pub bounds: Option<Bounds>,
+    pub cv: Option<Cv>,
+}
+
+/// The values are the folds of k-fold cross-validations, one per seed: `seeds` independent
+/// replicates of `folds` correlated values each. Their interval is the corrected resampled t
+/// (whatever `interval` says: neither plain t nor the bootstrap knows the folds share data),
+/// and the rule counts `seeds` as the repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Cv {
+    pub folds: usize,
+    pub seeds: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -103,7 +120,11 @@ pub enum StatsError {
 /// One metric over its repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Summary {
+    /// Values summarised (a seed's folds count one each).
     pub n: usize,
+    /// Independent repeats behind them: the seeds of a cross-validation, else `n`. The rule's
+    /// `min_repeats`, looks and cap count these.
+    pub repeats: usize,
     pub mean: f64,
     /// Sample standard deviation (n − 1); 0 for one value.
     pub sd: f64,
@@ -132,6 +153,7 @@ impl Summary {
         if n == 1 {
             return Ok(Summary {
                 n,
+                repeats: 1,
                 mean,
                 sd: 0.0,
                 lo: mean,
@@ -141,16 +163,22 @@ impl Summary {
             });
         }
         let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
-        let (method, (lo, hi)) = match spec.interval {
-            IntervalRule::Auto | IntervalRule::T => (Method::T, t_interval(mean, sd, n, c)),
-            IntervalRule::Bootstrap => (Method::Bootstrap, bootstrap_interval(values, c)),
+        let (method, (lo, hi)) = match (spec.cv, spec.interval) {
+            (Some(cv), _) if cv.folds >= 2 => (
+                Method::CorrectedT,
+                corrected_t_interval(mean, sd, n, cv.folds, c),
+            ),
+            (_, IntervalRule::Auto | IntervalRule::T) => (Method::T, t_interval(mean, sd, n, c)),
+            (_, IntervalRule::Bootstrap) => (Method::Bootstrap, bootstrap_interval(values, c)),
         };
+        let repeats = spec.cv.map_or(n, |cv| cv.seeds.max(1));
         let (lo, hi) = match spec.bounds {
             Some(b) => (b.clip(lo), b.clip(hi)),
             None => (lo, hi),
         };
         Ok(Summary {
             n,
+            repeats,
             mean,
             sd,
             lo,
@@ -172,11 +200,15 @@ impl Summary {
         if self.method == Method::Single {
             return format!("{:.3}, n 1 (no interval) {versus}", self.mean);
         }
+        let n = if self.repeats == self.n {
+            format!("n {}", self.n)
+        } else {
+            format!("n {} ({} seeds)", self.n, self.repeats)
+        };
         format!(
-            "{:.3} ± {:.3}, n {}, {} CI {:.3}–{:.3} {versus}",
+            "{:.3} ± {:.3}, {n}, {} CI {:.3}–{:.3} {versus}",
             self.mean,
             self.half_width(),
-            self.n,
             percent(self.confidence),
             self.lo,
             self.hi
@@ -220,6 +252,17 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
 fn t_interval(mean: f64, sd: f64, n: usize, confidence: f64) -> (f64, f64) {
     let q = t_quantile(1.0 - (1.0 - confidence) / 2.0, (n - 1) as f64);
     let half = q * sd / (n as f64).sqrt();
+    (mean - half, mean + half)
+}
+
+/// Nadeau & Bengio's corrected resampled t: `n` fold values from k-fold cross-validations
+/// have a variance of their mean near `(1/n + n_test/n_train) · sd²`, where a fold's
+/// `n_test/n_train` is `1/(k − 1)`. The `1/(k − 1)` term does not shrink with more seeds:
+/// re-splitting the same items cannot say more about new items than the items themselves.
+fn corrected_t_interval(mean: f64, sd: f64, n: usize, folds: usize, confidence: f64) -> (f64, f64) {
+    let q = t_quantile(1.0 - (1.0 - confidence) / 2.0, (n - 1) as f64);
+    let ratio = 1.0 / (folds.max(2) - 1) as f64;
+    let half = q * sd * (1.0 / n as f64 + ratio).sqrt();
     (mean - half, mean + half)
 }
 

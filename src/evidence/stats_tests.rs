@@ -13,6 +13,7 @@ fn spec(confidence: f64, interval: IntervalRule, bounds: Option<Bounds>) -> Spec
         confidence,
         interval,
         bounds,
+        cv: None,
     }
 }
 
@@ -240,6 +241,7 @@ fn gains_are_paired_and_pairing_narrows_the_interval() {
 fn the_card_reads_as_the_issue_writes_it() {
     let s = Summary {
         n: 5,
+        repeats: 5,
         mean: 0.936,
         sd: 0.0064,
         lo: 0.928,
@@ -254,6 +256,7 @@ fn the_card_reads_as_the_issue_writes_it() {
     assert_eq!(percent(1.0 - 0.05 / 3.0), "98.3%");
     let one = Summary {
         n: 1,
+        repeats: 1,
         method: Method::Single,
         lo: 0.936,
         hi: 0.936,

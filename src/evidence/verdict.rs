@@ -93,7 +93,7 @@ impl Decision {
             Reason::Clears => format!("{ci} lies wholly within {at}"),
             Reason::Misses => format!("{ci} lies wholly outside {at}"),
             Reason::Straddles => format!("{ci} holds the threshold of {at}"),
-            Reason::MoreRepeats => format!("{} repeats of the planned {at} so far", s.n),
+            Reason::MoreRepeats => format!("{} repeats of the planned {at} so far", s.repeats),
             Reason::EqualityUnprovable => format!(
                 "{ci} holds {threshold}, which cannot prove {at}; state a tolerance as two criteria"
             ),
@@ -185,6 +185,7 @@ impl Rule {
             confidence: self.confidence_at(n),
             interval: self.interval,
             bounds,
+            cv: None,
         }
     }
 }
@@ -196,12 +197,12 @@ pub fn decide(op: Op, threshold: f64, s: &Summary, rule: &Rule) -> Result<Decisi
         return Err(Refused::Threshold(threshold));
     }
     rule.admit(s.n)?;
-    if s.n < rule.min_repeats {
+    if s.repeats < rule.min_repeats {
         return Ok(Decision {
             verdict: Verdict::Inconclusive,
             reason: Reason::MoreRepeats,
             next: Next::MoreRepeats {
-                have: s.n,
+                have: s.repeats,
                 want: rule.min_repeats,
             },
         });
@@ -234,10 +235,10 @@ pub fn decide(op: Op, threshold: f64, s: &Summary, rule: &Rule) -> Result<Decisi
         Decision {
             verdict: Verdict::Inconclusive,
             reason: Reason::Straddles,
-            next: if s.n < rule.max_repeats {
+            next: if s.repeats < rule.max_repeats {
                 Next::MoreRepeats {
-                    have: s.n,
-                    want: rule.next_look(s.n),
+                    have: s.repeats,
+                    want: rule.next_look(s.repeats),
                 }
             } else {
                 Next::Researcher

@@ -7,6 +7,7 @@ use crate::evidence::{judge, judge_gain};
 fn summary(n: usize, lo: f64, hi: f64) -> Summary {
     Summary {
         n,
+        repeats: n,
         mean: (lo + hi) / 2.0,
         sd: 0.01,
         lo,
