@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE};
+use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, RUN_CARD_FILE};
 use super::metrics::{MAX_BYTES, MAX_LINE_BYTES, MAX_LINES, MAX_RESULTS_BYTES};
 use super::trust::{Collection, MANIFEST_DIR};
 
@@ -197,7 +197,7 @@ fn measured_path(h: &str, rel: &str) -> Result<(PathBuf, String), Refused> {
     let (hp, rp) = (Path::new(h), Path::new(rel));
     let name = rp.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let base = name.strip_suffix(".prev").unwrap_or(name);
-    let collected = [METRICS_FILE, RESULTS_FILE, LOG_FILE].contains(&base);
+    let collected = [METRICS_FILE, RESULTS_FILE, LOG_FILE, RUN_CARD_FILE].contains(&base);
     if h.is_empty() || rel.is_empty() || !plain(hp) || hp.components().count() != 1 {
         return Err(Refused::NotMeasured(format!(
             "{h:?} is not a sub-hypothesis folder"

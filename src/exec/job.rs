@@ -15,6 +15,9 @@ pub const LOG_FILE: &str = "run.log";
 pub const METRICS_FILE: &str = "metrics.jsonl";
 /// The experiment's final summary (YouRA's name).
 pub const RESULTS_FILE: &str = "experiment_results.json";
+/// What reproduces the attempt (command, seeds, interpreter, machine, data hashes, sandbox),
+/// written by youra when the job ends (`run_card.rs`), never by the experiment.
+pub const RUN_CARD_FILE: &str = "run_card.json";
 
 /// Whether to run the job inside bubblewrap: `[exec] sandbox` in youra.toml. There is no
 /// "when available": a missing or broken `bwrap` stops the run under `required`, so code a

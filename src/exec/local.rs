@@ -82,6 +82,13 @@ impl Backend for LocalBackend {
         };
         let env = build_env(&inputs, &job.env)?;
         warnings.extend(prepare_results(&paths)?);
+        let run_card = super::run_card::build(&super::run_card::CardInputs {
+            job,
+            workspace: &paths.workspace,
+            env: &env,
+            bwrap: bwrap.as_deref(),
+            backend: "local",
+        });
         let log = open_log(&paths.log)?;
         let mut command = build_command(job, &paths, bwrap.as_deref())?;
         command.env_clear().envs(env).stdin(Stdio::null());
@@ -105,6 +112,7 @@ impl Backend for LocalBackend {
             gpus: cuda,
             memory_limit: job.memory_limit,
             max_processes: job.max_processes,
+            run_card: Some(run_card),
         };
         let handle: JobHandle = supervise::spawn(command, &job.argv[0], collect, lease)?;
         Ok(Box::new(handle))
@@ -222,7 +230,12 @@ pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError
     let results =
         crate::fsutil::open_dir_beneath(ws, results_rel, false).map_err(io_err(&paths.results))?;
     let mut kept: Option<(std::os::fd::OwnedFd, PathBuf)> = None;
-    for name in [METRICS_FILE, RESULTS_FILE, super::job::LOG_FILE] {
+    for name in [
+        METRICS_FILE,
+        RESULTS_FILE,
+        super::job::LOG_FILE,
+        super::job::RUN_CARD_FILE,
+    ] {
         let rel = results_rel.join(name);
         // A link here would have this job's honest results written through it.
         if unlink_planted(ws, &rel, &mut warnings).map_err(io_err(&ws.join(&rel)))? {

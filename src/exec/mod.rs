@@ -24,6 +24,8 @@ mod local;
 mod log;
 pub mod metrics;
 pub mod planted;
+pub mod run_card;
+mod run_card_probe;
 pub mod sandbox;
 pub mod scan;
 pub mod seccomp;
@@ -41,8 +43,8 @@ pub use gpu::{
     parse_nvidia_smi_l, query_gpus, with_mig,
 };
 pub use job::{
-    ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, SandboxMode,
-    completion_line,
+    ExitKind, Job, JobOutcome, LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, RUN_CARD_FILE,
+    SandboxMode, completion_line,
 };
 pub use limits::{ChildLimits, signal_group};
 pub use local::LocalBackend;

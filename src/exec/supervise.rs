@@ -36,6 +36,8 @@ pub struct Collect {
     pub memory_limit: Option<u64>,
     /// The process watchdog's limit (see `Job::max_processes`).
     pub max_processes: Option<u32>,
+    /// The run card built at the start (`run_card.rs`), written when the job has ended.
+    pub run_card: Option<String>,
 }
 
 impl Collect {
@@ -376,6 +378,12 @@ pub(super) fn collect_outcome(collect: &Collect, exit: ExitKind, duration: Durat
         if !violations.contains(&v) {
             violations.push(v);
         }
+    }
+    // Last, once the links are named: the card replaces whatever holds its name.
+    if let Some(card) = &collect.run_card
+        && let Err(e) = super::run_card::write(&workspace, card)
+    {
+        warnings.push(e);
     }
     JobOutcome {
         violations,

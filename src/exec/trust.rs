@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::attempts::{ATTEMPTS_DIR, attempt_numbers};
-use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE};
+use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, RUN_CARD_FILE};
 
 /// Under the run: one folder per sub-hypothesis, one record per collected job.
 pub const MANIFEST_DIR: &str = ".youra/attempts";
 
-/// The files whose hashes a record holds (the measured ones and the log).
-pub const COLLECTED_FILES: [&str; 3] = [METRICS_FILE, RESULTS_FILE, LOG_FILE];
+/// The files whose hashes a record holds (the measured ones, the log and the run card).
+pub const COLLECTED_FILES: [&str; 4] = [METRICS_FILE, RESULTS_FILE, LOG_FILE, RUN_CARD_FILE];
 
 /// The largest collection record read back (one holds a few hashes: kilobytes).
 const MAX_RECORD: u64 = 4 * 1024 * 1024;

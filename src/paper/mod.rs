@@ -5,6 +5,7 @@
 //! the figures, Manuscript Refinement publishes, `youra report check` and the review's
 //! automatic checks call [`check`].
 
+pub mod appendix_card;
 pub mod bib;
 pub mod bounded;
 pub mod cite;
@@ -138,8 +139,11 @@ pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Pu
         figures: &figures,
     };
     let tex = tex::document(md, &inputs);
-    write(TEX, tex.text.as_bytes())?;
-    let typ = typst_md::document(md, &inputs);
+    // Each attempt's run card, after the bibliography (youra's record, not a claim).
+    let cards = appendix_card::read_all(run);
+    write(TEX, appendix_card::with_tex(&tex.text, &cards).as_bytes())?;
+    let mut typ = typst_md::document(md, &inputs);
+    typ.text.push_str(&appendix_card::typst(&cards));
     write(TYPST, typ.text.as_bytes())?;
     dropped.extend(typ.dropped);
     let bib_and_tex = started.elapsed();

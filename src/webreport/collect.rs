@@ -88,6 +88,7 @@ pub fn collect(dir: &Path, paper: Option<Paper>) -> Result<Report, CollectError>
             title: markdown::title(&p.markdown),
             ..p
         }),
+        run_cards: crate::paper::appendix_card::read_all(&run.root),
         warnings,
     })
 }

@@ -15,6 +15,7 @@ pub mod escape;
 pub mod lifecycle;
 pub mod markdown;
 pub mod page;
+mod run_cards;
 mod sections;
 
 pub use collect::{CollectError, collect};
@@ -38,6 +39,8 @@ pub struct Report {
     pub charts: Vec<Chart>,
     pub memory: Vec<MemoryRow>,
     pub paper: Option<Paper>,
+    /// Each attempt's run card, read through the collection records.
+    pub run_cards: Vec<crate::paper::appendix_card::AttemptCard>,
     /// What could not be read, said on the page rather than hidden.
     pub warnings: Vec<String>,
 }

@@ -7,10 +7,11 @@ use super::escape::text;
 use super::sections;
 
 /// The sections, in page order: (anchor, heading).
-pub const SECTIONS: [(&str, &str); 8] = [
+pub const SECTIONS: [(&str, &str); 9] = [
     ("summary", "Summary"),
     ("lifecycle", "Lifecycle"),
     ("gates", "Gates"),
+    ("cards", "Run cards"),
     ("plan", "Plan tree"),
     ("escalations", "Escalations"),
     ("charts", "Metric charts"),
@@ -66,6 +67,7 @@ pub fn render(r: &Report) -> String {
             "summary" => sections::summary(r),
             "lifecycle" => sections::lifecycle(&r.lifecycle, r.lifecycle_from_history),
             "gates" => sections::gates(&r.gates),
+            "cards" => super::run_cards::section(&r.run_cards),
             "plan" => sections::plan(&r.plan),
             "escalations" => sections::escalations(&r.escalations),
             "charts" => sections::charts(&r.charts),
@@ -159,6 +161,12 @@ mod tests {
                 ground_truth: e(),
                 findings: Vec::new(),
             }),
+            run_cards: vec![crate::paper::appendix_card::AttemptCard {
+                hypothesis: e(),
+                file: e(),
+                record: Some(1),
+                card: Err(e()),
+            }],
             warnings: vec![e()],
         }
     }

@@ -1,0 +1,206 @@
+//! The card's JSON shape (what `results/run_card.json` holds, which readers and other tools
+//! rely on), the package list's hash against `sha256sum`, the data walk's links and special
+//! files, and the interpreter refused inside the run folder.
+
+use std::collections::BTreeMap;
+
+use super::super::run_card_probe as probe;
+use super::*;
+
+fn card() -> RunCard {
+    RunCard {
+        schema: SCHEMA,
+        hypothesis: "h-e1".into(),
+        started_at: "2026-12-05T16:00:00Z".into(),
+        backend: "local".into(),
+        argv: vec!["python3".into(), "train.py".into()],
+        workdir: "code".into(),
+        env: BTreeMap::from([("YOURA_SEED".to_string(), "7".to_string())]),
+        interpreter: Interpreter {
+            program: Some("/usr/bin/python3".into()),
+            version: Some("3.11.7".into()),
+            executable: Some("/usr/bin/python3".into()),
+            packages: vec!["numpy==1.26.4".into(), "pandas==2.2.0".into()],
+            packages_sha256: Some(packages_sha256(&[
+                "numpy==1.26.4".into(),
+                "pandas==2.2.0".into(),
+            ])),
+            error: None,
+        },
+        machine: Machine {
+            probed_on: "the machine that ran the job".into(),
+            cpu_model: Some("Xeon".into()),
+            cpus: Some(2),
+            ..Machine::default()
+        },
+        data: vec![DataFile {
+            path: "data/evil".into(),
+            kind: DataKind::Link,
+            bytes: None,
+            sha256: None,
+            target: Some("/etc/passwd".into()),
+            note: None,
+        }],
+        sandbox: SandboxSettings {
+            mode: "required".into(),
+            bubblewrap: true,
+            time_limit_s: 60.0,
+            ..SandboxSettings::default()
+        },
+    }
+}
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_card_has_its_documented_shape_and_reads_back() {
+    let c = card();
+    let json = serde_json::to_string_pretty(&c).expect("serializes");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(
+        keys(&v),
+        [
+            "argv",
+            "backend",
+            "data",
+            "env",
+            "hypothesis",
+            "interpreter",
+            "machine",
+            "sandbox",
+            "schema",
+            "started_at",
+            "workdir"
+        ]
+    );
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["argv"], serde_json::json!(["python3", "train.py"]));
+    assert_eq!(v["env"]["YOURA_SEED"], "7");
+    assert_eq!(
+        keys(&v["interpreter"]),
+        [
+            "error",
+            "executable",
+            "packages",
+            "packages_sha256",
+            "program",
+            "version"
+        ]
+    );
+    assert_eq!(v["data"][0]["kind"], "link", "kinds are lower-case words");
+    assert_eq!(v["data"][0]["target"], "/etc/passwd");
+    assert_eq!(
+        keys(&v["data"][0]),
+        ["bytes", "kind", "note", "path", "sha256", "target"]
+    );
+    for k in [
+        "mode",
+        "bubblewrap",
+        "network",
+        "seccomp",
+        "memory_limit_mb",
+        "time_limit_s",
+    ] {
+        assert!(v["sandbox"].get(k).is_some(), "sandbox.{k} missing: {json}");
+    }
+    for k in ["cpu_model", "gpus", "cuda_version", "probed_on"] {
+        assert!(v["machine"].get(k).is_some(), "machine.{k} missing: {json}");
+    }
+    let back: RunCard = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, c);
+}
+
+#[test]
+fn the_package_hash_is_the_sha256_of_the_lines() {
+    // `printf 'numpy==1.26.4\npandas==2.2.0\n' | sha256sum`
+    assert_eq!(
+        packages_sha256(&["numpy==1.26.4".into(), "pandas==2.2.0".into()]),
+        "a781a07ae707b5943c1e26556a95a73c7eb6057461a594fa0f688104a128427b"
+    );
+    assert_eq!(
+        packages_sha256(&[]),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+}
+
+#[test]
+fn the_data_walk_names_links_and_special_files_and_opens_neither() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("sub")).expect("mkdir");
+    std::fs::write(data.join("sub/a.csv"), b"x,y\n1,2\n").expect("write");
+    std::os::unix::fs::symlink("/etc/passwd", data.join("passwd")).expect("symlink");
+    std::os::unix::fs::symlink("/", data.join("root")).expect("symlink");
+    let fifo = data.join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let walked = probe::data(&data);
+    let paths: Vec<&str> = walked.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["data/passwd", "data/pipe", "data/root", "data/sub/a.csv"]
+    );
+    assert_eq!(walked[0].kind, DataKind::Link);
+    assert_eq!(walked[0].target.as_deref(), Some("/etc/passwd"));
+    assert_eq!(walked[0].sha256, None);
+    assert_eq!(walked[1].kind, DataKind::Other);
+    assert_eq!(
+        walked[2].kind,
+        DataKind::Link,
+        "a link to a folder is not walked"
+    );
+    // `printf 'x,y\n1,2\n' | sha256sum`
+    assert_eq!(walked[3].bytes, Some(8));
+    assert_eq!(
+        walked[3].sha256.as_deref(),
+        Some(super::super::trust::sha256_hex(b"x,y\n1,2\n").as_str())
+    );
+}
+
+#[test]
+fn a_data_folder_that_is_a_link_is_named_not_walked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink("/etc", dir.path().join("data")).expect("symlink");
+    let walked = probe::data(&dir.path().join("data"));
+    assert_eq!(walked.len(), 1);
+    assert_eq!(walked[0].kind, DataKind::Link);
+    assert_eq!(walked[0].target.as_deref(), Some("/etc"));
+}
+
+#[test]
+fn an_interpreter_inside_the_run_folder_is_never_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ws = dir.path().join("h-e1");
+    let bin = ws.join("venv/bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let marker = dir.path().join("ran");
+    let python = bin.join("python3");
+    std::fs::write(
+        &python,
+        format!("#!/bin/sh\ntouch {}\necho 3.99\n", marker.display()),
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path_var = bin.display().to_string();
+    for argv0 in [
+        python.display().to_string(),
+        "python3".into(),
+        "venv/bin/python3".into(),
+    ] {
+        let found = probe::interpreter(&argv0, Some(&path_var), &ws);
+        assert_eq!(found.version, None, "{argv0}");
+        assert!(
+            found
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("inside the run folder")),
+            "{argv0}: {found:?}"
+        );
+    }
+    assert!(!marker.exists(), "the workspace's interpreter ran");
+}
