@@ -71,6 +71,7 @@ mod report_claims;
 mod report_html;
 mod routing_bench;
 mod routing_youra;
+mod run_card;
 mod run_reads;
 mod run_trust;
 mod sandbox_privileges;
