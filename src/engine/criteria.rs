@@ -15,11 +15,33 @@ pub struct Criterion {
     pub metric: String,
     pub op: Op,
     pub value: f64,
+    /// For a comparative claim ("better than X"): the baseline metric measured on the same
+    /// repeats; the gate decides on `metric − baseline`, paired repeat by repeat.
+    pub baseline: Option<String>,
+}
+
+impl Criterion {
+    pub fn new(metric: &str, op: Op, value: f64) -> Criterion {
+        Criterion {
+            metric: metric.into(),
+            op,
+            value,
+            baseline: None,
+        }
+    }
+
+    /// What the gate measures: `accuracy` or `accuracy - accuracy_majority`.
+    pub fn quantity(&self) -> String {
+        match &self.baseline {
+            Some(b) => format!("{} - {b}", self.metric),
+            None => self.metric.clone(),
+        }
+    }
 }
 
 impl std::fmt::Display for Criterion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {} {}", self.metric, self.op, self.value)
+        write!(f, "{} {} {}", self.quantity(), self.op, self.value)
     }
 }
 
@@ -60,11 +82,18 @@ pub fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
             .get("value")
             .and_then(Node::as_scalar)
             .and_then(|s| s.as_f64());
+        let baseline = item
+            .get("baseline")
+            .and_then(Node::as_str)
+            .map(str::trim)
+            .filter(|b| !b.is_empty())
+            .map(str::to_string);
         match (metric, op, value) {
             (Some(m), Some(op), Some(value)) => out.push(Criterion {
                 metric: m.trim().to_string(),
                 op,
                 value,
+                baseline,
             }),
             _ => {
                 return Err(format!(
@@ -89,14 +118,7 @@ mod tests {
         let md = "## Gate Criteria\nAccuracy must beat chance.\n```yaml\ncriteria:\n  - metric: accuracy\n    op: \">=\"\n    value: 0.9\n  - {metric: gap, op: \"<\", value: 5}\n```\n## Procedure\n";
         let c = from_brief(md).unwrap();
         assert_eq!(c.len(), 2);
-        assert_eq!(
-            c[0],
-            Criterion {
-                metric: "accuracy".into(),
-                op: Op::Ge,
-                value: 0.9
-            }
-        );
+        assert_eq!(c[0], Criterion::new("accuracy", Op::Ge, 0.9));
         assert_eq!(c[1].to_string(), "gap < 5");
         let bad = md.replace("0.9", "high");
         assert!(from_brief(&bad).unwrap_err().contains("criterion 1"));
@@ -151,7 +173,9 @@ pub fn current(
     let mut edits = Vec::new();
     for r in &rules {
         let was = original.get(r.index);
-        if was.is_some_and(|w| w.metric == r.metric && w.op == r.op && w.value == r.value) {
+        if was.is_some_and(|w| {
+            w.metric == r.metric && w.op == r.op && w.value == r.value && w.baseline == r.baseline
+        }) {
             continue;
         }
         let prefix = format!("sub_hypotheses.{id}.gate.criteria[{}]", r.index);
@@ -189,6 +213,7 @@ pub fn current(
                 metric: r.metric,
                 op: r.op,
                 value: r.value,
+                baseline: r.baseline,
             })
             .collect(),
         edits,
@@ -215,23 +240,36 @@ pub fn vsa_node(list: &[Criterion]) -> crate::yaml::NewNode {
     NewNode::Seq(
         list.iter()
             .map(|c| {
-                NewNode::Map(vec![
-                    (
-                        "metric".into(),
-                        NewNode::Scalar(crate::yaml::format_scalar(
-                            &c.metric,
-                            crate::yaml::Style::Plain,
-                        )),
-                    ),
-                    (
-                        "op".into(),
-                        NewNode::Scalar(crate::yaml::format_scalar(
-                            &c.op.to_string(),
-                            crate::yaml::Style::SingleQuoted,
-                        )),
-                    ),
-                    ("value".into(), NewNode::Scalar(c.value.to_string())),
-                ])
+                NewNode::Map(
+                    vec![
+                        (
+                            "metric".into(),
+                            NewNode::Scalar(crate::yaml::format_scalar(
+                                &c.metric,
+                                crate::yaml::Style::Plain,
+                            )),
+                        ),
+                        (
+                            "op".into(),
+                            NewNode::Scalar(crate::yaml::format_scalar(
+                                &c.op.to_string(),
+                                crate::yaml::Style::SingleQuoted,
+                            )),
+                        ),
+                        ("value".into(), NewNode::Scalar(c.value.to_string())),
+                    ]
+                    .into_iter()
+                    .chain(c.baseline.as_ref().map(|b| {
+                        (
+                            "baseline".into(),
+                            NewNode::Scalar(crate::yaml::format_scalar(
+                                b,
+                                crate::yaml::Style::Plain,
+                            )),
+                        )
+                    }))
+                    .collect(),
+                )
             })
             .collect(),
     )

@@ -49,6 +49,8 @@ pub struct StageCtx<'a> {
     pub sandbox: crate::exec::SandboxMode,
     /// `[paper]`: the PDF compile's deadline and memory bound.
     pub paper: &'a crate::paper::PaperSettings,
+    /// `[evidence]`: repeats, confidence and interval of the gates (issue 40).
+    pub evidence: &'a crate::config_evidence::EvidenceSettings,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

@@ -1,18 +1,27 @@
 //! Gate evaluation (YouRA §3.4): the brief's criteria applied to the measured metrics, by
 //! rule. PASS when every criterion holds, FAIL when none does, PARTIAL in between; a metric
 //! the experiment did not measure fails its criterion with "not measured".
+//!
+//! With repeats (issue 40, decision 0033) each criterion is decided on its interval
+//! (`evidence::judge_sample`): held when the interval clears the threshold, failed when it
+//! misses it, and INCONCLUSIVE when it straddles it. A gate with no failed criterion and an
+//! inconclusive one is INCONCLUSIVE, never a pass; what it asks next (more repeats, or the
+//! researcher) is `GateOutcome::next`.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use super::criteria::{Criterion, Op};
+use crate::evidence::{JudgedSample, Next, Repeats, Rule};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Pass,
     Partial,
     Fail,
+    /// No criterion failed and one cannot be decided yet: more repeats, or the researcher.
+    Inconclusive,
 }
 
 impl Verdict {
@@ -21,7 +30,24 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::Partial => "PARTIAL",
             Verdict::Fail => "FAIL",
+            Verdict::Inconclusive => "INCONCLUSIVE",
         }
+    }
+}
+
+/// One criterion's interval judgement, for the VSA, the card and the paper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CriterionEvidence {
+    pub criterion: Criterion,
+    pub judged: JudgedSample,
+}
+
+impl CriterionEvidence {
+    /// "0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92".
+    pub fn card(&self) -> String {
+        self.judged
+            .summary
+            .card(self.criterion.op, self.criterion.value)
     }
 }
 
@@ -38,8 +64,33 @@ pub struct FailedCheck {
 pub struct GateOutcome {
     pub verdict: Verdict,
     pub failed_checks: Vec<FailedCheck>,
-    /// The measured value of each criterion's metric (for the VSA and the paper registry).
+    /// The measured value of each criterion's metric (for the VSA and the paper registry):
+    /// with repeats, youra's mean over them.
     pub measured: BTreeMap<String, f64>,
+    /// Each criterion's interval judgement, when the experiment reported repeats.
+    pub evidence: Vec<CriterionEvidence>,
+    /// The criteria that could not be decided, with why (INCONCLUSIVE's reasons).
+    pub undecided: Vec<FailedCheck>,
+    /// What an INCONCLUSIVE gate asks next (`Next::Done` otherwise).
+    pub next: Next,
+}
+
+impl GateOutcome {
+    /// A gate read back from a record (the VSA's fields, a failure record): no intervals.
+    pub fn recorded(
+        verdict: Verdict,
+        failed_checks: Vec<FailedCheck>,
+        measured: BTreeMap<String, f64>,
+    ) -> GateOutcome {
+        GateOutcome {
+            verdict,
+            failed_checks,
+            measured,
+            evidence: Vec::new(),
+            undecided: Vec::new(),
+            next: Next::Done,
+        }
+    }
 }
 
 pub fn holds(op: Op, actual: f64, required: f64) -> bool {
@@ -93,6 +144,98 @@ pub fn evaluate(criteria: &[Criterion], measured: &BTreeMap<String, f64>) -> Gat
         verdict,
         failed_checks: failed,
         measured: seen,
+        evidence: Vec::new(),
+        undecided: Vec::new(),
+        next: Next::Done,
+    }
+}
+
+/// The gate from the results' repeats: every criterion decided on its interval under `rule`.
+/// A criterion whose values cannot be summarised (a missing metric, too few repeats) is
+/// undecided with the reason, and asks the researcher: more of the same cannot mend it.
+pub fn evaluate_repeats(criteria: &[Criterion], repeats: &Repeats, rule: &Rule) -> GateOutcome {
+    let mut failed = Vec::new();
+    let mut undecided = Vec::new();
+    let mut evidence = Vec::new();
+    let mut next = Next::Done;
+    let means = repeats.means();
+    let mut measured = BTreeMap::new();
+    for c in criteria {
+        let required = format!("{} {}", c.op, c.value);
+        let check = |actual: String, reason: String| FailedCheck {
+            criterion: c.quantity(),
+            required: required.clone(),
+            actual,
+            reason,
+        };
+        let judged = repeats
+            .sample(&c.metric, c.baseline.as_deref())
+            .map_err(|e| e.to_string())
+            .and_then(|s| {
+                crate::evidence::judge_sample(c.op, c.value, &s, None, rule)
+                    .map_err(|e| e.to_string())
+            });
+        let j = match judged {
+            Ok(j) => j,
+            Err(why) => {
+                undecided.push(check("not decided".into(), why));
+                next = worst(next, Next::Researcher);
+                continue;
+            }
+        };
+        for m in std::iter::once(&c.metric).chain(c.baseline.as_ref()) {
+            if let Some(v) = means.get(m) {
+                measured.insert(m.clone(), *v);
+            }
+        }
+        let s = j.summary;
+        let actual = s.card(c.op, c.value);
+        let why = j.decision.why(&s, c.op, c.value);
+        match j.decision.verdict {
+            crate::evidence::Verdict::Pass => {}
+            crate::evidence::Verdict::Fail => failed.push(check(actual, why)),
+            crate::evidence::Verdict::Inconclusive => {
+                next = worst(next, j.decision.next);
+                undecided.push(check(actual, why));
+            }
+        }
+        evidence.push(CriterionEvidence {
+            criterion: c.clone(),
+            judged: j,
+        });
+    }
+    let verdict = match (failed.len(), undecided.len()) {
+        (0, 0) => Verdict::Pass,
+        (0, _) => Verdict::Inconclusive,
+        (n, _) if n == criteria.len() => Verdict::Fail,
+        _ => Verdict::Partial,
+    };
+    if verdict != Verdict::Inconclusive {
+        next = Next::Done;
+    }
+    GateOutcome {
+        verdict,
+        failed_checks: failed,
+        measured,
+        evidence,
+        undecided,
+        next,
+    }
+}
+
+/// Of two criteria's asks, the one the gate acts on: more repeats when any criterion wants
+/// them (the most wanted), the researcher only when no repeat can help.
+fn worst(a: Next, b: Next) -> Next {
+    match (a, b) {
+        (Next::MoreRepeats { have, want }, Next::MoreRepeats { want: w2, .. }) => {
+            Next::MoreRepeats {
+                have,
+                want: want.max(w2),
+            }
+        }
+        (m @ Next::MoreRepeats { .. }, _) | (_, m @ Next::MoreRepeats { .. }) => m,
+        (Next::Researcher, _) | (_, Next::Researcher) => Next::Researcher,
+        _ => Next::Done,
     }
 }
 
@@ -140,11 +283,7 @@ mod tests {
     use super::*;
 
     fn c(metric: &str, op: Op, value: f64) -> Criterion {
-        Criterion {
-            metric: metric.into(),
-            op,
-            value,
-        }
+        Criterion::new(metric, op, value)
     }
 
     fn m(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
@@ -181,6 +320,85 @@ mod tests {
             }
         );
         assert_eq!(out.failed_checks[1].actual, "not measured");
+    }
+
+    /// Five seeds of one metric (and a baseline), spread 0.01 around `mean`.
+    fn seeds(mean: f64, base: f64) -> Repeats {
+        let rows: Vec<_> = [-0.02, -0.01, 0.0, 0.01, 0.02]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| serde_json::json!({"seed": i, "accuracy": mean + d, "lda": base + d / 2.0}))
+            .collect();
+        Repeats::from_results(&serde_json::json!({ "repeats": rows }))
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_interval_gate_table() {
+        let rule = Rule::default();
+        let ge = |v| c("accuracy", Op::Ge, v);
+        let gain = |v| Criterion {
+            baseline: Some("lda".into()),
+            ..c("accuracy", Op::Ge, v)
+        };
+        // (criteria, mean, baseline mean, verdict, failed, undecided)
+        type Case = (Vec<Criterion>, f64, f64, Verdict, usize, usize);
+        let cases: Vec<Case> = vec![
+            // sd 0.0158, t(4) 2.776: half-width 0.0196.
+            (vec![ge(0.90)], 0.93, 0.5, Verdict::Pass, 0, 0),
+            (vec![ge(0.92)], 0.93, 0.5, Verdict::Inconclusive, 0, 1),
+            (vec![ge(0.96)], 0.93, 0.5, Verdict::Fail, 1, 0),
+            (vec![ge(0.90), ge(0.96)], 0.93, 0.5, Verdict::Partial, 1, 0),
+            (vec![ge(0.96), ge(0.92)], 0.93, 0.5, Verdict::Partial, 1, 1),
+            // The paired gain has half the spread: 0.93 − 0.90 = 0.03 ± 0.0098.
+            (vec![gain(0.01)], 0.93, 0.90, Verdict::Pass, 0, 0),
+            (vec![gain(0.03)], 0.93, 0.90, Verdict::Inconclusive, 0, 1),
+            (vec![gain(0.05)], 0.93, 0.90, Verdict::Fail, 1, 0),
+            (
+                vec![c("missing", Op::Ge, 0.1)],
+                0.93,
+                0.90,
+                Verdict::Inconclusive,
+                0,
+                1,
+            ),
+        ];
+        for (crit, mean, base, verdict, failed, undecided) in cases {
+            let g = evaluate_repeats(&crit, &seeds(mean, base), &rule);
+            let label = format!("{crit:?} at {mean}");
+            assert_eq!(g.verdict, verdict, "{label}");
+            assert_eq!(g.failed_checks.len(), failed, "{label}");
+            assert_eq!(g.undecided.len(), undecided, "{label}");
+            assert_eq!(
+                g.next == Next::Done,
+                verdict != Verdict::Inconclusive,
+                "{label}"
+            );
+        }
+        // A straddle at five repeats asks for five more; a metric the rows lack asks the
+        // researcher (no repeat can add it).
+        let g = evaluate_repeats(&[ge(0.92)], &seeds(0.93, 0.5), &rule);
+        assert_eq!(g.next, Next::MoreRepeats { have: 5, want: 10 });
+        assert!((g.measured["accuracy"] - 0.93).abs() < 1e-12);
+        assert!(
+            g.evidence[0]
+                .card()
+                .starts_with("0.930 ± 0.020, n 5, 95% CI")
+        );
+        let g = evaluate_repeats(&[c("missing", Op::Ge, 0.1)], &seeds(0.93, 0.5), &rule);
+        assert_eq!(g.next, Next::Researcher);
+        assert!(g.undecided[0].reason.contains("`missing`"));
+        // At the cap a straddle goes to the researcher, never to a pass.
+        let capped = Rule {
+            max_repeats: 5,
+            ..rule
+        };
+        let g = evaluate_repeats(&[ge(0.92)], &seeds(0.93, 0.5), &capped);
+        assert_eq!(
+            (g.verdict, g.next),
+            (Verdict::Inconclusive, Next::Researcher)
+        );
     }
 
     #[test]

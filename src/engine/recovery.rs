@@ -108,11 +108,7 @@ impl Failure {
             improvement_path,
             hypothesis: id.to_string(),
             criteria,
-            gate: GateOutcome {
-                verdict,
-                failed_checks,
-                measured,
-            },
+            gate: GateOutcome::recorded(verdict, failed_checks, measured),
             // Through the measurements' gateway: what youra collected, capped and bounded.
             metrics: crate::exec::collected::read(ctx.run, id, crate::exec::METRICS_FILE)
                 .map(|m| crate::exec::collected::metric_records(&m).0)

@@ -355,6 +355,7 @@ impl Engine {
             plan: &self.config.plan,
             sandbox: self.config.exec.sandbox,
             paper: &self.config.paper,
+            evidence: &self.config.evidence,
         }
     }
 

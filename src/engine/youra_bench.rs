@@ -173,11 +173,7 @@ pub fn gate_of(record: &MemoryRecord) -> GateOutcome {
             }
         }
     }
-    GateOutcome {
-        verdict: Verdict::Fail,
-        failed_checks: failed,
-        measured,
-    }
+    GateOutcome::recorded(Verdict::Fail, failed, measured)
 }
 
 /// What each router chose for one case.

@@ -105,7 +105,10 @@ fn what_a_hostile_experiment_writes_is_refused_with_its_row() {
             .unwrap_err()
             .contains("more than")
     );
-    assert_eq!(Repeats::from_results(&json!({"metrics": {}})).unwrap(), None);
+    assert_eq!(
+        Repeats::from_results(&json!({"metrics": {}})).unwrap(),
+        None
+    );
 }
 
 #[test]

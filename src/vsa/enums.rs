@@ -118,6 +118,7 @@ vocabulary! {
         Partial = "PARTIAL",
         Fail = "FAIL" | "FAILED" | "FAILURE",
         Skipped = "SKIPPED" | "SKIP",
+        Inconclusive = "INCONCLUSIVE",
     }
 }
 

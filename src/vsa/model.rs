@@ -139,11 +139,17 @@ pub struct GateCriterion {
     pub metric: String,
     pub op: crate::vocab::Op,
     pub value: f64,
+    /// A comparative criterion's baseline metric: the gate reads `metric − baseline`, paired
+    /// repeat by repeat (issue 40).
+    pub baseline: Option<String>,
 }
 
 impl std::fmt::Display for GateCriterion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {} {}", self.metric, self.op, self.value)
+        match &self.baseline {
+            Some(b) => write!(f, "{} - {b} {} {}", self.metric, self.op, self.value),
+            None => write!(f, "{} {} {}", self.metric, self.op, self.value),
+        }
     }
 }
 

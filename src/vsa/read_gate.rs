@@ -243,6 +243,9 @@ fn rules_of(node: &Node) -> Vec<super::model::GateCriterion> {
                 metric: text(i.get("metric"))?.trim().to_string(),
                 op: text(i.get("op"))?.parse().ok()?,
                 value: i.get("value")?.as_scalar()?.as_f64()?,
+                baseline: text(i.get("baseline"))
+                    .map(|b| b.trim().to_string())
+                    .filter(|b| !b.is_empty()),
             })
         })
         .collect()

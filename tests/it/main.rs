@@ -33,6 +33,7 @@ mod engine_steering;
 mod engine_tools;
 mod engine_transactions;
 mod evidence_check;
+mod evidence_gates;
 mod evidence_stats;
 mod exec;
 mod experiment_index;

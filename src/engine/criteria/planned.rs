@@ -21,7 +21,12 @@ pub fn parse(text: &str) -> Vec<Criterion> {
             continue;
         };
         if !metric.is_empty() {
-            out.push(Criterion { metric, op, value });
+            out.push(Criterion {
+                metric,
+                op,
+                value,
+                baseline: None,
+            });
         }
     }
     out
@@ -203,11 +208,7 @@ mod tests {
     use super::*;
 
     fn c(metric: &str, op: Op, value: f64) -> Criterion {
-        Criterion {
-            metric: metric.into(),
-            op,
-            value,
-        }
+        Criterion::new(metric, op, value)
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub enum Attempt {
     Measured {
         outcome: JobOutcome,
         measured: BTreeMap<String, f64>,
+        /// The run's rows, one per repeat (issue 40), when it reported them.
+        repeats: Option<crate::evidence::Repeats>,
     },
     Repair(String),
 }
@@ -86,6 +88,11 @@ struct Progress {
     /// `code/` as youra wrote it for the last experiment started, taken before it ran: what
     /// the node's commit records, and what `code/` is put back to after the job.
     code: Option<crate::plan::code_snapshot::CodeSnapshot>,
+    /// The seeds the running (or next) experiment is asked for (`YOURA_SEEDS`).
+    seeds: Vec<i64>,
+    /// The rows of this code's earlier runs while a top-up runs (an INCONCLUSIVE gate's
+    /// more repeats); cleared when the code is rewritten.
+    prior: Option<crate::evidence::Repeats>,
 }
 
 /// Begin the step: ask for code and start its experiment (or end at once: no attempt could
@@ -131,6 +138,8 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         attempt: 1,
         command: None,
         code: None,
+        seeds: super::repeats::first_seeds(&ctx.evidence.rule()),
+        prior: None,
     };
     drive(ctx, progress)
 }
@@ -185,7 +194,11 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
     drop(job);
     exit_event(ctx, &progress.id, &outcome);
     match judge_outcome(ctx, &progress, &files, outcome)? {
-        Attempt::Measured { outcome, measured } => measured_step(ctx, &progress, outcome, measured),
+        Attempt::Measured {
+            outcome,
+            measured,
+            repeats,
+        } => measured_step(ctx, progress, files, outcome, measured, repeats),
         Attempt::Repair(why) => {
             progress.repair(ctx, why);
             drive(ctx, progress)
@@ -206,6 +219,9 @@ impl Progress {
             .push(format!("attempt {}: {}", self.attempt, first_line(&why)));
         self.failure = Some(why);
         self.attempt += 1;
+        // New code starts its repeats afresh: rows of other code are not its repeats.
+        self.prior = None;
+        self.seeds = super::repeats::first_seeds(&ctx.evidence.rule());
     }
 }
 
@@ -265,17 +281,63 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
     super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
 }
 
-/// The gate judged on what was measured, scored in the plan tree where there is one.
+/// The gate judged on what was measured, scored in the plan tree where there is one. An
+/// INCONCLUSIVE gate that more repeats can decide runs the same code on new seeds first.
 fn measured_step(
     ctx: &StageCtx<'_>,
-    p: &Progress,
+    mut p: Progress,
+    files: Files,
     outcome: JobOutcome,
     measured: BTreeMap<String, f64>,
+    repeats: Option<crate::evidence::Repeats>,
 ) -> Result<Flight, StageError> {
-    let id = p.id.as_str();
-    let judged = criteria_now(ctx, id, &p.brief)?;
+    let judged = criteria_now(ctx, &p.id, &p.brief)?;
     let criteria = judged.list.clone();
-    let gate = gates::evaluate(&criteria, &measured);
+    let rule = ctx.evidence.rule();
+    let merged = repeats.map(|r| super::repeats::merge(p.prior.as_ref(), r));
+    let (gate, measured) = match &merged {
+        Some(rows) => {
+            let gate = gates::evaluate_repeats(&criteria, rows, &rule);
+            let means = gate.measured.clone();
+            (gate, means)
+        }
+        None => (gates::evaluate(&criteria, &measured), measured),
+    };
+    if let (Some(rows), crate::evidence::Next::MoreRepeats { want, .. }) = (&merged, gate.next) {
+        let seeds = super::repeats::top_up(rows, want);
+        if let (false, Some(argv)) = (seeds.is_empty(), p.command.clone()) {
+            ctx.emit(
+                Event::new("repeats")
+                    .hypothesis(&p.id)
+                    .result("INCONCLUSIVE")
+                    .message(format!(
+                        "{}; running seeds {} of the same code",
+                        gate.undecided
+                            .iter()
+                            .map(|c| format!("{}: {}", c.criterion, c.actual))
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                        super::repeats::seeds_text(&seeds)
+                    )),
+            );
+            p.prior = merged;
+            p.seeds = seeds;
+            return match start_job(ctx, &p.id, argv, &p.seeds) {
+                Ok(job) => Ok(Flight::Started(Box::new(InFlight {
+                    progress: p,
+                    files,
+                    job,
+                }))),
+                Err(e) => {
+                    let why = e.repair_or_stop(&p.id)?;
+                    p.repair(ctx, why);
+                    drive(ctx, p)
+                }
+            };
+        }
+    }
+    let p = &p;
+    let id = p.id.as_str();
     if let Some(step) = &p.step {
         let scored: Vec<crate::plan::Criterion> = criteria
             .iter()
@@ -423,7 +485,7 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
     if let Some(why) = tested {
         return Ok(Prepared::Repair(why));
     }
-    match start_job(ctx, id, argv.clone()) {
+    match start_job(ctx, id, argv.clone(), &p.seeds) {
         Ok(job) => Ok(Prepared::Started {
             files,
             job,
@@ -470,7 +532,17 @@ fn judge_outcome(
     }
     let records: Vec<BTreeMap<String, f64>> =
         outcome.metrics.iter().map(|r| r.values.clone()).collect();
-    let measured = gates::measured(outcome.results.as_ref(), &records);
+    let rule = ctx.evidence.rule();
+    let repeats = match super::repeats::accept(outcome.results.as_ref(), &p.seeds, criteria, &rule)
+    {
+        Ok(r) => r,
+        Err(why) => return Ok(Attempt::Repair(why)),
+    };
+    let measured = match &repeats {
+        // youra's means over the repeats, never the experiment's own summary.
+        Some(rows) => rows.means(),
+        None => gates::measured(outcome.results.as_ref(), &records),
+    };
     if criteria.iter().all(|c| !measured.contains_key(&c.metric)) {
         return Ok(Attempt::Repair(format!(
             "the experiment exited 0 but reported none of the gate's metrics ({}) in results/experiment_results.json or results/metrics.jsonl",
@@ -504,5 +576,9 @@ fn judge_outcome(
     if let Some(why) = judge_fabrication(ctx, id, brief, files, &outcome)? {
         return Ok(Attempt::Repair(why));
     }
-    Ok(Attempt::Measured { outcome, measured })
+    Ok(Attempt::Measured {
+        outcome,
+        measured,
+        repeats,
+    })
 }

@@ -61,9 +61,16 @@ pub(super) fn start_job(
     ctx: &StageCtx<'_>,
     id: &str,
     argv: Vec<String>,
+    seeds: &[i64],
 ) -> Result<Box<dyn crate::exec::RunningJob>, StartError> {
     let s = ctx.settings;
     let mut job = Job::new(ctx.run.join(id), argv.clone());
+    // The repeats youra asks for (issue 40): the experiment runs exactly these seeds and
+    // reports one row per seed (and fold) in `repeats`.
+    job.env.push((
+        super::repeats::SEEDS_VAR.into(),
+        super::repeats::seeds_text(seeds),
+    ));
     job.time_limit = Duration::from_secs_f64(s.experiment_time_limit_s.max(1.0));
     job.memory_limit =
         (s.experiment_memory_mb > 0 && s.gpus == 0).then(|| s.experiment_memory_mb * 1024 * 1024);
@@ -119,7 +126,8 @@ pub(super) fn start_job(
 
 /// Run a job to its end (the compliance tests: short, and always waited for).
 fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, StartError> {
-    let running = start_job(ctx, id, argv)?;
+    let seeds = super::repeats::first_seeds(&ctx.evidence.rule());
+    let running = start_job(ctx, id, argv, &seeds)?;
     let outcome = running.wait();
     super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());
     exit_event(ctx, id, &outcome);

@@ -45,7 +45,11 @@ pub fn in_flight(ctx: &StageCtx<'_>, hypothesis: &str) -> Option<InFlight> {
 }
 
 fn command_of(job: &Job) -> String {
-    job.argv.join(" ")
+    // The seeds are part of what runs: a top-up's job is not its first run's.
+    match job.env.iter().find(|(k, _)| k == super::repeats::SEEDS_VAR) {
+        Some((_, seeds)) => format!("{} [seeds {seeds}]", job.argv.join(" ")),
+        None => job.argv.join(" "),
+    }
 }
 
 /// Follows the recorded job when the back end still knows it, or starts `job` (and records

@@ -28,19 +28,20 @@ fn s(v: &str) -> NewNode {
 /// The gate's judgement as field edits: the engine writes only the keys it owns, never the
 /// whole `gate` map, so the type, YouRA's `criterion` text, the criteria (and a
 /// researcher's edit of them) and any key the engine does not know stay as they are.
-fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str) {
-    let checks = gate
-        .failed_checks
-        .iter()
-        .map(|c| {
-            NewNode::Map(vec![
-                ("criterion".into(), text(&c.criterion)),
-                ("required".into(), text(&c.required)),
-                ("actual".into(), text(&c.actual)),
-                ("reason".into(), text(&c.reason)),
-            ])
-        })
-        .collect();
+fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str, had_evidence: bool) {
+    let check_nodes = |list: &[crate::engine::gates::FailedCheck]| {
+        list.iter()
+            .map(|c| {
+                NewNode::Map(vec![
+                    ("criterion".into(), text(&c.criterion)),
+                    ("required".into(), text(&c.required)),
+                    ("actual".into(), text(&c.actual)),
+                    ("reason".into(), text(&c.reason)),
+                ])
+            })
+            .collect::<Vec<_>>()
+    };
+    let checks = check_nodes(&gate.failed_checks);
     let measured = gate
         .measured
         .iter()
@@ -61,6 +62,28 @@ fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str) {
     ];
     for (k, v) in fields {
         tx.push(Change::at(format!("{base}.{k}"), v), "gate_evaluated", why);
+    }
+    // The intervals behind the verdict (issue 40), beside the criteria they judge; written
+    // empty over an earlier judgement's, so a gate never shows another run's evidence.
+    if !gate.evidence.is_empty() || had_evidence {
+        let evidence = gate
+            .evidence
+            .iter()
+            .map(super::gate_evidence::node)
+            .collect();
+        tx.push(
+            Change::at(format!("{base}.evidence"), NewNode::Seq(evidence)),
+            "gate_evaluated",
+            why,
+        );
+        tx.push(
+            Change::at(
+                format!("{base}.undecided"),
+                NewNode::Seq(check_nodes(&gate.undecided)),
+            ),
+            "gate_evaluated",
+            why,
+        );
     }
 }
 
@@ -99,7 +122,12 @@ pub fn record(
         Verdict::Pass => HypothesisStatus::Validated,
         Verdict::Partial => HypothesisStatus::Partial,
         Verdict::Fail => HypothesisStatus::Failed,
+        // Never a pass: a SHOULD_WORK gate's limitation; a MUST_WORK one stops below with
+        // the hypothesis still in progress.
+        Verdict::Inconclusive if must => HypothesisStatus::InProgress,
+        Verdict::Inconclusive => HypothesisStatus::Partial,
     };
+    let had_evidence = super::gate_evidence::present(&snap, id);
     let why = format!("{id} gate {verdict} on measured metrics");
     let mut report = markdown(id, &gtype, criteria, gate, outcome, history);
     if let Some(n) = search {
@@ -110,6 +138,7 @@ pub fn record(
     let mut message = gate
         .failed_checks
         .iter()
+        .chain(&gate.undecided)
         .map(|c| c.reason.clone())
         .collect::<Vec<_>>();
     message.extend(criteria.edits.iter().cloned());
@@ -121,7 +150,7 @@ pub fn record(
         .result(verdict)
         .message(message.join("; "));
     let mut tx = Mutation::by("engine");
-    gate_edits(&mut tx, id, gate, &why);
+    gate_edits(&mut tx, id, gate, &why, had_evidence);
     if let Some(n) = search {
         n.edits(&mut tx, id, true);
     }
@@ -134,9 +163,20 @@ pub fn record(
         &why,
     );
     after_gate(&mut tx, &snap, id, status);
+    if gate.verdict == Verdict::Inconclusive && must {
+        // Repeats could not decide it (at `max_repeats`, or a criterion no repeat can prove):
+        // the researcher decides, and nothing after this gate runs on it meanwhile.
+        let reason = super::gate_evidence::stop_reason(id, gate, &rel);
+        tx.extend(crate::engine::run_stop_mutation(&reason));
+        ctx.store.mutate(&tx)?;
+        ctx.emit(event);
+        return Err(StageError::MustStop(reason));
+    }
     // A failed SHOULD_WORK gate is retried from Experiment Design while a same-hypothesis
     // improvement path remains (YouRA Algorithm 1, lines 6–9), through the same recovery.
-    let retry = !must && crate::engine::recovery::improvement_path(&snap.doc, id, ctx.recovery);
+    let retry = !must
+        && gate.verdict != Verdict::Inconclusive
+        && crate::engine::recovery::improvement_path(&snap.doc, id, ctx.recovery);
     if gate.verdict != Verdict::Pass && (must || retry) {
         // Recovery decides where the run goes: journaled with the gate, so a crash cannot
         // leave a failed gate without its recovery.
@@ -343,8 +383,9 @@ pub fn search_step(
     let rel = format!("{id}/{}", super::artifacts::VALIDATION);
     ctx.write(&rel, &report)?;
     let why = format!("{id}: plan-tree search goes on ({})", note.why);
+    let had_evidence = super::gate_evidence::present(&*ctx.vsa()?, id);
     let mut tx = Mutation::by("engine");
-    gate_edits(&mut tx, id, &best, &why);
+    gate_edits(&mut tx, id, &best, &why, had_evidence);
     note.edits(&mut tx, id, false);
     tx.push(
         Change::Set {

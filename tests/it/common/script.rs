@@ -262,8 +262,14 @@ pub const TASKS: &str = r##"{"tasks":[{"id":"T1","title":"Load the CSV","spec_se
 pub fn replay_run(script: &Script, extra_toml: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let run = dir.path().join("run");
+    // These scripts' experiments report one measurement per gate (the demo's
+    // `centroid.py`); a test of repeats gives its own `[evidence]`.
+    let evidence = match extra_toml.contains("[evidence]") {
+        true => "",
+        false => "\n[evidence]\nmin_repeats = 1\n",
+    };
     let toml = format!(
-        "[llm.default]\nprovider = \"replay\"\nreplay = \"replay.jsonl\"\n\n[engine]\ncontroller_retry_wait_s = 0.0\nwait_poll_s = 0.02\nliterature_search = false\n{extra_toml}"
+        "[llm.default]\nprovider = \"replay\"\nreplay = \"replay.jsonl\"\n{evidence}\n[engine]\ncontroller_retry_wait_s = 0.0\nwait_poll_s = 0.02\nliterature_search = false\n{extra_toml}"
     );
     let opts = youra::engine::init::InitOptions {
         topic: "Penguin bills".into(),
