@@ -36,6 +36,9 @@ pub struct RunConfig {
     pub paper: crate::paper::PaperSettings,
     /// Breakpoints the engine sets when it first starts on the run (`[breakpoints] set`).
     pub breakpoints: crate::vsa::breakpoint::BreakpointsSection,
+    /// Who is steering and which decisions need two names (`src/vsa/actor.rs`); `name` is
+    /// read from the user's config only, never from a run's own file.
+    pub steer: crate::vsa::actor::SteerSection,
     /// Keys no setting reads, each with where it was written and the nearest valid key:
     /// printed by `youra run`, `youra doctor` and `youra config show`.
     #[serde(skip)]
@@ -279,9 +282,14 @@ pub fn explain_with(
     files.push(run.join("youra.toml"));
     let mut file_sources = Vec::new();
     let mut unknown: Vec<(KeyPath, Source)> = Vec::new();
+    let mut run_name = None;
     for path in &files {
-        let (table, text, ignored) = read_table(path)?;
-        let lines = file_lines(path, &text);
+        let (mut table, text, ignored) = read_table(path)?;
+        let mut lines = file_lines(path, &text);
+        if *path == run.join("youra.toml") {
+            run_name = drop_run_name(&mut table, path, &text);
+            lines.remove(&vec!["steer".to_string(), "name".to_string()]);
+        }
         for key in ignored {
             let at = source_of(&lines, &key).cloned().unwrap_or(Source::File {
                 path: path.clone(),
@@ -358,6 +366,12 @@ pub fn explain_with(
             )
         })
         .collect();
+    config.warnings.extend(run_name.map(|at| {
+        format!(
+            "{at}: `[steer] name` is not read from a run's own youra.toml (a run folder does \
+             not say who is at the keyboard); set it in your user config or YOURA_NAME"
+        )
+    }));
     // A Slurm job asks `--mem` for the experiment's limit only when someone chose it
     // (exec/slurm/backend.rs): the default is this machine's memory, not a compute node's.
     let memory_key: crate::config_sources::KeyPath =
@@ -426,6 +440,27 @@ fn read_table(path: &Path) -> Result<(Table, String, Vec<Vec<String>>), ConfigEr
         message: located(&text, &e),
     })?;
     Ok((table, text, ignored))
+}
+
+/// Take `[steer] name` out of a run's own file's table (see `vsa::actor`): where it was,
+/// for the warning, when it was there.
+fn drop_run_name(
+    table: &mut Table,
+    path: &Path,
+    text: &str,
+) -> Option<crate::config_sources::Source> {
+    let steer = table.get_mut("steer")?.as_table_mut()?;
+    steer.remove("name")?;
+    let lines = crate::config_sources::file_lines(path, text);
+    let key: crate::config_sources::KeyPath = vec!["steer".into(), "name".into()];
+    Some(
+        crate::config_sources::source_of(&lines, &key)
+            .cloned()
+            .unwrap_or(crate::config_sources::Source::File {
+                path: path.to_path_buf(),
+                line: header_line(text, &["steer".to_string()]),
+            }),
+    )
 }
 
 /// The line of the table header `[a.b]` (or `[[a.b]]`) that opens `key`, for a whole table

@@ -10,7 +10,7 @@ use super::fail;
 use super::vsa_cmd::report;
 use crate::rundir::discover;
 use crate::stage::Stage;
-use crate::steer::{DEFAULT_ACTOR, Request, RoutingAction, SteerError, Verb, apply};
+use crate::steer::{Request, RoutingAction, SteerError, Verb, apply};
 use crate::vsa::Store;
 
 #[derive(Debug, Args)]
@@ -26,9 +26,10 @@ pub struct SteerArgs {
     /// escalation (approve, reject, override); otherwise the history records the verb alone.
     #[arg(long)]
     pub reason: Option<String>,
-    /// Who is steering (recorded in the history).
-    #[arg(long, default_value = DEFAULT_ACTOR)]
-    pub actor: String,
+    /// Who is steering, recorded in the history and on the card. Default: $YOURA_NAME, else
+    /// `[steer] name` of your user config, else user@host of this login.
+    #[arg(long = "as", visible_alias = "actor", value_name = "NAME")]
+    pub actor: Option<String>,
     /// With `breakpoint`: remove the breakpoint instead of setting it.
     #[arg(long)]
     pub off: bool,
@@ -66,9 +67,19 @@ fn outcome_json(done: &crate::steer::Steered) -> serde_json::Value {
             },
         }),
     };
+    let approval = match &done.approval {
+        crate::steer::Approval::One => json!({"needed": 1, "given": 1}),
+        crate::steer::Approval::FirstOfTwo { by } => {
+            json!({"needed": 2, "given": 1, "by": [by], "waits": true})
+        }
+        crate::steer::Approval::SecondOfTwo { names } => {
+            json!({"needed": 2, "given": 2, "by": names, "waits": false})
+        }
+    };
     json!({
         "revision": done.applied.revision,
         "outcome": what,
+        "approval": approval,
         "editor_changes": done.applied.editor_changes,
         "summary": done.summary(),
     })
@@ -119,12 +130,31 @@ pub fn run(args: SteerArgs) -> Result<i32> {
             return Ok(2);
         }
     };
-    let mut req = Request::new(
+    // The run's `[steer]` rule (two names for some verbs) and the user's name; a config that
+    // cannot be read is refused rather than read as "no rule".
+    let settings = match crate::config::load(&run.root) {
+        Ok(c) => c.steer,
+        Err(e) => {
+            fail(
+                &e,
+                "fix the file named above (`youra config show` lists every setting)",
+            );
+            return Ok(2);
+        }
+    };
+    let req = Request::new(
         args.verb,
         Some(target.as_str()).filter(|t| !t.is_empty()),
         &reason,
-    );
-    req.actor = args.actor;
+    )
+    .with_settings(&settings, args.actor.as_deref());
+    let mut req = match req {
+        Ok(r) => r,
+        Err(e) => {
+            fail(&e, "give a plain one-line name: --as \"Ana Souza\"");
+            return Ok(2);
+        }
+    };
     req.off = args.off;
     if let Some(path) = &args.plan_file {
         match crate::steer::read_plan_file(path) {
@@ -193,6 +223,10 @@ fn hint(e: &SteerError, dir: &Path) -> String {
         SteerError::BreakpointNotSet { .. } => {
             format!("`youra vsa get {d} workflow.breakpoints` lists them")
         }
+        SteerError::SameApprover { .. } => format!(
+            "a second researcher answers from their own login, or with --as \"their name\"; \
+             `youra status {d}` shows what waits"
+        ),
         _ => String::new(),
     }
 }

@@ -38,9 +38,10 @@ pub enum VsaCommand {
         /// Add the field (and missing parents) if the file does not have it yet.
         #[arg(long)]
         create: bool,
-        /// Who is changing it (recorded in history).
-        #[arg(long, default_value = "researcher")]
-        actor: String,
+        /// Who is changing it, recorded in the history. Default: $YOURA_NAME, else `[steer]
+        /// name` of your user config, else user@host of this login.
+        #[arg(long = "as", visible_alias = "actor", value_name = "NAME")]
+        actor: Option<String>,
         /// Refuse if the file moved past this revision and the field changed meanwhile.
         #[arg(long, value_name = "N")]
         if_revision: Option<u64>,
@@ -94,6 +95,15 @@ pub fn run(cmd: VsaCommand) -> Result<i32> {
                 revision,
                 old: expect_old,
             });
+            // Who decided, as `youra steer` names them (`crate::vsa::actor`).
+            let configured = crate::config::load(&dir).ok().and_then(|c| c.steer.name);
+            let actor = match crate::vsa::actor::resolve(actor.as_deref(), configured.as_deref()) {
+                Ok(a) => a,
+                Err(e) => {
+                    fail(&e, "give a plain one-line name: --as \"Ana Souza\"");
+                    return Ok(2);
+                }
+            };
             let req = SetRequest {
                 path: &path,
                 value: &value,

@@ -135,6 +135,14 @@ const PLAIN: &[(&str, &str)] = &[
     ("plan.tree_rules", "which rules shape the plan tree"),
     ("recovery.router", "which recovery rule decides"),
     ("evidence.interval", "how an interval is computed"),
+    (
+        "steer.name",
+        "a label in the history; a run's own file is never read for it",
+    ),
+    (
+        "steer.second_approval",
+        "which answers wait for a second name: stricter only",
+    ),
 ];
 
 /// Every setting given a non-default, non-number value.
@@ -172,6 +180,9 @@ extra_args = ["--x"]
 conf = "/etc/slurm.conf"
 [breakpoints]
 set = ["once Phase 4"]
+[steer]
+name = "Ana"
+second_approval = ["reset"]
 [notify]
 webhook = "http://w"
 ntfy = "http://n"

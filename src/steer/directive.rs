@@ -9,6 +9,9 @@ use crate::yaml::{Document, Node};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirectiveState {
     Pending,
+    /// Waits for a second researcher's name (`[steer] second_approval`) before the engine
+    /// may take it: written `needs_second`, and `pending` once a different name seconds it.
+    NeedsSecond,
     Applied,
     Rejected,
     /// A value outside the vocabulary, kept as written.
@@ -20,6 +23,7 @@ impl DirectiveState {
     fn read(raw: Option<&str>) -> DirectiveState {
         match raw.map(|s| s.trim().to_ascii_lowercase()).as_deref() {
             None | Some("pending") => DirectiveState::Pending,
+            Some("needs_second") => DirectiveState::NeedsSecond,
             Some("applied") => DirectiveState::Applied,
             Some("rejected") => DirectiveState::Rejected,
             Some(_) => DirectiveState::Other(raw.unwrap_or_default().to_string()),
@@ -29,6 +33,7 @@ impl DirectiveState {
     pub fn as_str(&self) -> &str {
         match self {
             DirectiveState::Pending => "pending",
+            DirectiveState::NeedsSecond => "needs_second",
             DirectiveState::Applied => "applied",
             DirectiveState::Rejected => "rejected",
             DirectiveState::Other(s) => s,
@@ -51,6 +56,8 @@ pub struct Directive {
     pub note: Option<String>,
     /// `edit`: the run-relative file holding the new plan text (`plan/edits/<id>.md`).
     pub plan_file: Option<String>,
+    /// Every name that gave it when two were required (`[ana, bo]`); empty otherwise.
+    pub approved_by: Vec<String>,
     /// Line of the item in the file.
     pub line: usize,
 }
@@ -76,6 +83,13 @@ impl Directive {
             state: DirectiveState::read(node.get("state").and_then(Node::as_str)),
             note: field("note"),
             plan_file: field("plan_file"),
+            approved_by: node
+                .get("approved_by")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect(),
             line: node.pos.line,
         }
     }

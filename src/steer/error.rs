@@ -97,6 +97,13 @@ pub enum SteerError {
         stage_labels()
     )]
     UnknownBreakpoint { target: String },
+    #[error("{0}")]
+    BadName(String),
+    #[error(
+        "{what} is 1 of 2 and waits for a second researcher: {by} already gave it (a lab's \
+         `[steer] second_approval` needs two different names)"
+    )]
+    SameApprover { what: String, by: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -111,6 +118,7 @@ impl SteerError {
                 | SteerError::OffWithoutBreakpoint { .. }
                 | SteerError::NoReason
                 | SteerError::NoActor
+                | SteerError::BadName(_)
                 | SteerError::UnknownStage { .. }
                 | SteerError::UnknownBreakpoint { .. }
                 | SteerError::BadPlanNode { .. }

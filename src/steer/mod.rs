@@ -13,6 +13,7 @@ mod directive;
 mod edit;
 mod error;
 mod plan;
+mod second;
 mod target;
 mod verb;
 
@@ -24,9 +25,10 @@ pub use directive::{Directive, DirectiveState, directives};
 pub use edit::{EDITS_DIR, MAX_PLAN_BYTES, edit_file, read_plan_file, split_plan_file};
 pub use error::SteerError;
 pub use plan::{
-    BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request, STEERING_LIST,
-    check_request, plan,
+    Approval, BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request,
+    STEERING_LIST, check_request, plan,
 };
+pub use second::APPROVALS_LIST;
 pub use verb::{TargetKind, UnknownVerb, Verb, YOURA_FOLDER_REASON, availability, verbs_help};
 
 use crate::rundir::Layout;
@@ -37,12 +39,27 @@ use crate::vsa::{Applied, Store};
 pub struct Steered {
     pub outcome: Outcome,
     pub applied: Applied,
+    /// Where it stands under `[steer] second_approval` ("1 of 2").
+    pub approval: Approval,
 }
 
 impl Steered {
     /// One line for the CLI and the TUI's status bar:
     /// `pause requested (directive d-8, revision 8)`.
     pub fn summary(&self) -> String {
+        let line = self.outcome_line();
+        match &self.approval {
+            Approval::One => line,
+            Approval::FirstOfTwo { by } => {
+                format!("{line} — 1 of 2 by {by}: waits for a second researcher (another name)")
+            }
+            Approval::SecondOfTwo { names } => {
+                format!("{line} — 2 of 2, by {}", crate::vsa::actor::names(names))
+            }
+        }
+    }
+
+    fn outcome_line(&self) -> String {
         let rev = self.applied.revision;
         match &self.outcome {
             Outcome::Directive { id, verb, target } => {
@@ -121,7 +138,12 @@ pub fn apply(store: &Store, req: &Request, layout: Layout) -> Result<Steered, St
         if let (Outcome::Directive { id, .. }, Some(text)) = (&p.outcome, req.plan.as_deref()) {
             edit::save(run, id, text)?;
         }
-        Ok::<_, SteerError>((p.mutation, p.outcome))
+        Ok::<_, SteerError>((p.mutation, (p.outcome, p.approval)))
     })?;
-    Ok(Steered { outcome, applied })
+    let (outcome, approval) = outcome;
+    Ok(Steered {
+        outcome,
+        applied,
+        approval,
+    })
 }

@@ -33,23 +33,47 @@ pub struct Request {
     pub off: bool,
     /// `edit`: the new plan text (the CLI reads it from `--plan-file`); see [`super::edit`].
     pub plan: Option<String>,
+    /// Who asks: the researcher's name ([`crate::vsa::actor`]).
     pub actor: String,
     pub reason: String,
     pub at: DateTime<Utc>,
+    /// The verbs whose first answer waits for a second, different name (`[steer]
+    /// second_approval`); see [`super::second`].
+    pub second_approval: Vec<String>,
 }
 
 impl Request {
-    /// A request by the default actor, made now.
+    /// A request made now by the researcher at this login (`YOURA_NAME`, else user@host);
+    /// [`Request::with_settings`] applies `--as` and the configured name and rule.
     pub fn new(verb: Verb, target: Option<&str>, reason: &str) -> Request {
         Request {
             verb,
             target: target.map(str::to_string),
             off: false,
             plan: None,
-            actor: DEFAULT_ACTOR.to_string(),
+            actor: crate::vsa::actor::current(),
             reason: reason.to_string(),
             at: Utc::now(),
+            second_approval: Vec::new(),
         }
+    }
+
+    /// The run's `[steer]` settings applied: the name (`given` by `--as`, else
+    /// `YOURA_NAME`, else `[steer] name`, else user@host) and which verbs need two names.
+    pub fn with_settings(
+        mut self,
+        settings: &crate::vsa::actor::SteerSection,
+        given: Option<&str>,
+    ) -> Result<Request, SteerError> {
+        self.actor = crate::vsa::actor::resolve(given, settings.name.as_deref())
+            .map_err(SteerError::BadName)?;
+        self.second_approval = settings.second_approval.clone();
+        Ok(self)
+    }
+
+    /// Whether this verb waits for a second researcher under the request's rule.
+    pub fn needs_two(&self) -> bool {
+        self.verb != Verb::Breakpoint && self.second_approval.iter().any(|v| v == self.verb.name())
     }
 }
 
@@ -76,6 +100,19 @@ pub enum Outcome {
 pub struct Plan {
     pub mutation: Mutation,
     pub outcome: Outcome,
+    /// Where the request stands under `[steer] second_approval`.
+    pub approval: Approval,
+}
+
+/// How many names a request has behind it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// No second name is required.
+    One,
+    /// "1 of 2": recorded, and the run waits for a different name to give the same answer.
+    FirstOfTwo { by: String },
+    /// The second name: the answer now stands, given by `names`.
+    SecondOfTwo { names: Vec<String> },
 }
 
 /// Check everything that needs no run: target shape, reason, actor. Callers run it before
@@ -87,6 +124,9 @@ pub fn check_request(req: &Request) -> Result<(), SteerError> {
 fn checked(req: &Request) -> Result<Arg, SteerError> {
     let arg = shape(req.verb, req.target.as_deref(), req.off)?;
     match (req.verb, req.plan.as_deref()) {
+        // A second researcher seconds an edit without a plan of their own (the plan is the
+        // first's); whether there is one to second is known only with the run.
+        (Verb::Edit, None) if req.needs_two() => {}
         (Verb::Edit, None) => return Err(SteerError::NoPlanText),
         (Verb::Edit, Some(p)) if p.trim().is_empty() => return Err(SteerError::NoPlanText),
         (Verb::Edit, Some(_)) | (_, None) => {}
@@ -98,6 +138,7 @@ fn checked(req: &Request) -> Result<Arg, SteerError> {
     if req.actor.trim().is_empty() {
         return Err(SteerError::NoActor);
     }
+    crate::vsa::actor::check(&req.actor).map_err(SteerError::BadName)?;
     Ok(arg)
 }
 
@@ -116,15 +157,15 @@ pub fn plan(req: &Request, snap: &Snapshot, layout: Layout) -> Result<Plan, Stee
     }
 }
 
-fn s(v: &str) -> NewNode {
+pub(super) fn s(v: &str) -> NewNode {
     NewNode::Scalar(format_scalar(v, Style::Plain))
 }
 
-fn opt(v: Option<&str>) -> NewNode {
+pub(super) fn opt(v: Option<&str>) -> NewNode {
     v.map_or_else(|| NewNode::Scalar("null".into()), s)
 }
 
-fn time(at: &DateTime<Utc>) -> NewNode {
+pub(super) fn time(at: &DateTime<Utc>) -> NewNode {
     // Quoted, as the file's other timestamps: YAML 1.1 readers would turn it into a date.
     NewNode::Scalar(format_scalar(
         &at.to_rfc3339_opts(SecondsFormat::Secs, true),
@@ -132,7 +173,7 @@ fn time(at: &DateTime<Utc>) -> NewNode {
     ))
 }
 
-fn mutation(req: &Request, change: Change, target: Option<&str>) -> Mutation {
+pub(super) fn mutation(req: &Request, change: Change, target: Option<&str>) -> Mutation {
     let mut m = Mutation::new(change, EVENT, req.actor.trim(), req.reason.trim());
     *m.details_mut() = vec![
         ("verb".into(), s(req.verb.name())),
@@ -148,6 +189,11 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
         Arg::PlanNode(node) | Arg::Value(node) => Some(node),
         _ => None,
     };
+    if req.needs_two()
+        && let Some(second) = super::second::directive(req, snap, target.as_deref())?
+    {
+        return Ok(second);
+    }
     let id = next_id(snap);
     let plan_file = (req.verb == Verb::Edit).then(|| super::edit::edit_file(&id));
     let mut item = vec![
@@ -157,13 +203,26 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
         ("reason".into(), s(req.reason.trim())),
         ("actor".into(), s(req.actor.trim())),
         ("at".into(), time(&req.at)),
-        ("state".into(), s("pending")),
+        (
+            "state".into(),
+            s(if req.needs_two() {
+                "needs_second"
+            } else {
+                "pending"
+            }),
+        ),
     ];
     item.extend(
         plan_file
             .as_deref()
             .map(|p| ("plan_file".to_string(), s(p))),
     );
+    if req.needs_two() {
+        item.push((
+            "approved_by".into(),
+            NewNode::Seq(vec![s(req.actor.trim())]),
+        ));
+    }
     let change = Change::Append {
         list: STEERING_LIST.into(),
         item: NewNode::Map(item),
@@ -181,12 +240,24 @@ fn directive(req: &Request, snap: &Snapshot, arg: Arg) -> Result<Plan, SteerErro
             verb: req.verb,
             target,
         },
+        approval: first_of(req),
     })
+}
+
+/// [`Approval::FirstOfTwo`] when the request needs two names, else [`Approval::One`].
+fn first_of(req: &Request) -> Approval {
+    if req.needs_two() {
+        Approval::FirstOfTwo {
+            by: req.actor.trim().to_string(),
+        }
+    } else {
+        Approval::One
+    }
 }
 
 /// `d-<revision of this write>`: unique because each revision is written once; a suffix
 /// keeps it unique when a hand edit already used that id.
-fn next_id(snap: &Snapshot) -> String {
+pub(super) fn next_id(snap: &Snapshot) -> String {
     let base = format!("d-{}", snap.vsa.revision + 1);
     let taken: Vec<String> = directives(&snap.doc)
         .into_iter()
@@ -215,6 +286,9 @@ fn decision(
         (Verb::Reject, None) => Verdict::Rejected,
         _ => Verdict::Approved,
     };
+    if req.needs_two() {
+        return super::second::decision(req, &esc, verdict, action);
+    }
     let mut value = vec![("verdict".to_string(), s(verdict.as_str()))];
     value.extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
     value.extend([
@@ -236,6 +310,7 @@ fn decision(
             verdict,
             action,
         },
+        approval: Approval::One,
     })
 }
 
@@ -283,6 +358,7 @@ fn breakpoint(req: &Request, snap: &Snapshot, bp: Breakpoint) -> Result<Plan, St
     Ok(Plan {
         mutation: m,
         outcome: Outcome::Breakpoint { bp, on: !req.off },
+        approval: Approval::One,
     })
 }
 

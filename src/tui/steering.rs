@@ -16,6 +16,12 @@ pub fn apply(
         request.plan =
             Some(steer::read_plan_file(std::path::Path::new(&f)).map_err(|e| e.to_string())?);
     }
+    // The researcher's name and the lab's two-name rule, as `youra steer` reads them.
+    let run = crate::fsutil::parent(store.path());
+    let settings = crate::config::load(run).map_err(|e| e.to_string())?.steer;
+    let request = request
+        .with_settings(&settings, None)
+        .map_err(|e| e.to_string())?;
     steer::apply(store, &request, layout)
         .map(|s| s.summary())
         .map_err(|e| e.to_string())

@@ -57,6 +57,9 @@ pub struct Escalation {
     pub attributions: Vec<Attribution>,
     /// `None` until someone decides.
     pub decision: Option<Decision>,
+    /// First answers waiting for a second researcher (`[steer] second_approval`): each is
+    /// "1 of 2" until a different name gives the same answer, which writes the decision.
+    pub approvals: Vec<Decision>,
     /// The failure record (`memory/<record>`) the decision rewrites with the route taken.
     pub record: Option<String>,
     /// Who proposed the action: `controller`, `table`, or the table as the fallback.
@@ -87,11 +90,21 @@ pub struct Decision {
     pub by: Option<String>,
     pub at: Option<String>,
     pub reason: Option<String>,
+    /// Every name that gave this answer when two were required (`[ana, bo]`); empty otherwise.
+    pub approved_by: Vec<String>,
 }
 
 impl Decision {
     pub fn verdict(&self) -> Option<Verdict> {
         self.verdict_text.as_deref().and_then(Verdict::parse)
+    }
+
+    /// Who decided, as a reader says it: `ana and bo` for two names, else `by`.
+    pub fn who(&self) -> String {
+        if self.approved_by.len() > 1 {
+            return super::actor::names(&self.approved_by);
+        }
+        self.by.clone().unwrap_or_else(|| "someone".into())
     }
 }
 
@@ -148,6 +161,20 @@ impl Escalation {
         rank(&mut attributions, |a| {
             (a.severity, a.category() == Some(Category::Design))
         });
+        let answer = |d: &Node| Decision {
+            verdict_text: s(d, "verdict"),
+            action: s(d, "action"),
+            by: s(d, "by"),
+            at: s(d, "at"),
+            reason: s(d, "reason"),
+            approved_by: d
+                .get("approved_by")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|n| Some(n.as_scalar()?.text.clone()))
+                .collect(),
+        };
         let decision = node
             .get("decision")
             .filter(|d| !d.is_null())
@@ -156,14 +183,16 @@ impl Escalation {
                     verdict_text: Some(v.text.clone()),
                     ..Decision::default()
                 },
-                None => Decision {
-                    verdict_text: s(d, "verdict"),
-                    action: s(d, "action"),
-                    by: s(d, "by"),
-                    at: s(d, "at"),
-                    reason: s(d, "reason"),
-                },
+                None => answer(d),
             });
+        let approvals = node
+            .get("approvals")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter(|a| a.as_map().is_some())
+            .map(answer)
+            .collect();
         let failed_checks = node
             .get("failed_checks")
             .and_then(Node::as_seq)
@@ -184,6 +213,7 @@ impl Escalation {
             trajectory,
             attributions,
             decision,
+            approvals,
             record: s(node, "record"),
             router: s(node, "router"),
         })

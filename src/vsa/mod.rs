@@ -13,8 +13,10 @@ pub mod timestamp;
 
 pub use model::{FailedCheck, Gate, HistoryEntry, SubHypothesis, Vsa};
 pub use read::{Warning, read};
+pub mod actor;
 pub mod breakpoint;
 mod crash;
+pub mod deviation;
 pub mod diff;
 pub mod edit;
 pub mod edit_list;

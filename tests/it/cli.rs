@@ -186,7 +186,16 @@ fn vsa_get_history_and_steer_speak_json() {
         v["value"]["failed_checks"][0]["required"], "<= -0.8",
         "a quoted scalar stays a string"
     );
-    let o = youra(&["steer", dir, "pause", "--reason", "look", "--json"]);
+    let o = youra(&[
+        "steer",
+        dir,
+        "pause",
+        "--reason",
+        "look",
+        "--json",
+        "--as",
+        "researcher",
+    ]);
     assert!(o.status.success(), "{}", text(&o).1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["revision"], 8);

@@ -136,7 +136,16 @@ fn a_threshold_edit_decides_the_next_gate_and_is_named() {
     );
     assert_eq!(String::from_utf8_lossy(&get.stdout).trim(), "0.92");
     let set = youra(
-        &["vsa", "set", path, "0.85", "--reason", "0.88 is enough"],
+        &[
+            "vsa",
+            "set",
+            path,
+            "0.85",
+            "--reason",
+            "0.88 is enough",
+            "--as",
+            "researcher",
+        ],
         &dir,
         &[],
     );

@@ -385,7 +385,15 @@ fn cli_confirms_refuses_and_rejects_bad_arguments() {
     assert!(err.contains("error: no sub-hypothesis `h-x` in this run (known: h-e1, h-m1, h-m2)"));
     assert!(err.contains("hint: `youra status"), "{err}");
 
-    let o = youra(&["steer", d, "approve", "--reason", "ok"]);
+    let o = youra(&[
+        "steer",
+        d,
+        "approve",
+        "--reason",
+        "ok",
+        "--as",
+        "researcher",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let o = youra(&["steer", d, "reject", "--reason", "no"]);
     assert_eq!(o.status.code(), Some(1));

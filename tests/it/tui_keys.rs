@@ -187,7 +187,11 @@ fn editing_a_gate_type_produces_one_typed_mutation() {
     );
     assert_eq!(
         (m.actor.as_str(), m.edits[0].reason.as_str(), m.force),
-        ("researcher", "carries the claim", false)
+        (
+            youra::vsa::actor::current().as_str(),
+            "carries the claim",
+            false
+        )
     );
     assert_eq!(m.base.as_ref().map(|b| b.revision), Some(7));
     // The store's refusal shows in the dialog; ctrl-f twice forces.

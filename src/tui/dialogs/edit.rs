@@ -58,7 +58,9 @@ impl EditDialog {
             path: self.text(0).trim().to_string(),
             value: self.text(1),
         };
-        let mut m = Mutation::new(change, "field_edit", "researcher", self.text(2).trim());
+        // Who edits: the researcher at this login (`YOURA_NAME`, else user@host).
+        let who = crate::vsa::actor::current();
+        let mut m = Mutation::new(change, "field_edit", &who, self.text(2).trim());
         m.force = force;
         m.base = self.base.clone();
         m

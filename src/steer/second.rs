@@ -1,0 +1,195 @@
+//! The second researcher (`[steer] second_approval`, issue 42 item 3): a verb the lab listed
+//! takes effect only once two different names gave the same answer. The first answer is
+//! recorded where the engine does not look — an escalation's `approvals` list, a directive
+//! in state `needs_second` — so the run waits exactly as it waits for any answer (the
+//! waiting policy still applies); the second writes what the engine reads: the decision, or
+//! the directive's `pending`, with both names in `approved_by`. The same name again, in any
+//! case or spacing, is refused and the run still waits. Pure, like [`super::plan`].
+
+use super::directive::{Directive, DirectiveState, directives};
+use super::error::SteerError;
+use super::plan::{
+    Approval, DECISION_PATH, Outcome, Plan, Request, STEERING_LIST, mutation, opt, s, time,
+};
+use super::verb::Verb;
+use crate::vocab::RoutingAction;
+use crate::vsa::Snapshot;
+use crate::vsa::actor::same;
+use crate::vsa::escalation::{Decision, Escalation, Verdict};
+use crate::vsa::mutation::Change;
+use crate::yaml::{NewNode, Style, format_scalar};
+
+/// Where the first answers to an escalation wait for their second.
+pub const APPROVALS_LIST: &str = "workflow.pending_escalation.approvals";
+
+fn names(list: &[String]) -> NewNode {
+    NewNode::Seq(list.iter().map(|n| s(n)).collect())
+}
+
+/// An escalation's answer under the rule: the first of its kind is listed under
+/// `approvals`; a different name giving the same answer writes the decision.
+pub fn decision(
+    req: &Request,
+    esc: &Escalation,
+    verdict: Verdict,
+    action: Option<RoutingAction>,
+) -> Result<Plan, SteerError> {
+    let by = req.actor.trim();
+    let id = esc.id.clone().unwrap_or_else(|| "(no id)".into());
+    let same_answer = |d: &&Decision| {
+        d.verdict() == Some(verdict) && d.action.as_deref().and_then(|a| a.parse().ok()) == action
+    };
+    let given: Vec<&Decision> = esc.approvals.iter().filter(same_answer).collect();
+    let answer = match action {
+        Some(a) => format!("{} with {a}", verdict.as_str()),
+        None => verdict.as_str().to_string(),
+    };
+    if given
+        .iter()
+        .any(|d| d.by.as_deref().is_some_and(|b| same(b, by)))
+    {
+        return Err(SteerError::SameApprover {
+            what: format!("escalation {id} {answer}"),
+            by: by.to_string(),
+        });
+    }
+    let mut value = vec![("verdict".to_string(), s(verdict.as_str()))];
+    value.extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
+    value.extend([
+        ("by".to_string(), s(by)),
+        ("at".to_string(), time(&req.at)),
+        ("reason".to_string(), s(req.reason.trim())),
+    ]);
+    let (change, approval) = match given.first() {
+        Some(first) => {
+            let all = vec![
+                first.by.clone().unwrap_or_else(|| "someone".into()),
+                by.to_string(),
+            ];
+            value.push(("approved_by".to_string(), names(&all)));
+            let put = Change::Put {
+                path: DECISION_PATH.into(),
+                value: NewNode::Map(value),
+            };
+            (put, Approval::SecondOfTwo { names: all })
+        }
+        None => (
+            Change::Append {
+                list: APPROVALS_LIST.into(),
+                item: NewNode::Map(value),
+            },
+            Approval::FirstOfTwo { by: by.to_string() },
+        ),
+    };
+    let mut m = mutation(req, change, esc.id.as_deref());
+    m.details_mut()
+        .extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
+    Ok(Plan {
+        mutation: m,
+        outcome: Outcome::Decision {
+            escalation: esc.id.clone(),
+            verdict,
+            action,
+        },
+        approval,
+    })
+}
+
+/// The directive this request seconds: the same verb and target, waiting in
+/// `needs_second`, and for `edit` a request without a plan of its own. `None` when there is
+/// none (the request is then a first answer, and an `edit` needs its plan after all).
+pub fn directive(
+    req: &Request,
+    snap: &Snapshot,
+    target: Option<&str>,
+) -> Result<Option<Plan>, SteerError> {
+    let by = req.actor.trim();
+    let waiting = directives(&snap.doc)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, d)| d.state == DirectiveState::NeedsSecond)
+        .filter(|(_, d)| d.verb() == Some(req.verb) && d.target.as_deref() == target)
+        .find(|_| req.verb != Verb::Edit || req.plan.is_none());
+    let Some((index, d)) = waiting else {
+        if req.verb == Verb::Edit && req.plan.is_none() {
+            return Err(SteerError::NoPlanText);
+        }
+        return Ok(None);
+    };
+    let first = d
+        .approved_by
+        .first()
+        .cloned()
+        .or_else(|| d.actor.clone())
+        .unwrap_or_else(|| "someone".into());
+    let what = format!(
+        "{} {}{}",
+        req.verb,
+        target.unwrap_or_default(),
+        d.id.as_deref()
+            .map(|id| format!(" (directive {id})"))
+            .unwrap_or_default()
+    );
+    if std::iter::once(&first)
+        .chain(&d.approved_by)
+        .any(|n| same(n, by))
+    {
+        return Err(SteerError::SameApprover {
+            what: what.replace("  ", " "),
+            by: by.to_string(),
+        });
+    }
+    let all = vec![first, by.to_string()];
+    let change = Change::Put {
+        path: format!("{STEERING_LIST}[{index}]"),
+        value: seconded(&d, &all),
+    };
+    Ok(Some(Plan {
+        mutation: mutation(req, change, target),
+        outcome: Outcome::Directive {
+            id: d.id.clone().unwrap_or_default(),
+            verb: req.verb,
+            target: target.map(str::to_string),
+        },
+        approval: Approval::SecondOfTwo { names: all },
+    }))
+}
+
+/// The directive item as the first researcher wrote it, now `pending` with both names.
+fn seconded(d: &Directive, all: &[String]) -> NewNode {
+    let quoted = |v: &str| NewNode::Scalar(format_scalar(v, Style::SingleQuoted));
+    let mut item = vec![
+        ("id".to_string(), opt(d.id.as_deref())),
+        ("verb".to_string(), opt(d.verb.as_deref())),
+        ("target".to_string(), opt(d.target.as_deref())),
+        ("reason".to_string(), opt(d.reason.as_deref())),
+        ("actor".to_string(), opt(d.actor.as_deref())),
+        (
+            "at".to_string(),
+            d.at.as_deref().map_or_else(|| opt(None), quoted),
+        ),
+        ("state".to_string(), s("pending")),
+    ];
+    item.extend(
+        d.plan_file
+            .as_deref()
+            .map(|p| ("plan_file".to_string(), s(p))),
+    );
+    item.push(("approved_by".to_string(), names(all)));
+    NewNode::Map(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::verb::Verb;
+
+    #[test]
+    fn the_configurable_decisions_are_the_verbs_but_breakpoint() {
+        let verbs: Vec<&str> = Verb::ALL
+            .iter()
+            .filter(|v| **v != Verb::Breakpoint)
+            .map(|v| v.name())
+            .collect();
+        assert_eq!(verbs, crate::vsa::actor::DECISIONS);
+    }
+}
