@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::run_card::{DataFile, DataKind, Gpu, Interpreter, Machine, packages_sha256};
+use super::run_card_model::{DataFile, DataKind, Gpu, Interpreter, Machine, packages_sha256};
 
 /// How long the interpreter and `nvidia-smi` may take each.
 const PROBE_TIME: Duration = Duration::from_secs(10);
