@@ -68,6 +68,8 @@ pub struct AgentTask<'a> {
     pub workspace: &'a Path,
     pub plan: &'a Path,
     pub tasks: &'a Path,
+    /// What the experiment must write (the repeats schema, issue 40).
+    pub results: &'a str,
 }
 
 #[derive(Debug)]
@@ -110,10 +112,12 @@ pub fn prompt(task: &AgentTask<'_>) -> String {
     format!(
         "Implement the tasks in {} following the plan in {}. Write and change files only under {}, \
          including `run.sh`, which runs the experiment; if FAILURE.md is there, the last attempt failed \
-         as it says: fix that. Do not write results: youra runs the experiment and measures it.",
+         as it says: fix that. Do not write results: youra runs the experiment and measures it. \
+         When it runs, the experiment itself must do this: {}",
         task.tasks.display(),
         task.plan.display(),
-        task.workspace.join("code").display()
+        task.workspace.join("code").display(),
+        task.results
     )
 }
 

@@ -20,13 +20,21 @@ use youra::vsa::store::Store;
 
 const SPLIT_PY: &str = include_str!("../fixtures/evidence/split.py");
 
+/// A MUST_WORK brief where the plan asks for repeats: its criterion and its baseline.
+fn brief_with_baseline(threshold: f64) -> String {
+    brief("accuracy", ">=", threshold).replace(
+        "## Procedure",
+        "## Baselines\n- `accuracy_majority`: the majority class\n## Procedure",
+    )
+}
+
 /// The script up to h-e1's gate (the run stops at h-m1's design, which it does not hold);
 /// h-e1's experiment runs twice (five seeds, then five more), and the
 /// judge's fabrication check reads each run's results.
 fn script(threshold: f64) -> Script {
     let mut s = Script::default();
     s.scoping().literature().debate(6, true).planning();
-    s.design_and_plan("h-e1", &brief("accuracy", ">=", threshold))
+    s.design_and_plan("h-e1", &brief_with_baseline(threshold))
         .reply(
             "executor",
             "coding_validation",
@@ -75,6 +83,7 @@ fn an_inconclusive_gate_runs_more_seeds_then_passes_on_its_interval() {
     assert!(matches!(end, RunEnd::Stopped(_)), "{end:?}");
     let g = gate_map(&dir, "h-e1");
     assert_eq!(field(&g, &["result"]), "PASS");
+    assert_eq!(field(&g, &["baselines", "0"]), "accuracy_majority");
     assert_eq!(field(&g, &["evidence", "0", "verdict"]), "PASS");
     assert_eq!(field(&g, &["evidence", "0", "n"]), "10");
     assert_eq!(field(&g, &["evidence", "0", "repeats"]), "10");
@@ -151,7 +160,7 @@ fn an_experiment_that_picks_its_own_seeds_or_reports_one_value_is_sent_back() {
     s.scoping().literature().debate(6, true).planning();
     s.loop_for(
         "h-e1",
-        &brief("accuracy", ">=", 0.9),
+        &brief_with_baseline(0.9),
         &[
             code_reply("split.py", &one_value, &["0.5"]),
             code_reply("split.py", &own_seeds, &["0.5"]),
@@ -178,4 +187,55 @@ fn an_experiment_that_picks_its_own_seeds_or_reports_one_value_is_sent_back() {
     assert_eq!(field(&g, &["result"]), "PASS");
     assert_eq!(field(&g, &["evidence", "0", "n"]), "5");
     assert!(!ev.lines().any(|l| l.contains("\"repeats\"")));
+}
+
+#[test]
+fn a_must_work_design_without_a_baseline_is_refused_and_a_claim_to_beat_one_reads_the_pair() {
+    // No `## Baselines`: the design is sent back (the script holds no second design, so the
+    // run stops there, saying why).
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    s.design_and_plan("h-e1", &brief("accuracy", ">=", 0.9));
+    let (_g, dir) = replay_run(&s, REPEATS);
+    let end = common::script::run_engine(&dir, true);
+    let RunEnd::Stopped(reason) = &end else {
+        panic!("expected a stop, got {end:?}")
+    };
+    assert!(
+        reason.contains("stage=experiment_design hypothesis=h-e1 attempt=2"),
+        "the first design was refused and asked again: {reason}"
+    );
+    let g = gate_map(&dir, "h-e1");
+    assert!(
+        g.get("baselines").is_none() && g.get("criteria").is_none(),
+        "{g:?}"
+    );
+    // "Better than the majority class by 0.45" is decided on the paired difference.
+    let beat = brief_with_baseline(0.9).replace(
+        "    value: 0.9\n",
+        "    value: 0.9\n  - metric: accuracy\n    baseline: accuracy_majority\n    op: \">=\"\n    value: 0.45\n",
+    );
+    assert_ne!(beat, brief_with_baseline(0.9));
+    let mut s = Script::default();
+    s.scoping().literature().debate(6, true).planning();
+    s.loop_for("h-e1", &beat, &[code_reply("split.py", SPLIT_PY, &["0.5"])]);
+    let (_g, dir) = replay_run(&s, REPEATS);
+    with_data(&dir);
+    common::script::run_engine(&dir, true);
+    let g = gate_map(&dir, "h-e1");
+    assert_eq!(field(&g, &["result"]), "PASS", "{g:?}");
+    assert_eq!(
+        field(&g, &["evidence", "1", "baseline"]),
+        "accuracy_majority"
+    );
+    let arm: f64 = field(&g, &["evidence", "1", "arm_mean"]).parse().unwrap();
+    let base: f64 = field(&g, &["evidence", "1", "baseline_mean"])
+        .parse()
+        .unwrap();
+    let gain: f64 = field(&g, &["evidence", "1", "mean"]).parse().unwrap();
+    assert!(
+        (arm - base - gain).abs() < 1e-5 && gain > 0.45,
+        "{arm} {base} {gain}"
+    );
+    assert!(field(&g, &["evidence", "1", "card"]).contains("vs ≥ 0.45"));
 }

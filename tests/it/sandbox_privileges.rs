@@ -339,6 +339,7 @@ fn a_coding_agent_that_leaves_a_fifo_in_code_is_not_accepted() {
         workspace: &ws,
         plan: &ws.join("03_plan.md"),
         tasks: &ws.join("03_tasks.md"),
+        results: "{\"metrics\": {...}}",
     };
     let ledger = youra::llm::ledger::Ledger::new(ws.join("ledger.tsv"), Default::default());
     let key = youra::llm::CallKey::new("coder", "coding_validation", Some("h-e1"), 1);

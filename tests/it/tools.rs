@@ -348,6 +348,7 @@ fn a_coding_agent_is_charged_and_confined_to_code() {
         workspace: &ws,
         plan: &ws.join("03_plan.md"),
         tasks: &ws.join("03_tasks.md"),
+        results: "{\"metrics\": {...}}",
     };
     let ledger = youra::llm::ledger::Ledger::new(run.path().join("ledger.tsv"), Default::default());
     let key = CallKey::new("coder", "coding_validation", Some("h-e1"), 1);
@@ -402,6 +403,7 @@ fn a_well_behaved_agent_passes() {
         workspace: &ws,
         plan: &ws.join("03_plan.md"),
         tasks: &ws.join("03_tasks.md"),
+        results: "{\"metrics\": {...}}",
     };
     let ledger = youra::llm::ledger::Ledger::new(run.path().join("ledger.tsv"), Default::default());
     let key = CallKey::new("coder", "coding_validation", Some("h-e1"), 1);

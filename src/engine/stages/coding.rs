@@ -417,6 +417,10 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
         ("brief", p.brief.clone()),
         ("tasks", tasks.to_string()),
         (
+            "results_schema",
+            super::repeats::schema_text(&ctx.evidence.rule()),
+        ),
+        (
             "failure",
             failure
                 .map(|f| format!("The previous attempt failed. Fix this:\n{f}"))
@@ -533,8 +537,15 @@ fn judge_outcome(
     let records: Vec<BTreeMap<String, f64>> =
         outcome.metrics.iter().map(|r| r.values.clone()).collect();
     let rule = ctx.evidence.rule();
-    let repeats = match super::repeats::accept(outcome.results.as_ref(), &p.seeds, criteria, &rule)
-    {
+    let baselines = super::baselines::recorded(&*ctx.vsa()?, id);
+    let accepted = super::repeats::accept(
+        outcome.results.as_ref(),
+        &p.seeds,
+        criteria,
+        &baselines,
+        &rule,
+    );
+    let repeats = match accepted {
         Ok(r) => r,
         Err(why) => return Ok(Attempt::Repair(why)),
     };

@@ -38,10 +38,12 @@ pub(super) fn run_agent(
             let _ = std::fs::remove_file(&note);
         }
     }
+    let results = super::repeats::schema_text(&ctx.evidence.rule());
     let task = AgentTask {
         workspace: &ws,
         plan: &ws.join(super::artifacts::DESIGN_BRIEF),
         tasks: &ws.join(super::artifacts::TASKS),
+        results: &results,
     };
     ctx.emit(
         Event::new("agent_start")

@@ -27,6 +27,17 @@ impl StageRunner for ExperimentDesign {
         let criterion = criteria::planned_text(&snap, id).unwrap_or_else(|| "(none stated)".into());
         let planned = criteria::planned::parse(&criterion);
         let main = snap.vsa.main_statement();
+        // Where the plan asks for repeats, a MUST_WORK claim names its baselines (issue 40).
+        let repeats = ctx.evidence.rule().min_repeats;
+        let must = !matches!(
+            h.gate.gate_type,
+            Some(crate::vsa::enums::GateType::ShouldWork)
+        );
+        let needs_baselines = repeats > 1 && must;
+        let mut required: Vec<&str> = REQUIRED.to_vec();
+        if needs_baselines {
+            required.push(super::baselines::SECTION);
+        }
         let vars: Vars = [
             ("hypothesis", id.to_string()),
             (
@@ -56,6 +67,7 @@ impl StageRunner for ExperimentDesign {
                 },
             ),
             ("resume", ctx.resume_text()),
+            ("evidence", super::baselines::prompt_text(repeats, must)),
         ]
         .into_iter()
         .collect();
@@ -64,9 +76,20 @@ impl StageRunner for ExperimentDesign {
             "system/executor",
             "experiment_design",
             &vars,
-            &REQUIRED,
+            &required,
         )?;
         let body = format!("# Experiment Brief: {id}\n\n{}\n", reply.trim());
+        let baselines = crate::engine::check::section_body(&body, super::baselines::SECTION)
+            .map(super::baselines::parse)
+            .unwrap_or_default();
+        if needs_baselines && baselines.is_empty() {
+            return Err(StageError::Output(format!(
+                "{id} is a MUST_WORK claim: the brief's `## Baselines` section must list at \
+                 least one baseline metric measured on the same repeats, one per line as \
+                 `- <metric>: <what it is>` (a trivial one, and the literature's standard \
+                 method where there is one)"
+            )));
+        }
         let designed = criteria::from_brief(&body);
         // Held to the plan before anything is written: a lowered bar never reaches the
         // brief on disk, the VSA or the gate.
@@ -85,8 +108,26 @@ impl StageRunner for ExperimentDesign {
         }
         let rel = format!("{id}/{ARTIFACT}");
         ctx.write(&rel, &body)?;
-        let mut check = sections(&body, &REQUIRED);
+        let mut check = sections(&body, &required);
         let mut commit = crate::vsa::mutation::Mutation::by("engine");
+        if !baselines.is_empty() {
+            commit.push(
+                crate::vsa::mutation::Change::Put {
+                    path: format!("sub_hypotheses.{id}.gate.baselines"),
+                    value: crate::yaml::NewNode::Seq(
+                        baselines
+                            .iter()
+                            .map(|b| crate::engine::yamlout::text(b))
+                            .collect(),
+                    ),
+                },
+                "gate_criteria",
+                &format!(
+                    "Experiment Design: baselines for {id}: {}",
+                    baselines.join(", ")
+                ),
+            );
+        }
         match designed {
             Ok(list) => {
                 // The VSA holds the criteria the gate is judged by, beside YouRA's

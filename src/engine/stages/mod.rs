@@ -1,6 +1,7 @@
 //! One module per stage, each one type behind [`StageRunner`]; [`runner`] is the table.
 
 pub(super) mod artifacts;
+mod baselines;
 pub(super) mod coding;
 pub(super) mod coding_write;
 pub(super) mod debate;

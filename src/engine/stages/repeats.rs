@@ -13,6 +13,19 @@ use crate::evidence::{Repeats, Rule};
 /// The variable that tells an experiment which seeds to run: `0,1,2,3,4`.
 pub const SEEDS_VAR: &str = "YOURA_SEEDS";
 
+/// What the experiment writes, as the coding prompt and a coding agent are told: one row per
+/// repeat where the plan asks for repeats, else the final metrics.
+pub fn schema_text(rule: &Rule) -> String {
+    if rule.min_repeats <= 1 {
+        return "Write the final metrics to `$YOURA_RESULTS_DIR/experiment_results.json` as                 {\"metrics\": {...}}."
+            .into();
+    }
+    format!(
+        "Each gate is decided on {} or more repeats: run every seed listed in the environment          variable {SEEDS_VAR} (comma-separated, e.g. `0,1,2,3,4`; seed every random choice with          it) and, for cross-validation, every fold, and write one row per repeat to          `$YOURA_RESULTS_DIR/experiment_results.json`: {{\"repeats\": [{{\"seed\": 0, \"fold\": 0,          \"<metric>\": 0.91, \"<baseline metric>\": 0.44}}, ...]}}. Every gated metric and every          baseline the brief names goes on every row, measured on that row's seed and fold. Do          not average or summarise: youra computes the means and intervals itself.",
+        rule.min_repeats
+    )
+}
+
 /// The seeds of a first run: `0 .. min_repeats`.
 pub fn first_seeds(rule: &Rule) -> Vec<i64> {
     (0..rule.min_repeats.max(1) as i64).collect()
@@ -55,6 +68,7 @@ pub fn accept(
     results: Option<&serde_json::Value>,
     asked: &[i64],
     criteria: &[Criterion],
+    baselines: &[String],
     rule: &Rule,
 ) -> Result<Option<Repeats>, String> {
     let parsed = match results {
@@ -96,6 +110,10 @@ pub fn accept(
     for c in criteria {
         rows.sample(&c.metric, c.baseline.as_deref())?;
     }
+    for b in baselines {
+        rows.sample(b, None)
+            .map_err(|e| format!("{e} (a baseline the brief names)"))?;
+    }
     Ok(Some(rows))
 }
 
@@ -116,7 +134,7 @@ mod tests {
         let asked = first_seeds(&rule);
         assert_eq!(asked, vec![0, 1, 2, 3, 4]);
         assert_eq!(
-            accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &acc, &rule)
+            accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &acc, &[], &rule)
                 .unwrap()
                 .unwrap()
                 .seeds()
@@ -142,22 +160,28 @@ mod tests {
             ),
         ];
         for (doc, want) in cases {
-            let err = accept(doc.as_ref(), &asked, &acc, &rule).unwrap_err();
+            let err = accept(doc.as_ref(), &asked, &acc, &[], &rule).unwrap_err();
             assert!(err.contains(want), "{doc:?}: {err}");
         }
         let gain = [Criterion {
             baseline: Some("lda".into()),
             ..Criterion::new("accuracy", Op::Ge, 0.0)
         }];
-        let err = accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &gain, &rule).unwrap_err();
+        let err = accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &gain, &[], &rule).unwrap_err();
         assert!(err.contains("`lda`"), "{err}");
+        let named = ["accuracy_majority".to_string()];
+        let err = accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &acc, &named, &rule).unwrap_err();
+        assert!(
+            err.contains("`accuracy_majority`") && err.contains("baseline"),
+            "{err}"
+        );
         // One measurement is still accepted where the plan asks for one.
         let one = Rule {
             min_repeats: 1,
             ..rule
         };
         let doc = json!({"metrics": {"accuracy": 0.9}});
-        assert_eq!(accept(Some(&doc), &[0], &acc, &one).unwrap(), None);
+        assert_eq!(accept(Some(&doc), &[0], &acc, &[], &one).unwrap(), None);
     }
 
     #[test]
