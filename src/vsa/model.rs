@@ -130,6 +130,127 @@ pub struct Gate {
     pub rules: Vec<GateCriterion>,
     /// `gate.measured`: metric → the value the last judgement measured, as written.
     pub measured: Vec<(String, String)>,
+    /// `gate.evidence`: each criterion's interval judgement from repeats (issue 40), as
+    /// the engine wrote it; empty for a gate judged on one measurement.
+    pub evidence: Vec<GateEvidence>,
+    /// `gate.undecided`: the criteria the interval could not decide (INCONCLUSIVE's
+    /// reasons), in `failed_checks`' shape.
+    pub undecided: Vec<FailedCheck>,
+}
+
+/// One criterion's interval judgement, as `sub_hypotheses.<h>.gate.evidence[i]` holds it
+/// (`engine::stages::gate_evidence` writes it). Every field is optional: an outside writer
+/// may have written anything, and a field that is not what it should be is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GateEvidence {
+    pub metric: Option<String>,
+    /// A comparative criterion's baseline metric: the interval is of `metric − baseline`.
+    pub baseline: Option<String>,
+    pub op: Option<crate::vocab::Op>,
+    pub threshold: Option<f64>,
+    /// PASS, FAIL or INCONCLUSIVE; `None` when the word is none of them.
+    pub verdict: Option<GateResult>,
+    /// Values summarised (seeds × folds).
+    pub n: Option<u64>,
+    /// The rule's repeats (seeds, when folds are pooled over seeds).
+    pub repeats: Option<u64>,
+    pub mean: Option<f64>,
+    pub sd: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub confidence: Option<f64>,
+    /// `t`, `corrected t`, `bootstrap` or `single`.
+    pub method: Option<String>,
+    /// The line the engine wrote: "0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92".
+    pub card: Option<String>,
+    pub why: Option<String>,
+    /// A gain's two arms, each with its own interval (`arm_*`, `baseline_*`).
+    pub arm: Option<ArmInterval>,
+    pub baseline_arm: Option<ArmInterval>,
+}
+
+/// One arm of a paired comparison: its mean and interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ArmInterval {
+    pub mean: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl GateEvidence {
+    /// What the interval is of: `accuracy`, or `accuracy - accuracy_lda` for a gain (the
+    /// engine's `Criterion::quantity`, so it matches `undecided`'s `criterion`).
+    pub fn quantity(&self) -> String {
+        let metric = self.metric.as_deref().unwrap_or("?");
+        match &self.baseline {
+            Some(b) => format!("{metric} - {b}"),
+            None => metric.to_string(),
+        }
+    }
+
+    /// The card line: the one the engine wrote, else the same text rebuilt from the numbers
+    /// (`evidence::Summary::card`'s format), else whatever numbers there are.
+    pub fn card_line(&self) -> String {
+        if let Some(c) = self.card.as_deref().filter(|c| !c.trim().is_empty()) {
+            return c.to_string();
+        }
+        let versus = match (self.op, self.threshold) {
+            (Some(op), Some(th)) => format!(" vs {} {th}", op_sign(op)),
+            _ => String::new(),
+        };
+        let Some(mean) = self.mean else {
+            return format!("no mean recorded{versus}");
+        };
+        if self.method.as_deref() == Some("single") || self.n == Some(1) {
+            return format!("{mean:.3}, n 1 (no interval){versus}");
+        }
+        let n = match (self.n, self.repeats) {
+            (Some(n), Some(r)) if r != n => format!("n {n} ({r} seeds)"),
+            (Some(n), _) => format!("n {n}"),
+            (None, _) => "n ?".into(),
+        };
+        match (self.lo, self.hi, self.confidence) {
+            (Some(lo), Some(hi), Some(c)) => format!(
+                "{mean:.3} ± {:.3}, {n}, {} CI {lo:.3}–{hi:.3}{versus}",
+                (hi - lo) / 2.0,
+                percent(c)
+            ),
+            _ => format!("{mean:.3}, {n}, no interval recorded{versus}"),
+        }
+    }
+
+    /// Whether this is the judgement of `rule`: the same metric and baseline, and the same
+    /// comparison and threshold where the evidence records them.
+    pub fn judges(&self, rule: &GateCriterion) -> bool {
+        self.metric.as_deref() == Some(rule.metric.as_str())
+            && self.baseline == rule.baseline
+            && self.op.is_none_or(|op| op == rule.op)
+            && self
+                .threshold
+                .is_none_or(|t| (t - rule.value).abs() <= 1e-6 * rule.value.abs().max(1.0))
+    }
+}
+
+/// `≥` for `>=` and so on, as a reader writes a criterion.
+pub fn op_sign(op: crate::vocab::Op) -> &'static str {
+    use crate::vocab::Op;
+    match op {
+        Op::Ge => "≥",
+        Op::Gt => ">",
+        Op::Le => "≤",
+        Op::Lt => "<",
+        Op::Eq => "=",
+    }
+}
+
+/// `95%`, `98.3%`: a confidence as a card writes it.
+pub fn percent(confidence: f64) -> String {
+    let p = confidence * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p:.1}%")
+    }
 }
 
 /// One machine-readable gate criterion, as `sub_hypotheses.<h>.gate.criteria[index]` holds it.
@@ -161,6 +282,19 @@ impl Gate {
             Some(s) => s,
             None => self.result == Some(GateResult::Pass),
         }
+    }
+
+    /// The interval judgement of `rule`, when the gate was decided on repeats.
+    pub fn evidence_for(&self, rule: &GateCriterion) -> Option<&GateEvidence> {
+        self.evidence.iter().find(|e| e.judges(rule))
+    }
+
+    /// The evidence no criterion of `rules` claims (an outside writer's, or a criterion
+    /// edited since the judgement): shown too, never dropped.
+    pub fn unmatched_evidence(&self) -> impl Iterator<Item = &GateEvidence> {
+        self.evidence
+            .iter()
+            .filter(|e| !self.rules.iter().any(|r| e.judges(r)))
     }
 }
 

@@ -2,7 +2,7 @@
 //! bare string (`gate: MUST_WORK`), or a dict of metric criteria.
 
 use super::enums::{GateResult, GateType, Parsed};
-use super::model::{FailedCheck, Gate};
+use super::model::{ArmInterval, FailedCheck, Gate, GateEvidence};
 use super::read::{Reader, text};
 use crate::yaml::{Node, NodeKind};
 
@@ -16,6 +16,8 @@ const GATE_KEYS: &[&str] = &[
     "threshold",
     "metric",
     "measured",
+    "evidence",
+    "undecided",
 ];
 
 impl Reader {
@@ -101,6 +103,8 @@ impl Reader {
             criteria: node.get("criteria").map(criteria_of).unwrap_or_default(),
             rules: node.get("criteria").map(rules_of).unwrap_or_default(),
             measured: measured_of(node.get("measured")),
+            evidence: evidence_of(node.get("evidence")),
+            undecided: failed_checks(node.get("undecided")),
             ..Gate::default()
         };
         if let Some(metric) = text(node.get("metric")) {
@@ -171,6 +175,68 @@ impl Reader {
         );
         b
     }
+}
+
+/// `gate.evidence`: one map per criterion; an item that is not a map is skipped, a field
+/// that is not what it should be (a word where a number goes, NaN, a negative count) is
+/// `None`. Nothing here panics on what an outside writer left.
+fn evidence_of(node: Option<&Node>) -> Vec<GateEvidence> {
+    let items = node.and_then(Node::as_seq).unwrap_or_default();
+    items
+        .iter()
+        .filter(|i| matches!(i.kind, NodeKind::Map(_)))
+        .map(|i| {
+            let num = |k: &str| number(i.get(k));
+            let arm = |m: &str, lo: &str, hi: &str| {
+                Some(ArmInterval {
+                    mean: num(m)?,
+                    lo: num(lo)?,
+                    hi: num(hi)?,
+                })
+            };
+            GateEvidence {
+                metric: scalar_text(i.get("metric")),
+                baseline: scalar_text(i.get("baseline")).filter(|b| !b.trim().is_empty()),
+                op: scalar_text(i.get("op")).and_then(|o| o.parse().ok()),
+                threshold: num("threshold"),
+                verdict: scalar_text(i.get("verdict")).and_then(|v| match GateResult::parse(&v) {
+                    Parsed::Exact(r) | Parsed::Alias(r) => Some(r),
+                    Parsed::Unknown => None,
+                }),
+                n: count(i.get("n")),
+                repeats: count(i.get("repeats")),
+                mean: num("mean"),
+                sd: num("sd"),
+                lo: num("lo"),
+                hi: num("hi"),
+                confidence: num("confidence").filter(|c| *c > 0.0 && *c < 1.0),
+                method: scalar_text(i.get("method")),
+                card: scalar_text(i.get("card")),
+                why: scalar_text(i.get("why")),
+                arm: arm("arm_mean", "arm_lo", "arm_hi"),
+                baseline_arm: arm("baseline_mean", "baseline_lo", "baseline_hi"),
+            }
+        })
+        .collect()
+}
+
+/// A finite number, plain or quoted; anything else is `None`.
+fn number(node: Option<&Node>) -> Option<f64> {
+    scalar_text(node)?
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+/// A whole count (`5`, `5.0`), never negative.
+fn count(node: Option<&Node>) -> Option<u64> {
+    let t = scalar_text(node)?;
+    let t = t.trim();
+    t.parse::<u64>().ok().or_else(|| {
+        let x = t.parse::<f64>().ok()?;
+        (x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x < 1e15).then_some(x as u64)
+    })
 }
 
 fn measured_of(node: Option<&Node>) -> Vec<(String, String)> {
@@ -287,3 +353,7 @@ fn requirement(node: &Node) -> String {
         NodeKind::Seq(_) => String::new(),
     }
 }
+
+#[cfg(test)]
+#[path = "read_gate_tests.rs"]
+mod tests;
