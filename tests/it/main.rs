@@ -34,6 +34,7 @@ mod engine_tools;
 mod engine_transactions;
 mod evidence_check;
 mod evidence_gates;
+mod evidence_kills;
 mod evidence_stats;
 mod exec;
 mod experiment_index;
