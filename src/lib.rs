@@ -9,6 +9,7 @@
 //! sandbox, [`tools`] connects MCP servers and offers their tools to the roles, and [`cli`] composes them into the `youra` command.
 //! See `docs/ARCHITECTURE.md`.
 
+pub mod audit;
 pub mod cli;
 pub mod compare;
 pub mod config;

@@ -28,6 +28,7 @@ macro_rules! eprintln {
     ($($arg:tt)*) => { ::std::eprintln!("{}", $crate::term::escape(&::std::format!($($arg)*))) };
 }
 
+mod audit_cmd;
 mod bench_cmd;
 mod compare_cmd;
 mod doctor_cmd;
@@ -131,6 +132,14 @@ pub enum Command {
         #[arg(long)]
         run: bool,
     },
+    /// Is the data behind a research output's results real? Any folder (a youra run, a
+    /// YouRA research folder, another agent's output, a plain repository): its Python and
+    /// notebooks are parsed, each reported metric followed to where its value comes from
+    /// (loader, generator, literal, mock), and the verdict is Real, Synthetic, Fabricated or
+    /// Unknown with a confidence and evidence as `file:line — rule — excerpt`. Nothing outside
+    /// the folder is read and no link is followed. Exit 0 real, 1 not real (synthetic or
+    /// fabricated), 3 unknown, 2 for a usage error.
+    Audit(audit_cmd::AuditArgs),
     /// A plan node's code: write its files into a folder, or print its diff from its parent.
     #[command(subcommand)]
     Plan(plan_cmd::PlanCommand),
@@ -380,6 +389,7 @@ pub fn run() -> color_eyre::Result<i32> {
             keep_commands,
         } => replay_cmd::run(&abs(recorded), &abs(dir), keep_commands),
         Command::Compare { a, b, json } => compare_cmd::run(&a, &b, json),
+        Command::Audit(args) => audit_cmd::run(args),
         Command::Doctor { dir, json } => {
             let dir = abs(dir);
             if let Some(code) = refuse_no_run(&dir) {

@@ -102,6 +102,7 @@ fn cases() -> Vec<(&'static str, Case)> {
         ("doctor", Run(&["doctor", "{run}"])),
         ("replay", Run(&["replay", "{run}", "{copy}"])),
         ("compare", Run(&["compare", "{run}", "{copy}"])),
+        ("audit", Run(&["audit", "{run}"])),
         ("run", Run(&["run", "{run}"])),
         ("tui", Run(&["tui", "{run}"])),
         (
@@ -147,6 +148,7 @@ const JSON: &[(&[&str], bool)] = &[
     (&["memory", "list", "{run}", "--json"], false),
     (&["config", "show", "{run}", "--json"], true),
     (&["compare", "{run}", "{copy}", "--json"], false),
+    (&["audit", "{run}", "--json"], false),
     (&["report", "check", "{run}", "--json"], true),
     (&["tools", "list", "{run}", "--json"], true),
     (&["doctor", "{run}", "--json"], false),

@@ -1,0 +1,166 @@
+//! What a call is by its name, when no local definition says otherwise: a loader of real
+//! data, a generator of random numbers, a mock back-end, a count, a seed, or a wrapper
+//! that passes its argument's value through (`round`, `np.mean`). A table, with a test.
+
+/// The kind of a call named `callee` (dotted text, e.g. `torchvision.datasets.MNIST`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Loader,
+    Generator,
+    Mock,
+    /// `len`, `.count()`: a number about the data, not the data.
+    Count,
+    /// `np.random.seed(0)`: fixes the draws, makes no data.
+    Seed,
+    /// `round(x, 4)`, `np.mean(x)`: the value of its argument, reshaped.
+    Wrapper,
+    Other,
+}
+
+const GENERATOR_MODULES: [&str; 4] = [
+    "random.",
+    "np.random.",
+    "numpy.random.",
+    "torch.distributions.",
+];
+const LOADER_CALLS: [&str; 22] = [
+    "open",
+    "load",
+    "loads",
+    "loadtxt",
+    "genfromtxt",
+    "fromfile",
+    "load_dataset",
+    "load_from_disk",
+    "reader",
+    "DictReader",
+    "read_text",
+    "read_bytes",
+    "imread",
+    "urlopen",
+    "load_data",
+    "read_sql",
+    "read_sql_query",
+    "memmap",
+    "load_svmlight_file",
+    "ImageFolder",
+    "DatasetFolder",
+    "load_files",
+];
+const WRAPPERS: [&str; 16] = [
+    "round", "float", "int", "abs", "mean", "median", "sum", "min", "max", "item", "tolist",
+    "float64", "float32", "tensor", "array", "asarray",
+];
+
+/// Whether a name (a class, a module, a function) says it stands in for a real back-end.
+pub fn mock_name(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let lower = last.to_ascii_lowercase();
+    ["mock", "fake", "simulated", "stub", "dummy"]
+        .iter()
+        .any(|w| lower.starts_with(w) || lower.contains(&format!("_{w}")))
+        || ["MagicMock", "Mock"].contains(&last)
+}
+
+/// Whether a function name says it makes data up (`generate_synthetic_data`, `simulate_users`).
+fn generator_name(last: &str) -> bool {
+    let lower = last.to_ascii_lowercase();
+    lower.contains("synthetic")
+        || lower.starts_with("simulate")
+        || lower.starts_with("make_")
+        || lower.starts_with("generate_") && lower.contains("data")
+}
+
+pub fn kind(callee: &str) -> CallKind {
+    let last = callee.rsplit('.').next().unwrap_or(callee);
+    if last.contains("seed") {
+        return CallKind::Seed;
+    }
+    if matches!(last, "len" | "count" | "nunique" | "numel" | "shape") {
+        return CallKind::Count;
+    }
+    if mock_name(last) {
+        return CallKind::Mock;
+    }
+    let generator_module = GENERATOR_MODULES
+        .iter()
+        .any(|m| callee.starts_with(m) || callee.contains(&format!(".{m}")));
+    if generator_module && !last.starts_with("get_state")
+        || callee.starts_with("torch.")
+            && matches!(
+                last,
+                "rand"
+                    | "randn"
+                    | "randint"
+                    | "randperm"
+                    | "normal"
+                    | "bernoulli"
+                    | "multinomial"
+                    | "rand_like"
+                    | "randn_like"
+            )
+        || matches!(last, "default_rng" | "RandomState" | "Faker")
+        || callee.starts_with("sklearn.datasets.make_")
+        || generator_name(last)
+    {
+        return CallKind::Generator;
+    }
+    // `torchvision.datasets.MNIST(...)`, `tfds.load`, `keras.datasets.mnist.load_data()`.
+    let dataset_class =
+        callee.contains("datasets.") && last.chars().next().is_some_and(char::is_uppercase);
+    if dataset_class
+        || LOADER_CALLS.contains(&last)
+        || last.starts_with("read_")
+        || last.starts_with("fetch_")
+        || last.starts_with("load_")
+        || callee.starts_with("requests.get")
+        || callee.starts_with("Image.open")
+    {
+        return CallKind::Loader;
+    }
+    if WRAPPERS.contains(&last) {
+        return CallKind::Wrapper;
+    }
+    CallKind::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_sorted_by_name() {
+        use CallKind::*;
+        for (callee, want) in [
+            ("torchvision.datasets.MNIST", Loader),
+            ("datasets.CIFAR10", Loader),
+            ("load_dataset", Loader),
+            ("pd.read_csv", Loader),
+            ("csv.DictReader", Loader),
+            ("open", Loader),
+            ("sklearn.datasets.fetch_openml", Loader),
+            ("load_iris", Loader),
+            ("np.random.rand", Generator),
+            ("np.random.default_rng", Generator),
+            ("default_rng", Generator),
+            ("random.random", Generator),
+            ("random.gauss", Generator),
+            ("torch.randint", Generator),
+            ("make_classification", Generator),
+            ("generate_synthetic_data", Generator),
+            ("np.random.seed", Seed),
+            ("torch.manual_seed", Seed),
+            ("random.seed", Seed),
+            ("MockLLM", Mock),
+            ("FakeClient", Mock),
+            ("unittest.mock.MagicMock", Mock),
+            ("len", Count),
+            ("round", Wrapper),
+            ("np.mean", Wrapper),
+            ("model.fit", Other),
+            ("accuracy_score", Other),
+        ] {
+            assert_eq!(kind(callee), want, "{callee}");
+        }
+    }
+}

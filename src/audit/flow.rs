@@ -1,0 +1,498 @@
+//! Where a value comes from: an expression followed back through names, assignments,
+//! local functions (their returns, their callers' arguments), classes and local imports,
+//! to its roots — loaders, generators, literals, mocks. Bounded: a work budget per audit,
+//! a cycle guard, and at most [`MAX_ROOTS`] roots per value.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::classify::{self, CallKind};
+use super::ir::{Assign, Call, Expr, How, Module, ScopeKind};
+
+pub const MAX_ROOTS: usize = 32;
+const MAX_DEPTH: usize = 48;
+/// Steps one audit may spend following values (a 500-file output needs a few 100k).
+const BUDGET: usize = 2_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RootKind {
+    Loader,
+    Generator,
+    Literal,
+    /// A literal plus a random draw (`0.85 + random.uniform(-0.02, 0.02)`).
+    Noise,
+    /// An outcome decided by `random() < rate`.
+    Outcome,
+    Mock,
+    /// A function's parameter, replaced by its callers' arguments.
+    Param,
+    /// A name youra cannot follow (a global of another library, a parameter nobody
+    /// passes): it keeps a formula like `1.0 / (1.0 + x)` from reading as a literal.
+    Unresolved,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Root {
+    pub kind: RootKind,
+    pub module: usize,
+    pub line: usize,
+    /// The call or literal, as named in code (`load_dataset`, `0.93`).
+    pub what: String,
+}
+
+pub type Roots = BTreeSet<Root>;
+
+/// The audited code: its modules, and which fallback branches the logs show were taken.
+pub struct Program {
+    pub modules: Vec<Module>,
+    /// `(module, branch)` pairs whose message a log holds.
+    pub taken: HashSet<(usize, usize)>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Program {
+    pub fn new(modules: Vec<Module>) -> Program {
+        let mut by_name = HashMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            let stem = m
+                .file
+                .trim_end_matches(".py")
+                .trim_end_matches(".ipynb")
+                .trim_end_matches("/__init__");
+            let parts: Vec<&str> = stem.split('/').collect();
+            for k in 0..parts.len() {
+                by_name.entry(parts[k..].join(".")).or_insert(i);
+            }
+        }
+        Program {
+            modules,
+            taken: HashSet::new(),
+            by_name,
+        }
+    }
+
+    /// The local module an import names (`.utils`, `pkg.models`), if the folder has it.
+    pub fn module_named(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name.trim_start_matches('.')).copied()
+    }
+}
+
+pub struct Flow<'p> {
+    p: &'p Program,
+    steps: Cell<usize>,
+    active: RefCell<HashSet<(usize, usize, String)>>,
+    returns: RefCell<HashMap<(usize, usize, bool), Roots>>,
+    callers: RefCell<HashMap<(usize, usize), Roots>>,
+    names: RefCell<HashMap<NameKey, Roots>>,
+}
+
+/// A name looked up: (module, scope, name, line of the use, direct).
+type NameKey = (usize, usize, String, usize, bool);
+
+fn add(into: &mut Roots, from: Roots) {
+    for r in from {
+        if into.len() >= MAX_ROOTS {
+            return;
+        }
+        into.insert(r);
+    }
+}
+
+fn root(kind: RootKind, module: usize, line: usize, what: &str) -> Roots {
+    BTreeSet::from([Root {
+        kind,
+        module,
+        line,
+        what: what.to_string(),
+    }])
+}
+
+impl<'p> Flow<'p> {
+    pub fn new(p: &'p Program) -> Flow<'p> {
+        Flow {
+            p,
+            steps: Cell::new(0),
+            active: RefCell::default(),
+            returns: RefCell::default(),
+            callers: RefCell::default(),
+            names: RefCell::default(),
+        }
+    }
+
+    /// Whether the work budget ran out (values followed after that have no roots).
+    pub fn exhausted(&self) -> bool {
+        self.steps.get() >= BUDGET
+    }
+
+    fn spend(&self) -> bool {
+        self.steps.set(self.steps.get() + 1);
+        self.steps.get() < BUDGET
+    }
+
+    /// The roots of a value written at `line` of `scope`, parameters replaced by what the
+    /// function's callers pass (up to three calls up).
+    pub fn value(&self, m: usize, scope: usize, e: &Expr, line: usize) -> Roots {
+        let mut roots = self.expr(m, scope, e, line, true, 0);
+        let mut at = scope;
+        for _ in 0..3 {
+            if !roots.iter().any(|r| r.kind == RootKind::Param) {
+                break;
+            }
+            roots.retain(|r| r.kind != RootKind::Param);
+            let Some(f) = self.enclosing_function(m, at) else {
+                break;
+            };
+            add(&mut roots, self.callers(m, f, 0));
+            at = self.p.modules[m].scopes[f].parent.unwrap_or(0);
+        }
+        if roots.iter().any(|r| r.kind == RootKind::Param) {
+            roots.retain(|r| r.kind != RootKind::Param);
+            add(
+                &mut roots,
+                root(RootKind::Unresolved, m, line, "a parameter"),
+            );
+        }
+        roots
+    }
+
+    fn enclosing_function(&self, m: usize, scope: usize) -> Option<usize> {
+        let scopes = &self.p.modules[m].scopes;
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            if scopes[i].kind == ScopeKind::Function {
+                return Some(i);
+            }
+            s = scopes[i].parent;
+        }
+        None
+    }
+
+    pub fn expr(
+        &self,
+        m: usize,
+        scope: usize,
+        e: &Expr,
+        line: usize,
+        direct: bool,
+        depth: usize,
+    ) -> Roots {
+        if depth > MAX_DEPTH || !self.spend() {
+            return Roots::new();
+        }
+        let d = depth + 1;
+        match e {
+            Expr::Num(x) => root(RootKind::Literal, m, line, x),
+            Expr::Str | Expr::Const => Roots::new(),
+            Expr::Outcome => root(RootKind::Outcome, m, line, "random() < rate"),
+            Expr::Name(n) => self.name(m, scope, n, line, direct, d),
+            Expr::Call(c) => self.call(m, scope, c, direct, d),
+            Expr::Ops { additive, parts } => {
+                let each: Vec<Roots> = parts
+                    .iter()
+                    .map(|p| self.expr(m, scope, p, line, direct, d))
+                    .collect();
+                let literal =
+                    |r: &Roots| !r.is_empty() && r.iter().all(|x| x.kind == RootKind::Literal);
+                let drawn =
+                    |r: &Roots| !r.is_empty() && r.iter().all(|x| x.kind == RootKind::Generator);
+                if direct && *additive && each.iter().any(literal) && each.iter().any(drawn) {
+                    let lit = each
+                        .iter()
+                        .find(|r| literal(r))
+                        .and_then(|r| r.iter().next())
+                        .map(|r| r.what.clone())
+                        .unwrap_or_default();
+                    return root(RootKind::Noise, m, line, &format!("{lit} + a random draw"));
+                }
+                let mut out = Roots::new();
+                each.into_iter().for_each(|r| add(&mut out, r));
+                out
+            }
+            Expr::Group(parts) => {
+                let mut out = Roots::new();
+                for p in parts {
+                    add(&mut out, self.expr(m, scope, p, line, false, d));
+                }
+                out
+            }
+        }
+    }
+
+    fn name(
+        &self,
+        m: usize,
+        scope: usize,
+        name: &str,
+        line: usize,
+        direct: bool,
+        depth: usize,
+    ) -> Roots {
+        let memo = (m, scope, name.to_string(), line, direct);
+        if let Some(r) = self.names.borrow().get(&memo) {
+            return r.clone();
+        }
+        let key = (m, scope, format!("{name}@{line}"));
+        if !self.active.borrow_mut().insert(key.clone()) {
+            return Roots::new();
+        }
+        let out = self.name_inner(m, scope, name, line, direct, depth);
+        self.active.borrow_mut().remove(&key);
+        self.names.borrow_mut().insert(memo, out.clone());
+        out
+    }
+
+    fn name_inner(
+        &self,
+        m: usize,
+        scope: usize,
+        name: &str,
+        line: usize,
+        direct: bool,
+        depth: usize,
+    ) -> Roots {
+        let module = &self.p.modules[m];
+        let mut s = Some(scope);
+        let mut limit = line;
+        while let Some(i) = s {
+            let sc = &module.scopes[i];
+            // A class body is no enclosing scope for its methods, except for `self.x`.
+            if sc.kind == ScopeKind::Class && i != scope && !name.starts_with("self.") {
+                s = sc.parent;
+                continue;
+            }
+            let live = self.live(m, &sc.assigns, name, limit);
+            if !live.is_empty() {
+                let mut out = Roots::new();
+                for a in live {
+                    add(&mut out, self.expr(m, i, &a.value, a.line, direct, depth));
+                }
+                return out;
+            }
+            if sc.params.iter().any(|p| p == name) {
+                return root(RootKind::Param, m, sc.line, name);
+            }
+            if sc.defs.iter().any(|(n, _)| n == name) {
+                return Roots::new();
+            }
+            s = sc.parent;
+            limit = usize::MAX;
+        }
+        // `data.train`, `self.x.y`: the object the attribute belongs to.
+        if let Some((base, _)) = name.rsplit_once('.') {
+            return self.name(m, scope, base, line, direct, depth);
+        }
+        // `from utils import X`: X in the module that defines it.
+        for imp in &module.imports {
+            if imp.local == name
+                && let (Some(n), Some(t)) = (&imp.name, self.p.module_named(&imp.module))
+                && t != m
+            {
+                return self.name(t, 0, n, usize::MAX, direct, depth);
+            }
+        }
+        // A library (`np`, `torch.nn`) is no value; an unknown global or builtin is one
+        // youra cannot follow.
+        if module.imports.iter().any(|i| i.local == name) || name.is_empty() {
+            return Roots::new();
+        }
+        root(RootKind::Unresolved, m, line, name)
+    }
+
+    /// The assignments to `name` that may reach a use at `line`: walking back from the
+    /// last one before it, up to the first that always runs and replaces the value. A
+    /// fallback branch the logs show taken is the only one that counts.
+    fn live<'a>(
+        &self,
+        m: usize,
+        assigns: &'a [Assign],
+        name: &str,
+        line: usize,
+    ) -> Vec<&'a Assign> {
+        let all: Vec<&Assign> = assigns.iter().filter(|a| a.target == name).collect();
+        let before: Vec<&Assign> = all.iter().copied().filter(|a| a.line < line).collect();
+        let pool = if before.is_empty() { all } else { before };
+        let taken: Vec<&Assign> = pool
+            .iter()
+            .copied()
+            .filter(|a| {
+                a.branch.is_some_and(|b| self.p.taken.contains(&(m, b))) && a.how == How::Set
+            })
+            .collect();
+        if !taken.is_empty() {
+            return taken;
+        }
+        let mut out = Vec::new();
+        for a in pool.into_iter().rev() {
+            out.push(a);
+            if a.how == How::Set && !a.conditional {
+                break;
+            }
+        }
+        out
+    }
+
+    fn call(&self, m: usize, scope: usize, c: &Call, direct: bool, depth: usize) -> Roots {
+        if let Some((tm, ts)) = self.definition(m, scope, &c.callee) {
+            let target = &self.p.modules[tm].scopes[ts];
+            if target.kind == ScopeKind::Class {
+                if classify::mock_name(&target.name) {
+                    return root(RootKind::Mock, m, c.line, &target.name);
+                }
+                return self.args(m, scope, c, depth);
+            }
+            let mut out = self.returns(tm, ts, direct, depth);
+            if out.iter().any(|r| r.kind == RootKind::Param) {
+                out.retain(|r| r.kind != RootKind::Param);
+                add(&mut out, self.args(m, scope, c, depth));
+            }
+            return out;
+        }
+        let what = if c.callee.starts_with('.') {
+            c.callee.trim_start_matches('.')
+        } else {
+            &c.callee
+        };
+        match classify::kind(&c.callee) {
+            CallKind::Loader => root(RootKind::Loader, m, c.line, what),
+            CallKind::Generator => root(RootKind::Generator, m, c.line, what),
+            CallKind::Mock => root(RootKind::Mock, m, c.line, what),
+            CallKind::Count | CallKind::Seed => Roots::new(),
+            CallKind::Wrapper => {
+                let mut out = Roots::new();
+                for a in c.args.iter().take(1) {
+                    add(&mut out, self.expr(m, scope, a, c.line, direct, depth));
+                }
+                if let Some(r) = &c.recv {
+                    add(&mut out, self.expr(m, scope, r, c.line, direct, depth));
+                }
+                if let Some((base, _)) = c.callee.rsplit_once('.')
+                    && !base.is_empty()
+                {
+                    add(&mut out, self.name(m, scope, base, c.line, direct, depth));
+                }
+                out
+            }
+            CallKind::Other => {
+                let mut out = self.args(m, scope, c, depth);
+                if let Some((base, _)) = c.callee.rsplit_once('.')
+                    && !base.is_empty()
+                {
+                    add(&mut out, self.name(m, scope, base, c.line, false, depth));
+                }
+                out
+            }
+        }
+    }
+
+    fn args(&self, m: usize, scope: usize, c: &Call, depth: usize) -> Roots {
+        let mut out = Roots::new();
+        for a in c.args.iter().chain(c.recv.iter()) {
+            add(&mut out, self.expr(m, scope, a, c.line, false, depth));
+        }
+        out
+    }
+
+    /// What a local function returns (parameters kept as [`RootKind::Param`]).
+    fn returns(&self, m: usize, f: usize, direct: bool, depth: usize) -> Roots {
+        if let Some(r) = self.returns.borrow().get(&(m, f, direct)) {
+            return r.clone();
+        }
+        let key = (m, f, "<returns>".to_string());
+        if !self.active.borrow_mut().insert(key.clone()) {
+            return Roots::new();
+        }
+        let mut out = Roots::new();
+        for (e, line) in &self.p.modules[m].scopes[f].returns {
+            add(&mut out, self.expr(m, f, e, *line, direct, depth + 1));
+        }
+        self.active.borrow_mut().remove(&key);
+        self.returns
+            .borrow_mut()
+            .insert((m, f, direct), out.clone());
+        out
+    }
+
+    /// What the callers of function `f` pass it: the union of their arguments' roots.
+    fn callers(&self, m: usize, f: usize, depth: usize) -> Roots {
+        if let Some(r) = self.callers.borrow().get(&(m, f)) {
+            return r.clone();
+        }
+        let name = self.p.modules[m].scopes[f].name.clone();
+        let mut out = Roots::new();
+        for (cm, module) in self.p.modules.iter().enumerate() {
+            for (cs, c) in &module.calls {
+                let last = c.callee.rsplit('.').next().unwrap_or("");
+                if last == name && self.definition(cm, *cs, &c.callee) == Some((m, f)) {
+                    add(&mut out, self.value_of_args(cm, *cs, c, depth));
+                }
+            }
+        }
+        self.callers.borrow_mut().insert((m, f), out.clone());
+        out
+    }
+
+    fn value_of_args(&self, m: usize, scope: usize, c: &Call, depth: usize) -> Roots {
+        let mut roots = self.args(m, scope, c, depth + 1);
+        if roots.iter().any(|r| r.kind == RootKind::Param) && depth < 2 {
+            roots.retain(|r| r.kind != RootKind::Param);
+            if let Some(f) = self.enclosing_function(m, scope) {
+                add(&mut roots, self.callers(m, f, depth + 1));
+            }
+        }
+        roots
+    }
+
+    /// The local function or class a callee names: in the enclosing scopes, the class of
+    /// `self.`, a local module (`utils.load`), or an import from one.
+    pub fn definition(&self, m: usize, scope: usize, callee: &str) -> Option<(usize, usize)> {
+        let module = &self.p.modules[m];
+        if let Some(method) = callee.strip_prefix("self.") {
+            let mut s = Some(scope);
+            while let Some(i) = s {
+                if module.scopes[i].kind == ScopeKind::Class {
+                    return module.scopes[i]
+                        .defs
+                        .iter()
+                        .find(|(n, _)| n == method)
+                        .map(|(_, d)| (m, *d));
+                }
+                s = module.scopes[i].parent;
+            }
+            return None;
+        }
+        if let Some((base, last)) = callee.rsplit_once('.') {
+            let imp = module
+                .imports
+                .iter()
+                .find(|i| i.local == base && i.name.is_none())?;
+            let t = self.p.module_named(&imp.module)?;
+            return self.p.modules[t].scopes[0]
+                .defs
+                .iter()
+                .find(|(n, _)| n == last)
+                .map(|(_, d)| (t, *d));
+        }
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            if let Some((_, d)) = module.scopes[i].defs.iter().find(|(n, _)| n == callee) {
+                return Some((m, *d));
+            }
+            s = module.scopes[i].parent;
+        }
+        let imp = module
+            .imports
+            .iter()
+            .find(|i| i.local == callee && i.name.is_some())?;
+        let t = self.p.module_named(&imp.module).filter(|t| *t != m)?;
+        let name = imp.name.as_deref()?;
+        self.p.modules[t].scopes[0]
+            .defs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| (t, *d))
+    }
+}
+
+#[cfg(test)]
+#[path = "flow_tests.rs"]
+mod tests;

@@ -1,0 +1,295 @@
+//! `youra audit`: does a research output's reported result come from real data, generated
+//! data, or nowhere? Python (and notebooks' code cells) is parsed (`python`), each reported
+//! metric followed to its roots (`flow`), and the rules (`rules/`) weigh what they find into
+//! a verdict (`verdict`). The same analyzer guards youra's own runs
+//! (`engine::fabrication`). It reads only inside the folder, follows no link and caps every
+//! file (`walk`). Decision 0035.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub mod classify;
+pub mod ctx;
+pub mod flow;
+pub mod ir;
+pub mod python;
+pub mod rules;
+pub mod verdict;
+pub mod walk;
+
+use ctx::{Ctx, TextFile, Traced};
+use flow::{Flow, Program, RootKind};
+use ir::{Expr, How, Module};
+use verdict::{Report, Skipped};
+
+/// What the caller adds to the folder: the paper, the datasets it should use, the metrics
+/// it reports.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub paper: Option<TextFile>,
+    pub datasets: Vec<String>,
+    pub metrics: Vec<String>,
+}
+
+/// Everything the analyzer reads, already in memory.
+#[derive(Debug, Clone, Default)]
+pub struct Input {
+    pub code: Vec<TextFile>,
+    pub notebooks: Vec<TextFile>,
+    pub results: Vec<TextFile>,
+    pub logs: Vec<TextFile>,
+    pub data_files: Vec<String>,
+    pub records: Vec<BTreeMap<String, f64>>,
+    pub skipped: Vec<Skipped>,
+    pub options: Options,
+}
+
+/// Audit the folder `root`.
+pub fn audit_folder(root: &Path, options: Options) -> std::io::Result<Report> {
+    let found = walk::walk(root, walk::Limits::default())?;
+    Ok(analyze(Input {
+        code: found.code,
+        notebooks: found.notebooks,
+        results: found.results,
+        logs: found.logs,
+        data_files: found.data_files,
+        records: vec![],
+        skipped: found.skipped,
+        options,
+    }))
+}
+
+fn is_test(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path.split('/').any(|p| p == "tests" || p == "test")
+        || name.starts_with("test_")
+        || name.ends_with("_test.py")
+        || name == "conftest.py"
+}
+
+/// The verdict on code, results and logs already read.
+pub fn analyze(input: Input) -> Report {
+    let mut skipped = input.skipped;
+    let mut notes = Vec::new();
+    let mut modules = Vec::new();
+    for f in &input.code {
+        match python::parse(&f.path, &f.text) {
+            Ok(m) => modules.push(m),
+            Err(e) => skipped.push(Skipped {
+                path: f.path.clone(),
+                why: e.0,
+            }),
+        }
+    }
+    for f in &input.notebooks {
+        match python::notebook_code(&f.text)
+            .and_then(|(code, map)| python::parse(&f.path, &code).map(|m| (m, map)))
+        {
+            Ok((mut m, map)) => {
+                m.line_map = Some(map);
+                modules.push(m);
+            }
+            Err(e) => skipped.push(Skipped {
+                path: f.path.clone(),
+                why: e.0,
+            }),
+        }
+    }
+    for m in &mut modules {
+        m.is_test = is_test(&m.file);
+        if let Some(l) = m.too_deep {
+            notes.push(format!(
+                "{}:{}: nesting deeper than {} levels; that part was not analysed",
+                m.file,
+                l,
+                python::MAX_DEPTH
+            ));
+        }
+        if m.syntax_errors {
+            notes.push(format!(
+                "{}: syntax errors; analysed as far as it parses",
+                m.file
+            ));
+        }
+    }
+    let mut program = Program::new(modules);
+    program.taken = taken_branches(&program.modules, &input.logs);
+    let executed = executed(&program, &input.logs);
+    let mut wanted = input.options.metrics.clone();
+    for r in &input.results {
+        wanted.extend(
+            rules::execution::numbers(r)
+                .into_keys()
+                .filter(|k| ctx::is_metric_key(k, None, &[])),
+        );
+    }
+    wanted.sort();
+    wanted.dedup();
+    let flow = Flow::new(&program);
+    let traced = trace(&program, &flow, &executed, &wanted);
+    if flow.exhausted() {
+        notes.push("the value-following budget ran out; some metrics' sources are unknown".into());
+    }
+    drop(flow);
+    let mut datasets = input.options.datasets.clone();
+    datasets.retain(|d| !d.trim().is_empty());
+    let ctx = Ctx {
+        files: program.modules.len(),
+        program,
+        executed,
+        results: input.results,
+        logs: input.logs,
+        data_files: input.data_files,
+        paper: input.options.paper,
+        datasets,
+        records: input.records,
+        traced,
+    };
+    let evidence = rules::all(&ctx);
+    let (verdict, confidence) = verdict::decide(&evidence);
+    let mut metrics: Vec<verdict::MetricOrigin> = Vec::new();
+    for t in &ctx.traced {
+        if metrics
+            .iter()
+            .any(|x| x.metric == t.metric && x.origin == t.origin)
+        {
+            continue;
+        }
+        let m = ctx.module(t.module);
+        metrics.push(verdict::MetricOrigin {
+            metric: t.metric.clone(),
+            file: m.file.clone(),
+            line: m.file_line(t.line),
+            origin: t.origin,
+            sources: t
+                .roots
+                .iter()
+                .filter(|r| r.kind != RootKind::Literal || t.origin == verdict::Origin::Literal)
+                .take(4)
+                .map(|r| ctx.describe(r))
+                .collect(),
+        });
+    }
+    if ctx.program.modules.is_empty() {
+        notes.push("no Python code or notebook found".into());
+    }
+    Report {
+        verdict,
+        confidence,
+        evidence,
+        metrics,
+        files_analysed: ctx.files,
+        skipped,
+        notes,
+    }
+}
+
+/// Branches whose printed message a log holds: the fallback ran.
+fn taken_branches(
+    modules: &[Module],
+    logs: &[TextFile],
+) -> std::collections::HashSet<(usize, usize)> {
+    let mut out = std::collections::HashSet::new();
+    for (m, module) in modules.iter().enumerate() {
+        for (b, branch) in module.branches.iter().enumerate() {
+            let hit = branch.messages.iter().any(|msg| {
+                let fragment = msg
+                    .split('\u{1f}')
+                    .max_by_key(|f| f.len())
+                    .unwrap_or("")
+                    .trim();
+                fragment.len() >= 12 && logs.iter().any(|l| l.text.contains(fragment))
+            });
+            if hit {
+                out.insert((m, b));
+            }
+        }
+    }
+    out
+}
+
+/// Which modules run: the scripts a log names (`python train.py`) and what they import,
+/// or, when no log names one, every module outside the tests.
+fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
+    let n = program.modules.len();
+    let named = |file: &str| {
+        let base = file.rsplit('/').next().unwrap_or(file);
+        base.ends_with(".py")
+            && logs.iter().any(|l| {
+                l.text
+                    .lines()
+                    .any(|line| line.contains("python") && line.contains(base))
+            })
+    };
+    let mut run: Vec<bool> = program
+        .modules
+        .iter()
+        .map(|m| !m.is_test && named(&m.file))
+        .collect();
+    if !run.iter().any(|x| *x) {
+        return program.modules.iter().map(|m| !m.is_test).collect();
+    }
+    let mut stack: Vec<usize> = (0..n).filter(|i| run[*i]).collect();
+    while let Some(i) = stack.pop() {
+        for imp in &program.modules[i].imports {
+            let target = program.module_named(&imp.module).or_else(|| {
+                imp.name.as_ref().and_then(|name| {
+                    program.module_named(&format!("{}.{name}", imp.module.trim_start_matches('.')))
+                })
+            });
+            if let Some(t) = target.filter(|t| !run[*t] && !program.modules[*t].is_test) {
+                run[t] = true;
+                stack.push(t);
+            }
+        }
+    }
+    run
+}
+
+/// Every reported metric the executed code builds, followed to its roots.
+fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -> Vec<Traced> {
+    let mut out = Vec::new();
+    for (m, module) in program.modules.iter().enumerate() {
+        if !executed[m] {
+            continue;
+        }
+        let named = module.scopes.iter().enumerate().flat_map(|(s, sc)| {
+            sc.assigns
+                .iter()
+                .filter(|a| a.how == How::Set && wanted.iter().any(|w| w == &a.target))
+                .map(move |a| (a.target.clone(), a.value.clone(), a.line, s))
+        });
+        let sites = module
+            .sites
+            .iter()
+            .filter(|s| ctx::is_metric_key(&s.key, s.holder.as_deref(), wanted))
+            .map(|s| (s.key.clone(), s.value.clone(), s.line, s.scope));
+        for (metric, value, line, scope) in sites.chain(named) {
+            if out.len() >= 2_000 {
+                return out;
+            }
+            let literal = match &value {
+                Expr::Num(x) if ctx::is_init(x) => continue,
+                Expr::Num(x) => Some(x.clone()),
+                Expr::Str | Expr::Const => continue,
+                _ => None,
+            };
+            let mut roots = flow.value(m, scope, &value, line);
+            roots.retain(|r| !(r.kind == RootKind::Literal && ctx::is_init(&r.what)));
+            let origin = ctx::origin(&roots);
+            out.push(Traced {
+                metric,
+                module: m,
+                line,
+                literal,
+                roots,
+                origin,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;
