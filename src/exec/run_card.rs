@@ -128,6 +128,8 @@ pub struct AttemptCard {
     pub file: String,
     /// The collection record holding its hash (`.youra/attempts/<h>/<n>.json`).
     pub record: Option<u32>,
+    /// The card file's own sha256, as the record holds it (none when unreadable).
+    pub sha256: Option<String>,
     /// The card, or why it is not shown (not collected by youra, unreadable, malformed).
     pub card: Result<RunCard, String>,
 }
@@ -157,10 +159,16 @@ pub fn read_all(run: &Path) -> Vec<AttemptCard> {
             .map(|n| format!("{}/{n}/{RUN_CARD_FILE}", super::ATTEMPTS_DIR))
             .collect();
         rels.push(RUN_CARD_FILE.to_string());
-        let mut cards: Vec<AttemptCard> = rels
+        let mut cards: Vec<AttemptCard> = Vec::new();
+        for card in rels
             .iter()
             .filter_map(|rel| one(run, &h, rel, records.as_deref()))
-            .collect();
+        {
+            // The same bytes twice (an attempt's files put back in `results/`) are one card.
+            if card.sha256.is_none() || !cards.iter().any(|c| c.sha256 == card.sha256) {
+                cards.push(card);
+            }
+        }
         cards.sort_by_key(|c| c.record.unwrap_or(u32::MAX));
         out.extend(cards);
         if out.len() >= MAX_CARDS {
@@ -179,12 +187,21 @@ fn one(
 ) -> Option<AttemptCard> {
     use super::collected::{Refused, read_with};
     let file = format!("{h}/{RESULTS_DIR}/{rel}");
+    let mut sha256 = None;
     let (record, card) = match read_with(run, h, rel, records) {
         Err(Refused::Absent) => return None,
-        Err(e) => (None, Err(e.to_string())),
+        Err(e) => {
+            if let Refused::NotRecorded { sha256: s, .. } = &e {
+                sha256 = Some(s.clone());
+            }
+            (None, Err(e.to_string()))
+        }
         Ok(m) if m.truncated => (m.record, Err(format!("{file}: too large; not read"))),
         Ok(m) => (
-            m.record,
+            {
+                sha256 = Some(m.sha256.clone());
+                m.record
+            },
             serde_json::from_slice::<RunCard>(&m.bytes)
                 .map_err(|e| format!("{file}: not a run card ({e})"))
                 .and_then(|c| match c.schema {
@@ -197,6 +214,7 @@ fn one(
         hypothesis: h.to_string(),
         file,
         record,
+        sha256,
         card,
     })
 }

@@ -189,6 +189,11 @@ fn blocks(cards: &[AttemptCard]) -> Vec<Block> {
             .into_iter()
             .map(|(k, v)| format!("{k}: {v}"))
             .collect();
+        items.push(format!(
+            "Card: {}, sha256 {}",
+            a.file,
+            a.sha256.as_deref().unwrap_or("?")
+        ));
         if c.data.is_empty() {
             items.push("Data: no data folder".into());
         }
@@ -298,6 +303,7 @@ mod tests {
             hypothesis: "h-e1".into(),
             file: "h-e1/results/run_card.json".into(),
             record: Some(1),
+            sha256: None,
             card: Err(evil.into()),
         }];
         let t = typst(&cards);

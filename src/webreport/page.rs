@@ -165,6 +165,7 @@ mod tests {
                 hypothesis: e(),
                 file: e(),
                 record: Some(1),
+                sha256: None,
                 card: Err(e()),
             }],
             warnings: vec![e()],

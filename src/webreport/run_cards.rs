@@ -41,8 +41,9 @@ pub fn section(cards: &[AttemptCard]) -> String {
             out.push_str(&format!("<dt>{}</dt><dd>{}</dd>\n", text(k), text(&v)));
         }
         out.push_str(&format!(
-            "<dt>Card</dt><dd><code>{}</code></dd>\n</dl>\n",
-            text(&a.file)
+            "<dt>Card</dt><dd><code>{}</code>, sha256 <code>{}</code></dd>\n</dl>\n",
+            text(&a.file),
+            text(a.sha256.as_deref().unwrap_or("?"))
         ));
         if c.data.is_empty() {
             out.push_str("<p class=\"muted\">No data folder.</p>\n");

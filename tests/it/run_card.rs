@@ -234,6 +234,16 @@ fn a_real_attempt_leaves_a_card_that_matches_the_machine_and_its_data() {
         card_hash
     );
     assert!(shown(&cards, 1).started_at >= shown(&cards, 0).started_at);
+    assert_eq!(cards[0].sha256.as_deref(), Some(card_hash.as_str()));
+    // Attempt 1's files put back in results/ (the same bytes twice) are one card.
+    std::fs::copy(
+        r.ws.join("results/attempts/1/run_card.json"),
+        r.ws.join("results/run_card.json"),
+    )
+    .expect("copy");
+    let cards = read_all(&r.run);
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0].record, Some(1));
 }
 
 #[test]
