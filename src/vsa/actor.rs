@@ -191,6 +191,12 @@ fn passwd_name() -> Option<String> {
     check(&name.to_string_lossy()).ok()
 }
 
+/// Whether `c` may stand in a name or a reason shown on one line: no control character, no
+/// bidi formatting (the readers below `term` — the paper, the report — ask here).
+pub fn is_plain(c: char) -> bool {
+    !(c.is_control() || crate::term::is_unsafe(c))
+}
+
 /// Two names are one researcher when they differ only in case and surrounding space.
 pub fn same(a: &str, b: &str) -> bool {
     a.trim().to_lowercase() == b.trim().to_lowercase()

@@ -54,8 +54,8 @@ pub fn write_sanitized(
 }
 
 /// The paper with its figures drawn from the measured files (written under
-/// `paper/figures/`, each linked in Results) and, when the run retrieved no works, the note
-/// that it cites none. A figure that cannot be drawn is reported, not fatal: the paper
+/// `paper/figures/`, each linked in Results), its "Deviations from the plan" section
+/// (`paper::deviations`) and, when the run retrieved no works, the note that it cites none. A figure that cannot be drawn is reported, not fatal: the paper
 /// without it is still true.
 pub fn with_figures_and_references(
     ctx: &StageCtx<'_>,
@@ -74,6 +74,11 @@ pub fn with_figures_and_references(
             paper.to_string()
         }
     };
+    // The run's departures from its plan, with who and why, from the VSA (issue 40 item 5).
+    // The whole history: a snapshot after a write elides its older items.
+    let deviations = ctx.vsa().ok().and_then(|s| ctx.store.whole(&s).ok());
+    let deviations = deviations.map(|s| crate::vsa::deviation::read(&s.doc));
+    let paper = crate::paper::deviations::with_section(&paper, &deviations.unwrap_or_default());
     crate::paper::with_reference_note(&paper, records)
 }
 
