@@ -82,6 +82,11 @@ pub fn collect(dir: &Path, paper: Option<Paper>) -> Result<Report, CollectError>
         gates: snap.vsa.sub_hypotheses.iter().map(gate_row).collect(),
         plan,
         escalations: escalations(&snap, &events),
+        // The whole history: a snapshot elides old items after youra's own writes.
+        deviations: Store::new(&run.vsa)
+            .whole(&snap)
+            .map(|s| crate::vsa::deviation::read(&s.doc))
+            .unwrap_or_default(),
         charts,
         memory,
         paper: paper.map(|p| Paper {

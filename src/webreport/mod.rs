@@ -11,6 +11,7 @@
 //! drawn by `crate::paper::draw`. Decision 0014.
 
 mod collect;
+mod deviations;
 pub mod escape;
 pub mod lifecycle;
 pub mod markdown;
@@ -36,6 +37,8 @@ pub struct Report {
     pub gates: Vec<GateRow>,
     pub plan: Vec<PlanRow>,
     pub escalations: Vec<EscalationRow>,
+    /// Departures from the plan with who and why (`vsa::deviation`), as the paper lists them.
+    pub deviations: Vec<crate::vsa::deviation::Deviation>,
     pub charts: Vec<Chart>,
     pub memory: Vec<MemoryRow>,
     pub paper: Option<Paper>,

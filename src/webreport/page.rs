@@ -7,13 +7,14 @@ use super::escape::text;
 use super::sections;
 
 /// The sections, in page order: (anchor, heading).
-pub const SECTIONS: [(&str, &str); 9] = [
+pub const SECTIONS: [(&str, &str); 10] = [
     ("summary", "Summary"),
     ("lifecycle", "Lifecycle"),
     ("gates", "Gates"),
     ("cards", "Run cards"),
     ("plan", "Plan tree"),
     ("escalations", "Escalations"),
+    ("deviations", "Deviations from the plan"),
     ("charts", "Metric charts"),
     ("memory", "Memory records"),
     ("paper", "Paper"),
@@ -70,6 +71,7 @@ pub fn render(r: &Report) -> String {
             "cards" => super::run_cards::section(&r.run_cards),
             "plan" => sections::plan(&r.plan),
             "escalations" => sections::escalations(&r.escalations),
+            "deviations" => super::deviations::section(&r.deviations),
             "charts" => sections::charts(&r.charts),
             "memory" => sections::memory(&r.memory),
             _ => sections::paper(r.paper.as_ref(), &r.charts),
@@ -161,6 +163,13 @@ mod tests {
                 ground_truth: e(),
                 findings: Vec::new(),
             }),
+            deviations: vec![crate::vsa::deviation::Deviation {
+                kind: e(),
+                what: e(),
+                who: e(),
+                why: e(),
+                when: None,
+            }],
             run_cards: vec![crate::paper::appendix_card::AttemptCard {
                 hypothesis: e(),
                 file: e(),
