@@ -349,6 +349,39 @@ pub fn restore_best(
     Ok(())
 }
 
+/// The argv that ran `node`'s code, as its commit records it (`command.json`): what a
+/// confirmation run of the selected node runs again.
+pub fn best_command(
+    ctx: &StageCtx<'_>,
+    s: &PlanSettings,
+    id: &str,
+    node: &NodeId,
+) -> Result<Option<Vec<String>>, StageError> {
+    let (tree, _) = open(ctx.run, s)?;
+    let repo = Repo::open(ctx.run, id).map_err(code_err)?;
+    let Some(commit) = node_commit(&repo, &tree, node).map_err(code_err)? else {
+        return Ok(None);
+    };
+    let files = repo.files(&commit).map_err(code_err)?;
+    let Some((_, bytes)) = files
+        .iter()
+        .find(|(p, _)| p == crate::plan::node_code::COMMAND_FILE)
+    else {
+        return Ok(None);
+    };
+    let argv = serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .and_then(|v| {
+            v.get("argv")?
+                .as_array()?
+                .iter()
+                .map(|a| a.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+        })
+        .filter(|a| !a.is_empty());
+    Ok(argv)
+}
+
 /// What an attempt measured, for its node's packet: the metrics and whether the gate passed.
 pub struct Scored<'a> {
     pub reward: f64,
@@ -523,6 +556,7 @@ fn settled(ctx: &StageCtx<'_>, tree: &PlanTree, id: &str, why: String) -> Next {
             after_pass_attempts: search_field(ctx, id, "after_pass_attempts")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
+            confirmed_on: None,
         }),
         None => Next::Spent,
     }

@@ -32,6 +32,9 @@ pub struct Note {
     pub why: String,
     /// Attempts made since the first pass.
     pub after_pass_attempts: u32,
+    /// The fresh seeds of the selected node's confirmation run, once it has decided the gate
+    /// (issue 40 item 3): the gate and the paper read that run, not the selection's.
+    pub confirmed_on: Option<String>,
 }
 
 impl Note {
@@ -61,6 +64,16 @@ impl Note {
                 Change::at(format!("{base}.{k}"), v),
                 "plan_search",
                 &self.why,
+            );
+        }
+        if let Some(seeds) = &self.confirmed_on {
+            tx.push(
+                Change::at(
+                    format!("{base}.confirmation_seeds"),
+                    crate::engine::yamlout::text(seeds),
+                ),
+                "plan_search",
+                "the selected node confirmed on fresh seeds",
             );
         }
     }
@@ -130,6 +143,7 @@ pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<A
         best,
         why,
         after_pass_attempts: after_pass,
+        confirmed_on: None,
     };
     Ok(if going {
         After::Continue(note)

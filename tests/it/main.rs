@@ -33,6 +33,7 @@ mod engine_steering;
 mod engine_tools;
 mod engine_transactions;
 mod evidence_check;
+mod evidence_confirm;
 mod evidence_gates;
 mod evidence_kills;
 mod evidence_stats;

@@ -61,8 +61,8 @@ pub enum Flight {
 /// A step between starting its experiment and reading the outcome: the job and everything
 /// the attempt loop needs to go on (the engine may hold several of these at once).
 pub struct InFlight {
-    progress: Progress,
-    files: Files,
+    pub(super) progress: Progress,
+    pub(super) files: Files,
     pub job: Box<dyn crate::exec::RunningJob>,
 }
 
@@ -73,26 +73,29 @@ impl InFlight {
 }
 
 /// The attempt loop's state, carried across a job.
-struct Progress {
-    id: String,
-    brief: String,
-    tasks: String,
+pub(super) struct Progress {
+    pub(super) id: String,
+    pub(super) brief: String,
+    pub(super) tasks: String,
     /// What the code must measure (the criteria when the step started).
-    criteria: Vec<Criterion>,
-    failure: Option<String>,
-    history: Vec<String>,
-    step: Option<crate::engine::plan_search::Step>,
-    attempt: u32,
+    pub(super) criteria: Vec<Criterion>,
+    pub(super) failure: Option<String>,
+    pub(super) history: Vec<String>,
+    pub(super) step: Option<crate::engine::plan_search::Step>,
+    pub(super) attempt: u32,
     /// The argv of the last experiment started: with the code, what re-runs a plan node.
-    command: Option<Vec<String>>,
+    pub(super) command: Option<Vec<String>>,
     /// `code/` as youra wrote it for the last experiment started, taken before it ran: what
     /// the node's commit records, and what `code/` is put back to after the job.
-    code: Option<crate::plan::code_snapshot::CodeSnapshot>,
+    pub(super) code: Option<crate::plan::code_snapshot::CodeSnapshot>,
     /// The seeds the running (or next) experiment is asked for (`YOURA_SEEDS`).
-    seeds: Vec<i64>,
+    pub(super) seeds: Vec<i64>,
     /// The rows of this code's earlier runs while a top-up runs (an INCONCLUSIVE gate's
     /// more repeats); cleared when the code is rewritten.
-    prior: Option<crate::evidence::Repeats>,
+    pub(super) prior: Option<crate::evidence::Repeats>,
+    /// The settled search whose selected node this run confirms on fresh seeds (issue 40
+    /// item 3): its gate is the confirmation's, not the selection's.
+    pub(super) confirming: Option<crate::engine::plan_search::Note>,
 }
 
 /// Begin the step: ask for code and start its experiment (or end at once: no attempt could
@@ -110,6 +113,7 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         .unwrap_or_default();
     let refinement = snapshot_field(ctx, id, "refinement");
     let mut failure = ctx.resume.clone().or(refinement.map(|f| format!("The last attempt ran but missed its gate. The failure analysis asks for this change: {f}")));
+    let mut settled = None;
     let step = match ctx.plan.budget_tokens > 0 {
         true => match search::next(ctx, ctx.plan, id, &format!("# Plan for {id}\n\n{brief}"))? {
             search::Next::Run(step) => Some(step),
@@ -117,8 +121,8 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
                 return super::search_step::budget_spent(ctx, id).map(Flight::Done);
             }
             search::Next::Settle(note) => {
-                return super::search_step::settle(ctx, id, &brief, note, None, &[])
-                    .map(Flight::Done);
+                settled = Some(note);
+                None
             }
         },
         false => None,
@@ -140,7 +144,11 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         code: None,
         seeds: super::repeats::first_seeds(&ctx.evidence.rule()),
         prior: None,
+        confirming: None,
     };
+    if let Some(note) = settled {
+        return super::coding_gate::settle_or_confirm(ctx, progress, note, None);
+    }
     drive(ctx, progress)
 }
 
@@ -198,7 +206,7 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
             outcome,
             measured,
             repeats,
-        } => measured_step(ctx, progress, files, outcome, measured, repeats),
+        } => super::coding_gate::measured_step(ctx, progress, files, outcome, measured, repeats),
         Attempt::Repair(why) => {
             progress.repair(ctx, why);
             drive(ctx, progress)
@@ -208,7 +216,7 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
 
 impl Progress {
     /// This attempt needs repair: the event, the history line, the next attempt's context.
-    fn repair(&mut self, ctx: &StageCtx<'_>, why: String) {
+    pub(super) fn repair(&mut self, ctx: &StageCtx<'_>, why: String) {
         ctx.emit(
             Event::new("repair")
                 .hypothesis(&self.id)
@@ -226,7 +234,7 @@ impl Progress {
 }
 
 /// Attempts from `p.attempt` on until one starts an experiment, or none is left.
-fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
+pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
     while p.attempt <= ctx.settings.repair_attempts.saturating_add(1) {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
@@ -273,126 +281,14 @@ fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, StageError> {
                 .map(Flight::Done);
             }
             search::After::Settle(note) => {
-                return super::search_step::settle(ctx, &p.id, &p.brief, note, None, &p.history)
-                    .map(Flight::Done);
+                return super::coding_gate::settle_or_confirm(ctx, p, note, None);
             }
         }
     }
     super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
 }
 
-/// The gate judged on what was measured, scored in the plan tree where there is one. An
-/// INCONCLUSIVE gate that more repeats can decide runs the same code on new seeds first.
-fn measured_step(
-    ctx: &StageCtx<'_>,
-    mut p: Progress,
-    files: Files,
-    outcome: JobOutcome,
-    measured: BTreeMap<String, f64>,
-    repeats: Option<crate::evidence::Repeats>,
-) -> Result<Flight, StageError> {
-    let judged = criteria_now(ctx, &p.id, &p.brief)?;
-    let criteria = judged.list.clone();
-    let rule = ctx.evidence.rule();
-    let merged = repeats.map(|r| super::repeats::merge(p.prior.as_ref(), r));
-    let (gate, measured) = match &merged {
-        Some(rows) => {
-            let gate = gates::evaluate_repeats(&criteria, rows, &rule);
-            let means = gate.measured.clone();
-            (gate, means)
-        }
-        None => (gates::evaluate(&criteria, &measured), measured),
-    };
-    if let (Some(rows), crate::evidence::Next::MoreRepeats { want, .. }) = (&merged, gate.next) {
-        let seeds = super::repeats::top_up(rows, want);
-        if let (false, Some(argv)) = (seeds.is_empty(), p.command.clone()) {
-            ctx.emit(
-                Event::new("repeats")
-                    .hypothesis(&p.id)
-                    .result("INCONCLUSIVE")
-                    .message(format!(
-                        "{}; running seeds {} of the same code",
-                        gate.undecided
-                            .iter()
-                            .map(|c| format!("{}: {}", c.criterion, c.actual))
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                        super::repeats::seeds_text(&seeds)
-                    )),
-            );
-            p.prior = merged;
-            p.seeds = seeds;
-            return match start_job(ctx, &p.id, argv, &p.seeds) {
-                Ok(job) => Ok(Flight::Started(Box::new(InFlight {
-                    progress: p,
-                    files,
-                    job,
-                }))),
-                Err(e) => {
-                    let why = e.repair_or_stop(&p.id)?;
-                    p.repair(ctx, why);
-                    drive(ctx, p)
-                }
-            };
-        }
-    }
-    let p = &p;
-    let id = p.id.as_str();
-    if let Some(step) = &p.step {
-        let scored: Vec<crate::plan::Criterion> = criteria
-            .iter()
-            .map(|c| {
-                crate::plan::Criterion::new(
-                    &c.metric,
-                    c.op,
-                    c.value,
-                    measured.get(&c.metric).copied(),
-                )
-            })
-            .collect();
-        let logs = vec![format!("{id}/results/run.log")];
-        let passed = gate.verdict == gates::Verdict::Pass;
-        search::record(
-            ctx,
-            ctx.plan,
-            &step.node,
-            Some(search::Scored {
-                reward: crate::plan::reward(&scored, false),
-                measured: &measured,
-                passed,
-            }),
-            logs,
-            search::Ran {
-                code: p.code.as_ref(),
-                command: p.command.as_deref(),
-            },
-        )?;
-        match search::after_attempt(ctx, ctx.plan, id)? {
-            search::After::Open => {}
-            search::After::Continue(note) => {
-                return super::validation::search_step(
-                    ctx,
-                    id,
-                    &judged,
-                    Some((&gate, &outcome)),
-                    &p.history,
-                    &note,
-                )
-                .map(Flight::Done);
-            }
-            search::After::Settle(note) => {
-                // The attempt's own exit and log belong in the report only when it is the best.
-                let own = (note.best.node == step.node).then_some(&outcome);
-                return super::search_step::settle(ctx, id, &p.brief, note, own, &p.history)
-                    .map(Flight::Done);
-            }
-        }
-    }
-    super::validation::record(ctx, id, &judged, &gate, Some(&outcome), &p.history, None)
-        .map(Flight::Done)
-}
-
-fn first_line(s: &str) -> String {
+pub(super) fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").chars().take(200).collect()
 }
 

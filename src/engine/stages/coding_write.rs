@@ -81,7 +81,7 @@ pub(super) fn run_agent(
 }
 
 /// The text files under `code/` (for the fabrication checks).
-fn code_files(code: &std::path::Path) -> Files {
+pub(super) fn code_files(code: &std::path::Path) -> Files {
     let mut out = Vec::new();
     let mut stack = vec![code.to_path_buf()];
     while let Some(dir) = stack.pop() {

@@ -3,6 +3,7 @@
 pub(super) mod artifacts;
 mod baselines;
 pub(super) mod coding;
+mod coding_gate;
 pub(super) mod coding_write;
 pub(super) mod debate;
 mod debate_gap;

@@ -29,6 +29,26 @@ pub(super) fn settle(
     super::validation::record(ctx, id, &judged, &gate, outcome, history, Some(&note))
 }
 
+/// The selected node's confirmation run decided the gate (issue 40 item 3): recorded as the
+/// gate, with the search's fields naming the node and the fresh seeds it was confirmed on.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn settle_confirmed(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    judged: &crate::engine::criteria::Criteria,
+    gate: &gates::GateOutcome,
+    outcome: &JobOutcome,
+    history: &[String],
+    mut note: search::Note,
+    rows: Option<&crate::evidence::Repeats>,
+) -> Result<Produced, StageError> {
+    let seeds: Vec<i64> = rows
+        .map(|r| r.seeds().into_iter().collect())
+        .unwrap_or_default();
+    note.confirmed_on = Some(super::repeats::seeds_text(&seeds));
+    super::validation::record(ctx, id, judged, gate, Some(outcome), history, Some(&note))
+}
+
 /// The plan budget is spent: the sub-hypotheses not yet settled are skipped, with the
 /// reason, and the run moves on to Evidence Check with what it has.
 pub(super) fn budget_spent(ctx: &StageCtx<'_>, id: &str) -> Result<Produced, StageError> {
