@@ -246,6 +246,9 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
         0.0,
         MAX_COUNT,
     );
+    // 0 is allowed: every refine escalates (or stops) at once. More than a hundred refines of
+    // one gate is a typo: each is a full Coding & Validation round.
+    r("recovery.max_refines", v.max_refines.into(), 0.0, 100.0);
     let p = &c.plan;
     r("plan.budget_tokens", p.budget_tokens as f64, 0.0, 1.0e12);
     if let Some(secs) = p.budget_secs {

@@ -134,6 +134,7 @@ const PLAIN: &[(&str, &str)] = &[
     ("plan.policy", "how the plan tree chooses"),
     ("plan.tree_rules", "which rules shape the plan tree"),
     ("recovery.router", "which recovery rule decides"),
+    ("recovery.show_table_choice", "what the controller is shown"),
     ("evidence.interval", "how an interval is computed"),
     (
         "steer.name",

@@ -65,6 +65,7 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
             format!("{h}: Proceed, the failure is recorded and the loop goes on")
         }
         A::LocalRefine | A::MethodRefine => {
+            count_refine(&mut tx, &snap, h, &why);
             put(
                 &mut tx,
                 &why,
@@ -80,6 +81,7 @@ pub fn apply(ctx: &StageCtx<'_>, t: &Transition) -> Result<String, StageError> {
             )
         }
         A::DesignRefine => {
+            count_refine(&mut tx, &snap, h, &why);
             put(
                 &mut tx,
                 &why,
@@ -149,6 +151,35 @@ fn taken(ctx: &StageCtx<'_>, t: &Transition, note: &RoutingNote) -> Result<(), S
             .map_err(|e| StageError::io("write", &path, e))?;
     }
     Ok(())
+}
+
+/// Refines applied to `h`'s gate so far (`sub_hypotheses.<h>.refines`), the count
+/// `[recovery] max_refines` caps (`reflect::refine_cap`). A regenerated sub-hypothesis
+/// starts again at 0: Verification Planning writes `sub_hypotheses` anew.
+pub fn refines(snap: &Snapshot, h: &str) -> u32 {
+    snap.doc
+        .root
+        .as_ref()
+        .and_then(|r| {
+            r.get("sub_hypotheses")?
+                .get(h)?
+                .get("refines")?
+                .as_scalar()?
+                .as_i64()
+        })
+        .map_or(0, |n| n.clamp(0, i64::from(u32::MAX)) as u32)
+}
+
+/// One more refine of `h`'s gate, in the same transaction as the refine itself, so a crash
+/// cannot apply one without counting it (a resumed apply re-reads the count it left).
+fn count_refine(tx: &mut Mutation, snap: &Snapshot, h: &str, why: &str) {
+    let n = refines(snap, h).saturating_add(1);
+    put(
+        tx,
+        why,
+        format!("sub_hypotheses.{h}.refines"),
+        NewNode::Scalar(n.to_string()),
+    );
 }
 
 /// The sub-hypothesis is worked on again; dependants blocked by its failure wait again.

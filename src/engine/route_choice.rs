@@ -1,9 +1,11 @@
 //! The Independent Controller chooses the recovery level (YouRA §3.3, Algorithm 1 line 15):
 //! it is shown the compact VSA summary, the failure, the ranked causes, the judge's verdict,
-//! the table's choice and the relevant Reflective Memory records, and answers a level, the
-//! stage to re-enter, the cause it acts on and the records it relied on. `reflect::veto`
+//! the refines used and the relevant Reflective Memory records (the table's choice only in
+//! YouRA's ablation, `[recovery] show_table_choice`), and answers a level, the cause it acts
+//! on and the records it relied on; the level fixes the stage re-entered. `reflect::veto`
 //! bounds the answer; SAGE's table decides when the controller's endpoint fails or its
-//! choice is refused (`[recovery] router = "table"` skips the controller altogether).
+//! choice is refused (`[recovery] router = "table"` skips the controller altogether). Then,
+//! whoever chose, `reflect::refine_cap` caps refines of one gate at `max_refines`.
 
 use serde_json::Value;
 
@@ -61,10 +63,10 @@ pub fn schema() -> ReplySchema {
                 ("cause", js::integer(1, 10)),
                 ("reason", js::string()),
             ],
-            &[
-                ("next_stage", js::string()),
-                ("records", js::array(js::string(), 0, Some(16))),
-            ],
+            // No `next_stage`: the level alone fixes the stage re-entered, so a second field
+            // could only agree or be overruled. Older recordings that carry one still pass
+            // (the checker tolerates extra keys) and it is ignored.
+            &[("records", js::array(js::string(), 0, Some(16)))],
         ),
     )
 }
@@ -82,10 +84,6 @@ pub fn parse_choice(v: &Value) -> Result<Choice, String> {
         .ok_or("the reply has no \"cause\" number")? as usize;
     Ok(Choice {
         route,
-        next_stage: v
-            .get("next_stage")
-            .and_then(Value::as_str)
-            .map(str::to_string),
         cause,
         records: v
             .get("records")
@@ -124,10 +122,60 @@ fn table(p: &Proposal, by: String) -> Routed {
     }
 }
 
-/// Ask the controller, bound its answer, fall back to the table. Emits `controller_route`,
-/// `controller_veto` and `controller_fallback` events; never fails the stage (the table
-/// is always there).
+/// Choose the route, then cap refines: the controller's level bounded by the rules (or the
+/// table's), then `reflect::refine_cap`. Never fails the stage (the table is always there).
 pub fn choose(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Routed {
+    let routed = level(ctx, f, p, pivots);
+    capped(ctx, p, pivots, routed)
+}
+
+/// Past `[recovery] max_refines` a refine is not taken: a SHOULD_WORK failure becomes a
+/// limitation, a MUST_WORK one escalates with a redesign proposed (INTERACTIVE; the pivot
+/// budget still applies) or stops the run (UNATTENDED). The reason is a veto of its own.
+fn capped(ctx: &StageCtx<'_>, p: &Proposal, pivots: u32, mut r: Routed) -> Routed {
+    use crate::reflect::refine_cap::{Capped, cap};
+    if r.stop.is_some() || p.stop.is_some() {
+        return r;
+    }
+    let Ok(snap) = ctx.vsa() else {
+        return r;
+    };
+    let h = p.hypothesis.as_str();
+    let interactive =
+        snap.vsa.workflow.execution_mode != Some(crate::vsa::enums::ExecutionMode::Unattended);
+    let refines = super::reroute::refines(&snap, h);
+    let max = ctx.recovery.max_refines;
+    let (route, reason) = match cap(h, r.route, &p.gate_type, refines, max, interactive) {
+        Capped::Within => return r,
+        Capped::Stop { reason } => {
+            r.stop = Some(reason);
+            return r;
+        }
+        Capped::Limitation { reason } => (Route::Limitation, reason),
+        Capped::Escalate { proposed, reason } => {
+            match crate::reflect::routing::budget(proposed, pivots, ctx.recovery.max_pivots) {
+                Ok(a) => (Route::Act(a), reason),
+                Err(stop) => {
+                    r.stop = Some(format!("{reason}; {h}: {}", stop.reason));
+                    return r;
+                }
+            }
+        }
+    };
+    ctx.emit(
+        Event::new("refine_cap")
+            .hypothesis(h)
+            .action(route.as_str())
+            .message(reason.clone()),
+    );
+    r.route = route;
+    r.vetoes.push(reason);
+    r
+}
+
+/// Ask the controller, bound its answer, fall back to the table. Emits `controller_route`,
+/// `controller_veto` and `controller_fallback` events.
+fn level(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Routed {
     if ctx.recovery.router == Router::Table {
         return table(p, "table".into());
     }
@@ -164,10 +212,9 @@ pub fn choose(ctx: &StageCtx<'_>, f: &Failure, p: &Proposal, pivots: u32) -> Rou
         thresholds: ctx.recovery,
     };
     let said = format!(
-        "{} (cause {}, next {}): {}",
+        "{} (cause {}): {}",
         choice.route.as_str(),
         choice.cause,
-        choice.next_stage.as_deref().unwrap_or("-"),
         choice.reason
     );
     ctx.emit(
@@ -252,20 +299,21 @@ fn vars(
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let kappa_min = ctx.recovery.kappa_min;
     let judge = match p.clamp {
         Some((crate::reflect::routing::Verdict::Valid, k)) => {
-            format!("the experiment is valid (κ = {k:.2})")
+            format!("the hypothesis is still plausible (Valid, κ = {k:.2}; κ_min = {kappa_min:.2})")
         }
-        Some((_, k)) => format!("the experiment is not valid (κ = {k:.2})"),
+        Some((_, k)) if k >= kappa_min => format!(
+            "the evidence contradicts the hypothesis (NotValid, κ = {k:.2} ≥ κ_min {kappa_min:.2})"
+        ),
+        Some((_, k)) => format!(
+            "NotValid, but too unsure to count as a contradiction (κ = {k:.2} < κ_min {kappa_min:.2})"
+        ),
         None => "no verdict".into(),
     };
-    let table = if p.limitation {
-        "limitation".to_string()
-    } else if let Some(stop) = &p.stop {
-        format!("MUST_STOP ({stop})")
-    } else {
-        p.action.as_str().to_string()
-    };
+    let table = table_line(ctx.recovery.show_table_choice, p);
+    let refines = super::reroute::refines(&snap, h);
     let should_work = if p.gate_type == crate::vsa::enums::GateType::ShouldWork {
         format!(
             "\nSHOULD_WORK: a retry from Experiment Design is {}.",
@@ -301,11 +349,30 @@ fn vars(
         ("table", table),
         ("pivots", pivots.to_string()),
         ("max_pivots", ctx.recovery.max_pivots.to_string()),
+        ("refines", refines.to_string()),
+        ("max_refines", ctx.recovery.max_refines.to_string()),
         ("should_work", should_work),
         ("records", records),
     ]
     .into_iter()
     .collect())
+}
+
+/// The table's choice as the prompt shows it: nothing unless the run asks for YouRA's
+/// ablation (`[recovery] show_table_choice = true`). Shown by default it would anchor the
+/// controller, and agreement between the two routers would say nothing about the controller.
+pub fn table_line(show: bool, p: &Proposal) -> String {
+    if !show {
+        return String::new();
+    }
+    let choice = if p.limitation {
+        "limitation".to_string()
+    } else if let Some(stop) = &p.stop {
+        format!("MUST_STOP ({stop})")
+    } else {
+        p.action.as_str().to_string()
+    };
+    format!("\nSAGE's table would choose: {choice}")
 }
 
 #[cfg(test)]
@@ -315,7 +382,8 @@ mod tests {
 
     #[test]
     fn choices_parse_and_unknown_levels_refuse() {
-        let v = serde_json::json!({"level": "redesign", "next_stage": "hypothesis_debate", "cause": 2, "records": ["failure_h-e1_run1.md"], "reason": "mechanism"});
+        // An older recording's `next_stage` is read and ignored: the level fixes the stage.
+        let v = serde_json::json!({"level": "redesign", "next_stage": "problem_scoping", "cause": 2, "records": ["failure_h-e1_run1.md"], "reason": "mechanism"});
         let c = parse_choice(&v).unwrap();
         assert_eq!(c.route, Route::Act(RoutingAction::Pivot));
         assert_eq!(c.cause, 2);
@@ -336,5 +404,45 @@ mod tests {
         s.check(&mut good).unwrap();
         let mut bad = serde_json::json!({"level": "Whatever", "cause": 1, "reason": "x"});
         assert!(s.check(&mut bad).is_err());
+        // The schema sent names no stage; the demo's recorded replies, which do, still pass.
+        assert!(s.schema["properties"].get("next_stage").is_none());
+        let mut old = serde_json::json!({"level": "repair", "next_stage": "coding_validation", "cause": 1, "records": [], "reason": "x"});
+        s.check(&mut old).unwrap();
+        assert!(parse_choice(&old).is_ok());
+    }
+
+    #[test]
+    fn the_table_choice_is_shown_only_in_the_ablation() {
+        let p = Proposal {
+            hypothesis: "h-e1".into(),
+            metric: "accuracy".into(),
+            trajectory: "insufficient".into(),
+            features: None,
+            attributions: Vec::new(),
+            proposed: RoutingAction::MethodRefine,
+            action: RoutingAction::MethodRefine,
+            clamp: None,
+            clamp_reason: None,
+            failed_checks: String::new(),
+            stop: None,
+            limitation: false,
+            gate_type: crate::vsa::enums::GateType::MustWork,
+        };
+        assert_eq!(table_line(false, &p), "");
+        assert_eq!(
+            table_line(true, &p),
+            "\nSAGE's table would choose: Method-Refine"
+        );
+        let limitation = Proposal {
+            limitation: true,
+            ..p.clone()
+        };
+        assert!(table_line(true, &limitation).ends_with("limitation"));
+        assert_eq!(table_line(false, &limitation), "");
+        let stop = Proposal {
+            stop: Some("MaxPivots".into()),
+            ..p
+        };
+        assert!(table_line(true, &stop).contains("MUST_STOP (MaxPivots)"));
     }
 }

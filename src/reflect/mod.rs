@@ -6,6 +6,8 @@
 //! - [`attribution`]: the K ∈ [3,5] candidate causes, the critic's severities, h* = argmax s.
 //! - [`routing`]: π(category, severity), the Verdict Clamp, the pivot budget, the SHOULD_WORK
 //!   rule, and the YouRA level each action lands on.
+//! - [`veto`]: the bounds on the controller's choice (by gate, cause category, belief, clamp,
+//!   budget); [`refine_cap`]: the cap on refines of one gate.
 //! - [`memory_writer`]: Reflective Memory records in YouRA's formats.
 //! - [`archive`]: the `_archive/<stamp>_routing_recovery/` snapshot before redesign or reset.
 //! - [`distinct`]: the distinctness gate between a regenerated hypothesis and failed ones.
@@ -24,6 +26,7 @@ pub mod corpus;
 pub mod distinct;
 pub mod memory_writer;
 pub mod record_key;
+pub mod refine_cap;
 pub mod routing;
 pub mod trajectory;
 pub mod veto;

@@ -51,6 +51,15 @@ pub struct Thresholds {
     /// How often a failed SHOULD_WORK gate is retried from Experiment Design before it is
     /// recorded as a limitation (YouRA Algorithm 1, lines 6–13). 0: never retried.
     pub should_work_retries: u32,
+    /// How often recovery may send one sub-hypothesis's failed gate back to Local-,
+    /// Method- or Design-Refine; the next refine escalates to the researcher (INTERACTIVE)
+    /// or stops the run with the reason (`reflect::refine_cap`). Default 3: YouRA's own
+    /// `phase5_retry_limit.max_retries` (then it stops the pipeline).
+    pub max_refines: u32,
+    /// YouRA's ablation: show the controller the table's choice ("SAGE's table would
+    /// choose: …"). Off by default, so the controller's level is its own and agreement
+    /// between the two routers says something.
+    pub show_table_choice: bool,
 }
 
 /// `[recovery] router`.
@@ -86,6 +95,8 @@ impl Default for Thresholds {
             max_pivots: 2,
             router: Router::Controller,
             should_work_retries: 1,
+            max_refines: 3,
+            show_table_choice: false,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The rules that bound the Independent Controller's recovery choice (YouRA §3.3 with SAGE's
-//! guards). The controller chooses a level, the stage it re-enters, the cause it acts on and
-//! the memory records it relied on; these pure rules take the choice, correct it, or refuse
-//! it. A refused choice falls back to SAGE's table: the controller may be wrong, never
-//! unbounded. Every veto carries its reason, which the engine writes to events and history.
+//! guards). The controller chooses a level, the cause it acts on and the memory records it
+//! relied on; these pure rules take the choice, correct it, or refuse it. A refused choice
+//! falls back to SAGE's table: the controller may be wrong, never unbounded. Every veto
+//! carries its reason, which the engine writes to events and history.
 //!
 //! | rule | when | outcome |
 //! |---|---|---|
@@ -10,10 +10,13 @@
 //! | unknown record | a record it was not given is cited | refused: the table decides |
 //! | gate type | MUST_WORK as a limitation; SHOULD_WORK as anything but Design-Refine or a limitation | refused |
 //! | no path left | SHOULD_WORK Design-Refine with no improvement path left | corrected to a limitation |
+//! | cause category | a level the acted-on cause's category cannot justify ([`justifies`]) | refused |
 //! | unbelieved cause | redesign or reset on a cause the critic scored below `proceed_below` | refused |
-//! | Verdict Clamp | redesign or reset while the judge finds the experiment valid (κ ≥ κ_min) | corrected to δ(A) |
+//! | Verdict Clamp | redesign or reset while the judge finds the hypothesis plausible (κ ≥ κ_min) | corrected to δ(A) |
 //! | pivot budget | redesign or reset past `max_pivots` | MUST_STOP |
-//! | next stage | a stage other than the level's | corrected to the level's stage |
+//!
+//! The stage the run re-enters follows from the level alone ([`Route::stage`]); the reply
+//! names no stage (a `next_stage` in an older recording is read and ignored).
 
 use crate::reflect::attribution::Category;
 use crate::reflect::routing::{
@@ -70,8 +73,6 @@ impl Route {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     pub route: Route,
-    /// The stage key it names (`hypothesis_debate`), if any.
-    pub next_stage: Option<String>,
     /// 1-based index into the ranked causes it was shown.
     pub cause: usize,
     /// Memory record ids it relied on.
@@ -107,6 +108,63 @@ pub enum Bounded {
 
 fn refuse(veto: String) -> Bounded {
     Bounded::Refuse { veto }
+}
+
+/// The levels a cause category can justify on a MUST_WORK gate. SAGE's π is the floor:
+/// every level π reaches for the category at some severity is allowed, so the controller
+/// may pick another band than the critic's severity puts it in (a redesign on a Method
+/// cause the table would refine). Beyond π, a reset on a Method cause is allowed only on an
+/// evidence contradiction (YouRA Table 8: "evidence contradiction indicating that the
+/// current hypothesis is unsupported"). `Err` says what the level needs.
+///
+/// | level | Method cause | Design cause |
+/// |---|---|---|
+/// | Proceed | yes | yes |
+/// | Local-Refine, Method-Refine (repair) | yes | no: the fix changes the design, which Coding & Validation keeps |
+/// | Design-Refine | no: the design is not what the critic blamed | yes |
+/// | Pivot (redesign) | yes (π: s ≥ method_pivot_from) | yes |
+/// | Design-Pivot (reset) | only on an evidence contradiction | yes |
+pub fn justifies(
+    category: Category,
+    level: RoutingAction,
+    contradiction: bool,
+) -> Result<(), String> {
+    use RoutingAction::*;
+    match (category, level) {
+        (_, Proceed | Pivot) => Ok(()),
+        (Category::Method, LocalRefine | MethodRefine) => Ok(()),
+        (Category::Design, DesignRefine | DesignPivot) => Ok(()),
+        (Category::Method, DesignPivot) if contradiction => Ok(()),
+        (Category::Method, DesignPivot) => Err(format!(
+            "{level} (reset) needs a Design cause or an evidence contradiction (YouRA Table 8)"
+        )),
+        (Category::Method, DesignRefine) => Err(format!(
+            "{level} redoes the experiment design, which needs a Design cause (SAGE's π never designs again for a Method cause)"
+        )),
+        (Category::Design, LocalRefine | MethodRefine) => Err(format!(
+            "{level} (repair) keeps the design and reruns Coding & Validation, which cannot apply a Design cause's fix (π routes a Design cause to Design-Refine or above)"
+        )),
+    }
+}
+
+/// An evidence contradiction: the independent judge finds the hypothesis itself not
+/// plausible, with at least the confidence the Verdict Clamp needs (κ ≥ κ_min).
+pub fn contradiction(b: &Bounds<'_>) -> bool {
+    matches!(b.judge, Some((Verdict::NotValid, k)) if k >= b.thresholds.kappa_min)
+}
+
+/// What the judge said, for a veto's reason.
+fn judged(b: &Bounds<'_>) -> String {
+    match b.judge {
+        Some((Verdict::NotValid, k)) => format!(
+            "the judge's NotValid is too unsure to count as a contradiction (κ = {k:.2} < κ_min {:.2})",
+            b.thresholds.kappa_min
+        ),
+        Some((Verdict::Valid, k)) => {
+            format!("the judge finds the hypothesis still plausible (Valid, κ = {k:.2})")
+        }
+        None => "no judge's verdict shows a contradiction".into(),
+    }
 }
 
 /// Apply every rule of the module's table, in its order.
@@ -147,10 +205,25 @@ pub fn bound(c: &Choice, b: &Bounds<'_>) -> Bounded {
         }
         _ => {}
     }
+    let (category, severity) = b.causes[c.cause - 1];
+    if let Route::Act(a) = route
+        && !should
+        && let Err(why) = justifies(category, a, contradiction(b))
+    {
+        return refuse(format!(
+            "{why}, but cause {} is a {} cause (s = {severity:.2}){}",
+            c.cause,
+            category.as_str(),
+            if a == RoutingAction::DesignPivot {
+                format!(" and {}", judged(b))
+            } else {
+                String::new()
+            }
+        ));
+    }
     if let Route::Act(a) = route
         && is_discarding(a)
     {
-        let (_, severity) = b.causes[c.cause - 1];
         if severity < b.thresholds.proceed_below {
             return refuse(format!(
                 "{a} needs a cause the critic believes, but cause {} scored {severity:.2} (< proceed_below {:.2})",
@@ -164,35 +237,6 @@ pub fn bound(c: &Choice, b: &Bounds<'_>) -> Bounded {
         match budget(clamped, b.pivots, b.thresholds.max_pivots) {
             Ok(a) => route = Route::Act(a),
             Err(stop) => return Bounded::Stop(stop),
-        }
-    }
-    let want = route.stage();
-    let named = c
-        .next_stage
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
-    if let Some(named) = named {
-        let said = Stage::ALL
-            .into_iter()
-            .find(|s| s.key() == named)
-            .or_else(|| Stage::parse(named));
-        // A route that leaves the stage must name the one it re-enters; one that goes on
-        // may name any step of the loop or Evidence Check, where the loop ends.
-        let fits = match want {
-            Some(w) => said == Some(w),
-            None => said.is_some_and(|s| s >= Stage::ExperimentDesign && s <= Stage::EvidenceCheck),
-        };
-        if !fits {
-            vetoes.push(format!(
-                "next stage `{named}` does not follow from {}: the run {}",
-                route.as_str(),
-                want.map_or("goes on with the hypothesis loop".to_string(), |s| format!(
-                    "re-enters {} ({})",
-                    s.name(),
-                    s.label()
-                ))
-            ));
         }
     }
     Bounded::Take { route, vetoes }

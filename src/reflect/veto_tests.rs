@@ -4,10 +4,9 @@
 use super::*;
 use crate::reflect::routing::RoutingAction::*;
 
-fn choice(route: Route, stage: Option<&str>, cause: usize, records: &[&str]) -> Choice {
+fn choice(route: Route, cause: usize, records: &[&str]) -> Choice {
     Choice {
         route,
-        next_stage: stage.map(str::to_string),
         cause,
         records: records.iter().map(|r| r.to_string()).collect(),
         reason: "because".into(),
@@ -33,14 +32,9 @@ fn the_bounds() {
     let valid = Some((Verdict::Valid, 0.9));
     let cases = vec![
         Case {
-            name: "a legal repair passes untouched",
+            name: "a legal repair (a Method cause) passes untouched",
             gate: must.clone(),
-            choice: choice(
-                Route::Act(MethodRefine),
-                Some("coding_validation"),
-                1,
-                &["failure_h-e1_run1"],
-            ),
+            choice: choice(Route::Act(MethodRefine), 2, &["failure_h-e1_run1"]),
             judge: None,
             pivots: 0,
             path: false,
@@ -49,7 +43,7 @@ fn the_bounds() {
         Case {
             name: "a redesign to Hypothesis Debate passes",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), Some("hypothesis_debate"), 2, &[]),
+            choice: choice(Route::Act(Pivot), 2, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -58,16 +52,16 @@ fn the_bounds() {
         Case {
             name: "a reset to Problem Scoping passes",
             gate: must.clone(),
-            choice: choice(Route::Act(DesignPivot), Some("Phase 0"), 1, &[]),
+            choice: choice(Route::Act(DesignPivot), 1, &[]),
             judge: None,
             pivots: 1,
             path: false,
             want: Ok((Route::Act(DesignPivot), "")),
         },
         Case {
-            name: "proceed may name the next loop step",
+            name: "proceed passes",
             gate: must.clone(),
-            choice: choice(Route::Act(Proceed), Some("experiment_design"), 1, &[]),
+            choice: choice(Route::Act(Proceed), 1, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -76,7 +70,7 @@ fn the_bounds() {
         Case {
             name: "a cause it was not shown",
             gate: must.clone(),
-            choice: choice(Route::Act(MethodRefine), None, 4, &[]),
+            choice: choice(Route::Act(MethodRefine), 4, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -85,7 +79,7 @@ fn the_bounds() {
         Case {
             name: "cause 0",
             gate: must.clone(),
-            choice: choice(Route::Act(MethodRefine), None, 0, &[]),
+            choice: choice(Route::Act(MethodRefine), 0, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -94,7 +88,7 @@ fn the_bounds() {
         Case {
             name: "a record it was not given",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), None, 1, &["failure_h-x9_run7"]),
+            choice: choice(Route::Act(Pivot), 1, &["failure_h-x9_run7"]),
             judge: None,
             pivots: 0,
             path: false,
@@ -103,7 +97,7 @@ fn the_bounds() {
         Case {
             name: "MUST_WORK as a limitation",
             gate: must.clone(),
-            choice: choice(Route::Limitation, None, 1, &[]),
+            choice: choice(Route::Limitation, 1, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -112,7 +106,7 @@ fn the_bounds() {
         Case {
             name: "SHOULD_WORK redesigned",
             gate: should.clone(),
-            choice: choice(Route::Act(Pivot), None, 1, &[]),
+            choice: choice(Route::Act(Pivot), 1, &[]),
             judge: None,
             pivots: 0,
             path: true,
@@ -123,7 +117,7 @@ fn the_bounds() {
         Case {
             name: "SHOULD_WORK repaired",
             gate: should.clone(),
-            choice: choice(Route::Act(MethodRefine), None, 1, &[]),
+            choice: choice(Route::Act(MethodRefine), 1, &[]),
             judge: None,
             pivots: 0,
             path: true,
@@ -132,7 +126,7 @@ fn the_bounds() {
         Case {
             name: "SHOULD_WORK retried from Experiment Design while a path remains",
             gate: should.clone(),
-            choice: choice(Route::Act(DesignRefine), Some("experiment_design"), 1, &[]),
+            choice: choice(Route::Act(DesignRefine), 1, &[]),
             judge: None,
             pivots: 0,
             path: true,
@@ -141,7 +135,7 @@ fn the_bounds() {
         Case {
             name: "SHOULD_WORK retried with no path left becomes a limitation",
             gate: should.clone(),
-            choice: choice(Route::Act(DesignRefine), None, 1, &[]),
+            choice: choice(Route::Act(DesignRefine), 1, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -153,7 +147,7 @@ fn the_bounds() {
         Case {
             name: "SHOULD_WORK recorded as a limitation",
             gate: should.clone(),
-            choice: choice(Route::Limitation, None, 2, &[]),
+            choice: choice(Route::Limitation, 2, &[]),
             judge: None,
             pivots: 0,
             path: true,
@@ -162,7 +156,7 @@ fn the_bounds() {
         Case {
             name: "a redesign on a cause the critic does not believe",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), None, 3, &[]),
+            choice: choice(Route::Act(Pivot), 3, &[]),
             judge: None,
             pivots: 0,
             path: false,
@@ -171,7 +165,7 @@ fn the_bounds() {
         Case {
             name: "the Verdict Clamp turns a redesign into a refinement",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), None, 1, &[]),
+            choice: choice(Route::Act(Pivot), 1, &[]),
             judge: valid,
             pivots: 0,
             path: false,
@@ -180,7 +174,7 @@ fn the_bounds() {
         Case {
             name: "the clamp turns a reset into Design-Refine",
             gate: must.clone(),
-            choice: choice(Route::Act(DesignPivot), None, 1, &[]),
+            choice: choice(Route::Act(DesignPivot), 1, &[]),
             judge: valid,
             pivots: 0,
             path: false,
@@ -189,7 +183,7 @@ fn the_bounds() {
         Case {
             name: "a low-confidence judge does not clamp",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), None, 1, &[]),
+            choice: choice(Route::Act(Pivot), 1, &[]),
             judge: Some((Verdict::Valid, 0.3)),
             pivots: 0,
             path: false,
@@ -198,7 +192,7 @@ fn the_bounds() {
         Case {
             name: "the pivot budget stops the run",
             gate: must.clone(),
-            choice: choice(Route::Act(DesignPivot), None, 1, &[]),
+            choice: choice(Route::Act(DesignPivot), 1, &[]),
             judge: None,
             pivots: 2,
             path: false,
@@ -207,38 +201,11 @@ fn the_bounds() {
         Case {
             name: "a clamped redesign is not a pivot, so the budget does not stop it",
             gate: must.clone(),
-            choice: choice(Route::Act(Pivot), None, 1, &[]),
+            choice: choice(Route::Act(Pivot), 1, &[]),
             judge: valid,
             pivots: 2,
             path: false,
             want: Ok((Route::Act(MethodRefine), "Verdict Clamp")),
-        },
-        Case {
-            name: "a stage that does not follow from the level is corrected",
-            gate: must.clone(),
-            choice: choice(Route::Act(Pivot), Some("problem_scoping"), 1, &[]),
-            judge: None,
-            pivots: 0,
-            path: false,
-            want: Ok((Route::Act(Pivot), "re-enters Hypothesis Debate (Phase 2A)")),
-        },
-        Case {
-            name: "a stage that names nothing is corrected",
-            gate: must.clone(),
-            choice: choice(Route::Act(MethodRefine), Some("the lab"), 1, &[]),
-            judge: None,
-            pivots: 0,
-            path: false,
-            want: Ok((Route::Act(MethodRefine), "next stage `the lab`")),
-        },
-        Case {
-            name: "proceed naming an earlier stage is corrected",
-            gate: must.clone(),
-            choice: choice(Route::Act(Proceed), Some("hypothesis_debate"), 1, &[]),
-            judge: None,
-            pivots: 0,
-            path: false,
-            want: Ok((Route::Act(Proceed), "goes on with the hypothesis loop")),
         },
     ];
     let causes = [
@@ -307,4 +274,162 @@ fn routes_parse_from_the_controllers_words() {
         Some(Stage::CodingValidation)
     );
     assert_eq!(Route::Limitation.stage(), None);
+}
+
+/// Each cause category × each level, on a MUST_WORK gate: taken, or refused with a reason
+/// that names the cause (its number, category and severity) and what the level needs.
+#[test]
+fn each_category_and_level() {
+    use crate::reflect::attribution::Category::{Design, Method};
+    let causes = [(Design, 0.7), (Method, 0.72)];
+    let offered: Vec<String> = Vec::new();
+    let t = Thresholds::default();
+    let sure_no = Some((Verdict::NotValid, 0.9));
+    let unsure_no = Some((Verdict::NotValid, 0.3));
+    let weak_yes = Some((Verdict::Valid, 0.55));
+    // (cause number, level, judge, Ok(route taken) | Err(reason contains each))
+    type Want = Result<RoutingAction, &'static [&'static str]>;
+    let rows: Vec<(usize, RoutingAction, Option<(Verdict, f64)>, Want)> = vec![
+        (2, Proceed, None, Ok(Proceed)),
+        (2, LocalRefine, None, Ok(LocalRefine)),
+        (2, MethodRefine, None, Ok(MethodRefine)),
+        (
+            2,
+            DesignRefine,
+            None,
+            Err(&[
+                "Design-Refine redoes the experiment design, which needs a Design cause",
+                "cause 2 is a Method cause (s = 0.72)",
+            ]),
+        ),
+        (2, Pivot, None, Ok(Pivot)),
+        (
+            2,
+            DesignPivot,
+            None,
+            Err(&[
+                "Design-Pivot (reset) needs a Design cause or an evidence contradiction (YouRA Table 8)",
+                "cause 2 is a Method cause (s = 0.72)",
+                "no judge's verdict shows a contradiction",
+            ]),
+        ),
+        (
+            2,
+            DesignPivot,
+            weak_yes,
+            Err(&[
+                "cause 2 is a Method cause (s = 0.72)",
+                "still plausible (Valid, κ = 0.55)",
+            ]),
+        ),
+        (
+            2,
+            DesignPivot,
+            unsure_no,
+            Err(&[
+                "cause 2 is a Method cause",
+                "too unsure to count as a contradiction (κ = 0.30 < κ_min 0.60)",
+            ]),
+        ),
+        // An evidence contradiction (the judge: NotValid, κ ≥ κ_min) lets a Method cause reset.
+        (2, DesignPivot, sure_no, Ok(DesignPivot)),
+        (1, Proceed, None, Ok(Proceed)),
+        (
+            1,
+            LocalRefine,
+            None,
+            Err(&[
+                "Local-Refine (repair) keeps the design",
+                "cause 1 is a Design cause (s = 0.70)",
+            ]),
+        ),
+        (
+            1,
+            MethodRefine,
+            sure_no,
+            Err(&[
+                "Method-Refine (repair)",
+                "cannot apply a Design cause's fix",
+                "cause 1 is a Design cause (s = 0.70)",
+            ]),
+        ),
+        (1, DesignRefine, None, Ok(DesignRefine)),
+        (1, Pivot, None, Ok(Pivot)),
+        (1, DesignPivot, None, Ok(DesignPivot)),
+        (1, DesignPivot, sure_no, Ok(DesignPivot)),
+    ];
+    for (cause, level, judge, want) in rows {
+        let b = Bounds {
+            gate: &GateType::MustWork,
+            causes: &causes,
+            offered: &offered,
+            pivots: 0,
+            judge,
+            improvement_path: false,
+            thresholds: &t,
+        };
+        let got = bound(&choice(Route::Act(level), cause, &[]), &b);
+        match (&want, &got) {
+            (Ok(route), Bounded::Take { route: r, vetoes }) => {
+                assert_eq!(*r, Route::Act(*route), "cause {cause} × {level}");
+                assert!(vetoes.is_empty(), "cause {cause} × {level}: {vetoes:?}");
+            }
+            (Err(says), Bounded::Refuse { veto }) => {
+                for s in *says {
+                    assert!(veto.contains(s), "cause {cause} × {level}: {veto}");
+                }
+            }
+            _ => panic!("cause {cause} × {level} ({judge:?}): got {got:?}"),
+        }
+    }
+}
+
+/// π is the floor: every level the table reaches for a category, at any severity, is one
+/// the category justifies without a contradiction, so the rule never refuses the table.
+#[test]
+fn the_table_is_the_floor() {
+    use crate::reflect::attribution::Category;
+    use crate::reflect::routing::pi;
+    let t = Thresholds::default();
+    for category in [Category::Method, Category::Design] {
+        for i in 0..=100 {
+            let s = f64::from(i) / 100.0;
+            let a = pi(category, s, &t);
+            assert_eq!(
+                justifies(category, a, false),
+                Ok(()),
+                "{category:?} s = {s}: {a}"
+            );
+        }
+    }
+    // And the table never resets on a Method cause, which the rule refuses without a
+    // contradiction: the two agree on what needs evidence.
+    assert!((0..=100).all(|i| pi(Category::Method, f64::from(i) / 100.0, &t) != DesignPivot));
+    assert!(justifies(Category::Method, DesignPivot, false).is_err());
+    assert!(justifies(Category::Method, DesignPivot, true).is_ok());
+}
+
+/// SHOULD_WORK is ruled by the gate type, not the category (YouRA Algorithm 1 retries any
+/// SHOULD_WORK miss from Experiment Design): a Method cause's Design-Refine passes there.
+#[test]
+fn should_work_retries_whatever_the_category() {
+    use crate::reflect::attribution::Category::Method;
+    let causes = [(Method, 0.4)];
+    let t = Thresholds::default();
+    let b = Bounds {
+        gate: &GateType::ShouldWork,
+        causes: &causes,
+        offered: &[],
+        pivots: 0,
+        judge: None,
+        improvement_path: true,
+        thresholds: &t,
+    };
+    assert_eq!(
+        bound(&choice(Route::Act(DesignRefine), 1, &[]), &b),
+        Bounded::Take {
+            route: Route::Act(DesignRefine),
+            vetoes: Vec::new()
+        }
+    );
 }
