@@ -68,7 +68,10 @@ fn is_test(path: &str) -> bool {
 }
 
 /// The verdict on code, results and logs already read.
-pub fn analyze(input: Input) -> Report {
+pub fn analyze(mut input: Input) -> Report {
+    input
+        .results
+        .retain(|r| rules::execution::is_result_file(&r.path));
     let mut skipped = input.skipped;
     let mut notes = Vec::new();
     let mut modules = Vec::new();
@@ -164,7 +167,11 @@ pub fn analyze(input: Input) -> Report {
             sources: t
                 .roots
                 .iter()
-                .filter(|r| r.kind != RootKind::Literal || t.origin == verdict::Origin::Literal)
+                .filter(|r| match r.kind {
+                    RootKind::Literal => t.origin == verdict::Origin::Literal,
+                    RootKind::Param | RootKind::Unresolved => false,
+                    _ => true,
+                })
                 .take(4)
                 .map(|r| ctx.describe(r))
                 .collect(),

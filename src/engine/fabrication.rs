@@ -1,9 +1,16 @@
 //! Fabrication checks (YouRA §3.4), static part: signs that experiment code reports results
-//! it did not measure. Each finding names a file and line; any finding sends the attempt to
-//! repair before its evidence moves on. The independent model check (brief vs code vs
-//! results) is done by the judge role in Coding & Validation.
+//! it did not measure, found by the analyzer `youra audit` runs (`crate::audit`: Python
+//! parsed, each metric followed to its source). Each finding names a file and line; any
+//! finding sends the attempt to repair before its evidence moves on. The independent model
+//! check (brief vs code vs results) is done by the judge role in Coding & Validation.
 
 use std::collections::BTreeMap;
+
+use crate::audit::{
+    self,
+    ctx::TextFile,
+    verdict::{Verdict, Weight},
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -32,153 +39,60 @@ pub struct Evidence<'a> {
     pub records: &'a [BTreeMap<String, f64>],
 }
 
-const SYNTHETIC: [&str; 8] = [
-    "np.random.rand",
-    "np.random.randn",
-    "random.random(",
-    "random.gauss(",
-    "make_classification",
-    "make_blobs",
-    "torch.randn",
-    "synthetic",
-];
-const READS: [&str; 10] = [
-    "open(",
-    "read_csv",
-    "csv.reader",
-    "csv.DictReader",
-    "np.load",
-    "np.loadtxt",
-    "json.load",
-    "load_dataset",
-    "read_text",
-    "pd.read",
-];
-const WRITES: [&str; 4] = [
-    "experiment_results",
-    "metrics.jsonl",
-    "YOURA_METRICS_FILE",
-    "YOURA_RESULTS_DIR",
-];
-
+/// Run `youra audit`'s analyzer on the attempt: its Python files (and notebooks) parsed,
+/// each judged metric followed to its source, the dataset the brief names checked against
+/// what the code loads, and the records checked for typed-in constants. A verdict of
+/// Fabricated or Synthetic returns the evidence that decided it; Real or Unknown returns
+/// nothing (the judge's independent check follows in Coding & Validation).
 pub fn check(e: &Evidence<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (file, text) in e.files {
-        out.extend(metric_literals(file, text, e.metrics));
-    }
-    let code: Vec<&(String, String)> = e
-        .files
-        .iter()
-        .filter(|(f, _)| f.ends_with(".py") || f.ends_with(".sh") || f.ends_with(".R"))
-        .collect();
-    let reads = code.iter().any(|(_, t)| reads_data(t));
-    if let Some(dataset) = e.real_dataset {
-        for (file, text) in &code {
-            if let Some((line, what)) = first_line(text, &SYNTHETIC).filter(|_| !reads) {
-                out.push(Finding { file: file.clone(), line, kind: "synthetic_data", detail: format!("generates data with `{what}` while the brief names the real dataset {dataset}, and no code reads a data file") });
-            }
-        }
-    }
-    let writer = code
-        .iter()
-        .find_map(|(f, t)| first_line(t, &WRITES).map(|(l, _)| (f.clone(), l)));
-    if let Some((file, line)) = writer.filter(|_| !reads) {
-        out.push(Finding {
-            file,
-            line,
-            kind: "no_data_read",
-            detail: "writes results but no code opens or loads any data".into(),
-        });
-    }
-    out.extend(constant_metrics(e.records, e.metrics));
-    out
-}
-
-/// Whether the code loads anything: a loader call, or an `open(` that is not a write and
-/// not of its own results.
-fn reads_data(text: &str) -> bool {
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .any(|l| {
-            READS
-                .iter()
-                .filter(|r| **r != "open(")
-                .any(|r| l.contains(r))
-                || (l.contains("open(")
-                    && !["'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\""]
-                        .iter()
-                        .any(|m| l.contains(m))
-                    && !WRITES.iter().any(|w| l.contains(w)))
-        })
-}
-
-fn first_line(text: &str, needles: &[&str]) -> Option<(usize, String)> {
-    text.lines().enumerate().find_map(|(i, l)| {
-        let code = l.split('#').next().unwrap_or("");
-        needles
+    let text = |f: &(String, String)| TextFile {
+        path: f.0.clone(),
+        text: f.1.clone(),
+    };
+    let input = audit::Input {
+        code: e
+            .files
             .iter()
-            .find(|n| code.contains(**n))
-            .map(|n| (i + 1, n.to_string()))
-    })
-}
-
-/// `"accuracy": 0.93` or `accuracy = 0.93` in code: a judged metric given a literal value.
-fn metric_literals(file: &str, text: &str, metrics: &[String]) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let code = line.split('#').next().unwrap_or("");
-        for m in metrics {
-            for pat in [format!("\"{m}\""), format!("'{m}'"), m.clone()] {
-                let Some(at) = code.find(&pat) else { continue };
-                let rest = code[at + pat.len()..].trim_start();
-                let Some(rest) = rest
-                    .strip_prefix(':')
-                    .or_else(|| rest.strip_prefix('=').filter(|r| !r.starts_with('=')))
-                else {
-                    continue;
-                };
-                let lit: String = rest
-                    .trim_start()
-                    .chars()
-                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
-                    .collect();
-                if lit.parse::<f64>().is_ok() && !is_init(&lit) {
-                    out.push(Finding {
-                        file: file.into(),
-                        line: i + 1,
-                        kind: "metric_literal",
-                        detail: format!("`{m}` is given the literal {lit}"),
-                    });
-                    break;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `best_acc = 0` or `= 0.0` initialises a running value; that is not a reported result.
-fn is_init(lit: &str) -> bool {
-    lit.parse::<f64>().is_ok_and(|x| x == 0.0 || x == -1.0)
-}
-
-/// A judged metric that never moves across five or more records and is a round number
-/// (at most two decimals): the mark of a typed-in value. An honest metric can be flat
-/// (a centroid classifier barely changes with more data), but rarely flat at 0.95 exactly.
-fn constant_metrics(records: &[BTreeMap<String, f64>], metrics: &[String]) -> Vec<Finding> {
-    metrics
-        .iter()
-        .filter_map(|m| {
-            let vals: Vec<f64> = records.iter().filter_map(|r| r.get(m).copied()).collect();
-            let round = vals
-                .first()
-                .is_some_and(|v| ((v * 100.0).round() - v * 100.0).abs() < 1e-9);
-            (vals.len() >= 5 && round && vals.windows(2).all(|w| w[0] == w[1])).then(|| Finding {
-                file: "results/metrics.jsonl".into(),
-                line: 1,
-                kind: "constant_metric",
-                detail: format!("`{m}` is {} in all {} records", vals[0], vals.len()),
-            })
+            .filter(|f| f.0.ends_with(".py"))
+            .map(text)
+            .collect(),
+        notebooks: e
+            .files
+            .iter()
+            .filter(|f| f.0.ends_with(".ipynb"))
+            .map(text)
+            .collect(),
+        records: e.records.to_vec(),
+        options: audit::Options {
+            paper: None,
+            datasets: e.real_dataset.map(str::to_string).into_iter().collect(),
+            metrics: e.metrics.to_vec(),
+        },
+        ..audit::Input::default()
+    };
+    let report = audit::analyze(input);
+    let deciding = match report.verdict {
+        Verdict::Fabricated => Weight::Fabricated,
+        Verdict::Synthetic => Weight::Synthetic,
+        Verdict::Real | Verdict::Unknown => return Vec::new(),
+    };
+    report
+        .evidence
+        .into_iter()
+        .filter(|x| x.weight == deciding && x.strength >= 0.5)
+        .map(|x| Finding {
+            file: if x.file == "--dataset" {
+                "the brief's Dataset section".into()
+            } else {
+                x.file
+            },
+            line: x.line,
+            kind: x.rule,
+            detail: if x.excerpt.is_empty() {
+                x.detail
+            } else {
+                format!("{} — `{}`", x.detail, x.excerpt)
+            },
         })
         .collect()
 }
@@ -220,16 +134,22 @@ mod tests {
     fn a_metric_literal_is_caught_with_its_line() {
         let f = run(&[("train.py", LITERAL)], &[]);
         assert!(
-            f.iter().any(|x| x.kind == "metric_literal" && x.line == 2),
+            f.iter().any(|x| x.kind == "metric-origin" && x.line == 2),
             "{f:?}"
         );
-        assert!(f.iter().any(|x| x.kind == "no_data_read"), "{f:?}");
+        assert!(f[0].detail.contains("literal 0.93"), "{f:?}");
     }
 
     #[test]
     fn synthetic_data_for_a_named_dataset_is_caught() {
         let f = run(&[("train.py", SYNTH)], &[]);
-        assert_eq!(f[0].kind, "synthetic_data");
+        assert_eq!(f[0].kind, "metric-origin");
+        assert!(f[0].detail.contains("random.random"), "{f:?}");
+        assert!(
+            f.iter()
+                .any(|x| x.kind == "paper-vs-code" && x.detail.contains("palmer penguins")),
+            "{f:?}"
+        );
         assert_eq!(f[0].line, 2);
         assert_eq!(
             f[0].to_string().split(':').take(2).collect::<Vec<_>>(),
@@ -241,11 +161,74 @@ mod tests {
     fn round_constant_metrics_are_caught_but_short_or_precise_ones_are_not() {
         let f = run(&[("train.py", HONEST)], &vec![rec(0.9); 5]);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].kind, "constant_metric");
+        assert_eq!(f[0].kind, "execution");
+        assert!(f[0].detail.contains("0.9 in all 5 records"), "{f:?}");
         assert!(run(&[("train.py", HONEST)], &vec![rec(0.9); 4]).is_empty());
         assert!(
             run(&[("train.py", HONEST)], &vec![rec(0.9341); 5]).is_empty(),
             "a flat honest value"
         );
+    }
+
+    /// What the keyword check got wrong (issue 44), each from the attacker's side: the
+    /// findings an honest experiment must not get, and the fabrications it must not miss.
+    #[test]
+    fn the_analyzer_reads_code_as_code() {
+        let load = "import pandas as pd\ndf = pd.read_csv('../data/penguins.csv')\n";
+        for (label, body, flagged) in [
+            (
+                "f-string format",
+                "val = df['y'].mean()\nprint(f'{val:.4f}')\nr = {'accuracy': val}\n",
+                false,
+            ),
+            (
+                "formula from a constant",
+                "kl = df['kl'].mean()\nr = {'accuracy': 1.0 / (1.0 + kl)}\n",
+                false,
+            ),
+            (
+                "docstring",
+                "def f(d):\n    \"\"\"accuracy = 0.95, np.random.rand(9)\"\"\"\n    return d['y'].mean()\nr = {'accuracy': f(df)}\n",
+                false,
+            ),
+            (
+                "augmentation",
+                "x = df.values + np.random.normal(0, 0.1, df.shape)\nr = {'accuracy': x.mean()}\n",
+                false,
+            ),
+            (
+                "an unused load_dataset hides a generated set",
+                "rng = np.random.default_rng(0)\nX = rng.choice(9, 50)\nr = {'accuracy': X.mean()}\n",
+                true,
+            ),
+            (
+                "torch.randint",
+                "y = torch.randint(0, 2, (64,))\nr = {'accuracy': y.float().mean()}\n",
+                true,
+            ),
+            (
+                "a mock back-end",
+                "class MockClassifier:\n    def predict(self, x):\n        return 1\nm = MockClassifier()\nr = {'accuracy': m.predict(df)}\n",
+                true,
+            ),
+            (
+                "literal plus noise",
+                "r = {'accuracy': 0.91 + random.gauss(0, 0.01)}\n",
+                true,
+            ),
+        ] {
+            let code = format!("{load}{body}");
+            let f = run(&[("train.py", &code)], &[]);
+            assert_eq!(!f.is_empty(), flagged, "{label}: {f:?}");
+        }
+        // torchvision's datasets are real data, not an unknown call.
+        let tv = "import torchvision\nds = torchvision.datasets.MNIST('d', download=True)\nr = {'accuracy': score(ds)}\n";
+        let f = check(&Evidence {
+            files: &[("train.py".to_string(), tv.to_string())],
+            metrics: &["accuracy".into()],
+            real_dataset: Some("MNIST"),
+            records: &[],
+        });
+        assert_eq!(f, vec![]);
     }
 }

@@ -9,6 +9,15 @@ use crate::audit::verdict::{Evidence, Weight};
 
 pub const RULE: &str = "execution";
 
+/// Whether a JSON file is one a run reports results in (`results.json`, `metrics/…`,
+/// `eval_summary.json`), not a config or youra's own bookkeeping.
+pub fn is_result_file(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    ["result", "metric", "score", "eval", "summary", "final"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
 /// The numeric values of a JSON result file (or JSONL's first record), by key.
 pub fn numbers(file: &TextFile) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
@@ -105,7 +114,14 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
             .map(|(f, _)| &f.path)
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        if distinct_files >= 3 && runs.iter().all(|(_, v)| *v == runs[0].1 && *v != 0.0) {
+        // A deterministic experiment repeats its value exactly (0.9341 each time); a value
+        // typed in is round (0.95).
+        let round = |v: f64| ((v * 100.0).round() - v * 100.0).abs() < 1e-9;
+        if distinct_files >= 3
+            && runs
+                .iter()
+                .all(|(_, v)| *v == runs[0].1 && *v != 0.0 && round(*v))
+        {
             let (f, v) = runs[0];
             out.push(Evidence {
                 file: f.path.clone(),
