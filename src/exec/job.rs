@@ -68,6 +68,9 @@ pub struct Job {
     pub env: Vec<(String, String)>,
     /// Folders the job may read inside the sandbox besides the system (the run's data).
     pub read_only: Vec<PathBuf>,
+    /// Further files or folders the experiment reads (inputs its brief names outside
+    /// `read_only`): hashed on its run card (`run_card.rs`), nothing more.
+    pub inputs: Vec<PathBuf>,
     /// The most processes the job may have at once (its whole process group); more stops
     /// it, named in its record. A watchdog counts them: RLIMIT_NPROC is per user and does
     /// not bind root at all.
@@ -91,6 +94,7 @@ impl Job {
             gpus: 0,
             env: Vec::new(),
             read_only: Vec::new(),
+            inputs: Vec::new(),
             max_processes: None,
         }
     }

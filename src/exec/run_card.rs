@@ -77,7 +77,12 @@ fn card(i: &CardInputs) -> RunCard {
             i.workspace,
         ),
         machine: probe::machine(local, (job.gpus > 0).then_some(cuda.as_str())),
-        data: job.read_only.iter().flat_map(|d| probe::data(d)).collect(),
+        data: job
+            .read_only
+            .iter()
+            .flat_map(|d| probe::data(d))
+            .chain(job.inputs.iter().flat_map(|p| probe::input(p)))
+            .collect(),
         sandbox: SandboxSettings {
             mode: job.sandbox.as_str().to_string(),
             bubblewrap: i.bwrap.is_some(),

@@ -282,6 +282,27 @@ pub(super) fn data(dir: &Path) -> Vec<DataFile> {
     sorted(out)
 }
 
+/// One input the brief names (`Job::inputs`): a folder walked as [`data`] walks one, a file
+/// hashed, a link named; listed by its full path.
+pub(super) fn input(path: &Path) -> Vec<DataFile> {
+    let shown = path.display().to_string();
+    let kind = std::fs::symlink_metadata(path).map(|m| m.file_type());
+    match (kind, path.parent(), path.file_name()) {
+        (Ok(k), _, _) if k.is_dir() => data(path),
+        (Ok(k), _, _) if k.is_symlink() => vec![link(path, shown)],
+        (Ok(k), Some(dir), Some(name)) if k.is_file() => {
+            let mut budget = MAX_FOLDER_HASHED;
+            vec![hashed(dir, Path::new(name), shown, &mut budget)]
+        }
+        (Ok(_), _, _) => vec![note_only(
+            &shown,
+            "",
+            "not a regular file; not opened".into(),
+        )],
+        (Err(e), _, _) => vec![note_only(&shown, "", format!("not read: {e}"))],
+    }
+}
+
 fn sorted(mut out: Vec<DataFile>) -> Vec<DataFile> {
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out

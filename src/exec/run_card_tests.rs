@@ -204,3 +204,29 @@ fn an_interpreter_inside_the_run_folder_is_never_run() {
     }
     assert!(!marker.exists(), "the workspace's interpreter ran");
 }
+
+#[test]
+fn a_named_input_is_hashed_or_named_by_its_full_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("extra.csv");
+    std::fs::write(&file, b"x,y\n1,2\n").expect("write");
+    let got = probe::input(&file);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].path, file.display().to_string());
+    assert_eq!(
+        got[0].sha256.as_deref(),
+        Some(super::super::trust::sha256_hex(b"x,y\n1,2\n").as_str())
+    );
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("/etc/passwd", &link).expect("symlink");
+    assert_eq!(probe::input(&link)[0].kind, DataKind::Link);
+    let missing = probe::input(&dir.path().join("missing.csv"));
+    assert!(
+        missing[0].sha256.is_none()
+            && missing[0]
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("not read")),
+        "{missing:?}"
+    );
+}
