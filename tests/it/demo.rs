@@ -366,7 +366,32 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             .contains("the claim is wrong, not the method"),
         "{d:?}"
     );
-    assert!(paper(&dir).contains("| h-m2 | gain from body mass | 0.0323 | met |"));
+    let p = paper(&dir);
+    assert!(p.contains("| h-m2 | gain from body mass | 0.0323 | met |"));
+    // The redesigned plan's claims are post hoc (issue 40 item 5): marked in the VSA, asked
+    // for fresh seeds, and named in the paper's Method with what one measurement can show.
+    assert!(
+        p.contains("Post hoc: h-e2, h-m2 and h-c2 were stated after a redesign of the plan")
+            && p.contains("read their results as exploratory"),
+        "{p}"
+    );
+    let snap = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let field = |k: &str| {
+        snap.doc
+            .root
+            .as_ref()
+            .and_then(|r| r.get("sub_hypotheses")?.get("h-m2")?.get(k)?.as_scalar())
+            .map(|s| s.text.clone())
+    };
+    assert_eq!(field("post_hoc").as_deref(), Some("true"));
+    assert_eq!(field("stated_after_pivots").as_deref(), Some("1"));
+    let card = std::fs::read_to_string(dir.join("h-m2/results/run_card.json")).unwrap_or_default();
+    assert!(
+        card.contains("10000"),
+        "a post-hoc claim's experiment gets fresh seeds: {card}"
+    );
     assert!(
         std::fs::read_dir(dir.join("_archive")).unwrap().count() >= 1,
         "the pivot archived the first hypothesis's work"

@@ -90,6 +90,8 @@ pub(super) struct Progress {
     pub(super) code: Option<crate::plan::code_snapshot::CodeSnapshot>,
     /// The seeds the running (or next) experiment is asked for (`YOURA_SEEDS`).
     pub(super) seeds: Vec<i64>,
+    /// Where this claim's seeds start: fresh for a post-hoc claim (`post_hoc.rs`).
+    pub(super) seed_base: i64,
     /// The rows of this code's earlier runs while a top-up runs (an INCONCLUSIVE gate's
     /// more repeats); cleared when the code is rewritten.
     pub(super) prior: Option<crate::evidence::Repeats>,
@@ -131,6 +133,7 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         let plan = format!("Execute this plan (plan-tree node {}):\n{}", s.node, s.plan);
         failure = Some(failure.map_or(plan.clone(), |f| format!("{plan}\n\n{f}")));
     }
+    let seed_base = super::post_hoc::seed_base(&*ctx.vsa()?, id);
     let progress = Progress {
         id: id.to_string(),
         brief,
@@ -142,7 +145,8 @@ pub fn start(ctx: &StageCtx<'_>, id: &str) -> Result<Flight, StageError> {
         attempt: 1,
         command: None,
         code: None,
-        seeds: super::repeats::first_seeds(&ctx.evidence.rule()),
+        seeds: super::repeats::first_seeds(&ctx.evidence.rule(), seed_base),
+        seed_base,
         prior: None,
         confirming: None,
     };
@@ -229,7 +233,7 @@ impl Progress {
         self.attempt += 1;
         // New code starts its repeats afresh: rows of other code are not its repeats.
         self.prior = None;
-        self.seeds = super::repeats::first_seeds(&ctx.evidence.rule());
+        self.seeds = super::repeats::first_seeds(&ctx.evidence.rule(), self.seed_base);
     }
 }
 

@@ -39,6 +39,15 @@ pub fn write_sanitized(
     registry: &Registry,
 ) -> Result<crate::report::SanitizeReport, StageError> {
     let paper = with_sandbox_note(paper, ctx.sandbox);
+    // Claims stated after a redesign are named in the Method (issue 40 item 5), in the draft
+    // and in every later version of it.
+    let post_hoc = ctx.vsa().ok().and_then(|snap| {
+        super::post_hoc::note(
+            &super::post_hoc::ids(&snap),
+            ctx.evidence.rule().min_repeats > 1,
+        )
+    });
+    let paper = super::post_hoc::with_note(&paper, post_hoc.as_deref());
     let report = sanitize(&paper, registry, DEFAULT_TOLERANCE);
     ctx.write(rel, &report.text)?;
     let name = rel

@@ -126,7 +126,11 @@ pub(super) fn start_job(
 
 /// Run a job to its end (the compliance tests: short, and always waited for).
 fn run(ctx: &StageCtx<'_>, id: &str, argv: Vec<String>) -> Result<JobOutcome, StartError> {
-    let seeds = super::repeats::first_seeds(&ctx.evidence.rule());
+    // The compliance tests run the claim's seeds too (fresh for a post-hoc claim).
+    let base = ctx
+        .vsa()
+        .map_or(0, |snap| super::post_hoc::seed_base(&snap, id));
+    let seeds = super::repeats::first_seeds(&ctx.evidence.rule(), base);
     let running = start_job(ctx, id, argv, &seeds)?;
     let outcome = running.wait();
     super::reattach::collected(ctx, id, running.as_ref(), &outcome.exit.log_label());

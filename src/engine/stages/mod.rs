@@ -18,6 +18,7 @@ pub(super) mod implementation;
 pub(super) mod limitation;
 mod literature;
 pub(super) mod planning;
+mod post_hoc;
 mod reattach;
 mod refinement;
 mod repeats;

@@ -193,7 +193,9 @@ pub fn unknown_links(plan: &[Planned], known: &[String]) -> Vec<String> {
 }
 
 /// The `sub_hypotheses` map in YouRA's shape (the fixtures' v3.5 runs).
-pub fn vsa_node(plan: &[Planned]) -> NewNode {
+/// The plan as `sub_hypotheses`; a plan made after `pivots` redesigns or resets marks each
+/// claim post hoc (`post_hoc.rs`).
+pub fn vsa_node(plan: &[Planned], pivots: u32) -> NewNode {
     NewNode::Map(
         plan.iter()
             .map(|p| {
@@ -228,6 +230,7 @@ pub fn vsa_node(plan: &[Planned]) -> NewNode {
                     ("validation".into(), status(PhaseStatus::NotStarted)),
                     ("version".into(), NewNode::Scalar("1".into())),
                 ];
+                fields.extend(super::post_hoc::fields(pivots));
                 if !p.predictions.is_empty() {
                     let links = p.predictions.iter().map(|x| NewNode::Scalar(x.clone()));
                     fields.push(("predictions".into(), NewNode::Seq(links.collect())));
@@ -330,7 +333,7 @@ impl StageRunner for VerificationPlanning {
         ctx.write(ARTIFACT, &markdown(&plan, &rationale))?;
         let change = Change::Put {
             path: "sub_hypotheses".into(),
-            value: vsa_node(&plan),
+            value: vsa_node(&plan, crate::engine::reroute::pivots(&snap)),
         };
         let reason = format!("Verification Planning: {} sub-hypotheses", plan.len());
         // Written with the stage's completion: a plan the controller sends back is never

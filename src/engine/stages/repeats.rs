@@ -26,9 +26,10 @@ pub fn schema_text(rule: &Rule) -> String {
     )
 }
 
-/// The seeds of a first run: `0 .. min_repeats`.
-pub fn first_seeds(rule: &Rule) -> Vec<i64> {
-    (0..rule.min_repeats.max(1) as i64).collect()
+/// The seeds of a first run: `base .. base + min_repeats` (`base` is 0 for a pre-registered
+/// claim, fresh for a post-hoc one: `post_hoc::seed_base`).
+pub fn first_seeds(rule: &Rule, base: i64) -> Vec<i64> {
+    (base..base + rule.min_repeats.max(1) as i64).collect()
 }
 
 pub fn seeds_text(seeds: &[i64]) -> String {
@@ -131,7 +132,8 @@ mod tests {
     fn what_is_accepted_and_what_is_sent_back_to_repair() {
         let rule = Rule::default();
         let acc = [Criterion::new("accuracy", Op::Ge, 0.9)];
-        let asked = first_seeds(&rule);
+        let asked = first_seeds(&rule, 0);
+        assert_eq!(first_seeds(&rule, 20_000)[0], 20_000);
         assert_eq!(asked, vec![0, 1, 2, 3, 4]);
         assert_eq!(
             accept(Some(&rows(&[0, 1, 2, 3, 4])), &asked, &acc, &[], &rule)

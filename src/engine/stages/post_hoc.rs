@@ -1,0 +1,131 @@
+//! Claims stated after a redesign or reset (issue 40 item 5). The criteria fixed at the first
+//! Verification Planning are the pre-registration; a plan made after a pivot states its
+//! sub-hypotheses knowing what the earlier measurements said, so they are post hoc:
+//!
+//! - Verification Planning marks each (`post_hoc: true`, `stated_after_pivots: N`);
+//! - their experiments are asked for fresh seeds (`N × SEED_STRIDE` on), so the measurement
+//!   that prompted the redesign is not the one that confirms it;
+//! - the paper's Method says which claims are post hoc, and what their measurement can show.
+
+use crate::vsa::store::Snapshot;
+use crate::yaml::NewNode;
+
+/// Seeds of a plan made after `N` pivots start at `N × SEED_STRIDE`: above any seed the
+/// earlier plans' looks (`max_repeats` ≤ 1000) and confirmation runs (1 000 000 on, far
+/// above) could have used … for all but a thousand pivots, which no run reaches.
+pub const SEED_STRIDE: i64 = 10_000;
+
+/// The fields Verification Planning adds to each sub-hypothesis it states after `pivots`
+/// redesigns or resets (none before the first).
+pub fn fields(pivots: u32) -> Vec<(String, NewNode)> {
+    if pivots == 0 {
+        return Vec::new();
+    }
+    vec![
+        ("post_hoc".into(), NewNode::Scalar("true".into())),
+        (
+            "stated_after_pivots".into(),
+            NewNode::Scalar(pivots.to_string()),
+        ),
+    ]
+}
+
+/// The pivots before `id` was stated (0: pre-registered).
+pub fn stated_after(snap: &Snapshot, id: &str) -> u32 {
+    snap.doc
+        .root
+        .as_ref()
+        .and_then(|r| {
+            r.get("sub_hypotheses")?
+                .get(id)?
+                .get("stated_after_pivots")?
+                .as_scalar()?
+                .as_i64()
+        })
+        .map_or(0, |n| n.clamp(0, 1000) as u32)
+}
+
+/// The first seed `id`'s experiments are asked for.
+pub fn seed_base(snap: &Snapshot, id: &str) -> i64 {
+    i64::from(stated_after(snap, id)) * SEED_STRIDE
+}
+
+/// The post-hoc sub-hypotheses of the current plan, in plan order.
+pub fn ids(snap: &Snapshot) -> Vec<String> {
+    snap.vsa
+        .sub_hypotheses
+        .iter()
+        .filter(|h| stated_after(snap, &h.id) > 0)
+        .map(|h| h.id.clone())
+        .collect()
+}
+
+/// The sentence the paper's Method carries when some claims are post hoc.
+pub fn note(ids: &[String], repeats: bool) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let list = match ids {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => return None,
+    };
+    let what = if repeats {
+        "their experiments were asked for seeds that none of the earlier measurements used, so \
+         the measurement that prompted the redesign is not the one that confirms them"
+    } else {
+        "each was judged on one measurement, which cannot show that it differs from the \
+         measurement that prompted the redesign: read their results as exploratory"
+    };
+    Some(format!(
+        "Post hoc: {list} {} stated after a redesign of the plan, not pre-registered; {what}.",
+        if ids.len() == 1 { "was" } else { "were" }
+    ))
+}
+
+/// The paper with the post-hoc note opening its Method section (after the heading); never
+/// inserted twice, unchanged without a note or a Method section.
+pub fn with_note(paper: &str, note: Option<&str>) -> String {
+    let Some(note) = note.filter(|n| !paper.contains(n)) else {
+        return paper.to_string();
+    };
+    let mut lines: Vec<&str> = paper.lines().collect();
+    let Some(at) = lines.iter().position(|l| {
+        let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
+        l.starts_with('#') && (t == "method" || t == "methods" || t.ends_with(" method"))
+    }) else {
+        return paper.to_string();
+    };
+    lines.insert(at + 1, "");
+    lines.insert(at + 2, note);
+    let mut out = lines.join("\n");
+    if paper.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_note_names_the_claims_and_what_their_measurement_can_show() {
+        let ids = ["h-e2".to_string(), "h-m2".into(), "h-c2".into()];
+        let n = note(&ids, true).unwrap();
+        assert!(
+            n.starts_with("Post hoc: h-e2, h-m2 and h-c2 were stated after a redesign"),
+            "{n}"
+        );
+        assert!(note(&ids[..1], false).unwrap().contains("h-e2 was stated"));
+        assert!(note(&ids[..1], false).unwrap().contains("exploratory"));
+        assert_eq!(note(&[], true), None);
+        let paper = "# T\n\n## Method\nA rule.\n\n## Results\n";
+        let once = with_note(paper, Some(&n));
+        assert!(once.contains("## Method\n\nPost hoc: h-e2"), "{once}");
+        assert_eq!(with_note(&once, Some(&n)), once, "never twice");
+        assert_eq!(with_note("# T\nno method\n", Some(&n)), "# T\nno method\n");
+        assert!(fields(0).is_empty());
+        assert_eq!(fields(2)[1].0, "stated_after_pivots");
+    }
+}
