@@ -182,7 +182,7 @@ fn check(args: &CheckArgs) -> Result<i32> {
     let run = run_root(&args.dir)?;
     let paper = paper_path(&run, args.paper.as_deref())?;
     let Checked {
-        text: _,
+        text,
         note,
         registry,
         sanitized,
@@ -190,6 +190,7 @@ fn check(args: &CheckArgs) -> Result<i32> {
         all,
     } = check_paper(&run, &paper, args.tolerance)?;
     let shown = display_path(&paper, &run);
+    let audit = data_audit(&run, &shown, text);
     let written = if args.write {
         write_outputs(&run, &shown, &sanitized, &registry, args.tolerance)?
     } else {
@@ -210,12 +211,57 @@ fn check(args: &CheckArgs) -> Result<i32> {
             "major": count(&all, Severity::Major),
             "minor": count(&all, Severity::Minor),
             "written": written,
+            "audit": audit,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_text(&shown, &note, &sanitized, &prov, &all, &written);
+        print_audit(&audit);
     }
     Ok(i32::from(findings::has_major(&all)))
+}
+
+/// `youra audit`'s verdict on the run's data, with the evidence that decided it (the
+/// paper's datasets checked against the code). It informs; the exit status stays the
+/// paper check's.
+fn data_audit(run: &Path, paper: &str, text: String) -> serde_json::Value {
+    use crate::audit::{Options, ctx::TextFile, verdict::Weight};
+    let options = Options {
+        paper: Some(TextFile {
+            path: paper.to_string(),
+            text,
+        }),
+        ..Options::default()
+    };
+    match crate::audit::audit_folder(run, options) {
+        Ok(r) => serde_json::json!({
+            "verdict": r.verdict,
+            "confidence": r.confidence,
+            "evidence": r.evidence.iter().filter(|e| e.weight != Weight::Note).collect::<Vec<_>>(),
+        }),
+        Err(e) => serde_json::json!({ "verdict": "unknown", "error": e.to_string() }),
+    }
+}
+
+fn print_audit(audit: &serde_json::Value) {
+    let verdict = audit["verdict"].as_str().unwrap_or("unknown");
+    println!(
+        "data audit: {verdict} (confidence {}); `youra audit <dir>` shows where each metric comes from",
+        audit["confidence"]
+            .as_f64()
+            .map_or("-".into(), |c| format!("{c:.2}"))
+    );
+    if verdict != "real" {
+        for e in audit["evidence"].as_array().into_iter().flatten().take(5) {
+            println!(
+                "    {}:{} — {} — {}",
+                e["file"].as_str().unwrap_or(""),
+                e["line"],
+                e["rule"].as_str().unwrap_or(""),
+                e["detail"].as_str().unwrap_or("")
+            );
+        }
+    }
 }
 
 fn count(all: &[Finding], s: Severity) -> usize {

@@ -8,7 +8,7 @@ use crate::audit::verdict::{Evidence, Origin, Weight};
 
 pub const RULE: &str = "paper-vs-code";
 
-const NOT_NAMES: [&str; 22] = [
+const NOT_NAMES: [&str; 44] = [
     "the",
     "a",
     "an",
@@ -16,6 +16,10 @@ const NOT_NAMES: [&str; 22] = [
     "this",
     "that",
     "these",
+    "those",
+    "its",
+    "their",
+    "which",
     "synthetic",
     "new",
     "public",
@@ -31,6 +35,24 @@ const NOT_NAMES: [&str; 22] = [
     "dataset",
     "and",
     "of",
+    "one",
+    "two",
+    "three",
+    "single",
+    "another",
+    "any",
+    "no",
+    "full",
+    "entire",
+    "original",
+    "whole",
+    "small",
+    "large",
+    "first",
+    "second",
+    "toy",
+    "tabular",
+    "such",
 ];
 
 fn norm(s: &str) -> String {
@@ -209,7 +231,7 @@ mod tests {
     #[test]
     fn dataset_names_are_read_from_the_paper() {
         let got: Vec<String> = named_datasets(
-            "We evaluate on the CIFAR-10 dataset and the Palmer Penguins data set.\nOur synthetic dataset has 5 rows.\nThe IMDB benchmark.",
+            "We evaluate on the CIFAR-10 dataset and the Palmer Penguins data set.\nOur synthetic dataset has 5 rows.\nThe IMDB benchmark. One data set, one classifier.",
         )
         .into_iter()
         .map(|(_, n)| n)
