@@ -196,14 +196,27 @@ fn gpu_probe(m: &mut Machine, visible: &str) {
             return;
         }
     };
+    m.gpus = parse_gpus(&text, visible);
+    if m.gpus.is_empty() {
+        m.gpu_error = Some(format!("nvidia-smi lists none of {visible} (a MIG slice?)"));
+    }
+    if let Ok(b) = bounded_output(Command::new("nvidia-smi")) {
+        m.cuda_version = parse_cuda(&String::from_utf8_lossy(&b));
+    }
+}
+
+/// The GPUs of an `index,uuid,name,driver_version,memory.total` CSV that `visible` (the
+/// job's `CUDA_VISIBLE_DEVICES`: UUIDs or indices) names.
+pub(super) fn parse_gpus(csv: &str, visible: &str) -> Vec<Gpu> {
     let wanted: Vec<&str> = visible.split(',').map(str::trim).collect();
-    for line in text.lines() {
+    let mut out = Vec::new();
+    for line in csv.lines() {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let [index, uuid, name, driver, memory] = f[..] else {
             continue;
         };
         if wanted.contains(&index) || wanted.contains(&uuid) {
-            m.gpus.push(Gpu {
+            out.push(Gpu {
                 name: name.to_string(),
                 uuid: uuid.to_string(),
                 driver: Some(driver.to_string()).filter(|d| !d.starts_with('[')),
@@ -211,17 +224,18 @@ fn gpu_probe(m: &mut Machine, visible: &str) {
             });
         }
     }
-    if m.gpus.is_empty() {
-        m.gpu_error = Some(format!("nvidia-smi lists none of {visible} (a MIG slice?)"));
-    }
-    if let Ok(b) = bounded_output(Command::new("nvidia-smi")) {
-        m.cuda_version = String::from_utf8_lossy(&b).lines().find_map(|l| {
-            let rest = l.split_once("CUDA Version:")?.1;
-            rest.split_whitespace()
-                .next()
-                .map(|v| v.trim_matches('|').to_string())
-        });
-    }
+    out
+}
+
+/// The `CUDA Version: 12.4` of `nvidia-smi`'s banner.
+pub(super) fn parse_cuda(banner: &str) -> Option<String> {
+    banner.lines().find_map(|l| {
+        let rest = l.split_once("CUDA Version:")?.1;
+        rest.split_whitespace()
+            .next()
+            .map(|v| v.trim_matches('|').to_string())
+            .filter(|v| !v.is_empty())
+    })
 }
 
 /// Every entry under the folder `dir` (named by its last component), following no link.

@@ -230,3 +230,25 @@ fn a_named_input_is_hashed_or_named_by_its_full_path() {
         "{missing:?}"
     );
 }
+
+#[test]
+fn the_gpus_the_job_got_and_the_cuda_version_are_read_from_nvidia_smi() {
+    let csv = "0, GPU-aaaa, NVIDIA H100 80GB HBM3, 550.54.15, 81559\n\
+               1, GPU-bbbb, NVIDIA H100 80GB HBM3, 550.54.15, 81559\n\
+               2, GPU-cccc, NVIDIA A10, [N/A], [N/A]\n";
+    let got = probe::parse_gpus(csv, "GPU-bbbb,2");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].uuid, "GPU-bbbb");
+    assert_eq!(got[0].name, "NVIDIA H100 80GB HBM3");
+    assert_eq!(got[0].driver.as_deref(), Some("550.54.15"));
+    assert_eq!(got[0].memory_mib, Some(81559));
+    assert_eq!((got[1].driver.as_deref(), got[1].memory_mib), (None, None));
+    assert!(
+        probe::parse_gpus(csv, "").is_empty(),
+        "a CPU job lists none"
+    );
+    let banner = "+-----------------------------------------------------------------------------+\n\
+                  | NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |\n";
+    assert_eq!(probe::parse_cuda(banner).as_deref(), Some("12.4"));
+    assert_eq!(probe::parse_cuda("no banner"), None);
+}
