@@ -141,8 +141,11 @@ fn capped(ctx: &StageCtx<'_>, p: &Proposal, pivots: u32, mut r: Routed) -> Route
         return r;
     };
     let h = p.hypothesis.as_str();
-    let interactive =
-        snap.vsa.workflow.execution_mode != Some(crate::vsa::enums::ExecutionMode::Unattended);
+    // Someone must be there to answer: an escalation the waiting policy decided last time
+    // (`approval_default = reject` refines again) would otherwise refine past the cap forever.
+    let interactive = snap.vsa.workflow.execution_mode
+        != Some(crate::vsa::enums::ExecutionMode::Unattended)
+        && !policy_decided_last(&snap.doc, h);
     let refines = super::reroute::refines(&snap, h);
     let max = ctx.recovery.max_refines;
     let (route, reason) = match cap(h, r.route, &p.gate_type, refines, max, interactive) {
@@ -171,6 +174,21 @@ fn capped(ctx: &StageCtx<'_>, p: &Proposal, pivots: u32, mut r: Routed) -> Route
     r.route = route;
     r.vetoes.push(reason);
     r
+}
+
+/// Whether the last escalation decided for `h` was decided by the waiting policy
+/// (`workflow.escalation_log`'s `by: policy`), not by a person.
+fn policy_decided_last(doc: &crate::yaml::Document, h: &str) -> bool {
+    doc.root
+        .as_ref()
+        .and_then(|r| r.get("workflow")?.get("escalation_log")?.as_seq())
+        .and_then(|log| {
+            log.iter()
+                .rev()
+                .find(|e| e.get("hypothesis").and_then(|n| n.as_str()) == Some(h))
+        })
+        .and_then(|e| e.get("by")?.as_str().map(|by| by == "policy"))
+        .unwrap_or(false)
 }
 
 /// Ask the controller, bound its answer, fall back to the table. Emits `controller_route`,

@@ -6,8 +6,8 @@
 //! | gate | execution mode | outcome |
 //! |---|---|---|
 //! | SHOULD_WORK | any | a limitation: no same-hypothesis improvement path is left (YouRA Algorithm 1, line 11) |
-//! | MUST_WORK | INTERACTIVE | an escalation proposing a redesign: repair is bounded, and YouRA Table 8 redesigns "after repair"; rejecting it refines once more, by the researcher's word |
-//! | MUST_WORK | UNATTENDED | MUST_STOP with the reason: nobody is there to decide |
+//! | MUST_WORK | INTERACTIVE, a person answered the gate's last escalation | an escalation proposing a redesign: repair is bounded, and YouRA Table 8 redesigns "after repair"; rejecting it refines once more, by the researcher's word |
+//! | MUST_WORK | UNATTENDED, or the waiting policy decided the gate's last escalation | MUST_STOP with the reason: nobody is there to decide (a policy that rejects would refine forever) |
 //!
 //! Pure: the engine reads the count (`sub_hypotheses.<h>.refines`, written by each refine it
 //! applies) and the mode, and applies the outcome (`engine::route_choice`).
@@ -42,7 +42,8 @@ pub fn is_refine(route: Route) -> bool {
     )
 }
 
-/// The cap's rule: `refines` already applied to `hypothesis`'s gate, `max` allowed.
+/// The cap's rule: `refines` already applied to `hypothesis`'s gate, `max` allowed;
+/// `interactive` when a person is there to answer an escalation.
 pub fn cap(
     hypothesis: &str,
     route: Route,
@@ -76,7 +77,7 @@ pub fn cap(
     }
     Capped::Stop {
         reason: format!(
-            "{reached}: the run stops for the researcher (UNATTENDED): `youra steer <run> retry|redesign|skip {hypothesis}` then resume, or raise max_refines"
+            "{reached}: the run stops for the researcher (nobody is there to decide: UNATTENDED, or the waiting policy decided the last escalation): `youra steer <run> retry|redesign|skip {hypothesis}` then resume, or raise max_refines"
         ),
     }
 }

@@ -289,7 +289,8 @@ fn each_category_and_level() {
     let weak_yes = Some((Verdict::Valid, 0.55));
     // (cause number, level, judge, Ok(route taken) | Err(reason contains each))
     type Want = Result<RoutingAction, &'static [&'static str]>;
-    let rows: Vec<(usize, RoutingAction, Option<(Verdict, f64)>, Want)> = vec![
+    type Row = (usize, RoutingAction, Option<(Verdict, f64)>, Want);
+    let rows: Vec<Row> = vec![
         (2, Proceed, None, Ok(Proceed)),
         (2, LocalRefine, None, Ok(LocalRefine)),
         (2, MethodRefine, None, Ok(MethodRefine)),

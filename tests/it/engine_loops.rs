@@ -17,10 +17,12 @@ enum Bound {
     Because(&'static str),
 }
 
-/// Every loop of `src/engine/`: where it is (file, and text on the loop's line; `None` for a
-/// loop the lifecycle makes through the VSA rather than a `loop`/`while`/`for` in the code),
-/// what it is, and its bound.
-const LOOPS: &[(Option<(&str, &str)>, &str, Bound)] = &[
+/// Where a loop is: its file under `src/` and text on the loop's line; `None` for a loop the
+/// lifecycle makes through the VSA rather than a `loop`/`while`/`for` in the code.
+type At = Option<(&'static str, &'static str)>;
+
+/// Every loop of `src/engine/`: where it is, what it is, and its bound.
+const LOOPS: &[(At, &str, Bound)] = &[
     (
         None,
         "recovery re-entry: a failed gate back to Local-/Method-/Design-Refine",

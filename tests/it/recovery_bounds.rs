@@ -328,6 +328,45 @@ fn max_refines_reached_unattended_stops_with_the_reason() {
 }
 
 #[test]
+fn a_waiting_policy_that_rejects_cannot_refine_past_the_cap_forever() {
+    // INTERACTIVE, but nobody answers: the policy rejects the cap's redesign after 0.2 s,
+    // which refines once more (refine 2 > max_refines = 1); at the next failure the cap
+    // stops instead of asking again.
+    let mut s = refined_twice();
+    s.after("Method-Refine").round(2);
+    fails(
+        &mut s,
+        "Method",
+        0.7,
+        &verdict("NotValid", 0.3),
+        &route("repair", 1),
+    );
+    let (_g, dir) = setup(
+        &s,
+        "INTERACTIVE",
+        "approval_timeout_s = 0.2\n\n[recovery]\nmax_refines = 1\n",
+    );
+    let why = end_reason(common::script::run_engine(&dir, true));
+    assert!(
+        why.contains("h-e1: Method-Refine would be refine 3 of this gate"),
+        "{why}"
+    );
+    assert!(
+        why.contains("the waiting policy decided the last escalation"),
+        "{why}"
+    );
+    assert_eq!(
+        field(&dir, "sub_hypotheses.h-e1.refines").as_deref(),
+        Some("2")
+    );
+    assert_eq!(
+        messages(&dir, "refine_cap").len(),
+        1,
+        "one escalation, then the stop"
+    );
+}
+
+#[test]
 fn within_the_default_cap_the_same_two_refines_run() {
     // The default (3) leaves room for both repairs: the second runs Coding & Validation
     // again (round 2, which this script does not record).
