@@ -86,10 +86,16 @@ pub(super) fn interpreter(argv0: &str, path_var: Option<&str>, workspace: &Path)
         }
     }
     card.packages
-        .sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then(a.cmp(b)));
+        .sort_by_cached_key(|p| (name_key(p), p.clone()));
     card.packages.dedup();
     card.packages_sha256 = Some(packages_sha256(&card.packages));
     card
+}
+
+/// A package line's name as pip orders it: lower-case, `_` and `.` read as `-`.
+fn name_key(line: &str) -> String {
+    let name = line.split_once("==").map_or(line, |(n, _)| n);
+    name.to_lowercase().replace(['_', '.'], "-")
 }
 
 /// The program to ask: `argv0` when it is a Python (found on `path_var` when bare), else
