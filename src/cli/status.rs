@@ -189,7 +189,8 @@ pub fn run(dir: &Path, json: bool) -> Result<i32> {
             .map(|c| c.exec.sandbox.as_str())
             .unwrap_or("unknown (youra.toml does not load: run `youra config show`)"),
         next_action: vsa.workflow.next_action.as_deref(),
-        waiting: waiting(vsa),
+        // What waits for a researcher's name (1 of 2) or was decided by whom.
+        waiting: [waiting(vsa), crate::steer::who_waits(&snap)].concat(),
         sub_hypotheses: &vsa.sub_hypotheses,
         counts: counts(vsa),
         recent_history: vsa.history.iter().rev().take(RECENT).collect(),

@@ -28,7 +28,7 @@ pub use plan::{
     Approval, BREAKPOINTS_LIST, DECISION_PATH, DEFAULT_ACTOR, EVENT, Outcome, Plan, Request,
     STEERING_LIST, check_request, plan,
 };
-pub use second::APPROVALS_LIST;
+pub use second::{APPROVALS_LIST, who_waits};
 pub use verb::{TargetKind, UnknownVerb, Verb, YOURA_FOLDER_REASON, availability, verbs_help};
 
 use crate::rundir::Layout;

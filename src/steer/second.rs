@@ -84,6 +84,12 @@ pub fn decision(
     let mut m = mutation(req, change, esc.id.as_deref());
     m.details_mut()
         .extend(action.map(|a| ("action".to_string(), s(a.as_str()))));
+    // Both names in the history entry itself, as a list (the readers of who decided —
+    // `vsa::deviation`, the paper — need not parse the value's flow text).
+    if let Approval::SecondOfTwo { names: all } = &approval {
+        m.details_mut()
+            .push(("approved_by".to_string(), names(all)));
+    }
     Ok(Plan {
         mutation: m,
         outcome: Outcome::Decision {
@@ -153,6 +159,50 @@ pub fn directive(
         },
         approval: Approval::SecondOfTwo { names: all },
     }))
+}
+
+/// What waits for a name, one line each, for `youra status` and the TUI: an escalation's
+/// first answers ("1 of 2"), directives in `needs_second`, and a decision taken but not yet
+/// applied, with who took it.
+pub fn who_waits(snap: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(esc) = &snap.vsa.workflow.escalation {
+        let id = esc.id.as_deref().unwrap_or("(no id)");
+        match &esc.decision {
+            Some(d) => out.push(format!(
+                "escalation {id}: {} by {}, for the engine to apply",
+                d.verdict_text.as_deref().unwrap_or("decided"),
+                d.who()
+            )),
+            None => out.extend(esc.approvals.iter().map(|a| {
+                let answer = match a.action.as_deref() {
+                    Some(act) => format!("override with {act}"),
+                    None => a.verdict_text.clone().unwrap_or_else(|| "an answer".into()),
+                };
+                format!(
+                    "escalation {id}: {answer} is 1 of 2, given by {}; waits for a second researcher (another name)",
+                    a.by.as_deref().unwrap_or("someone")
+                )
+            })),
+        }
+    }
+    for d in directives(&snap.doc) {
+        if d.state != DirectiveState::NeedsSecond {
+            continue;
+        }
+        let by = d
+            .approved_by
+            .first()
+            .or(d.actor.as_ref())
+            .map_or("someone", String::as_str);
+        out.push(format!(
+            "directive {}: {} {} is 1 of 2, given by {by}; waits for a second researcher (another name)",
+            d.id.as_deref().unwrap_or("(no id)"),
+            d.verb.as_deref().unwrap_or("?"),
+            d.target.as_deref().unwrap_or_default(),
+        ));
+    }
+    out
 }
 
 /// The directive item as the first researcher wrote it, now `pending` with both names.

@@ -28,8 +28,11 @@ pub struct Card {
     pub trajectory: Vec<(String, String)>,
     /// Ranked by the critic's severity, highest first.
     pub attributions: Vec<Attribution>,
-    /// `(verdict, by, reason)` once decided.
+    /// `(verdict, by, reason)` once decided; `by` names both researchers when two were
+    /// required (`ana and bo`).
     pub decision: Option<(String, String, String)>,
+    /// First answers waiting for a second researcher: `approved: 1 of 2, by ana`.
+    pub approvals: Vec<String>,
 }
 
 /// The card of the pending escalation, if one waits (or was just decided and still sits in
@@ -73,7 +76,18 @@ pub fn card(vsa: &Vsa) -> Option<Card> {
         decision: e
             .decision
             .as_ref()
-            .map(|d| (o(&d.verdict_text), o(&d.by), o(&d.reason))),
+            .map(|d| (o(&d.verdict_text), d.who(), o(&d.reason))),
+        approvals: e
+            .approvals
+            .iter()
+            .map(|a| {
+                let answer = match &a.action {
+                    Some(act) => format!("override with {act}"),
+                    None => o(&a.verdict_text),
+                };
+                format!("{answer}: 1 of 2, by {}", o(&a.by))
+            })
+            .collect(),
     })
 }
 

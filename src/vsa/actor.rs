@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// The variable that names the researcher for one shell (`YOURA_NAME="Ana Souza"`).
 pub const NAME_ENV: &str = "YOURA_NAME";
 /// What a name may not exceed, in characters: it is shown on one line of a card.
-pub const MAX_NAME_CHARS: usize = 80;
+pub const MAX_NAME_CHARS: usize = 100;
 /// Who decided when nothing names anyone (no login name either).
 pub const UNKNOWN: &str = "researcher";
 
@@ -256,7 +256,7 @@ mod tests {
         ] {
             assert_eq!(check(ok).as_deref(), Ok(ok));
         }
-        for bad in ["a\nb", "a\tb", "\u{7}", "x\u{2066}", &"n".repeat(81)] {
+        for bad in ["a\nb", "a\tb", "\u{7}", "x\u{2066}", &"n".repeat(101)] {
             assert!(check(bad).is_err(), "{bad:?}");
         }
     }

@@ -46,13 +46,35 @@ fn list(n: Option<&Node>) -> Vec<String> {
         .collect()
 }
 
-/// A history value written in flow form (`{verdict: approved, by: ana}`), parsed.
-fn flow(raw: Option<String>) -> Option<Document> {
-    crate::yaml::parse(raw?.as_bytes()).ok()
+/// A history value written in flow form (`{verdict: approved, by: ana}`): its text, and
+/// its parse when it parses (a summary's flow text need not: a name with braces in it).
+struct Flow {
+    raw: String,
+    doc: Option<Document>,
 }
 
-fn field(doc: &Option<Document>, key: &str) -> Option<String> {
-    text(doc.as_ref()?.root.as_ref()?.get(key))
+fn flow(raw: Option<String>) -> Option<Flow> {
+    let raw = raw?;
+    let doc = crate::yaml::parse(raw.as_bytes()).ok();
+    Some(Flow { raw, doc })
+}
+
+/// `key`'s value in `f`: from the parse, else the one-word value written after `key: ` at
+/// the top of the text (ids, verdicts, actions and `policy` are single words).
+fn field(f: &Option<Flow>, key: &str) -> Option<String> {
+    let f = f.as_ref()?;
+    if let Some(root) = f.doc.as_ref().and_then(|d| d.root.as_ref()) {
+        return text(root.get(key));
+    }
+    [format!("{{{key}: "), format!(", {key}: ")]
+        .iter()
+        .find_map(|k| f.raw.find(k.as_str()).map(|at| &f.raw[at + k.len()..]))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
 }
 
 /// Every deviation in `doc`, oldest first (those without a time last, in file order).
@@ -79,7 +101,7 @@ pub fn read(doc: &Document) -> Vec<Deviation> {
 fn from_history(items: &[Node]) -> Vec<Deviation> {
     let mut out = Vec::new();
     // The escalation a decision answers: the last one raised before it.
-    let mut raised: Option<Document> = None;
+    let mut raised: Option<Flow> = None;
     // Each hypothesis's criteria written once already: the engine's first write is the plan.
     let mut planned: std::collections::HashSet<String> = std::collections::HashSet::new();
     for item in items {
@@ -97,8 +119,13 @@ fn from_history(items: &[Node]) -> Vec<Deviation> {
             continue;
         }
         if path == "workflow.pending_escalation.decision" {
-            let d = flow(text(item.get("new")));
-            out.push(decision(&raised, &d, when, why));
+            let mut dev = decision(&raised, &flow(text(item.get("new"))), when, why);
+            if event == "steer" {
+                // A researcher's answer: who and what from the entry's own fields.
+                let two = list(item.get("approved_by"));
+                dev.who = if two.len() > 1 { names(&two) } else { actor };
+            }
+            out.push(dev);
             continue;
         }
         let gate = path.contains(".gate.");
@@ -130,8 +157,8 @@ fn from_history(items: &[Node]) -> Vec<Deviation> {
 }
 
 fn decision(
-    raised: &Option<Document>,
-    d: &Option<Document>,
+    raised: &Option<Flow>,
+    d: &Option<Flow>,
     when: Option<Timestamp>,
     entry_why: String,
 ) -> Deviation {
@@ -141,7 +168,7 @@ fn decision(
     let id = field(raised, "id").map_or_else(String::new, |i| format!(" ({i})"));
     let two = d
         .as_ref()
-        .and_then(|d| d.root.as_ref())
+        .and_then(|d| d.doc.as_ref()?.root.as_ref())
         .map(|r| list(r.get("approved_by")))
         .unwrap_or_default();
     let who = if two.len() > 1 {
@@ -159,11 +186,15 @@ fn decision(
         "approved" | "approve" => "approval",
         _ => "decision",
     };
+    let why = match d.as_ref().and_then(|d| d.doc.as_ref()) {
+        Some(_) => field(d, "reason").unwrap_or(entry_why),
+        None => entry_why,
+    };
     Deviation {
         kind: kind.into(),
         what,
         who,
-        why: field(d, "reason").unwrap_or(entry_why),
+        why,
         when: field(d, "at").and_then(|t| Timestamp::parse(&t)).or(when),
     }
 }
@@ -251,7 +282,10 @@ history:
   actor: bo
   timestamp: '2026-12-01T10:02:00Z'
   path: workflow.pending_escalation.decision
-  new: "{verdict: overridden, action: Proceed, by: bo, approved_by: [ana, bo], at: '2026-12-01T10:02:00Z', reason: the refutation is the finding}"
+  verb: override
+  action: Proceed
+  approved_by: [ana, bo]
+  new: "{verdict: overridden, action: Proceed, by: bo \"{#x}\" [y], at: '2026-12-01T10:02:00Z', reason: the refutation is the finding}"
   reason: the refutation is the finding
 - {event: field_edit, actor: cy, timestamp: '2026-12-01T10:03:00Z', path: 'sub_hypotheses.h-e1.gate.criteria[0].value', old: '0.92', new: '0.85', reason: too strict}
 - {event: field_edit, actor: cy, timestamp: '2026-12-01T10:04:00Z', path: workflow.next_action, old: a, new: b, reason: note}

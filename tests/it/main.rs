@@ -110,4 +110,5 @@ mod vsa_mutations;
 mod vsa_props;
 mod vsa_transactions;
 mod what_ran;
+mod who_decided;
 mod workspace_trust;

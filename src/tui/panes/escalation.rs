@@ -350,6 +350,15 @@ pub fn draw(app: &App, tab: CardTab, frame: &mut Frame, area: Rect) {
             format!("decided: {verdict} by {by} — {reason}"),
             t.style(Role::Ok),
         ),
+        // A first answer waits for a second researcher: say whose, before the keys.
+        None if !c.approvals.is_empty() => Line::styled(
+            format!(
+                "{} — waits for a second researcher · {}",
+                c.approvals.join("; "),
+                decide_keys(app, Mode::Escalation)
+            ),
+            t.style(Role::Key),
+        ),
         None => Line::styled(
             format!(
                 "{} · each asks for a one-line reason",
