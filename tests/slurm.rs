@@ -227,6 +227,50 @@ fn a_job_runs_in_the_sandbox_and_completes() {
     );
 }
 
+/// A Slurm attempt leaves its run card like a local one (issue 40, item 6): written by youra
+/// when the job ended, its command, seeds and data hashes, the back end named, and the
+/// machine said to be the submitting one (the node is not probed).
+#[test]
+fn a_slurm_job_leaves_its_run_card() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let b = backend(conf);
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("x.csv"), "a,b\n1,2\n").unwrap();
+    let mut j = job(
+        tmp.path(),
+        "h-card",
+        "cat ../../data/x.csv >/dev/null; echo ok",
+    );
+    j.read_only.push(data.clone());
+    j.env.push(("YOURA_SEEDS".into(), "3,4".into()));
+    let outcome = b.start(&j).unwrap().wait();
+    assert_eq!(outcome.exit, ExitKind::Exited(0), "{:?}", outcome.warnings);
+    let text = std::fs::read_to_string(tmp.path().join("h-card/results/run_card.json"))
+        .expect("the card is written when the job ends");
+    let card: youra::exec::run_card::RunCard = serde_json::from_str(&text).expect("a card");
+    assert_eq!(card.backend, "slurm");
+    assert_eq!(card.argv, j.argv);
+    assert_eq!(card.env.get("YOURA_SEEDS").map(String::as_str), Some("3,4"));
+    assert!(
+        card.machine.probed_on.contains("Slurm"),
+        "{:?}",
+        card.machine
+    );
+    let x = card
+        .data
+        .iter()
+        .find(|d| d.path == "data/x.csv")
+        .expect("x.csv");
+    // `printf 'a,b\n1,2\n' | sha256sum`
+    assert_eq!(
+        x.sha256.as_deref(),
+        Some("492d5ea496056f1a6a6592241032fab764c321596317930b4fa0e1e8bc3b7470")
+    );
+    assert_eq!(card.sandbox.memory_limit_mb, Some(256));
+}
+
 /// The local back end's fork-bomb test (tests/it/exec.rs), as a Slurm job: the batch script's
 /// watchdog stops it the same way, and it is reported the same way.
 #[test]
