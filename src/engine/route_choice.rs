@@ -148,31 +148,31 @@ fn capped(ctx: &StageCtx<'_>, p: &Proposal, pivots: u32, mut r: Routed) -> Route
         && !policy_decided_last(&snap.doc, h);
     let refines = super::reroute::refines(&snap, h);
     let max = ctx.recovery.max_refines;
+    // `None`: the run stops (the reason is then the stop's and the veto's both).
     let (route, reason) = match cap(h, r.route, &p.gate_type, refines, max, interactive) {
         Capped::Within => return r,
-        Capped::Stop { reason } => {
-            r.stop = Some(reason);
-            return r;
-        }
-        Capped::Limitation { reason } => (Route::Limitation, reason),
+        Capped::Stop { reason } => (None, reason),
+        Capped::Limitation { reason } => (Some(Route::Limitation), reason),
         Capped::Escalate { proposed, reason } => {
             match crate::reflect::routing::budget(proposed, pivots, ctx.recovery.max_pivots) {
-                Ok(a) => (Route::Act(a), reason),
-                Err(stop) => {
-                    r.stop = Some(format!("{reason}; {h}: {}", stop.reason));
-                    return r;
-                }
+                Ok(a) => (Some(Route::Act(a)), reason),
+                Err(stop) => (None, format!("{reason}; {h}: {}", stop.reason)),
             }
         }
     };
     ctx.emit(
         Event::new("refine_cap")
             .hypothesis(h)
-            .action(route.as_str())
+            .action(route.map_or("MUST_STOP", Route::as_str))
             .message(reason.clone()),
     );
-    r.route = route;
-    r.vetoes.push(reason);
+    // The veto goes to `recovery.vetoes` and the failure record's note, so the record of a
+    // stopped run says why its refine was not taken.
+    r.vetoes.push(reason.clone());
+    match route {
+        Some(route) => r.route = route,
+        None => r.stop = Some(reason),
+    }
     r
 }
 

@@ -321,10 +321,16 @@ fn max_refines_reached_unattended_stops_with_the_reason() {
         field(&dir, "sub_hypotheses.h-e1.refines").as_deref(),
         Some("1")
     );
-    // The failure the cap stopped on is still a record of its own.
+    // The failure the cap stopped on is still a record of its own, saying why.
     let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
     let ids: Vec<_> = records.iter().map(|r| r.id.as_str()).collect();
     assert!(ids.contains(&"failure_h-e1_run2"), "{ids:?}");
+    let record = std::fs::read_to_string(dir.join("memory/failure_h-e1_run2.md")).unwrap();
+    assert!(
+        record.contains("veto: h-e1: Method-Refine would be refine 2"),
+        "{record}"
+    );
+    assert_eq!(messages(&dir, "refine_cap").len(), 1);
 }
 
 #[test]
@@ -359,10 +365,65 @@ fn a_waiting_policy_that_rejects_cannot_refine_past_the_cap_forever() {
         field(&dir, "sub_hypotheses.h-e1.refines").as_deref(),
         Some("2")
     );
+    let capped = messages(&dir, "refine_cap");
+    assert_eq!(capped.len(), 2, "one escalation, then the stop: {capped:?}");
+    assert!(
+        capped[0].contains("a redesign is proposed"),
+        "{}",
+        capped[0]
+    );
+    assert!(capped[1].contains("the run stops"), "{}", capped[1]);
+}
+
+#[test]
+fn a_should_work_miss_past_the_cap_is_recorded_as_a_limitation() {
+    // h-m1's SHOULD_WORK gate (gain <= 0.02; body mass adds 0.0323) is retried from
+    // Experiment Design, then asked again: should_work_retries (2) would allow it, the refine
+    // cap (1) does not, and a SHOULD_WORK miss past the cap is a limitation, not a stop.
+    let mass = code_reply(
+        "centroid.py",
+        CENTROID_PY,
+        &["--standardize", "--compare", "body_mass_g"],
+    );
+    let mut s = start();
+    s.passing_attempt("h-e1", &scaled())
+        .design_and_plan("h-m1", &brief("gain", "<=", 0.02));
+    for round in [0, 1] {
+        if round > 0 {
+            s.round(round)
+                .design_and_plan("h-m1", &brief("gain", "<=", 0.02));
+        }
+        s.failing_attempt("h-m1", &mass, "Design", 0.5, &verdict("NotValid", 0.3))
+            .reply(
+                "controller",
+                "coding_validation",
+                Some("h-m1"),
+                1,
+                &route("Design-Refine", 1),
+            );
+    }
+    let (_g, dir) = setup(
+        &s,
+        "UNATTENDED",
+        "\n[recovery]\nshould_work_retries = 2\nmax_refines = 1\n",
+    );
+    let why = end_reason(common::script::run_engine(&dir, true));
+    assert!(
+        why.contains("stage=experiment_design hypothesis=h-c1"),
+        "the loop went on: {why}"
+    );
     assert_eq!(
-        messages(&dir, "refine_cap").len(),
-        1,
-        "one escalation, then the stop"
+        field(&dir, "sub_hypotheses.h-m1.refines").as_deref(),
+        Some("1")
+    );
+    assert!(field(&dir, "sub_hypotheses.h-m1.limitation").is_some());
+    let capped = messages(&dir, "refine_cap");
+    assert_eq!(capped.len(), 1, "{capped:?}");
+    assert!(
+        capped[0].contains("h-m1: Design-Refine would be refine 2 of this gate")
+            && capped[0].contains("recorded as a limitation"),
+        "{}",
+        capped[0]
     );
 }
 
