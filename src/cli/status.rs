@@ -394,6 +394,9 @@ fn print_text(r: &StatusReport<'_>) {
             });
             println!("  {:<12} failed check: {text}", "");
         }
+        for line in interval_lines(&h.gate) {
+            println!("  {:<12} {line}", "");
+        }
     }
     println!("\nRecent history (newest first):");
     for e in &r.recent_history {
@@ -485,6 +488,35 @@ fn print_running(jobs: &[crate::rundir::jobs::JobRow]) {
     for j in running {
         println!("  {:<12} {}", j.hypothesis, j.label());
     }
+}
+
+/// A gate decided on repeats: one line per criterion with its verdict and interval card
+/// (`interval: INCONCLUSIVE accuracy: 0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92`),
+/// then what the interval could not decide and why. Printed through `println!`, so escaped.
+fn interval_lines(g: &crate::vsa::model::Gate) -> Vec<String> {
+    let mut out: Vec<String> = g
+        .evidence
+        .iter()
+        .map(|e| {
+            let verdict = e.verdict.as_ref().map_or("?", |v| v.as_str());
+            format!(
+                "interval: {verdict} {}: {}",
+                e.quantity(),
+                e.card_line().replace(['\n', '\r'], " ")
+            )
+        })
+        .collect();
+    out.extend(g.undecided.iter().take(3).map(|u| {
+        let text = u.text.clone().unwrap_or_else(|| {
+            format!(
+                "{}: {}",
+                opt(u.criterion.as_deref()),
+                opt(u.reason.as_deref())
+            )
+        });
+        format!("undecided: {}", text.replace(['\n', '\r'], " "))
+    }));
+    out
 }
 
 #[cfg(test)]

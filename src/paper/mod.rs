@@ -15,6 +15,7 @@ pub mod draw;
 pub mod emit;
 pub mod figure_pdf;
 pub mod figures;
+pub mod intervals;
 pub mod pdf;
 pub mod refs;
 pub mod settings;
@@ -61,6 +62,15 @@ pub fn with_reference_note(md: &str, records: &[refs::Record]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `md` with the intervals the run's gates were decided on ([`intervals::with_intervals`]);
+/// unchanged when the VSA holds none or cannot be read (the paper then says what it said).
+pub fn with_gate_intervals(run: &Path, md: &str) -> String {
+    match crate::vsa::Store::new(run.join("verification_state.yaml")).load() {
+        Ok(snap) => intervals::with_intervals(md, &snap.vsa),
+        Err(_) => md.to_string(),
+    }
 }
 
 /// The run's retrieved works (`literature.jsonl`), keys assigned.
@@ -120,6 +130,8 @@ pub fn publish(run: &Path, md: &str) -> Result<Published, String> {
 /// has no PDF and [`Published::no_pdf`] says why. `Err` only when a file cannot be written.
 pub fn publish_with(run: &Path, md: &str, settings: &PaperSettings) -> Result<Published, String> {
     let started = Instant::now();
+    // The gates' intervals (issue 40): youra's record from the VSA, like the run cards.
+    let md = &with_gate_intervals(run, md);
     let records = records(run)?;
     let dir = run.join("paper");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

@@ -5,7 +5,36 @@
 
 use std::collections::HashMap;
 
+use crate::vsa::model::GateEvidence;
 use crate::vsa::{SubHypothesis, Vsa};
+
+/// The verdict word an interval judgement shows: PASS, FAIL, INCONCLUSIVE, or `?` when the
+/// VSA holds none of them.
+pub fn verdict_word(e: &GateEvidence) -> &str {
+    e.verdict.as_ref().map_or("?", |v| v.as_str())
+}
+
+/// One criterion's interval as the Gates pane and the escalation card show it, safe for the
+/// terminal (`term::escape`: the metric name and the card are the VSA's, anyone's text).
+/// The verdict leads, so a narrow pane that clips the line still shows it:
+/// `INCONCLUSIVE accuracy: 0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92`.
+pub fn interval_line(e: &GateEvidence) -> String {
+    safe(&format!(
+        "{} {}: {}",
+        verdict_word(e),
+        e.quantity(),
+        e.card_line()
+    ))
+}
+
+/// The verdict and the card alone, for a line under the criterion it judges.
+pub fn interval_card(e: &GateEvidence) -> String {
+    safe(&format!("{} {}", verdict_word(e), e.card_line()))
+}
+
+fn safe(line: &str) -> String {
+    crate::term::escape(&line.replace(['\n', '\r'], " ")).into_owned()
+}
 
 /// Hypotheses in DAG order with their depth: each appears after all its prerequisites,
 /// under the last of them; cycles and unknown prerequisites fall back to file order.
@@ -75,6 +104,54 @@ mod tests {
             prerequisites: pre.iter().map(|s| s.to_string()).collect(),
             line: 1,
         }
+    }
+
+    #[test]
+    fn an_interval_line_names_its_quantity_card_and_verdict_as_text() {
+        use crate::vsa::enums::GateResult;
+        let e = |metric: &str, baseline: Option<&str>, card: &str, v: Option<GateResult>| {
+            GateEvidence {
+                metric: Some(metric.into()),
+                baseline: baseline.map(str::to_string),
+                card: Some(card.into()),
+                verdict: v,
+                ..GateEvidence::default()
+            }
+        };
+        let table = [
+            (
+                e(
+                    "accuracy",
+                    None,
+                    "0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92",
+                    Some(GateResult::Inconclusive),
+                ),
+                "INCONCLUSIVE accuracy: 0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92",
+            ),
+            (
+                e(
+                    "accuracy",
+                    Some("accuracy_lda"),
+                    "0.021 ± 0.005, n 5",
+                    Some(GateResult::Pass),
+                ),
+                "PASS accuracy - accuracy_lda: 0.021 ± 0.005, n 5",
+            ),
+            (
+                e(
+                    "acc\u{1b}[2J{x}\u{202e}",
+                    None,
+                    "0.5\nforged line\u{7}",
+                    None,
+                ),
+                "? acc\\u001b[2J{x}\\u202e: 0.5 forged line\\u0007",
+            ),
+        ];
+        for (ev, want) in table {
+            assert_eq!(interval_line(&ev), want);
+        }
+        let ev = e("a", None, "0.5\u{1b}]52;c;x\u{7}", Some(GateResult::Fail));
+        assert_eq!(interval_card(&ev), "FAIL 0.5\\u001b]52;c;x\\u0007");
     }
 
     #[test]

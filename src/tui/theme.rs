@@ -24,6 +24,8 @@ pub enum Role {
     GatePassed,
     GateFailed,
     GatePartial,
+    /// A gate its interval could not decide: never drawn like a pass (issue 40).
+    GateInconclusive,
     GatePending,
     StageDone,
     StageCurrent,
@@ -191,6 +193,20 @@ mod tests {
         for (name, _) in BUILTIN {
             for depth in [ColorDepth::TrueColor, ColorDepth::Ansi256, ColorDepth::None] {
                 assert!(Theme::builtin(name, depth).is_some(), "{name} {depth:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn inconclusive_never_looks_like_a_pass_or_a_failure() {
+        for (name, _) in BUILTIN {
+            for depth in [ColorDepth::TrueColor, ColorDepth::Ansi256, ColorDepth::None] {
+                let t = Theme::builtin(name, depth).unwrap();
+                let inc = t.style(Role::GateInconclusive);
+                assert_ne!(inc, Style::default(), "{name} {depth:?}: unstyled");
+                for other in [Role::GatePassed, Role::GateFailed, Role::GatePending] {
+                    assert_ne!(inc, t.style(other), "{name} {depth:?}: like {other:?}");
+                }
             }
         }
     }

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use super::{
-    Chart, CriterionRow, EscalationRow, GateRow, MemoryRow, Paper, PlanRow, Report, Summary,
-    lifecycle, markdown,
+    Chart, CriterionRow, EscalationRow, GateRow, IntervalRow, MemoryRow, Paper, PlanRow, Report,
+    Summary, lifecycle, markdown,
 };
 use crate::rundir::events::Event;
 use crate::vsa::{Snapshot, Store, SubHypothesis};
@@ -198,6 +198,41 @@ pub fn gate_row(h: &SubHypothesis) -> GateRow {
             ),
         })
         .collect();
+    let intervals = g
+        .evidence
+        .iter()
+        .map(|e| {
+            let mut detail = e.method.clone().unwrap_or_default();
+            let arm = |name: &str, a: &crate::vsa::model::ArmInterval| {
+                format!("{name} {:.3} [{:.3}, {:.3}]", a.mean, a.lo, a.hi)
+            };
+            if let (Some(a), Some(b)) = (&e.arm, &e.baseline_arm) {
+                detail = format!(
+                    "{detail}; {}, {}",
+                    arm(e.metric.as_deref().unwrap_or("arm"), a),
+                    arm(e.baseline.as_deref().unwrap_or("baseline"), b)
+                );
+            }
+            IntervalRow {
+                quantity: e.quantity(),
+                card: e.card_line(),
+                verdict: e.verdict.as_ref().map_or("?".into(), |v| v.to_string()),
+                detail,
+            }
+        })
+        .collect();
+    let undecided = g
+        .undecided
+        .iter()
+        .map(|c| match &c.text {
+            Some(t) => t.clone(),
+            None => format!(
+                "{}: {}",
+                c.criterion.as_deref().unwrap_or("-"),
+                c.reason.as_deref().unwrap_or("-")
+            ),
+        })
+        .collect();
     GateRow {
         id: h.id.clone(),
         kind: h.kind.as_ref().map(ToString::to_string),
@@ -212,6 +247,8 @@ pub fn gate_row(h: &SubHypothesis) -> GateRow {
         met: g.is_met(),
         criteria,
         failed_checks,
+        intervals,
+        undecided,
     }
 }
 

@@ -79,6 +79,23 @@ pub struct GateRow {
     pub criteria: Vec<CriterionRow>,
     /// The failed checks as sentences (`gain: required <= 0.02, actual 0.0342`).
     pub failed_checks: Vec<String>,
+    /// Each criterion's interval judgement when the gate was decided on repeats (issue 40).
+    pub intervals: Vec<IntervalRow>,
+    /// What the interval could not decide, as sentences (INCONCLUSIVE's reasons).
+    pub undecided: Vec<String>,
+}
+
+/// One criterion's interval: what it is of, the card line and the verdict.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntervalRow {
+    /// `accuracy`, or `accuracy - accuracy_lda` for a gain.
+    pub quantity: String,
+    /// "0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92".
+    pub card: String,
+    /// PASS, FAIL, INCONCLUSIVE, or `?`.
+    pub verdict: String,
+    /// The method (`t`, `corrected t`, …) and, for a gain, both arms' intervals.
+    pub detail: String,
 }
 
 /// One criterion: what the gate requires and what was measured.

@@ -27,7 +27,7 @@ nav a{margin-right:1em}table{border-collapse:collapse;margin:.5em 0;width:100%}
 td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f4f4f4}.pass{color:#176f2c;font-weight:600}.fail{color:#b3261e;font-weight:600}
 .muted{color:#666}.wait{background:#fff4ce;border:1px solid #e0b000;padding:.5em}
-.missing{color:#b3261e}figure{margin:1em 0}svg{max-width:100%;height:auto}
+.inconclusive{color:#7a3e9d;font-weight:600;font-style:italic}.missing{color:#b3261e}figure{margin:1em 0}svg{max-width:100%;height:auto}
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.paper{border-left:4px solid #ddd;padding-left:1em}
 dl.kv{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dl.kv dt{font-weight:600}
 .two{display:grid;grid-template-columns:1fr 1fr;gap:1em}h4{margin:.3em 0}

@@ -142,11 +142,7 @@ pub fn gates(rows: &[GateRow]) -> String {
             opt(g.kind.as_deref()),
             opt(g.gate_type.as_deref()),
             text(&g.status),
-            verdict(
-                g.result.is_some().then_some(g.met),
-                &opt(g.result.as_deref()),
-                &opt(g.result.as_deref())
-            ),
+            result_badge(g),
         ));
         if let Some(s) = &g.statement {
             out.push_str(&format!("<p>{}</p>\n", text(s)));
@@ -172,15 +168,63 @@ pub fn gates(rows: &[GateRow]) -> String {
                 .collect();
             out.push_str(&table(&["Metric", "Required", "Measured", ""], rows));
         }
-        if !g.failed_checks.is_empty() {
+        if !g.intervals.is_empty() {
+            let rows = g
+                .intervals
+                .iter()
+                .map(|i| {
+                    vec![
+                        text(&i.quantity),
+                        text(&i.card),
+                        verdict_word(&i.verdict),
+                        text(&i.detail),
+                    ]
+                })
+                .collect();
+            out.push_str(&table(
+                &[
+                    "Quantity",
+                    "Interval (youra's, from repeats)",
+                    "Verdict",
+                    "Method",
+                ],
+                rows,
+            ));
+        }
+        if !g.failed_checks.is_empty() || !g.undecided.is_empty() {
             out.push_str("<ul>\n");
             for c in &g.failed_checks {
                 out.push_str(&format!("<li class=\"fail\">{}</li>\n", text(c)));
+            }
+            for c in &g.undecided {
+                out.push_str(&format!(
+                    "<li class=\"inconclusive\">undecided: {}</li>\n",
+                    text(c)
+                ));
             }
             out.push_str("</ul>\n");
         }
     }
     out
+}
+
+/// A gate's result in its own colour: INCONCLUSIVE is neither a pass nor a failure.
+fn result_badge(g: &GateRow) -> String {
+    match g.result.as_deref() {
+        Some(r) if r.eq_ignore_ascii_case("INCONCLUSIVE") => verdict_word(r),
+        r => verdict(r.is_some().then_some(g.met), &opt(r), &opt(r)),
+    }
+}
+
+/// PASS, FAIL or INCONCLUSIVE as a coloured word; anything else as plain text.
+fn verdict_word(v: &str) -> String {
+    let class = match v {
+        "PASS" => "pass",
+        "FAIL" => "fail",
+        "INCONCLUSIVE" => "inconclusive",
+        _ => return text(v),
+    };
+    format!("<span class=\"{class}\">{}</span>", text(v))
 }
 
 pub fn plan(rows: &[PlanRow]) -> String {
@@ -372,6 +416,53 @@ pub fn paper(p: Option<&Paper>, charts: &[Chart]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_inconclusive_gate_shows_its_intervals_in_its_own_colour_and_as_text() {
+        let evil = "acc<script>{x}</script>&\"'";
+        let g = GateRow {
+            id: "h-e1".into(),
+            status: "IN_PROGRESS".into(),
+            result: Some("INCONCLUSIVE".into()),
+            met: false,
+            intervals: vec![
+                super::super::IntervalRow {
+                    quantity: evil.into(),
+                    card: "0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92".into(),
+                    verdict: "INCONCLUSIVE".into(),
+                    detail: "t".into(),
+                },
+                super::super::IntervalRow {
+                    quantity: "accuracy - accuracy_lda".into(),
+                    card: "<b>0.021</b>".into(),
+                    verdict: "<i>PASS".into(),
+                    detail: "t; accuracy 0.934 [0.900, 0.960]".into(),
+                },
+            ],
+            undecided: vec![format!("{evil}: the interval holds the threshold")],
+            ..GateRow::default()
+        };
+        let html = gates(&[g]);
+        assert!(
+            html.contains("h-e1 <span class=\"muted\">— · — · IN_PROGRESS</span> <span class=\"inconclusive\">INCONCLUSIVE</span></h3>"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("class=\"fail\"") && !html.contains("class=\"pass\""),
+            "{html}"
+        );
+        assert!(html.contains(
+            "<td>0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92</td><td><span class=\"inconclusive\">INCONCLUSIVE</span></td>"
+        ), "{html}");
+        let escaped = "acc&lt;script&gt;{x}&lt;/script&gt;&amp;&quot;&#39;";
+        assert_eq!(html.matches(escaped).count(), 2, "{html}");
+        assert!(!html.contains("<script") && !html.contains("<b>") && !html.contains("<i>"));
+        assert!(
+            html.contains("<td>&lt;i&gt;PASS</td>"),
+            "an unknown verdict is plain text"
+        );
+        assert!(html.contains("<li class=\"inconclusive\">undecided: acc&lt;script"));
+    }
 
     fn row(started: &str) -> StageRow {
         StageRow {

@@ -11,8 +11,11 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table};
 use crate::tui::app::App;
 use crate::tui::dialogs::CardTab;
 use crate::tui::escalation_view::{Card, card, feature_text, wrap};
+use crate::tui::gates_view::{interval_card, interval_line};
 use crate::tui::keymap::{Command, Mode};
+use crate::tui::panes::gates::verdict_role;
 use crate::tui::theme::Role;
+use crate::vsa::enums::GateResult;
 
 /// "a approve · r reject · o override" from the keymap of `mode`.
 pub fn decide_keys(app: &App, mode: Mode) -> String {
@@ -156,25 +159,48 @@ fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
                 .failed_checks
                 .iter()
                 .any(|f| f.criterion.as_deref() == Some(rule.metric.as_str()));
-            let (mark, role) = if failed {
-                ("✗ missed", Role::GateFailed)
-            } else if measured.is_some() {
-                ("✓ met", Role::GatePassed)
-            } else {
-                ("· not measured", Role::Muted)
+            // Decided on repeats, the interval's verdict is the criterion's (issue 40): an
+            // undecided one is never marked met.
+            let evidence = h.gate.evidence_for(rule);
+            let undecided = h.gate.undecided.iter().any(|f| {
+                evidence.is_some_and(|e| f.criterion.as_deref() == Some(e.quantity().as_str()))
+                    || f.criterion.as_deref() == Some(rule.metric.as_str())
+            });
+            let (mark, role) = match evidence.and_then(|e| e.verdict.as_ref()) {
+                Some(GateResult::Pass) => ("✓ met", Role::GatePassed),
+                Some(GateResult::Fail) => ("✗ missed", Role::GateFailed),
+                Some(GateResult::Inconclusive) => ("? undecided", Role::GateInconclusive),
+                _ if failed => ("✗ missed", Role::GateFailed),
+                _ if undecided => ("? undecided", Role::GateInconclusive),
+                _ if measured.is_some() => ("✓ met", Role::GatePassed),
+                _ => ("· not measured", Role::Muted),
             };
             lines.push(Line::from(vec![
                 label("criterion"),
                 Span::styled(
-                    format!(
+                    crate::term::escape(&format!(
                         "{:<22} required {} {:<8} measured {:<8} {mark}",
                         rule.metric,
                         rule.op,
                         rule.value,
                         measured.as_deref().unwrap_or("-"),
-                    ),
+                    ))
+                    .into_owned(),
                     t.style(role),
                 ),
+            ]));
+            if let Some(e) = evidence {
+                lines.push(Line::from(vec![
+                    label("interval"),
+                    Span::styled(interval_card(e), t.style(role)),
+                ]));
+            }
+        }
+        // Intervals no criterion claims (the criteria edited since, an outside writer's).
+        for e in h.gate.unmatched_evidence() {
+            lines.push(Line::from(vec![
+                label("interval"),
+                Span::styled(interval_line(e), t.style(verdict_role(e.verdict.as_ref()))),
             ]));
         }
         if h.gate.rules.is_empty() {
@@ -193,6 +219,20 @@ fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
                 lines.push(Line::from(vec![
                     label("gate"),
                     Span::styled(line, t.style(Role::GateFailed)),
+                ]));
+            }
+            for u in &h.gate.undecided {
+                let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+                let line = u
+                    .text
+                    .clone()
+                    .unwrap_or_else(|| format!("{}: {}", o(&u.criterion), o(&u.reason)));
+                lines.push(Line::from(vec![
+                    label("undecided"),
+                    Span::styled(
+                        crate::term::escape(&line).into_owned(),
+                        t.style(Role::GateInconclusive),
+                    ),
                 ]));
             }
         }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Paragraph, Row, Table};
 
 use super::{block, clip, scroll_for};
 use crate::tui::app::{App, PaneId};
-use crate::tui::gates_view::dag_rows;
+use crate::tui::gates_view::{dag_rows, interval_line};
 use crate::tui::theme::{Role, Theme};
 use crate::vsa::SubHypothesis;
 use crate::vsa::enums::{GateResult, HypothesisStatus};
@@ -28,8 +28,21 @@ pub fn status_role(h: &SubHypothesis) -> Role {
         (_, Some(GateResult::Fail))
         | (HypothesisStatus::Failed | HypothesisStatus::CascadeFailed, _) => Role::GateFailed,
         (_, Some(GateResult::Partial)) => Role::GatePartial,
+        // Before VALIDATED: an undecided gate is never drawn like a pass.
+        (_, Some(GateResult::Inconclusive)) => Role::GateInconclusive,
         (HypothesisStatus::Validated | HypothesisStatus::Completed, _)
         | (_, Some(GateResult::Pass)) => Role::GatePassed,
+        _ => Role::GatePending,
+    }
+}
+
+/// How an interval's verdict is drawn: PASS, FAIL, INCONCLUSIVE each their own.
+pub fn verdict_role(v: Option<&GateResult>) -> Role {
+    match v {
+        Some(GateResult::Pass) => Role::GatePassed,
+        Some(GateResult::Fail) => Role::GateFailed,
+        Some(GateResult::Partial) => Role::GatePartial,
+        Some(GateResult::Inconclusive) => Role::GateInconclusive,
         _ => Role::GatePending,
     }
 }
@@ -83,12 +96,19 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             ])
             .style(style)
         });
+    // INCONCLUSIVE is wider than the other results: the column grows for it, not for all.
+    let result_w = rows
+        .iter()
+        .map(|(_, h)| result_text(h).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(7, 12) as u16;
     let widths = [
         Constraint::Min(10),
         Constraint::Length(5),
         Constraint::Length(12),
         Constraint::Length(12),
-        Constraint::Length(7),
+        Constraint::Length(result_w),
     ];
     let header = Row::new(["ID", "TYPE", "GATE", "STATUS", "RESULT"]).style(t.style(Role::Muted));
     frame.render_widget(
@@ -104,14 +124,26 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// One line per machine-readable criterion: `metric op required · measured v ✓/✗`; the
-/// selected one (`]` / `[`, then `e` edits its value) is marked.
+/// One line per machine-readable criterion: `metric op required · measured v ✓/✗`, or, for a
+/// gate decided on repeats, its interval and verdict (`accuracy: 0.936 ± 0.008, n 5, 95% CI
+/// 0.928–0.944 vs ≥ 0.92 · PASS`); the selected one (`]` / `[`, then `e` edits its value) is
+/// marked. Evidence no criterion claims follows, so no interval is hidden.
 fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'static>> {
-    h.gate
+    let mut lines: Vec<Line<'static>> = h
+        .gate
         .rules
         .iter()
         .enumerate()
         .map(|(i, c)| {
+            let selected = app.criterion == Some(i);
+            if let Some(e) = h.gate.evidence_for(c) {
+                let text = format!("{} {}", if selected { "▸" } else { " " }, interval_line(e));
+                let mut style = t.style(verdict_role(e.verdict.as_ref()));
+                if selected && app.focus == PaneId::Gates {
+                    style = style.patch(t.style(Role::Selected));
+                }
+                return Line::styled(clip(&text, width), style);
+            }
             let measured = h
                 .gate
                 .measured
@@ -127,7 +159,6 @@ fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<
                 Some(false) => ("✗", Role::GateFailed),
                 None => ("·", Role::GatePending),
             };
-            let selected = app.criterion == Some(i);
             let text = format!(
                 "{} {} {} {} · measured {} {mark}",
                 if selected { "▸" } else { " " },
@@ -140,9 +171,16 @@ fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<
             if selected && app.focus == PaneId::Gates {
                 style = style.patch(t.style(Role::Selected));
             }
-            Line::styled(clip(&text, width), style)
+            Line::styled(clip(&crate::term::escape(&text), width), style)
         })
-        .collect()
+        .collect();
+    lines.extend(h.gate.unmatched_evidence().map(|e| {
+        Line::styled(
+            clip(&format!("  {}", interval_line(e)), width),
+            t.style(verdict_role(e.verdict.as_ref())),
+        )
+    }));
+    lines
 }
 
 fn short(kind: &str) -> String {
@@ -172,6 +210,17 @@ fn detail(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<Line<'st
         lines.push(Line::styled(
             clip(&format!("✗ {text}"), width),
             t.style(Role::GateFailed),
+        ));
+    }
+    // What the interval could not decide, and why (INCONCLUSIVE's reasons).
+    for c in &h.gate.undecided {
+        let text = c.text.clone().unwrap_or_else(|| {
+            let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+            format!("{}: {}", o(&c.criterion), o(&c.reason))
+        });
+        lines.push(Line::styled(
+            clip(&format!("? {}", crate::term::escape(&text)), width),
+            t.style(Role::GateInconclusive),
         ));
     }
     if !h.prerequisites.is_empty() {
