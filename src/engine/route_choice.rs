@@ -169,6 +169,7 @@ fn capped(ctx: &StageCtx<'_>, p: &Proposal, pivots: u32, mut r: Routed) -> Route
     // The veto goes to `recovery.vetoes` and the failure record's note, so the record of a
     // stopped run says why its refine was not taken.
     r.vetoes.push(reason.clone());
+    r.by = format!("{}, then the refine cap", r.by);
     match route {
         Some(route) => r.route = route,
         None => r.stop = Some(reason),

@@ -281,6 +281,11 @@ fn max_refines_reached_escalates_a_redesign_to_the_researcher() {
         Some("1"),
         "one refine applied, the second not"
     );
+    assert_eq!(
+        field(&dir, "workflow.pending_escalation.router").as_deref(),
+        Some("controller, then the refine cap"),
+        "who proposed the redesign"
+    );
     let capped = messages(&dir, "refine_cap");
     assert_eq!(capped.len(), 1, "{capped:?}");
     assert!(
