@@ -385,7 +385,11 @@ pub fn decided(esc: &Escalation) -> Option<Decided> {
             .collect::<Vec<_>>()
             .join(" ")
     });
-    let by = d.by.clone().unwrap_or_else(|| "?".into());
+    // Both names when a lab's `[steer] second_approval` required two (`ana and bo`).
+    let by = match d.approved_by.len() {
+        0 | 1 => d.by.clone().unwrap_or_else(|| "?".into()),
+        _ => d.who(),
+    };
     let note = RoutingNote {
         action,
         severity: top.and_then(|t| t.severity).unwrap_or(0.0),

@@ -304,6 +304,16 @@ fn the_demo_runs_on_after_a_second_name_and_its_paper_lists_the_override_with_wh
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(child.wait().unwrap().success());
+    // The engine's decision event and its journal name both researchers.
+    let decision = youra::rundir::events::read_counted(&dir.join("events.jsonl"))
+        .0
+        .into_iter()
+        .find(|e| e.kind == "decision")
+        .expect("a decision event");
+    assert_eq!(
+        decision.actor.as_deref(),
+        Some(format!("ana and {HOSTILE}").as_str())
+    );
 
     // The paper's section (the checked Markdown): the override, both names, the reason.
     let md = std::fs::read_to_string(dir.join("paper/06_paper_final.md")).unwrap();
