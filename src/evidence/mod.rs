@@ -5,6 +5,8 @@
 //!   seeded percentile bootstrap) and the rule that picks between them.
 //! - `gain`: a comparative claim's `Gain`, summarised from the paired differences
 //!   (arm − baseline, repeat by repeat), so the seed-to-seed noise both arms share cancels.
+//! - `holm`: a claim's one-sided p-value read back from its interval, and Holm's correction
+//!   across a run's claims.
 //! - `repeats`: the results schema's one row per repeat (seed, fold), checked, and a metric's
 //!   (or a gain's paired) `Sample` from it.
 //! - `verdict`: the pure interval rule (PASS when the interval clears the threshold, FAIL when
@@ -16,6 +18,7 @@
 
 pub mod bench;
 pub mod gain;
+pub mod holm;
 pub mod repeats;
 pub mod sim;
 pub mod stats;

@@ -38,6 +38,7 @@ mod evidence_check;
 mod evidence_confirm;
 mod evidence_gates;
 mod evidence_kills;
+mod evidence_paper;
 mod evidence_stats;
 mod exec;
 mod experiment_index;

@@ -48,6 +48,11 @@ pub fn write_sanitized(
         )
     });
     let paper = super::post_hoc::with_note(&paper, post_hoc.as_deref());
+    let multiple = ctx
+        .vsa()
+        .ok()
+        .and_then(|snap| super::multiplicity::note(&snap, ctx.evidence.rule().confidence));
+    let paper = super::post_hoc::with_note(&paper, multiple.as_deref());
     let report = sanitize(&paper, registry, DEFAULT_TOLERANCE);
     ctx.write(rel, &report.text)?;
     let name = rel

@@ -17,6 +17,7 @@ mod gate_evidence;
 pub(super) mod implementation;
 pub(super) mod limitation;
 mod literature;
+mod multiplicity;
 pub(super) mod planning;
 mod post_hoc;
 mod reattach;
