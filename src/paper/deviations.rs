@@ -231,4 +231,31 @@ mod tests {
         assert_eq!(headings.count(), 1, "the section's own heading only");
         assert_eq!(md_code("\u{1b}[2Jx\ny"), "`[2Jx y`");
     }
+
+    /// Text and code of `md`'s events, each kind joined.
+    fn read_back(md: &str) -> (String, String) {
+        let (mut text, mut code) = (String::new(), String::new());
+        for e in pulldown_cmark::Parser::new(md) {
+            match e {
+                pulldown_cmark::Event::Text(t) => text.push_str(&t),
+                pulldown_cmark::Event::Code(c) => code.push_str(&c),
+                _ => {}
+            }
+        }
+        (text, code)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Any printable text reads back as written: a name as Markdown text, a reason as a
+        /// code span; nothing of it becomes markup.
+        #[test]
+        fn any_text_reads_back_as_written(s in "\\PC{0,60}") {
+            let (text, code) = read_back(&format!("by {}: {}", md_text(&s), md_code(&s)));
+            proptest::prop_assert_eq!(text, format!("by {s}: "));
+            let want = if s.trim().is_empty() { "-" } else { s.trim() };
+            proptest::prop_assert_eq!(code, want);
+        }
+    }
 }
