@@ -351,7 +351,10 @@ fn escalations(snap: &Snapshot, events: &[Event]) -> Vec<EscalationRow> {
             raised_at: e.raised_at.clone(),
             proposed: e.proposed_action.clone(),
             verdict: d.and_then(|d| d.verdict_text.clone()),
-            by: d.and_then(|d| d.by.clone()),
+            // Both names where two were required; a first answer's "1 of 2" while it waits.
+            by: d
+                .map(|d| d.who())
+                .or_else(|| super::deviations::first_answers(e)),
             applied: d.and_then(|d| d.action.clone()),
             decided_at: d.and_then(|d| d.at.clone()),
             reason: d.and_then(|d| d.reason.clone()),

@@ -43,6 +43,26 @@ pub fn section(rows: &[Deviation]) -> String {
     out
 }
 
+/// Who has answered a waiting escalation when a second name is required: `approved: 1 of 2,
+/// by ana — waits for a second researcher`; `None` when nobody has.
+pub(super) fn first_answers(e: &crate::vsa::escalation::Escalation) -> Option<String> {
+    let given: Vec<String> = e
+        .approvals
+        .iter()
+        .map(|a| {
+            let answer = match &a.action {
+                Some(act) => format!("override with {act}"),
+                None => a.verdict_text.clone().unwrap_or_else(|| "an answer".into()),
+            };
+            format!(
+                "{answer}: 1 of 2, by {}",
+                a.by.as_deref().unwrap_or("someone")
+            )
+        })
+        .collect();
+    (!given.is_empty()).then(|| format!("{} — waits for a second researcher", given.join("; ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

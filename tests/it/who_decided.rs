@@ -80,6 +80,19 @@ fn one_name_waits_the_same_name_twice_still_waits_a_second_name_decides() {
     assert_eq!(esc.decision, None, "the engine sees no decision");
     assert_eq!(esc.approvals.len(), 1);
     assert_eq!(esc.approvals[0].by.as_deref(), Some("ana"));
+    // The HTML report's escalation says whose answer waits.
+    let html = run.join("r.html");
+    let o = youra(
+        &["report", "html", d, "-o", html.to_str().unwrap()],
+        &cfg,
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(
+        html.contains("approved: 1 of 2, by ana — waits for a second researcher"),
+        "the report's escalation names the first answer"
+    );
     let status = youra(&["status", d], &cfg, &[]);
     assert!(
         text(&status).0.contains(
