@@ -240,6 +240,12 @@ pub fn request_step(dir: &Path) -> Result<Option<i32>> {
         Err(e) => return Ok(Some(super::no_run(e))),
     };
     let req = Request::new(Verb::Step, None, "youra run --step");
+    // Named as `youra steer` names the researcher (a config that does not load is said by
+    // the run itself, next).
+    let req = match crate::config::load(&run.root) {
+        Ok(c) => req.clone().with_settings(&c.steer, None).unwrap_or(req),
+        Err(_) => req,
+    };
     match apply(&Store::new(&run.vsa), &req, run.layout) {
         Ok(done) => {
             // On stderr: with --json, stdout carries only the events.

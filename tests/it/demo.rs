@@ -409,6 +409,8 @@ fn overriding_with_proceed_keeps_the_negative_result() {
             "Proceed",
             "--reason",
             "the refuted redundancy is the finding",
+            "--as",
+            "lee",
         ],
     );
     finish(&dir, child);
@@ -431,5 +433,12 @@ fn overriding_with_proceed_keeps_the_negative_result() {
     assert!(
         !p.contains("ten seeds"),
         "the rejected continuation is not served: {p}"
+    );
+    // The paper's deviations from the plan name the override, who gave it and why.
+    assert!(
+        p.contains(
+            "by lee: `Pivot proposed for h-m1 (esc-27); Proceed applied instead`; why: `the refuted redundancy is the finding`."
+        ),
+        "{p}"
     );
 }
