@@ -9,7 +9,7 @@
 //! through their emitters. A run whose gates hold no evidence (one measurement decides, the
 //! demo's `min_repeats = 1`) gets its paper unchanged, byte for byte.
 
-use crate::vsa::model::{GateEvidence, Vsa, op_sign, percent};
+use crate::vsa::model::{GateEvidence, Vsa, percent};
 
 /// The sentence the statistics paragraph opens with (also how a second pass knows it is
 /// there).
@@ -91,7 +91,8 @@ pub fn results_table(gated: &[(&str, &GateEvidence)]) -> String {
     ];
     for (h, e) in gated {
         let criterion = match (e.op, e.threshold) {
-            (Some(op), Some(t)) => format!("{} {t}", op_sign(op)),
+            // ASCII `>=`: `paper.tex` builds with plain pdflatex, whose inputenc has no `≥`.
+            (Some(op), Some(t)) => format!("{op} {t}"),
             _ => "—".into(),
         };
         let n = e.n.map_or("n ?".into(), |n| format!("n {n}"));

@@ -85,7 +85,7 @@ fn results_states_each_gated_value_with_its_interval_and_ends_with_the_table() {
     assert!(table < out.find("## Discussion").unwrap());
     assert!(table > out.find("```\nh-e1").unwrap());
     assert!(
-        out.contains("| h\\-e1 | accuracy | ≥ 0\\.92 | 0.936 \\[0.928, 0.944\\] (n 5, 95\\% t) | INCONCLUSIVE |"),
+        out.contains("| h\\-e1 | accuracy | \\>\\= 0\\.92 | 0.936 \\[0.928, 0.944\\] (n 5, 95\\% t) | INCONCLUSIVE |"),
         "{out}"
     );
     // The statistics paragraph opens the Method section.

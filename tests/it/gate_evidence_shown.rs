@@ -177,9 +177,48 @@ fn status_the_html_report_and_the_paper_show_h_e1s_interval_and_verdict() {
         }
     }
     assert!(
+        !tex.contains('≥'),
+        "plain pdflatex's inputenc has no ≥: youra's table writes >="
+    );
+    assert!(
         tex.contains("{[}"),
         "TeX's bracket escape, not an optional argument"
     );
     // The checked text itself is not rewritten: the intervals are youra's record.
     assert!(!md.contains(&pct));
+}
+
+/// The example run with h-m1's gate decided on repeats and a metric named with an ESC
+/// sequence, braces and a right-to-left override (`tui_gate_evidence::inconclusive_run`):
+/// `youra status` and the HTML report show the name as text and each verdict as its own.
+#[test]
+fn a_hostile_metric_name_is_text_in_status_and_the_report() {
+    let (_g, dir) = crate::tui_gate_evidence::inconclusive_run();
+    let d = dir.to_str().unwrap();
+    let status = youra(&["status", d]);
+    assert!(
+        !status.contains('\u{1b}') && !status.contains('\u{202e}'),
+        "{status:?}"
+    );
+    for want in [
+        "interval: INCONCLUSIVE spearman_rho_decay_vs_step: -0.710 ± 0.112, n 5, 95% CI -0.822–-0.598 vs ≤ -0.8",
+        "interval: PASS acc\\u001b[31m{x}}\\u202e: 0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92",
+        "undecided: spearman_rho_decay_vs_step: the 95% interval -0.822–-0.598 holds the threshold of ≤ -0.8",
+    ] {
+        assert!(status.contains(want), "{want}\n{status}");
+    }
+    let html_path = dir.join("out.html");
+    youra(&["report", "html", d, "-o", html_path.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&html_path).expect("report.html written");
+    assert!(!html.contains('\u{1b}') && !html.contains('\u{202e}'));
+    // The name's controls are dropped by the HTML escape (`webreport::escape::text`).
+    assert!(
+        html.contains(
+            "<td>acc[31m{x}}</td><td>0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92</td><td><span class=\"pass\">PASS</span></td>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("vs ≤ -0.8</td><td><span class=\"inconclusive\">INCONCLUSIVE</span></td>")
+    );
 }
