@@ -82,7 +82,7 @@ pub struct Flow<'p> {
     steps: Cell<usize>,
     active: RefCell<HashSet<(usize, usize, String)>>,
     returns: RefCell<HashMap<(usize, usize, bool), Roots>>,
-    callers: RefCell<HashMap<(usize, usize), Roots>>,
+    callers: RefCell<HashMap<(usize, usize, String), Roots>>,
     names: RefCell<HashMap<NameKey, Roots>>,
 }
 
@@ -132,19 +132,8 @@ impl<'p> Flow<'p> {
     /// The roots of a value written at `line` of `scope`, parameters replaced by what the
     /// function's callers pass (up to three calls up).
     pub fn value(&self, m: usize, scope: usize, e: &Expr, line: usize) -> Roots {
-        let mut roots = self.expr(m, scope, e, line, true, 0);
-        let mut at = scope;
-        for _ in 0..3 {
-            if !roots.iter().any(|r| r.kind == RootKind::Param) {
-                break;
-            }
-            roots.retain(|r| r.kind != RootKind::Param);
-            let Some(f) = self.enclosing_function(m, at) else {
-                break;
-            };
-            add(&mut roots, self.callers(m, f, 0));
-            at = self.p.modules[m].scopes[f].parent.unwrap_or(0);
-        }
+        let roots = self.expr(m, scope, e, line, true, 0);
+        let mut roots = self.substitute(roots, 0);
         if roots.iter().any(|r| r.kind == RootKind::Param) {
             roots.retain(|r| r.kind != RootKind::Param);
             add(
@@ -155,16 +144,28 @@ impl<'p> Flow<'p> {
         roots
     }
 
-    fn enclosing_function(&self, m: usize, scope: usize) -> Option<usize> {
-        let scopes = &self.p.modules[m].scopes;
-        let mut s = Some(scope);
-        while let Some(i) = s {
-            if scopes[i].kind == ScopeKind::Function {
-                return Some(i);
+    /// Each parameter root replaced by what the function's callers pass for it.
+    fn substitute(&self, mut roots: Roots, depth: usize) -> Roots {
+        for _ in 0..3 {
+            let params: Vec<Root> = roots
+                .iter()
+                .filter(|r| r.kind == RootKind::Param)
+                .cloned()
+                .collect();
+            if params.is_empty() || depth > 2 {
+                break;
             }
-            s = scopes[i].parent;
+            roots.retain(|r| r.kind != RootKind::Param);
+            for p in params {
+                let f = self.p.modules[p.module].scopes.iter().position(|s| {
+                    s.kind == ScopeKind::Function && s.line == p.line && s.params.contains(&p.what)
+                });
+                if let Some(f) = f {
+                    add(&mut roots, self.callers(p.module, f, &p.what, depth + 1));
+                }
+            }
         }
-        None
+        roots
     }
 
     pub fn expr(
@@ -191,15 +192,27 @@ impl<'p> Flow<'p> {
                     .iter()
                     .map(|p| self.expr(m, scope, p, line, direct, d))
                     .collect();
-                let literal =
-                    |r: &Roots| !r.is_empty() && r.iter().all(|x| x.kind == RootKind::Literal);
-                let drawn =
-                    |r: &Roots| !r.is_empty() && r.iter().all(|x| x.kind == RootKind::Generator);
+                // One side a literal (`BASE[method]` counts: literals and names youra cannot
+                // follow, no data), the other only random draws.
+                let literal = |r: &Roots| {
+                    r.iter().any(|x| x.kind == RootKind::Literal)
+                        && r.iter().all(|x| {
+                            matches!(
+                                x.kind,
+                                RootKind::Literal | RootKind::Unresolved | RootKind::Param
+                            )
+                        })
+                };
+                let drawn = |r: &Roots| {
+                    r.iter().any(|x| x.kind == RootKind::Generator)
+                        && r.iter()
+                            .all(|x| matches!(x.kind, RootKind::Generator | RootKind::Literal))
+                };
                 if direct && *additive && each.iter().any(literal) && each.iter().any(drawn) {
                     let lit = each
                         .iter()
                         .find(|r| literal(r))
-                        .and_then(|r| r.iter().next())
+                        .and_then(|r| r.iter().find(|x| x.kind == RootKind::Literal))
                         .map(|r| r.what.clone())
                         .unwrap_or_default();
                     return root(RootKind::Noise, m, line, &format!("{lit} + a random draw"));
@@ -341,9 +354,17 @@ impl<'p> Flow<'p> {
                 return self.args(m, scope, c, depth);
             }
             let mut out = self.returns(tm, ts, direct, depth);
-            if out.iter().any(|r| r.kind == RootKind::Param) {
-                out.retain(|r| r.kind != RootKind::Param);
-                add(&mut out, self.args(m, scope, c, depth));
+            let params: Vec<Root> = out
+                .iter()
+                .filter(|r| r.kind == RootKind::Param && r.module == tm && r.line == target.line)
+                .cloned()
+                .collect();
+            for p in params {
+                out.remove(&p);
+                add(
+                    &mut out,
+                    self.arg_for(m, scope, c, (tm, ts), &p.what, depth),
+                );
             }
             return out;
         }
@@ -412,34 +433,71 @@ impl<'p> Flow<'p> {
         out
     }
 
-    /// What the callers of function `f` pass it: the union of their arguments' roots.
-    fn callers(&self, m: usize, f: usize, depth: usize) -> Roots {
-        if let Some(r) = self.callers.borrow().get(&(m, f)) {
+    /// The roots of what call `c` passes for parameter `param` of function `f`: its keyword
+    /// argument, else its positional one (`self` of a method is not passed).
+    fn arg_for(
+        &self,
+        m: usize,
+        scope: usize,
+        c: &Call,
+        f: (usize, usize),
+        param: &str,
+        depth: usize,
+    ) -> Roots {
+        let target = &self.p.modules[f.0].scopes[f.1];
+        let method = target
+            .parent
+            .is_some_and(|p| self.p.modules[f.0].scopes[p].kind == ScopeKind::Class);
+        let offset = usize::from(
+            method
+                && target
+                    .params
+                    .first()
+                    .is_some_and(|p| p == "self" || p == "cls"),
+        );
+        let at = c
+            .keywords
+            .iter()
+            .position(|k| k.as_deref() == Some(param))
+            .or_else(|| {
+                let i = target
+                    .params
+                    .iter()
+                    .position(|p| p == param)?
+                    .checked_sub(offset)?;
+                c.keywords
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| k.is_none())
+                    .nth(i)
+                    .map(|(j, _)| j)
+            });
+        match at.and_then(|i| c.args.get(i)) {
+            Some(a) => self.expr(m, scope, a, c.line, false, depth + 1),
+            None => Roots::new(),
+        }
+    }
+
+    /// What the callers of function `f` pass for its parameter `param`.
+    fn callers(&self, m: usize, f: usize, param: &str, depth: usize) -> Roots {
+        let key = (m, f, param.to_string());
+        if let Some(r) = self.callers.borrow().get(&key) {
             return r.clone();
         }
+        self.callers.borrow_mut().insert(key.clone(), Roots::new());
         let name = self.p.modules[m].scopes[f].name.clone();
         let mut out = Roots::new();
         for (cm, module) in self.p.modules.iter().enumerate() {
             for (cs, c) in &module.calls {
                 let last = c.callee.rsplit('.').next().unwrap_or("");
                 if last == name && self.definition(cm, *cs, &c.callee) == Some((m, f)) {
-                    add(&mut out, self.value_of_args(cm, *cs, c, depth));
+                    let passed = self.arg_for(cm, *cs, c, (m, f), param, depth);
+                    add(&mut out, self.substitute(passed, depth));
                 }
             }
         }
-        self.callers.borrow_mut().insert((m, f), out.clone());
+        self.callers.borrow_mut().insert(key, out.clone());
         out
-    }
-
-    fn value_of_args(&self, m: usize, scope: usize, c: &Call, depth: usize) -> Roots {
-        let mut roots = self.args(m, scope, c, depth + 1);
-        if roots.iter().any(|r| r.kind == RootKind::Param) && depth < 2 {
-            roots.retain(|r| r.kind != RootKind::Param);
-            if let Some(f) = self.enclosing_function(m, scope) {
-                add(&mut roots, self.callers(m, f, depth + 1));
-            }
-        }
-        roots
     }
 
     /// The local function or class a callee names: in the enclosing scopes, the class of

@@ -32,6 +32,8 @@ pub struct Call {
     pub callee: String,
     pub recv: Option<Expr>,
     pub args: Vec<Expr>,
+    /// Per argument, its keyword (`seed=0`), `None` for a positional one.
+    pub keywords: Vec<Option<String>>,
     pub line: usize,
 }
 

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub mod bench;
 pub mod classify;
 pub mod ctx;
 pub mod flow;

@@ -2,9 +2,9 @@
 //! evidence (`file:line — rule — excerpt`) and, per reported metric, where its value comes
 //! from. [`decide`] is the one rule that turns weighted evidence into a verdict.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Real,

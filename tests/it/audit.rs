@@ -283,3 +283,37 @@ fn hostile_folders_are_answered_in_bounded_time_and_memory_with_a_message() {
     );
     assert!(!out.contains("0.99"), "the linked code was read: {out}");
 }
+
+#[test]
+fn bench_audit_scores_the_shipped_corpus_and_times_500_files() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audit/corpus");
+    let o = youra(&["bench", "audit", corpus.to_str().unwrap(), "--json"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &v["scores"];
+    let labels = s["rows"].as_array().unwrap();
+    assert!(labels.len() >= 12, "{labels:?}");
+    for class in ["real", "synthetic", "fabricated"] {
+        assert!(
+            labels.iter().filter(|r| r["label"] == class).count() >= 3,
+            "{class}"
+        );
+    }
+    // youra's own corpus: every output classified as labelled (not a measurement on agents).
+    for key in [
+        "not_real_precision",
+        "not_real_recall",
+        "fabricated_precision",
+        "fabricated_recall",
+    ] {
+        assert_eq!(s[key].as_f64(), Some(1.0), "{key}: {s:#}");
+    }
+    assert_eq!(s["cited"], s["cited_exist"], "{s:#}");
+    assert_eq!(v["speed"]["files"], 500);
+    assert!(v["speed"]["seconds"].as_f64().unwrap() < 2.0, "{v:#}");
+    // A folder without labels.json is a usage error with a message.
+    let o = youra(&["bench", "audit", env!("CARGO_MANIFEST_DIR"), "--files", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("labels.json"), "{:?}", text(&o));
+}

@@ -118,6 +118,10 @@ fn cases() -> Vec<(&'static str, Case)> {
             Excused("a synthetic corpus built in; reads no run"),
         ),
         (
+            "bench audit",
+            Run(&["bench", "audit", "{run}", "--files", "0"]),
+        ),
+        (
             "bench claims",
             Excused("simulated studies built in; reads no run"),
         ),

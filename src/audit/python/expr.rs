@@ -222,7 +222,7 @@ impl Builder<'_> {
             counted: ctx.counted || counting,
             ..ctx
         };
-        let mut args = Vec::new();
+        let (mut args, mut keywords) = (Vec::new(), Vec::new());
         if let Some(a) = n.child_by_field_name("arguments") {
             // `sum(x for x in xs)`: the generator is the one argument.
             let parts = if a.kind() == "generator_expression" {
@@ -231,13 +231,20 @@ impl Builder<'_> {
                 named(a)
             };
             for c in parts {
-                let v = match c.kind() {
-                    "keyword_argument" => c
-                        .child_by_field_name("value")
-                        .map(|v| self.expr(v, scope, inner, d)),
-                    _ => Some(self.expr(c, scope, inner, d)),
-                };
-                args.extend(v);
+                match c.kind() {
+                    "keyword_argument" => {
+                        let name = c.child_by_field_name("name").map(|k| self.text(k));
+                        if let Some(v) = c.child_by_field_name("value") {
+                            let v = self.expr(v, scope, inner, d);
+                            args.push(v);
+                            keywords.push(name);
+                        }
+                    }
+                    _ => {
+                        args.push(self.expr(c, scope, inner, d));
+                        keywords.push(None);
+                    }
+                }
             }
         }
         // `open(path, "w")` writes: it is no source of data.
@@ -249,6 +256,7 @@ impl Builder<'_> {
             callee,
             recv,
             args,
+            keywords,
             line: line(n),
         };
         self.m.calls.push((scope, call.clone()));
