@@ -238,3 +238,47 @@ fn inconclusive_is_drawn_in_its_own_colour_never_a_pass() {
         inconclusive
     );
 }
+
+/// A criterion left undecided without an interval (the rows lacked its metric) but with a
+/// single measured value that would meet it: the pane marks it `?`, never `✓`.
+#[test]
+fn an_undecided_criterion_without_an_interval_is_never_ticked() {
+    let (_g, dir) = temp_run(&example_run());
+    let path = dir.join("verification_state.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let gate = OLD_GATE
+        .replace("result: FAIL", "result: INCONCLUSIVE")
+        .replace("actual: -0.31", "actual: not decided")
+        .replace("failed_checks:\n", "failed_checks: []\n      undecided:\n")
+        .replace(
+            "reason: onset step is flat above decay 1.0",
+            "reason: 'no row reports `spearman_rho_decay_vs_step`'",
+        )
+        .replace(
+            "{spearman_rho_decay_vs_step: -0.31}",
+            "{spearman_rho_decay_vs_step: -0.9}",
+        );
+    std::fs::write(&path, text.replacen(OLD_GATE, &gate, 1)).unwrap();
+    let mut app = app_for(&dir);
+    keys(&mut app, "2jz");
+    let s = screen(&app, 160, 48);
+    let line = s
+        .lines()
+        .find(|l| l.contains("spearman_rho_decay_vs_step <= -0.8 · measured -0.9"))
+        .unwrap_or_else(|| panic!("the criterion line\n{s}"));
+    assert!(line.contains("-0.9 ?") && !line.contains('✓'), "{line}");
+    let inconclusive = app.theme.style(Role::GateInconclusive).fg;
+    assert_eq!(
+        fg_of(
+            &app,
+            160,
+            48,
+            "spearman_rho_decay_vs_step <= -0.8 · measured"
+        ),
+        inconclusive
+    );
+    assert!(
+        s.contains("? spearman_rho_decay_vs_step: no row reports"),
+        "{s}"
+    );
+}

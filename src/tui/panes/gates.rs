@@ -154,7 +154,18 @@ fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<
                 .as_deref()
                 .and_then(|v| v.parse::<f64>().ok())
                 .map(|v| crate::plan::met(c.op, c.value, v));
+            // A criterion the interval left undecided is never ticked, whatever one value says.
+            let quantity = c
+                .baseline
+                .as_ref()
+                .map_or_else(|| c.metric.clone(), |b| format!("{} - {b}", c.metric));
+            let undecided = h
+                .gate
+                .undecided
+                .iter()
+                .any(|u| u.criterion.as_deref() == Some(quantity.as_str()));
             let (mark, role) = match met {
+                _ if undecided => ("?", Role::GateInconclusive),
                 Some(true) => ("✓", Role::GatePassed),
                 Some(false) => ("✗", Role::GateFailed),
                 None => ("·", Role::GatePending),
