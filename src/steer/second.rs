@@ -231,7 +231,136 @@ fn seconded(d: &Directive, all: &[String]) -> NewNode {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::plan;
     use super::super::verb::Verb;
+    use super::*;
+    use crate::rundir::Layout;
+
+    const EXAMPLE: &str = include_str!("../../assets/example-run/verification_state.yaml");
+
+    /// The example run, its escalation holding `approvals` (flow items) when given.
+    fn snap(approvals: &[&str]) -> Snapshot {
+        let text = if approvals.is_empty() {
+            EXAMPLE.to_string()
+        } else {
+            let items: String = approvals.iter().map(|a| format!("    - {a}\n")).collect();
+            EXAMPLE.replacen(
+                "  pending_escalation:\n",
+                &format!("  pending_escalation:\n    approvals:\n{items}"),
+                1,
+            )
+        };
+        let doc = crate::yaml::parse(text.as_bytes()).unwrap();
+        let (vsa, warnings) = crate::vsa::read(&doc);
+        Snapshot {
+            doc,
+            vsa,
+            warnings,
+            elided: 0,
+        }
+    }
+
+    fn req(verb: Verb, target: Option<&str>, by: &str, two: bool) -> Request {
+        Request {
+            actor: by.into(),
+            second_approval: if two {
+                vec![verb.name().into()]
+            } else {
+                vec![]
+            },
+            ..Request::new(verb, target, "because")
+        }
+    }
+
+    #[test]
+    fn two_names_must_give_the_same_answer() {
+        let ana_ok = "{verdict: approved, by: ana, reason: r}";
+        let ana_over = "{verdict: overridden, action: Proceed, by: ana, reason: r}";
+        // (first answers, verb, target, who, rule on) → the approval, or a refusal.
+        let cases: &[(
+            &[&str],
+            Verb,
+            Option<&str>,
+            &str,
+            bool,
+            Result<Approval, &str>,
+        )] = &[
+            (&[], Verb::Approve, None, "ana", false, Ok(Approval::One)),
+            (
+                &[],
+                Verb::Approve,
+                None,
+                "ana",
+                true,
+                Ok(Approval::FirstOfTwo { by: "ana".into() }),
+            ),
+            (
+                &[ana_ok],
+                Verb::Approve,
+                None,
+                " ANA ",
+                true,
+                Err("ANA already gave it"),
+            ),
+            (
+                &[ana_ok],
+                Verb::Approve,
+                None,
+                "bo",
+                true,
+                Ok(Approval::SecondOfTwo {
+                    names: vec!["ana".into(), "bo".into()],
+                }),
+            ),
+            // Another answer is a first answer of its own: two names must agree.
+            (
+                &[ana_ok],
+                Verb::Reject,
+                None,
+                "bo",
+                true,
+                Ok(Approval::FirstOfTwo { by: "bo".into() }),
+            ),
+            (
+                &[ana_over],
+                Verb::Override,
+                Some("Proceed"),
+                "bo",
+                true,
+                Ok(Approval::SecondOfTwo {
+                    names: vec!["ana".into(), "bo".into()],
+                }),
+            ),
+            (
+                &[ana_over],
+                Verb::Override,
+                Some("Method-Refine"),
+                "bo",
+                true,
+                Ok(Approval::FirstOfTwo { by: "bo".into() }),
+            ),
+        ];
+        for (given, verb, target, who, two, want) in cases {
+            let got = plan(
+                &req(*verb, *target, who, *two),
+                &snap(given),
+                Layout::Native,
+            );
+            match (got, want) {
+                (Ok(p), Ok(w)) => {
+                    assert_eq!(&p.approval, w, "{verb} by {who} after {given:?}");
+                    let path = p.mutation.edits[0].change.path().to_string();
+                    let want_path = match w {
+                        Approval::FirstOfTwo { .. } => APPROVALS_LIST,
+                        _ => DECISION_PATH,
+                    };
+                    assert_eq!(path, want_path, "{verb} by {who}");
+                }
+                (Err(e), Err(w)) => assert!(e.to_string().contains(w), "{e}"),
+                (got, want) => panic!("{verb} by {who} after {given:?}: {got:?}, want {want:?}"),
+            }
+        }
+    }
 
     #[test]
     fn the_configurable_decisions_are_the_verbs_but_breakpoint() {
