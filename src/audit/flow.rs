@@ -24,6 +24,9 @@ pub enum RootKind {
     /// An outcome decided by `random() < rate`.
     Outcome,
     Mock,
+    /// A literal that enters a computation (`range(97)`, `[1, 2]`, a model's argument),
+    /// not the value itself: algorithmic data is built from these.
+    Constant,
     /// A function's parameter, replaced by its callers' arguments.
     Param,
     /// A name youra cannot follow (a global of another library, a parameter nobody
@@ -182,7 +185,10 @@ impl<'p> Flow<'p> {
         }
         let d = depth + 1;
         match e {
-            Expr::Num(x) => root(RootKind::Literal, m, line, x),
+            // A literal is the value itself only when it reaches the metric directly; one
+            // passed into a computation (a range, a container, a model) is a constant.
+            Expr::Num(x) if direct => root(RootKind::Literal, m, line, x),
+            Expr::Num(x) => root(RootKind::Constant, m, line, x),
             Expr::Str | Expr::Const => Roots::new(),
             Expr::Outcome => root(RootKind::Outcome, m, line, "random() < rate"),
             Expr::Name(n) => self.name(m, scope, n, line, direct, d),
@@ -195,30 +201,46 @@ impl<'p> Flow<'p> {
                 // One side a literal (`BASE[method]` counts: literals and names youra cannot
                 // follow, no data), the other only random draws.
                 let literal = |r: &Roots| {
-                    r.iter().any(|x| x.kind == RootKind::Literal)
+                    r.iter()
+                        .any(|x| matches!(x.kind, RootKind::Literal | RootKind::Constant))
                         && r.iter().all(|x| {
                             matches!(
                                 x.kind,
-                                RootKind::Literal | RootKind::Unresolved | RootKind::Param
+                                RootKind::Literal
+                                    | RootKind::Constant
+                                    | RootKind::Unresolved
+                                    | RootKind::Param
                             )
                         })
                 };
                 let drawn = |r: &Roots| {
                     r.iter().any(|x| x.kind == RootKind::Generator)
-                        && r.iter()
-                            .all(|x| matches!(x.kind, RootKind::Generator | RootKind::Literal))
+                        && r.iter().all(|x| {
+                            matches!(
+                                x.kind,
+                                RootKind::Generator | RootKind::Literal | RootKind::Constant
+                            )
+                        })
                 };
                 if direct && *additive && each.iter().any(literal) && each.iter().any(drawn) {
                     let lit = each
                         .iter()
                         .find(|r| literal(r))
-                        .and_then(|r| r.iter().find(|x| x.kind == RootKind::Literal))
+                        .and_then(|r| {
+                            r.iter()
+                                .find(|x| matches!(x.kind, RootKind::Literal | RootKind::Constant))
+                        })
                         .map(|r| r.what.clone())
                         .unwrap_or_default();
                     return root(RootKind::Noise, m, line, &format!("{lit} + a random draw"));
                 }
                 let mut out = Roots::new();
                 each.into_iter().for_each(|r| add(&mut out, r));
+                out
+            }
+            Expr::Guarded(value, guard) => {
+                let mut out = self.expr(m, scope, value, line, direct, d);
+                add(&mut out, self.expr(m, scope, guard, line, false, d));
                 out
             }
             Expr::Group(parts) => {
@@ -374,14 +396,22 @@ impl<'p> Flow<'p> {
             &c.callee
         };
         match classify::kind(&c.callee) {
+            // Re-reading the run's own results (`np.load("all_results.npy")`) loads no data.
+            CallKind::Loader if self.rereads_results(m, c.line) => Roots::new(),
             CallKind::Loader => root(RootKind::Loader, m, c.line, what),
             CallKind::Generator => root(RootKind::Generator, m, c.line, what),
             CallKind::Mock => root(RootKind::Mock, m, c.line, what),
             CallKind::Count | CallKind::Seed => Roots::new(),
             CallKind::Wrapper => {
                 let mut out = Roots::new();
-                for a in c.args.iter().take(1) {
-                    add(&mut out, self.expr(m, scope, a, c.line, direct, depth));
+                // `max(a, b)`: each argument is a value; `round(x, 4)`: only the first.
+                let last = c.callee.rsplit('.').next().unwrap_or("");
+                let all = matches!(last, "max" | "min" | "sum" | "mean" | "median");
+                for (i, a) in c.args.iter().enumerate() {
+                    add(
+                        &mut out,
+                        self.expr(m, scope, a, c.line, direct && (i == 0 || all), depth),
+                    );
                 }
                 if let Some(r) = &c.recv {
                     add(&mut out, self.expr(m, scope, r, c.line, direct, depth));
@@ -403,6 +433,17 @@ impl<'p> Flow<'p> {
                 out
             }
         }
+    }
+
+    fn rereads_results(&self, m: usize, line: usize) -> bool {
+        let text = self.p.modules[m]
+            .lines
+            .get(line.saturating_sub(1))
+            .map(|l| l.to_ascii_lowercase())
+            .unwrap_or_default();
+        ["result", "final_info", "metrics"]
+            .iter()
+            .any(|w| text.contains(w))
     }
 
     fn args(&self, m: usize, scope: usize, c: &Call, depth: usize) -> Roots {

@@ -23,6 +23,9 @@ pub enum Expr {
     Outcome,
     /// Everything else that combines values (containers, subscripts, comprehensions…).
     Group(Vec<Expr>),
+    /// A value assigned under `if <guard>:` — it depends on the guard's data too (the step
+    /// at which validation accuracy passed 0.99 comes from the accuracy, not from `step`).
+    Guarded(Box<Expr>, Box<Expr>),
 }
 
 /// A call: `callee` is the dotted text of the function when it is a chain of names
@@ -98,6 +101,8 @@ pub struct MetricSite {
 pub struct Branch {
     pub line: usize,
     pub messages: Vec<String>,
+    /// An `except` handler (any `if` branch is a fallback only if its message says so).
+    pub handler: bool,
 }
 
 #[derive(Debug, Clone)]

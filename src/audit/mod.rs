@@ -20,7 +20,7 @@ pub mod walk;
 
 use ctx::{Ctx, TextFile, Traced};
 use flow::{Flow, Program, RootKind};
-use ir::{Expr, How, Module};
+use ir::{Expr, Module};
 use verdict::{Report, Skipped};
 
 /// What the caller adds to the folder: the paper, the datasets it should use, the metrics
@@ -192,6 +192,19 @@ pub fn analyze(mut input: Input) -> Report {
     }
 }
 
+const FALLBACK_WORDS: [&str; 10] = [
+    "fall back",
+    "falling back",
+    "fallback",
+    "synthetic",
+    "simulat",
+    "dummy",
+    "mock",
+    "random data",
+    "unavailable",
+    "could not load",
+];
+
 /// Branches whose printed message a log holds: the fallback ran.
 fn taken_branches(
     modules: &[Module],
@@ -200,13 +213,19 @@ fn taken_branches(
     let mut out = std::collections::HashSet::new();
     for (m, module) in modules.iter().enumerate() {
         for (b, branch) in module.branches.iter().enumerate() {
+            // An `except` handler is a fallback by its place; an `if` branch only when its
+            // message says so ("falling back to synthetic data").
             let hit = branch.messages.iter().any(|msg| {
                 let fragment = msg
                     .split('\u{1f}')
                     .max_by_key(|f| f.len())
                     .unwrap_or("")
                     .trim();
-                fragment.len() >= 12 && logs.iter().any(|l| l.text.contains(fragment))
+                let lower = msg.to_ascii_lowercase();
+                let says = FALLBACK_WORDS.iter().any(|w| lower.contains(w));
+                (branch.handler || says)
+                    && fragment.len() >= 12
+                    && logs.iter().any(|l| l.text.contains(fragment))
             });
             if hit {
                 out.insert((m, b));
@@ -261,18 +280,31 @@ fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -
         if !executed[m] {
             continue;
         }
-        let named = module.scopes.iter().enumerate().flat_map(|(s, sc)| {
-            sc.assigns
+        // A variable named as a metric: its final value in its scope (every assignment that
+        // may be the last), not each assignment (`best = n_steps` then `best = step`).
+        let mut named: Vec<(String, Expr, usize, usize)> = Vec::new();
+        for (s, sc) in module.scopes.iter().enumerate() {
+            for a in sc
+                .assigns
                 .iter()
-                .filter(|a| a.how == How::Set && wanted.iter().any(|w| w == &a.target))
-                .map(move |a| (a.target.clone(), a.value.clone(), a.line, s))
-        });
+                .filter(|a| wanted.iter().any(|w| w == &a.target))
+            {
+                match named
+                    .iter_mut()
+                    .find(|(t, _, _, ns)| *ns == s && t == &a.target)
+                {
+                    Some(entry) => entry.2 = entry.2.max(a.line),
+                    None => named.push((a.target.clone(), Expr::Name(a.target.clone()), a.line, s)),
+                }
+            }
+        }
+        let named = named.into_iter().map(|(t, v, l, s)| (t, v, l, l + 1, s));
         let sites = module
             .sites
             .iter()
             .filter(|s| ctx::is_metric_key(&s.key, s.holder.as_deref(), wanted))
-            .map(|s| (s.key.clone(), s.value.clone(), s.line, s.scope));
-        for (metric, value, line, scope) in sites.chain(named) {
+            .map(|s| (s.key.clone(), s.value.clone(), s.line, s.line, s.scope));
+        for (metric, value, line, lookup, scope) in sites.chain(named) {
             if out.len() >= 2_000 {
                 return out;
             }
@@ -282,8 +314,10 @@ fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -
                 Expr::Str | Expr::Const => continue,
                 _ => None,
             };
-            let mut roots = flow.value(m, scope, &value, line);
-            roots.retain(|r| !(r.kind == RootKind::Literal && ctx::is_init(&r.what)));
+            let mut roots = flow.value(m, scope, &value, lookup);
+            roots.retain(|r| {
+                !(matches!(r.kind, RootKind::Literal | RootKind::Constant) && ctx::is_init(&r.what))
+            });
             let origin = ctx::origin(&roots);
             out.push(Traced {
                 metric,

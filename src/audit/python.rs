@@ -51,6 +51,7 @@ pub fn parse(file: &str, text: &str) -> Result<Module, Unparsed> {
     let root = tree.root_node();
     let mut b = Builder {
         src: bytes,
+        guards: vec![],
         m: Module {
             file: file.to_string(),
             lines: text.lines().map(str::to_string).collect(),
@@ -127,10 +128,13 @@ struct Ctx {
     random_guard: bool,
     /// Inside `len(…)`: a use that only counts.
     counted: bool,
+    /// The condition of the innermost `if` around (an index into `Builder::guards`).
+    guard: Option<usize>,
 }
 
 struct Builder<'s> {
     src: &'s [u8],
+    guards: Vec<Expr>,
     m: Module,
 }
 

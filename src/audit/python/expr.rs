@@ -135,6 +135,10 @@ impl Builder<'_> {
                 v
             }
             "lambda" => Expr::Group(vec![]),
+            // `(1.0 + kl)`: the parentheses change nothing about where the value comes from.
+            "parenthesized_expression" if named(n).len() == 1 => {
+                self.expr(named(n)[0], scope, ctx, d)
+            }
             "comment" => Expr::Group(vec![]),
             _ => Expr::Group(
                 named(n)

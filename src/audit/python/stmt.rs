@@ -28,10 +28,11 @@ impl Builder<'_> {
         }
     }
 
-    pub(super) fn new_branch(&mut self, n: Node) -> usize {
+    pub(super) fn new_branch(&mut self, n: Node, handler: bool) -> usize {
         self.m.branches.push(Branch {
             line: line(n),
             messages: vec![],
+            handler,
         });
         self.m.branches.len() - 1
     }
@@ -101,7 +102,7 @@ impl Builder<'_> {
                 for c in named(n) {
                     match c.kind() {
                         "except_clause" | "except_group_clause" => {
-                            let br = self.new_branch(c);
+                            let br = self.new_branch(c, true);
                             let inner = Ctx {
                                 conditional: true,
                                 branch: Some(br),
@@ -181,14 +182,28 @@ impl Builder<'_> {
         if text.contains("__name__") && text.contains("__main__") {
             self.m.main_guard = true;
         }
+        let main = text.contains("__name__") && text.contains("__main__");
         let c = cond.map(|c| self.expr(c, scope, ctx, d));
-        let guard = ctx.random_guard || c == Some(Expr::Outcome);
+        let random = ctx.random_guard || c == Some(Expr::Outcome);
+        let guard = match c {
+            Some(c) if c != Expr::Outcome => {
+                self.guards.push(c);
+                Some(self.guards.len() - 1)
+            }
+            _ => ctx.guard,
+        };
         if let Some(body) = n.child_by_field_name("consequence") {
-            let br = self.new_branch(n);
+            // The script's entry block always runs: no branch, no guard.
+            if main {
+                self.block(body, scope, ctx, d);
+                return;
+            }
+            let br = self.new_branch(n, false);
             let inner = Ctx {
                 conditional: true,
                 branch: Some(br),
-                random_guard: guard,
+                random_guard: random,
+                guard,
                 ..ctx
             };
             self.block(body, scope, inner, d);
@@ -198,10 +213,11 @@ impl Builder<'_> {
             .children_by_field_name("alternative", &mut cursor)
             .collect();
         for alt in alts {
-            let br = self.new_branch(alt);
+            let br = self.new_branch(alt, false);
             let inner = Ctx {
                 conditional: true,
                 branch: Some(br),
+                guard,
                 ..ctx
             };
             if alt.kind() == "elif_clause" {
@@ -433,6 +449,10 @@ impl Builder<'_> {
             at = parent;
         }
         let conditional = ctx.conditional || at != scope;
+        let value = match (ctx.guard, &value) {
+            (_, Expr::Num(_) | Expr::Const | Expr::Outcome) | (None, _) => value,
+            (Some(g), _) => Expr::Guarded(Box::new(value), Box::new(self.guards[g].clone())),
+        };
         self.m.scopes[at].assigns.push(Assign {
             target,
             value,

@@ -75,12 +75,12 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
             }
             let generates = module.scopes.iter().enumerate().any(|(s, sc)| {
                 sc.assigns.iter().any(|a| {
-                    a.branch == Some(b)
-                        && a.how == How::Set
-                        && flow
-                            .value(m, s, &a.value, a.line)
-                            .iter()
-                            .any(|r| r.kind == RootKind::Generator)
+                    a.branch == Some(b) && a.how == How::Set && {
+                        // Generated, and not read from anywhere.
+                        let roots = flow.value(m, s, &a.value, a.line);
+                        roots.iter().any(|r| r.kind == RootKind::Generator)
+                            && !roots.iter().any(|r| r.kind == RootKind::Loader)
+                    }
                 })
             });
             if generates {

@@ -18,6 +18,42 @@ pub fn is_result_file(path: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
+/// Whether a string in code names the file `name`: it holds the name or its stem, or it
+/// is an f-string whose literal parts (`final_info_`, `.json` around `{dataset}`) match it
+/// in order.
+fn names_file(s: &str, name: &str, stem: &str) -> bool {
+    if s.contains(name) || (stem.len() >= 6 && s.contains(stem)) {
+        return true;
+    }
+    let parts: Vec<&str> = s.split('\u{1f}').collect();
+    let named = |p: &&str| {
+        let base = p.rsplit_once('.').map_or(*p, |(a, _)| a);
+        base.chars().filter(char::is_ascii_alphanumeric).count() >= 4
+    };
+    if parts.len() < 2 || !parts.iter().any(named) {
+        return false;
+    }
+    // The file name is the string's last path component.
+    let last = parts.iter().rposition(|p| p.contains('/'));
+    let mut parts: Vec<&str> = parts.clone();
+    if let Some(i) = last {
+        let tail = parts[i].rsplit('/').next().unwrap_or("");
+        parts = std::iter::once(tail)
+            .chain(parts[i + 1..].iter().copied())
+            .collect();
+    }
+    let mut at = 0;
+    for (k, p) in parts.iter().enumerate() {
+        match name[at..].find(p) {
+            Some(i) if k > 0 || i == 0 => at += i + p.len(),
+            _ => return false,
+        }
+    }
+    parts
+        .last()
+        .is_some_and(|p| p.is_empty() || name.ends_with(p))
+}
+
 /// The numeric values of a JSON result file (or JSONL's first record), by key.
 pub fn numbers(file: &TextFile) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
@@ -79,9 +115,7 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
         }
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
         let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-        let written = strings
-            .iter()
-            .any(|s| s.contains(name) || s.contains(stem) && stem.len() >= 6);
+        let written = strings.iter().any(|s| names_file(s, name, stem));
         if !written {
             let (k, _) = metrics[0];
             let detail = if has_code {
@@ -171,4 +205,33 @@ fn constant_records(ctx: &Ctx) -> Vec<Evidence> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_file;
+
+    #[test]
+    fn a_result_file_is_named_by_its_name_its_stem_or_an_f_string() {
+        for (s, name, want) in [
+            ("results.json", "results.json", true),
+            ("out/final_info", "final_info.json", true),
+            (
+                "final_info_\u{1f}_\u{1f}.json",
+                "final_info_enwik8_0.json",
+                true,
+            ),
+            (
+                "\u{1f}/final_info_\u{1f}.json",
+                "final_info_text8.json",
+                true,
+            ),
+            ("final_info_\u{1f}.json", "other_enwik8.json", false),
+            ("\u{1f}.json", "final_info.json", false),
+            ("metrics.jsonl", "results.json", false),
+        ] {
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            assert_eq!(names_file(s, name, stem), want, "{s:?} {name}");
+        }
+    }
 }
