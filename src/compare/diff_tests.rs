@@ -33,6 +33,7 @@ fn gate(result: GateResult, required: &str, measured: &str) -> Outcome {
                 measured: Some(measured.into()),
             }],
             from_node: None,
+            own: None,
         }),
         route: None,
     }

@@ -90,6 +90,7 @@ impl Walk {
         let criteria = self.criteria.get(h).cloned().unwrap_or_default();
         self.steps[i].1.gate.get_or_insert_with(|| GateOutcome {
             from_node: None,
+            own: None,
             result: None,
             checks: criteria
                 .into_iter()
@@ -188,6 +189,25 @@ fn from_history(snap: &Snapshot) -> Trail {
                 if let (true, Some(node)) = (same, node.filter(|n| !n.is_empty())) {
                     w.gate(h, e.revision).from_node = Some(node);
                 }
+            }
+            ["sub_hypotheses", h, "search", "attempt"] => {
+                let same = w.attempt.get(*h).is_some_and(|(_, rev)| *rev == e.revision);
+                let Some(n) = new.as_ref().filter(|_| same) else {
+                    continue;
+                };
+                let field = |k: &str| n.get(k).and_then(Node::as_str).unwrap_or("?").to_string();
+                let measured = n
+                    .get("measured")
+                    .and_then(Node::as_map)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.to_string())))
+                    .collect();
+                w.gate(h, e.revision).own = Some(super::trail::OwnAttempt {
+                    node: field("node"),
+                    result: field("result"),
+                    measured,
+                });
             }
             ["sub_hypotheses", h, "gate", "measured"] => {
                 let g = w.gate(h, e.revision);
@@ -393,5 +413,6 @@ fn state_gate(g: &crate::vsa::Gate) -> GateOutcome {
         result: g.result.clone(),
         checks,
         from_node: None,
+        own: None,
     }
 }

@@ -58,6 +58,18 @@ pub struct GateOutcome {
     /// 0.9356), so the row names whose value it shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from_node: Option<String>,
+    /// The attempt's own node, verdict and measured values, when the search recorded them
+    /// beside its best (`search.attempt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own: Option<OwnAttempt>,
+}
+
+/// An attempt's own outcome in a plan-tree search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct OwnAttempt {
+    pub node: String,
+    pub result: String,
+    pub measured: Vec<(String, String)>,
 }
 
 /// One criterion as judged: the requirement (`>= 0.92`) and the measured value, as written.
@@ -157,6 +169,25 @@ impl GateOutcome {
         };
         if let Some(node) = &self.from_node {
             s.push_str(&format!(" [best {node}]"));
+        }
+        // Each attempt is labelled with its own measurement first: the gate it left behind
+        // may hold another node's value.
+        if let Some(own) = self
+            .own
+            .as_ref()
+            .filter(|o| Some(&o.node) != self.from_node.as_ref())
+        {
+            let values: Vec<String> = own
+                .measured
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            let mine = if values.is_empty() {
+                format!("{} {}", own.node, own.result)
+            } else {
+                format!("{} {} {}", own.node, own.result, values.join(", "))
+            };
+            s = format!("{mine}; gate {s}");
         }
         s
     }

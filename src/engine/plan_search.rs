@@ -21,7 +21,7 @@ use crate::rundir::events::Event;
 use super::ctx::StageCtx;
 use super::error::StageError;
 use super::plan_open::{choose, err, open};
-pub use super::search_end::{After, Note, after_attempt};
+pub use super::search_end::{After, AttemptRecord, Note, after_attempt};
 use super::search_end::{limit_reached, search_field};
 
 /// The node an attempt executes and the plan text it hands to the executor.
@@ -337,6 +337,13 @@ pub fn restore_best(
             "plan tree: the best node {node} of {id} has no recorded code (no commit in its packet.json nor refs/nodes/{node})"
         ))
     })?;
+    // The attempt that ran last keeps its files (under results/attempts/<n>/): its values
+    // were measured, and the paper and `report check` may name them.
+    crate::exec::keep_last_attempt(&ctx.run.join(id)).map_err(|e| {
+        StageError::MustStop(format!(
+            "plan tree: {id}'s last attempt could not be kept before {node}'s results come back: {e}"
+        ))
+    })?;
     repo.restore(&commit).map_err(code_err)?;
     ctx.emit(
         Event::new("plan")
@@ -557,6 +564,7 @@ fn settled(ctx: &StageCtx<'_>, tree: &PlanTree, id: &str, why: String) -> Next {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
             confirmed_on: None,
+            attempt: None,
         }),
         None => Next::Spent,
     }

@@ -35,6 +35,18 @@ pub struct Note {
     /// The fresh seeds of the selected node's confirmation run, once it has decided the gate
     /// (issue 40 item 3): the gate and the paper read that run, not the selection's.
     pub confirmed_on: Option<String>,
+    /// The attempt that just ran, with its own verdict and measured values, when it is not
+    /// (necessarily) the best node: what `compare` and the report name for that attempt
+    /// (issue 40: n-0004 measured 0.7746 while the gate shows n-0003's 0.9356).
+    pub attempt: Option<AttemptRecord>,
+}
+
+/// One plan-tree attempt's own outcome, beside the search's best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptRecord {
+    pub node: String,
+    pub result: String,
+    pub measured: std::collections::BTreeMap<String, f64>,
 }
 
 impl Note {
@@ -64,6 +76,25 @@ impl Note {
                 Change::at(format!("{base}.{k}"), v),
                 "plan_search",
                 &self.why,
+            );
+        }
+        if let Some(a) = &self.attempt {
+            let measured = a
+                .measured
+                .iter()
+                .map(|(k, v)| (k.clone(), s(format!("{v}"))))
+                .collect();
+            tx.push(
+                Change::at(
+                    format!("{base}.attempt"),
+                    NewNode::Map(vec![
+                        ("node".into(), crate::engine::yamlout::text(&a.node)),
+                        ("result".into(), crate::engine::yamlout::text(&a.result)),
+                        ("measured".into(), NewNode::Map(measured)),
+                    ]),
+                ),
+                "plan_search",
+                "the attempt's own outcome, beside the search's best",
             );
         }
         if let Some(seeds) = &self.confirmed_on {
@@ -144,6 +175,7 @@ pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<A
         why,
         after_pass_attempts: after_pass,
         confirmed_on: None,
+        attempt: None,
     };
     Ok(if going {
         After::Continue(note)

@@ -264,6 +264,27 @@ pub(super) fn prepare_results(paths: &JobPaths) -> Result<Vec<String>, ExecError
     Ok(warnings)
 }
 
+/// Moves the last attempt's files from `results/` into `results/attempts/<n>/`, as the next
+/// job's start would (their collection record follows them by number): a plan tree's
+/// restore of its best node then keeps the attempt that ran last, with its own values
+/// (issue 40: n-0004's 0.7746 vanished when n-0003's results came back).
+pub fn keep_last_attempt(workspace: &Path) -> Result<Vec<String>, ExecError> {
+    let workspace = workspace
+        .canonicalize()
+        .map_err(|source| ExecError::Workspace {
+            path: workspace.to_path_buf(),
+            source,
+        })?;
+    let results = workspace.join(super::job::RESULTS_DIR);
+    let paths = JobPaths {
+        workdir: workspace.clone(),
+        log: results.join(super::job::LOG_FILE),
+        results,
+        workspace,
+    };
+    prepare_results(&paths)
+}
+
 /// Makes the workspace private to its owner (0700): a job's files are youra's user's files,
 /// and whatever it left that the walk after it could not check (`scan.rs`'s bounds) is
 /// then out of other local users' reach.

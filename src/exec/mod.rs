@@ -21,6 +21,7 @@ pub mod harden;
 mod job;
 pub(crate) mod limits;
 mod local;
+pub use local::keep_last_attempt;
 mod log;
 pub mod metrics;
 pub mod planted;

@@ -179,7 +179,12 @@ impl Repo {
             }
         }
         let attempts = crate::exec::ATTEMPTS_DIR;
-        let skip = |rel: &str| rel == attempts || rel.ends_with(".pyc");
+        // The run card names the machine and the moment (durations, probe times): a node's
+        // commit records what ran and what it measured, so a resumed run commits the same
+        // node byte for byte; the card stays in the attempt's collection record.
+        let skip = |rel: &str| {
+            rel == attempts || rel.ends_with(".pyc") || rel == crate::exec::RUN_CARD_FILE
+        };
         let results = code_tree::walk(&self.workspace.join(RESULTS_DIR), "results/", &skip);
         entries.extend(code_tree::hash_walked(&self.git_dir, &results, "results/")?);
         if let Some(argv) = command {

@@ -50,6 +50,8 @@ pub enum FindingKind {
     WrongIdentifier,
     /// A figure whose measured data file is gone, changed, or was never recorded.
     FigureSource,
+    /// A table cell that shows no value (`---`) for a claim the run measured.
+    MissingValue,
 }
 
 /// The severity rule.
@@ -60,7 +62,8 @@ pub fn severity(kind: FindingKind) -> Severity {
         | FindingKind::WrongClaim
         | FindingKind::HallucinatedReference
         | FindingKind::WrongIdentifier
-        | FindingKind::FigureSource => Severity::Major,
+        | FindingKind::FigureSource
+        | FindingKind::MissingValue => Severity::Major,
         FindingKind::UnverifiedProseNumber | FindingKind::UnboundNumber => Severity::Minor,
     }
 }
@@ -178,7 +181,31 @@ pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
                 nearest_text(u.nearest.as_ref()),
             ),
         });
-    table.chain(prose).chain(unbound(report)).collect()
+    let missing = report.missing.iter().map(|m| {
+        finding(
+            FindingKind::MissingValue,
+            m.line,
+            m.column,
+            format!(
+                "the table shows no value for {}, which the run measured: write the measured \
+                 value, or drop the row",
+                m.claim
+            ),
+            format!(
+                "measured: {}",
+                m.values
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    });
+    table
+        .chain(prose)
+        .chain(unbound(report))
+        .chain(missing)
+        .collect()
 }
 
 /// Unbound measured values in Results and the Abstract: MINOR (see [`claims_section`]).

@@ -91,6 +91,19 @@ pub struct SanitizeReport {
     /// Numbers that state a value the run declared (thresholds, seeds, config, dataset
     /// sizes): not flagged.
     pub declared_numbers: usize,
+    /// Table cells that show no value (`---`) for a claim the run measured (issue 40: a
+    /// measured value must reach the paper).
+    pub missing: Vec<MissingValue>,
+}
+
+/// A `---` cell whose row and column name a claim with measured values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissingValue {
+    pub line: usize,
+    pub column: usize,
+    pub claim: String,
+    /// The claim's measured values, as the registry holds them (at most a few).
+    pub values: Vec<f64>,
 }
 
 /// Check `markdown` against `registry` with relative `tolerance` (see `verify`).
@@ -105,6 +118,7 @@ pub fn sanitize(markdown: &str, registry: &Registry, tolerance: f64) -> Sanitize
         bound: Vec::new(),
         unbound: Vec::new(),
         declared_numbers: 0,
+        missing: Vec::new(),
     };
     let ctx = Ctx {
         markdown,
@@ -239,6 +253,24 @@ fn check_row(
         let percent_column = head.is_some_and(|h| h.contains('%'));
         let named = ctx.index.mentions(&context::cell_context(head, &texts, i));
         let text = texts[i];
+        if text.trim() == PLACEHOLDER {
+            let binding = bind(&ctx.index, ctx.registry, &named);
+            if let (Some(claim), false) = (&binding.claim, binding.candidates.is_empty()) {
+                let mut values: Vec<f64> = binding
+                    .candidates
+                    .iter()
+                    .map(|&k| ctx.registry.entries[k].value)
+                    .collect();
+                values.dedup();
+                values.truncate(6);
+                report.missing.push(MissingValue {
+                    line: line.number,
+                    column: markdown::column(md, line.start, cell.start),
+                    claim: claim.clone(),
+                    values,
+                });
+            }
+        }
         let found = numbers::scan(text);
         let roles = context::summary_roles(text);
         report.table_numbers += found.len();

@@ -303,3 +303,36 @@ fn a_number_whose_context_names_no_claim_is_unbound() {
         Some("h-e1.results.metrics.accuracy")
     );
 }
+
+#[test]
+fn a_dash_where_the_run_measured_the_claim_is_a_missing_value() {
+    let reg = registry(&[
+        ("h-e1.attempt4.results.metrics.accuracy", 0.7746),
+        ("h-e1.results.metrics.accuracy", 0.9356),
+        ("h-m1.results.metrics.gain", 0.0323),
+    ]);
+    let md = "| Sub-hypothesis | Metric | Value |\n|---|---|---|\n\
+              | h-e1 (flipper length) | accuracy | --- |\n\
+              | h-e1 (standardized) | accuracy | 0.9356 |\n\
+              | h-x9 (never run) | f1 | --- |\n";
+    let r = sanitize(md, &reg, DEFAULT_TOLERANCE);
+    assert_eq!(r.missing.len(), 1, "{:?}", r.missing);
+    let m = &r.missing[0];
+    assert_eq!(m.line, 3);
+    assert!(m.claim.contains("h-e1"), "{m:?}");
+    assert!(m.values.contains(&0.7746), "{m:?}");
+    let f = crate::report::findings::from_sanitize(&r);
+    let missing: Vec<_> = f
+        .iter()
+        .filter(|f| f.kind == crate::report::findings::FindingKind::MissingValue)
+        .collect();
+    assert_eq!(missing.len(), 1);
+    assert!(crate::report::findings::has_major(&f));
+    // A cell of another row that merely holds `---` text inside a number is not one.
+    let plain = sanitize(
+        "| m | v |\n|---|---|\n| a | 0.9356 |\n",
+        &reg,
+        DEFAULT_TOLERANCE,
+    );
+    assert!(plain.missing.is_empty());
+}

@@ -13,6 +13,7 @@ mod directive;
 mod edit;
 mod error;
 mod plan;
+mod request;
 mod second;
 mod target;
 mod verb;

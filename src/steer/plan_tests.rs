@@ -1,6 +1,8 @@
 //! The planning rules, on the example run's VSA held in memory (no files, no clock).
 
-use chrono::TimeZone;
+use chrono::{TimeZone, Utc};
+
+use crate::vsa::mutation::Mutation;
 
 use super::*;
 

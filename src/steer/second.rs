@@ -8,7 +8,7 @@
 
 use super::directive::{Directive, DirectiveState, directives};
 use super::error::SteerError;
-use super::plan::{
+use super::request::{
     Approval, DECISION_PATH, Outcome, Plan, Request, STEERING_LIST, mutation, opt, s, time,
 };
 use super::verb::Verb;

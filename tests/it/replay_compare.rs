@@ -153,7 +153,24 @@ fn a_replay_copy_stops_at_its_breakpoint_steps_and_diverges_where_the_threshold_
         .lines()
         .find(|l| l.contains("Coding & Validation h-e1 #4"))
         .unwrap_or_default();
-    assert!(fourth.contains("0.9356 (>= 0.92) [best n-0003]"), "{same}");
+    assert!(
+        fourth.contains("n-0004 FAIL accuracy 0.7746; gate PASS"),
+        "each attempt is labelled with its own measurement first: {same}"
+    );
+    let json = youra_exits(&["compare", s(&a), s(&a), "--json"], 0);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"]["hypothesis"] == "h-e1" && r["key"]["attempt"] == 4)
+        .expect("h-e1's fourth attempt");
+    let gate = &row["a"]["gate"];
+    assert_eq!(gate["own"]["node"], "n-0004", "{row}");
+    assert_eq!(gate["own"]["result"], "FAIL", "{row}");
+    assert_eq!(gate["own"]["measured"][0][1], "0.7746", "{row}");
+    assert_eq!(gate["from_node"], "n-0003", "{row}");
+    assert_eq!(gate["checks"][0]["measured"], "0.9356", "{row}");
 }
 
 #[test]

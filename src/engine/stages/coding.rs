@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+pub use super::coding_state::{Flight, InFlight};
+use super::coding_state::{Gated, Progress};
 pub use super::coding_write::code_schema;
 use super::coding_write::{Files, judge_fabrication, run_agent, write_files};
 use super::experiment::{compliance, exit_event, start_job};
 use super::fields::{criteria_now, snapshot_field};
 use super::{Produced, StageRunner};
-use crate::engine::criteria::Criterion;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 use crate::engine::fabrication::{self, Evidence};
@@ -50,54 +51,6 @@ impl StageRunner for CodingValidation {
             }
         }
     }
-}
-
-/// Where a Coding & Validation step stands: done, or waiting on its experiment.
-pub enum Flight {
-    Done(Produced),
-    Started(Box<InFlight>),
-}
-
-/// A step between starting its experiment and reading the outcome: the job and everything
-/// the attempt loop needs to go on (the engine may hold several of these at once).
-pub struct InFlight {
-    pub(super) progress: Progress,
-    pub(super) files: Files,
-    pub job: Box<dyn crate::exec::RunningJob>,
-}
-
-impl InFlight {
-    pub fn hypothesis(&self) -> &str {
-        &self.progress.id
-    }
-}
-
-/// The attempt loop's state, carried across a job.
-pub(super) struct Progress {
-    pub(super) id: String,
-    pub(super) brief: String,
-    pub(super) tasks: String,
-    /// What the code must measure (the criteria when the step started).
-    pub(super) criteria: Vec<Criterion>,
-    pub(super) failure: Option<String>,
-    pub(super) history: Vec<String>,
-    pub(super) step: Option<crate::engine::plan_search::Step>,
-    pub(super) attempt: u32,
-    /// The argv of the last experiment started: with the code, what re-runs a plan node.
-    pub(super) command: Option<Vec<String>>,
-    /// `code/` as youra wrote it for the last experiment started, taken before it ran: what
-    /// the node's commit records, and what `code/` is put back to after the job.
-    pub(super) code: Option<crate::plan::code_snapshot::CodeSnapshot>,
-    /// The seeds the running (or next) experiment is asked for (`YOURA_SEEDS`).
-    pub(super) seeds: Vec<i64>,
-    /// Where this claim's seeds start: fresh for a post-hoc claim (`post_hoc.rs`).
-    pub(super) seed_base: i64,
-    /// The rows of this code's earlier runs while a top-up runs (an INCONCLUSIVE gate's
-    /// more repeats); cleared when the code is rewritten.
-    pub(super) prior: Option<crate::evidence::Repeats>,
-    /// The settled search whose selected node this run confirms on fresh seeds (issue 40
-    /// item 3): its gate is the confirmation's, not the selection's.
-    pub(super) confirming: Option<crate::engine::plan_search::Note>,
 }
 
 /// Begin the step: ask for code and start its experiment (or end at once: no attempt could
@@ -210,30 +163,19 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
             outcome,
             measured,
             repeats,
-        } => super::coding_gate::measured_step(ctx, progress, files, outcome, measured, repeats),
+        } => match super::coding_gate::measured_step(
+            ctx, progress, files, outcome, measured, repeats,
+        )? {
+            Gated::Flight(f) => Ok(f),
+            Gated::Repair(mut p, why) => {
+                p.repair(ctx, why);
+                drive(ctx, *p)
+            }
+        },
         Attempt::Repair(why) => {
             progress.repair(ctx, why);
             drive(ctx, progress)
         }
-    }
-}
-
-impl Progress {
-    /// This attempt needs repair: the event, the history line, the next attempt's context.
-    pub(super) fn repair(&mut self, ctx: &StageCtx<'_>, why: String) {
-        ctx.emit(
-            Event::new("repair")
-                .hypothesis(&self.id)
-                .result(&format!("attempt {}", self.attempt))
-                .message(first_line(&why)),
-        );
-        self.history
-            .push(format!("attempt {}: {}", self.attempt, first_line(&why)));
-        self.failure = Some(why);
-        self.attempt += 1;
-        // New code starts its repeats afresh: rows of other code are not its repeats.
-        self.prior = None;
-        self.seeds = super::repeats::first_seeds(&ctx.evidence.rule(), self.seed_base);
     }
 }
 
@@ -275,25 +217,28 @@ pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, Stage
                 command: p.command.as_deref(),
             },
         )?;
+        let own = search::AttemptRecord {
+            node: step.node.to_string(),
+            result: "NO RESULT".into(),
+            measured: BTreeMap::new(),
+        };
         match search::after_attempt(ctx, ctx.plan, &p.id)? {
             search::After::Open => {}
-            search::After::Continue(note) => {
+            search::After::Continue(mut note) => {
+                note.attempt = Some(own);
                 let criteria = criteria_now(ctx, &p.id, &p.brief)?;
                 return super::validation::search_step(
                     ctx, &p.id, &criteria, None, &p.history, &note,
                 )
                 .map(Flight::Done);
             }
-            search::After::Settle(note) => {
+            search::After::Settle(mut note) => {
+                note.attempt = Some(own);
                 return super::coding_gate::settle_or_confirm(ctx, p, note, None);
             }
         }
     }
     super::validation::exhausted(ctx, &p.id, &p.history).map(Flight::Done)
-}
-
-pub(super) fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").chars().take(200).collect()
 }
 
 /// One attempt up to its experiment: code written, tests first where asked, the job

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::coding::{Flight, InFlight, Progress, drive};
+use super::coding_state::{Flight, Gated, InFlight, Progress};
 use super::coding_write::Files;
 use super::experiment::start_job;
 use super::fields::criteria_now;
@@ -35,7 +35,7 @@ pub(super) fn measured_step(
     outcome: JobOutcome,
     measured: BTreeMap<String, f64>,
     repeats: Option<crate::evidence::Repeats>,
-) -> Result<Flight, StageError> {
+) -> Result<Gated, StageError> {
     let judged = criteria_now(ctx, &p.id, &p.brief)?;
     let criteria = judged.list.clone();
     let rule = ctx.evidence.rule();
@@ -68,15 +68,14 @@ pub(super) fn measured_step(
             p.prior = merged;
             p.seeds = seeds;
             return match start_job(ctx, &p.id, argv, &p.seeds) {
-                Ok(job) => Ok(Flight::Started(Box::new(InFlight {
+                Ok(job) => Ok(Gated::Flight(Flight::Started(Box::new(InFlight {
                     progress: p,
                     files,
                     job,
-                }))),
+                })))),
                 Err(e) => {
                     let why = e.repair_or_stop(&p.id)?;
-                    p.repair(ctx, why);
-                    drive(ctx, p)
+                    Ok(Gated::Repair(Box::new(p), why))
                 }
             };
         }
@@ -93,7 +92,7 @@ pub(super) fn measured_step(
             note,
             merged.as_ref(),
         )
-        .map(Flight::Done);
+        .map(|d| Gated::Flight(Flight::Done(d)));
     }
     let id = p.id.clone();
     let id = id.as_str();
@@ -126,9 +125,25 @@ pub(super) fn measured_step(
                 command: p.command.as_deref(),
             },
         )?;
+        // The attempt's own values of what the gate judges (not every number it logged).
+        let gated = |k: &String| {
+            criteria
+                .iter()
+                .any(|c| &c.metric == k || c.baseline.as_ref() == Some(k))
+        };
+        let own = search::AttemptRecord {
+            node: node.to_string(),
+            result: gate.verdict.as_str().to_string(),
+            measured: measured
+                .iter()
+                .filter(|(k, _)| gated(k))
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
+        };
         match search::after_attempt(ctx, ctx.plan, id)? {
             search::After::Open => {}
-            search::After::Continue(note) => {
+            search::After::Continue(mut note) => {
+                note.attempt = Some(own);
                 return super::validation::search_step(
                     ctx,
                     id,
@@ -137,17 +152,18 @@ pub(super) fn measured_step(
                     &p.history,
                     &note,
                 )
-                .map(Flight::Done);
+                .map(|d| Gated::Flight(Flight::Done(d)));
             }
-            search::After::Settle(note) => {
+            search::After::Settle(mut note) => {
+                note.attempt = Some(own);
                 // The attempt's own exit and log belong in the report only when it is the best.
                 let own = (note.best.node == node).then_some(&outcome);
-                return settle_or_confirm(ctx, p, note, own);
+                return settle_or_confirm(ctx, p, note, own).map(Gated::Flight);
             }
         }
     }
     super::validation::record(ctx, id, &judged, &gate, Some(&outcome), &p.history, None)
-        .map(Flight::Done)
+        .map(|d| Gated::Flight(Flight::Done(d)))
 }
 
 /// The search settled on `note.best`: with one measurement per gate its values decide

@@ -4,6 +4,7 @@ pub(super) mod artifacts;
 mod baselines;
 pub(super) mod coding;
 mod coding_gate;
+mod coding_state;
 pub(super) mod coding_write;
 pub(super) mod debate;
 mod debate_gap;

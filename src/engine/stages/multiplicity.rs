@@ -126,15 +126,3 @@ pub fn note(snap: &Snapshot, confidence: f64) -> Option<String> {
         each.join("; ")
     ))
 }
-
-/// The adjusted p-values behind the sentence, by claim (for the tests and a reader's check).
-pub fn adjusted(snap: &Snapshot) -> Vec<(String, f64)> {
-    let (_, claims) = claims(snap);
-    let tested: Vec<&Claim> = claims.iter().filter(|c| c.p.is_some()).collect();
-    let ps: Vec<f64> = tested.iter().filter_map(|c| c.p).collect();
-    tested
-        .iter()
-        .map(|c| c.label.clone())
-        .zip(holm::holm(&ps))
-        .collect()
-}
