@@ -25,7 +25,15 @@ pub fn p_value(
     n: usize,
     confidence: f64,
 ) -> Option<f64> {
-    if n < 2 || !(hi > lo) || !(confidence > 0.0 && confidence < 1.0) {
+    // NaN bounds fail every comparison, so each check is written to fail closed on them.
+    let spread = hi - lo;
+    if n < 2
+        || spread.is_nan()
+        || spread <= 0.0
+        || confidence.is_nan()
+        || confidence <= 0.0
+        || confidence >= 1.0
+    {
         return None;
     }
     let df = (n - 1) as f64;

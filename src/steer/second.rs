@@ -277,14 +277,16 @@ mod tests {
         let ana_ok = "{verdict: approved, by: ana, reason: r}";
         let ana_over = "{verdict: overridden, action: Proceed, by: ana, reason: r}";
         // (first answers, verb, target, who, rule on) → the approval, or a refusal.
-        let cases: &[(
-            &[&str],
+        // (first answers, verb, target, who, rule on, the approval or a refusal)
+        type Case<'a> = (
+            &'a [&'a str],
             Verb,
-            Option<&str>,
-            &str,
+            Option<&'a str>,
+            &'a str,
             bool,
-            Result<Approval, &str>,
-        )] = &[
+            Result<Approval, &'a str>,
+        );
+        let cases: &[Case] = &[
             (&[], Verb::Approve, None, "ana", false, Ok(Approval::One)),
             (
                 &[],

@@ -31,7 +31,7 @@ pub enum Attempt {
         outcome: JobOutcome,
         measured: BTreeMap<String, f64>,
         /// The run's rows, one per repeat (issue 40), when it reported them.
-        repeats: Option<crate::evidence::Repeats>,
+        repeats: Option<Box<crate::evidence::Repeats>>,
     },
     Repair(String),
 }
@@ -164,7 +164,12 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
             measured,
             repeats,
         } => match super::coding_gate::measured_step(
-            ctx, progress, files, outcome, measured, repeats,
+            ctx,
+            progress,
+            files,
+            outcome,
+            measured,
+            repeats.map(|r| *r),
         )? {
             Gated::Flight(f) => Ok(f),
             Gated::Repair(mut p, why) => {
@@ -435,6 +440,6 @@ fn judge_outcome(
     Ok(Attempt::Measured {
         outcome,
         measured,
-        repeats,
+        repeats: repeats.map(Box::new),
     })
 }
