@@ -52,7 +52,10 @@ pub struct Program {
     pub modules: Vec<Module>,
     /// `(module, branch)` pairs whose message a log holds.
     pub taken: HashSet<(usize, usize)>,
-    by_name: HashMap<String, usize>,
+    /// Every module a dotted name may mean (`utils` in several folders).
+    by_name: HashMap<String, Vec<usize>>,
+    /// Calls by the last part of their callee (`load` of `utils.load`): (module, index).
+    pub calls_by_name: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl Program {
@@ -66,19 +69,46 @@ impl Program {
                 .trim_end_matches("/__init__");
             let parts: Vec<&str> = stem.split('/').collect();
             for k in 0..parts.len() {
-                by_name.entry(parts[k..].join(".")).or_insert(i);
+                by_name
+                    .entry(parts[k..].join("."))
+                    .or_insert_with(Vec::new)
+                    .push(i);
+            }
+        }
+        let mut calls_by_name: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for (i, m) in modules.iter().enumerate() {
+            for (j, (_, c)) in m.calls.iter().enumerate() {
+                let last = c.callee.rsplit('.').next().unwrap_or("").to_string();
+                calls_by_name.entry(last).or_default().push((i, j));
             }
         }
         Program {
             modules,
             taken: HashSet::new(),
             by_name,
+            calls_by_name,
         }
     }
 
-    /// The local module an import names (`.utils`, `pkg.models`), if the folder has it.
-    pub fn module_named(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name.trim_start_matches('.')).copied()
+    /// The local module an import in module `from` names (`.utils`, `pkg.models`), if the
+    /// folder has it: of several, the one nearest `from` (most folders in common).
+    pub fn module_named(&self, from: usize, name: &str) -> Option<usize> {
+        let candidates = self.by_name.get(name.trim_start_matches('.'))?;
+        let dir = |i: usize| {
+            let f = &self.modules[i].file;
+            f.rsplit_once('/').map_or("", |(d, _)| d).to_string()
+        };
+        let here = dir(from);
+        let common = |i: &usize| {
+            here.split('/')
+                .zip(dir(*i).split('/'))
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        candidates
+            .iter()
+            .copied()
+            .max_by_key(|i| (common(i), usize::MAX - i))
     }
 }
 
@@ -297,7 +327,7 @@ impl<'p> Flow<'p> {
         // `from utils import X`: X in the module that defines it.
         for imp in &module.imports {
             if imp.local == name
-                && let (Some(n), Some(t)) = (&imp.name, self.p.module_named(&imp.module))
+                && let (Some(n), Some(t)) = (&imp.name, self.p.module_named(m, &imp.module))
                 && t != m
             {
                 return self.name(t, 0, n, usize::MAX, direct, depth);

@@ -205,17 +205,18 @@ const FALLBACK_WORDS: [&str; 10] = [
     "could not load",
 ];
 
-/// Branches whose printed message a log holds: the fallback ran.
+/// Branches whose printed message a log holds: the fallback ran. An `except` handler is
+/// a fallback by its place; an `if` branch only when its message says so ("falling back to
+/// synthetic data"). All messages are searched for in one pass over each log.
 fn taken_branches(
     modules: &[Module],
     logs: &[TextFile],
 ) -> std::collections::HashSet<(usize, usize)> {
-    let mut out = std::collections::HashSet::new();
+    let mut wanted: Vec<(usize, usize)> = Vec::new();
+    let mut fragments: Vec<&str> = Vec::new();
     for (m, module) in modules.iter().enumerate() {
         for (b, branch) in module.branches.iter().enumerate() {
-            // An `except` handler is a fallback by its place; an `if` branch only when its
-            // message says so ("falling back to synthetic data").
-            let hit = branch.messages.iter().any(|msg| {
+            for msg in &branch.messages {
                 let fragment = msg
                     .split('\u{1f}')
                     .max_by_key(|f| f.len())
@@ -223,13 +224,20 @@ fn taken_branches(
                     .trim();
                 let lower = msg.to_ascii_lowercase();
                 let says = FALLBACK_WORDS.iter().any(|w| lower.contains(w));
-                (branch.handler || says)
-                    && fragment.len() >= 12
-                    && logs.iter().any(|l| l.text.contains(fragment))
-            });
-            if hit {
-                out.insert((m, b));
+                if (branch.handler || says) && fragment.len() >= 12 {
+                    wanted.push((m, b));
+                    fragments.push(fragment);
+                }
             }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    let Ok(search) = aho_corasick::AhoCorasick::new(&fragments) else {
+        return out;
+    };
+    for log in logs {
+        for hit in search.find_overlapping_iter(&log.text) {
+            out.insert(wanted[hit.pattern().as_usize()]);
         }
     }
     out
@@ -239,14 +247,13 @@ fn taken_branches(
 /// or, when no log names one, every module outside the tests.
 fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     let n = program.modules.len();
+    let commands: Vec<&str> = logs
+        .iter()
+        .flat_map(|l| l.text.lines().filter(|line| line.contains("python")))
+        .collect();
     let named = |file: &str| {
         let base = file.rsplit('/').next().unwrap_or(file);
-        base.ends_with(".py")
-            && logs.iter().any(|l| {
-                l.text
-                    .lines()
-                    .any(|line| line.contains("python") && line.contains(base))
-            })
+        base.ends_with(".py") && commands.iter().any(|line| line.contains(base))
     };
     let mut run: Vec<bool> = program
         .modules
@@ -259,9 +266,10 @@ fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     let mut stack: Vec<usize> = (0..n).filter(|i| run[*i]).collect();
     while let Some(i) = stack.pop() {
         for imp in &program.modules[i].imports {
-            let target = program.module_named(&imp.module).or_else(|| {
+            let target = program.module_named(i, &imp.module).or_else(|| {
                 imp.name.as_ref().and_then(|name| {
-                    program.module_named(&format!("{}.{name}", imp.module.trim_start_matches('.')))
+                    program
+                        .module_named(i, &format!("{}.{name}", imp.module.trim_start_matches('.')))
                 })
             });
             if let Some(t) = target.filter(|t| !run[*t] && !program.modules[*t].is_test) {

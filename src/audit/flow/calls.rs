@@ -104,13 +104,12 @@ impl Flow<'_> {
         self.callers.borrow_mut().insert(key.clone(), Roots::new());
         let name = self.p.modules[m].scopes[f].name.clone();
         let mut out = Roots::new();
-        for (cm, module) in self.p.modules.iter().enumerate() {
-            for (cs, c) in &module.calls {
-                let last = c.callee.rsplit('.').next().unwrap_or("");
-                if last == name && self.definition(cm, *cs, &c.callee) == Some((m, f)) {
-                    let passed = self.arg_for(cm, *cs, c, (m, f), param, depth);
-                    add(&mut out, self.substitute(passed, depth));
-                }
+        let sites = self.p.calls_by_name.get(&name).cloned().unwrap_or_default();
+        for (cm, j) in sites {
+            let (cs, c) = &self.p.modules[cm].calls[j];
+            if self.definition(cm, *cs, &c.callee) == Some((m, f)) {
+                let passed = self.arg_for(cm, *cs, c, (m, f), param, depth);
+                add(&mut out, self.substitute(passed, depth));
             }
         }
         self.callers.borrow_mut().insert(key, out.clone());
@@ -140,7 +139,7 @@ impl Flow<'_> {
                 .imports
                 .iter()
                 .find(|i| i.local == base && i.name.is_none())?;
-            let t = self.p.module_named(&imp.module)?;
+            let t = self.p.module_named(m, &imp.module)?;
             return self.p.modules[t].scopes[0]
                 .defs
                 .iter()
@@ -158,7 +157,7 @@ impl Flow<'_> {
             .imports
             .iter()
             .find(|i| i.local == callee && i.name.is_some())?;
-        let t = self.p.module_named(&imp.module).filter(|t| *t != m)?;
+        let t = self.p.module_named(m, &imp.module).filter(|t| *t != m)?;
         let name = imp.name.as_deref()?;
         self.p.modules[t].scopes[0]
             .defs
