@@ -278,8 +278,41 @@ const STAGE_W: usize = 23;
 const SINCE_W: usize = 11;
 const BUDGET_W: usize = 6;
 
+/// The name a row shows: the run's name, and where another row has the same name, its
+/// folder first (`week-2 · Grokking…`, the folder kept where a narrow column clips the rest),
+/// so runs of one topic can be told apart; the folder's parent too when that is shared.
+fn shown_name(view: &RunsView, r: &RunSummary) -> String {
+    let name = safe(&r.name, 80);
+    let twins: Vec<&RunSummary> = view
+        .rows
+        .iter()
+        .map(|(_, o)| o)
+        .filter(|o| o.name == r.name)
+        .collect();
+    if twins.len() < 2 {
+        return name;
+    }
+    let folder = |o: &RunSummary, depth: usize| {
+        let parts: Vec<String> = o
+            .root
+            .components()
+            .rev()
+            .take(depth)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts.into_iter().rev().collect::<Vec<_>>().join("/")
+    };
+    let ours = folder(r, 1);
+    let depth = if twins.iter().filter(|o| folder(o, 1) == ours).count() > 1 {
+        2
+    } else {
+        1
+    };
+    format!("{} · {name}", safe(&folder(r, depth), 40))
+}
+
 /// A row's cells as shown (sanitised), and the role of its status.
-fn cells(r: &RunSummary) -> ([String; 5], Option<String>, Role) {
+fn cells(view: &RunsView, r: &RunSummary) -> ([String; 5], Option<String>, Role) {
     let stage = r.stage.map_or_else(
         || r.stage_text.as_deref().map_or("-".into(), |s| safe(s, 40)),
         |s| s.name().to_string(),
@@ -304,7 +337,7 @@ fn cells(r: &RunSummary) -> ([String; 5], Option<String>, Role) {
         RunStatus::Stopped => Role::Muted,
         RunStatus::Complete => Role::GatePassed,
     };
-    let name = safe(&r.name, 80);
+    let name = shown_name(view, r);
     let status = r.status.label().to_string();
     ([name, status, stage, since, budget], waits, role)
 }
@@ -317,7 +350,7 @@ fn table(app: &App, view: &RunsView, frame: &mut Frame, area: Rect) {
     let longest = view
         .rows
         .iter()
-        .map(|(_, r)| r.name.chars().count())
+        .map(|(_, r)| shown_name(view, r).chars().count())
         .max()
         .unwrap_or(4);
     let others = STATUS_W + STAGE_W + SINCE_W + BUDGET_W + 6;
@@ -325,7 +358,7 @@ fn table(app: &App, view: &RunsView, frame: &mut Frame, area: Rect) {
     // One row's waits too long for the column: every row's goes on the line below it, and
     // the name may take the column's room.
     let below = view.rows.iter().any(|(_, r)| {
-        cells(r)
+        cells(view, r)
             .1
             .is_some_and(|w| w.chars().count() > column || column < 16)
     });
@@ -352,7 +385,7 @@ fn table(app: &App, view: &RunsView, frame: &mut Frame, area: Rect) {
     }
     let mut rows: Vec<(bool, Line)> = Vec::new();
     for (i, r) in &view.rows {
-        let ([name, status, stage, since, budget], waits, role) = cells(r);
+        let ([name, status, stage, since, budget], waits, role) = cells(view, r);
         let selected = *i == view.selected;
         let style = |role: Role| {
             if selected {

@@ -397,3 +397,32 @@ fn youra_task_folders_given_together() {
         "{shown}"
     );
 }
+
+/// Issue 43: two runs of the same topic (the researcher ran the study twice) read as two
+/// rows that differ: each shows its folder before the name, a run with a name of its own
+/// does not.
+#[test]
+fn runs_of_one_topic_show_their_folders() {
+    let (tmp, folder) = three_runs();
+    copy(&folder.join("c-waiting"), &folder.join("d-again"));
+    edit_vsa(
+        &folder.join("d-again"),
+        "Grokking under weight decay",
+        "COMPLETED",
+        &[("  status: AWAITING_APPROVAL\n", "  status: COMPLETED\n")],
+    );
+    let (app, runs) = runs_app(&folder);
+    assert_eq!(runs.len(), 4);
+    let shown = screen(&app, 100, 30, tmp.path());
+    assert!(
+        shown.contains(" c-waiting · Grokking under weight decay"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(" d-again · Grokking under weight decay"),
+        "{shown}"
+    );
+    assert!(shown.contains(" Sparse parity probe "), "{shown}");
+    assert!(!shown.contains("b-stopped ·"), "{shown}");
+    insta::assert_snapshot!("runs_view_same_topic_100x30", shown);
+}
