@@ -42,8 +42,9 @@ pub struct Evidence<'a> {
 /// Run `youra audit`'s analyzer on the attempt: its Python files (and notebooks) parsed,
 /// each judged metric followed to its source, the dataset the brief names checked against
 /// what the code loads, and the records checked for typed-in constants. A verdict of
-/// Fabricated or Synthetic returns the evidence that decided it; Real or Unknown returns
-/// nothing (the judge's independent check follows in Coding & Validation).
+/// Fabricated returns the evidence that decided it, and so does Synthetic when the brief
+/// names a real dataset; anything else returns nothing (the judge's independent check
+/// follows in Coding & Validation).
 pub fn check(e: &Evidence<'_>) -> Vec<Finding> {
     let text = |f: &(String, String)| TextFile {
         path: f.0.clone(),
@@ -71,10 +72,18 @@ pub fn check(e: &Evidence<'_>) -> Vec<Finding> {
         ..audit::Input::default()
     };
     let report = audit::analyze(input);
+    // Generated data is refused only where the brief names a real dataset: a study of
+    // simulated systems or toy distributions is synthetic by design.
+    let real_named = e.real_dataset.is_some_and(|d| {
+        let d = d.to_ascii_lowercase();
+        !["synthetic", "simulat", "generated", "toy", "random"]
+            .iter()
+            .any(|w| d.contains(w))
+    });
     let deciding = match report.verdict {
         Verdict::Fabricated => Weight::Fabricated,
-        Verdict::Synthetic => Weight::Synthetic,
-        Verdict::Real | Verdict::Unknown => return Vec::new(),
+        Verdict::Synthetic if real_named => Weight::Synthetic,
+        Verdict::Synthetic | Verdict::Real | Verdict::Unknown => return Vec::new(),
     };
     report
         .evidence
@@ -230,5 +239,30 @@ mod tests {
             records: &[],
         });
         assert_eq!(f, vec![]);
+    }
+
+    #[test]
+    fn generated_data_is_refused_only_where_the_brief_names_a_real_dataset() {
+        let files = [("sim.py".to_string(), SYNTH.to_string())];
+        let with = |dataset| {
+            check(&Evidence {
+                files: &files,
+                metrics: &["accuracy".into()],
+                real_dataset: dataset,
+                records: &[],
+            })
+        };
+        assert!(!with(Some("palmer penguins")).is_empty());
+        assert_eq!(with(Some("synthetic 2-D Gaussian mixtures")), vec![]);
+        assert_eq!(with(None), vec![]);
+        // A typed-in metric is refused whatever the brief says.
+        let literal = [("t.py".to_string(), LITERAL.to_string())];
+        let f = check(&Evidence {
+            files: &literal,
+            metrics: &["accuracy".into()],
+            real_dataset: None,
+            records: &[],
+        });
+        assert!(f.iter().any(|x| x.kind == "metric-origin"), "{f:?}");
     }
 }
