@@ -92,6 +92,7 @@ fn counter_examples_carry_no_fabricated_or_synthetic_evidence() {
         "format_string",
         "docstring",
         "fallback_not_taken",
+        "agent_run_shapes",
         "real_plain",
     ] {
         let report = audit_case(&fixtures().join(case));

@@ -443,7 +443,8 @@ impl<'p> Flow<'p> {
         }
     }
 
-    fn rereads_results(&self, m: usize, line: usize) -> bool {
+    /// Whether the loader at `line` of module `m` re-reads the run's own results.
+    pub fn rereads_results(&self, m: usize, line: usize) -> bool {
         let text = self.p.modules[m]
             .lines
             .get(line.saturating_sub(1))

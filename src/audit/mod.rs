@@ -170,7 +170,7 @@ pub fn analyze(mut input: Input) -> Report {
                 .iter()
                 .filter(|r| match r.kind {
                     RootKind::Literal => t.origin == verdict::Origin::Literal,
-                    RootKind::Param | RootKind::Unresolved => false,
+                    RootKind::Param | RootKind::Unresolved | RootKind::Constant => false,
                     _ => true,
                 })
                 .take(4)

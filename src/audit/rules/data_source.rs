@@ -16,6 +16,8 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let measured = ctx.traced.iter().any(|t| t.origin != Origin::Unknown);
     let generated = ctx.traced.iter().any(|t| t.origin == Origin::Generator);
     let flow = Flow::new(&ctx.program);
+    // One note per line (`json.load(open(p))` is two loader calls).
+    let mut noted = std::collections::HashSet::new();
     for (m, module) in ctx.program.modules.iter().enumerate() {
         if !ctx.executed[m] {
             continue;
@@ -23,6 +25,8 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
         for (scope, call) in &module.calls {
             if classify::kind(&call.callee) != CallKind::Loader
                 || flow.definition(m, *scope, &call.callee).is_some()
+                || flow.rereads_results(m, call.line)
+                || !noted.insert((m, call.line))
             {
                 continue;
             }
