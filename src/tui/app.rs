@@ -202,6 +202,8 @@ pub struct App {
     pub runs: Option<super::runs_view::RunsView>,
     /// The Events pane's page from disk and its `/` search.
     pub events: super::event_pages::EventsView,
+    /// The escalation card's selected cause (j/k), kept in sight when the causes do not fit.
+    pub card_cause: usize,
 }
 
 impl App {
@@ -226,6 +228,7 @@ impl App {
             attention: None,
             runs: None,
             events: Default::default(),
+            card_cause: 0,
         }
     }
 

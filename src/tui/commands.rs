@@ -132,6 +132,7 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 .is_some()
             {
                 app.overlay = Some(Overlay::Escalation(Default::default()));
+                app.card_cause = 0;
             } else {
                 app.toast = Some(("no escalation waits".into(), false));
             }

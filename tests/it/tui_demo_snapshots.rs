@@ -168,7 +168,30 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
         card.contains("again — pivot 1 of 2") && card.contains("Pivot, Design-Pivot)"),
         "{card}"
     );
+    // Three causes do not fit at 100×30: the card says which are shown, and j brings the
+    // third into sight whole (issue 43), Home back to the first.
+    assert!(card.contains("causes 1–2 of 3 · j/k a cause"), "{card}");
     insta::assert_snapshot!("demo_card_100x30", card);
+    keys(&mut app, "jj");
+    let third = screen(&app, 100, 30);
+    assert!(
+        third.contains("3  Method") && third.contains("causes 2–3 of 3"),
+        "{third}"
+    );
+    assert!(!third.contains("1  Design"), "{third}");
+    insta::assert_snapshot!("demo_card_third_cause_100x30", third);
+    keys(&mut app, "j");
+    assert_eq!(app.card_cause, 2, "j stops at the last cause");
+    update(
+        &mut app,
+        AppEvent::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)),
+    );
+    assert_eq!(app.card_cause, 0);
+    assert_eq!(
+        screen(&app, 100, 30),
+        card,
+        "Home shows the card as it opened"
+    );
     keys(&mut app, "g");
     insta::assert_snapshot!("demo_card_chart_100x30", screen(&app, 100, 30));
     keys(&mut app, "l");

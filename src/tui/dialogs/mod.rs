@@ -168,6 +168,7 @@ fn help_scroll(scroll: &mut u16, cmd: Option<Command>) {
 /// The card decides through the same steering dialogs as the Reflection pane's keys: the
 /// reason dialog replaces the card, and the write's outcome shows in the footer.
 /// The chart and the log open inside the card; Esc goes back to the causes, then closes.
+/// j/k (Home/End) select a cause, the table scrolled to keep it in sight.
 fn escalation_key(app: &mut App, tab: CardTab, cmd: Option<Command>) -> Vec<Effect> {
     let show = |app: &mut App, want: CardTab| {
         let next = if tab == want { CardTab::Causes } else { want };
@@ -189,6 +190,24 @@ fn escalation_key(app: &mut App, tab: CardTab, cmd: Option<Command>) -> Vec<Effe
         Some(Command::OpenChart) => show(app, CardTab::Chart),
         Some(Command::OpenFiles) => {
             super::commands::open_escalation_logs(app);
+            Vec::new()
+        }
+        Some(c @ (Command::Down | Command::Up | Command::Top | Command::Bottom))
+            if tab == CardTab::Causes =>
+        {
+            let n = app
+                .data
+                .vsa
+                .as_ref()
+                .and_then(|s| super::escalation_view::card(&s.vsa))
+                .map_or(0, |c| c.attributions.len());
+            let last = n.saturating_sub(1);
+            app.card_cause = match c {
+                Command::Down => (app.card_cause + 1).min(last),
+                Command::Up => app.card_cause.saturating_sub(1).min(last),
+                Command::Top => 0,
+                _ => last,
+            };
             Vec::new()
         }
         _ => Vec::new(),

@@ -257,8 +257,10 @@ fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
     lines
 }
 
-fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
+/// The ranked causes as a table, and each row's height in lines.
+fn table(app: &App, c: &Card, width: u16) -> (Table<'static>, Vec<u16>) {
     let t = &app.theme;
+    let mut heights = Vec::new();
     // rank, category, severity fixed; the three texts share the rest.
     let text_w = (width.saturating_sub(2 + 9 + 5 + 6) / 3).max(8) as usize;
     let rows: Vec<Row> = c
@@ -268,6 +270,7 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
         .map(|(i, a)| {
             let cols = [&a.description, &a.evidence, &a.fix].map(|s| wrap(s, text_w));
             let h = cols.iter().map(Vec::len).max().unwrap_or(1) as u16;
+            heights.push(h);
             let role = if i == 0 { Role::Emphasis } else { Role::Text };
             let mut cells = vec![
                 Cell::from(format!("{}", i + 1)),
@@ -283,7 +286,7 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
         .collect();
     let header = Row::new(["#", "category", "sev", "description", "evidence", "fix"])
         .style(t.style(Role::Heading));
-    Table::new(
+    let table = Table::new(
         rows,
         [
             Constraint::Length(2),
@@ -295,7 +298,39 @@ fn table(app: &App, c: &Card, width: u16) -> Table<'static> {
         ],
     )
     .header(header)
-    .column_spacing(1)
+    .column_spacing(1);
+    (table, heights)
+}
+
+/// The causes in `area`, scrolled to keep the selected one (`app.card_cause`, j/k) in sight,
+/// marked once the researcher has moved; and, where some do not fit, which are shown.
+fn causes(app: &App, c: &Card, frame: &mut Frame, area: Rect) -> Option<String> {
+    let (table, heights) = table(app, c, area.width);
+    let n = heights.len();
+    let selected = app.card_cause.min(n.saturating_sub(1));
+    let mut state = ratatui::widgets::TableState::default().with_selected(Some(selected));
+    let table = if selected > 0 {
+        table.row_highlight_style(app.theme.style(Role::Selected))
+    } else {
+        table
+    };
+    frame.render_stateful_widget(table, area, &mut state);
+    // The rows ratatui drew: from its offset, as many whole rows as the body holds.
+    let room = usize::from(area.height.saturating_sub(1));
+    let first = state.offset().min(n);
+    let mut used = 0;
+    let shown = heights[first..]
+        .iter()
+        .take_while(|h| {
+            used += usize::from(**h);
+            used <= room
+        })
+        .count();
+    if first == 0 && shown >= n {
+        return None;
+    }
+    let last = first + shown.max(1);
+    Some(format!("causes {}–{} of {n}", first + 1, last.min(n)))
 }
 
 /// The card as an overlay over the panes; `tab` chooses its lower half.
@@ -357,7 +392,19 @@ pub fn draw(app: &App, tab: CardTab, frame: &mut Frame, area: Rect) {
         .iter()
         .find(|e| e.hypothesis == c.hypothesis);
     match tab {
-        CardTab::Causes => frame.render_widget(table(app, &c, body.width), body),
+        CardTab::Causes => {
+            if let Some(which) = causes(app, &c, frame, body) {
+                let keys = |a, b| format!("{}/{}", key(a), key(b));
+                let hint = format!("{which} · {} a cause ", keys(Command::Down, Command::Up));
+                let w = hint.chars().count() as u16;
+                let at = Rect {
+                    x: tabs.right().saturating_sub(w),
+                    width: w.min(tabs.width),
+                    ..tabs
+                };
+                frame.render_widget(Paragraph::new(Span::styled(hint, t.style(Role::Muted))), at);
+            }
+        }
         CardTab::Chart => match ex.and_then(|e| e.metrics.as_ref()) {
             Some(m) => super::experiments::chart(app, m, frame, body),
             None => frame.render_widget(
