@@ -3,7 +3,7 @@
 //! metric followed to its roots (`flow`), and the rules (`rules/`) weigh what they find into
 //! a verdict (`verdict`). The same analyzer guards youra's own runs
 //! (`engine::fabrication`). It reads only inside the folder, follows no link and caps every
-//! file (`walk`). Decision 0035.
+//! file (`walk`). Decision 0037.
 
 use std::collections::BTreeMap;
 use std::path::Path;
