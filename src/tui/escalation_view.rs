@@ -91,6 +91,35 @@ pub fn card(vsa: &Vsa) -> Option<Card> {
     })
 }
 
+/// What the Verdict Clamp did with the judge's verdict, in one phrase the card and the
+/// Reflection pane share (so one never says "valid" where the other says "too unsure"): the
+/// clamp keeps a hypothesis only when the judge found the experiment valid with κ ≥ κ_min
+/// (`reflect::routing::clamp`).
+pub fn clamp_words(c: &Card, kappa_min: f64) -> String {
+    let verdict = c.clamp_verdict.replace('_', " ");
+    let min = feature_text(&kappa_min.to_string());
+    let kappa = c
+        .clamp_kappa
+        .as_deref()
+        .and_then(|k| k.trim().parse::<f64>().ok());
+    match (c.clamp_verdict.as_str(), kappa) {
+        ("-", _) => "no clamp: no judge verdict".into(),
+        ("valid", Some(k)) if k >= kappa_min => format!(
+            "clamp applies: judge valid, κ {} ≥ κ_min {min} (may keep the hypothesis)",
+            feature_text(&k.to_string())
+        ),
+        ("valid", Some(k)) => format!(
+            "no clamp: judge valid, κ {} < κ_min {min} (too unsure)",
+            feature_text(&k.to_string())
+        ),
+        (_, Some(k)) => format!(
+            "no clamp: judge {verdict} (κ {})",
+            feature_text(&k.to_string())
+        ),
+        (_, None) => format!("no clamp: judge {verdict}, no κ recorded"),
+    }
+}
+
 /// Words of `s` in lines of at most `width` characters (long words are cut).
 pub fn wrap(s: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
@@ -152,5 +181,39 @@ mod tests {
         let none = crate::yaml::parse(b"workflow:\n  pending_escalation: null\n").unwrap();
         assert_eq!(card(&vsa(&none)), None);
         assert_eq!(wrap("one two three", 7), ["one two", "three"]);
+    }
+
+    /// Issue 43: the card said "too unsure to clamp" beside the pane's "clamp valid (κ
+    /// 0.55)"; one phrase now, and it never says the clamp applies below κ_min.
+    #[test]
+    fn the_clamp_is_said_one_way() {
+        let card = |v: &str, k: Option<&str>| Card {
+            clamp_verdict: v.into(),
+            clamp_kappa: k.map(str::to_string),
+            ..Card::default()
+        };
+        let table = [
+            (
+                card("valid", Some("0.55")),
+                "no clamp: judge valid, κ 0.55 < κ_min 0.6 (too unsure)",
+            ),
+            (
+                card("valid", Some("0.6")),
+                "clamp applies: judge valid, κ 0.6 ≥ κ_min 0.6 (may keep the hypothesis)",
+            ),
+            (
+                card("not_valid", Some("0.9")),
+                "no clamp: judge not valid (κ 0.9)",
+            ),
+            (card("valid", None), "no clamp: judge valid, no κ recorded"),
+            (
+                card("valid", Some("high")),
+                "no clamp: judge valid, no κ recorded",
+            ),
+            (card("-", Some("0.9")), "no clamp: no judge verdict"),
+        ];
+        for (c, want) in table {
+            assert_eq!(clamp_words(&c, 0.6), want, "{c:?}");
+        }
     }
 }

@@ -387,11 +387,28 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
     };
     assert_eq!(field("post_hoc").as_deref(), Some("true"));
     assert_eq!(field("stated_after_pivots").as_deref(), Some("1"));
-    let card = std::fs::read_to_string(dir.join("h-m2/results/run_card.json")).unwrap_or_default();
-    assert!(
-        card.contains("10000"),
-        "a post-hoc claim's experiment gets fresh seeds: {card}"
-    );
+    // Every h-m2 attempt's card (the last one's under results/, the others' under
+    // results/attempts/<n>/) names the seeds youra asked for.
+    let results = dir.join("h-m2/results");
+    let mut cards = vec![results.join("run_card.json")];
+    for e in std::fs::read_dir(results.join("attempts"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        cards.push(e.path().join("run_card.json"));
+    }
+    let cards: Vec<String> = cards
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect();
+    assert!(!cards.is_empty(), "h-m2's attempts left run cards");
+    for card in &cards {
+        assert!(
+            card.contains("\"YOURA_SEEDS\": \"10000\""),
+            "a post-hoc claim's experiment gets fresh seeds: {card}"
+        );
+    }
     assert!(
         std::fs::read_dir(dir.join("_archive")).unwrap().count() >= 1,
         "the pivot archived the first hypothesis's work"

@@ -35,6 +35,7 @@ fn make_run(dir: &Path, bundle: &str) {
          [engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\nexperiment_time_limit_s = 120.0\n\
          approval_timeout_s = 0.5\napproval_default = \"reject\"\n\n\
          [plan]\nbudget_tokens = 40000\npolicy = \"adaptive\"\nafter_pass = 1\n\n\
+         [evidence]\nmin_repeats = 1\n\n\
          [exec]\nsandbox = \"required\"\n",
     )
     .unwrap();

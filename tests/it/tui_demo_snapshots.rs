@@ -138,7 +138,13 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
     assert!(line.contains("tokens") && line.contains("budget"), "{line}");
     insta::assert_snapshot!("status_escalation", line);
     for (w, h) in [(80, 24), (100, 30), (160, 48)] {
-        insta::assert_snapshot!(format!("demo_escalation_{w}x{h}"), screen(&app, w, h));
+        let shown = screen(&app, w, h);
+        // The pane says the clamp as the card does: never "clamp valid" beside "too unsure".
+        assert!(
+            shown.contains("no clamp: judge valid, κ") && !shown.contains("clamp valid"),
+            "{shown}"
+        );
+        insta::assert_snapshot!(format!("demo_escalation_{w}x{h}"), shown);
     }
     // At 100×30 the `?` list is as wide as its longest line: no help text is cut.
     keys(&mut app, "?");
@@ -160,7 +166,8 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
     keys(&mut app, "E");
     let card = screen(&app, 100, 30);
     assert!(
-        card.contains("κ_min") && card.contains("required <= 0.02"),
+        card.contains("no clamp: judge valid, κ 0.55 < κ_min 0.6 (too unsure)")
+            && card.contains("required <= 0.02"),
         "{card}"
     );
     // Every answer's line whole: wrapped under its key, not cut at the border.

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table};
 
 use crate::tui::app::App;
 use crate::tui::dialogs::CardTab;
-use crate::tui::escalation_view::{Card, card, feature_text, wrap};
+use crate::tui::escalation_view::{Card, card, clamp_words, feature_text, wrap};
 use crate::tui::gates_view::{interval_card, interval_line};
 use crate::tui::keymap::{Command, Mode};
 use crate::tui::panes::gates::verdict_role;
@@ -103,23 +103,7 @@ pub fn consequences(app: &App, c: &Card) -> Vec<(Command, String)> {
 fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
     let t = &app.theme;
     let label = |s: &str| Span::styled(format!("{s:<11}"), t.style(Role::Muted));
-    let kappa_min = app.data.recovery.kappa_min;
-    let clamp = match c.clamp_kappa.as_deref().and_then(|k| k.parse::<f64>().ok()) {
-        Some(k) => {
-            let (cmp, effect) = if k >= kappa_min {
-                ("≥", "the clamp may keep the hypothesis")
-            } else {
-                ("<", "too unsure to clamp")
-            };
-            format!(
-                "   clamp: {}, κ {} {cmp} κ_min {} ({effect})",
-                c.clamp_verdict,
-                feature_text(&k.to_string()),
-                feature_text(&kappa_min.to_string())
-            )
-        }
-        None => format!("   clamp: {}", c.clamp_verdict),
-    };
+    let clamp = format!("   {}", clamp_words(c, app.data.recovery.kappa_min));
     let mut lines = vec![
         Line::from(vec![
             label("route"),

@@ -60,14 +60,9 @@ pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
             )
         }
     });
-    let kappa = c
-        .clamp_kappa
-        .map(|k| format!(" (κ {k})"))
-        .unwrap_or_default();
-    lines.push(Line::from(vec![
-        Span::styled("clamp ", t.style(Role::Muted)),
-        Span::raw(format!("{}{kappa}", c.clamp_verdict)),
-    ]));
+    // The card's own phrase (its verdict first, so a narrow pane keeps it).
+    let clamp = crate::tui::escalation_view::clamp_words(&c, app.data.recovery.kappa_min);
+    lines.push(Line::raw(clip(&clamp, width)));
     if !c.trajectory.is_empty() {
         let text: Vec<String> = c
             .trajectory
