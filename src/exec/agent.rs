@@ -205,6 +205,7 @@ fn job(cfg: &AgentConfig, task: &AgentTask<'_>) -> Result<Job, AgentError> {
         ))
     })?;
     job.network = cfg.network;
+    job.card = false;
     job.sandbox = cfg.sandbox;
     job.env = cfg
         .env

@@ -75,6 +75,10 @@ pub struct Job {
     /// it, named in its record. A watchdog counts them: RLIMIT_NPROC is per user and does
     /// not bind root at all.
     pub max_processes: Option<u32>,
+    /// Whether youra writes a run card (`run_card.rs`) when the job ends: an experiment's
+    /// job, yes; a coding agent's, no — the agent writes code, measures nothing, and its
+    /// workspace check would see the card as a file it created.
+    pub card: bool,
 }
 
 impl Job {
@@ -96,6 +100,7 @@ impl Job {
             read_only: Vec::new(),
             inputs: Vec::new(),
             max_processes: None,
+            card: true,
         }
     }
 

@@ -82,12 +82,14 @@ impl Backend for LocalBackend {
         };
         let env = build_env(&inputs, &job.env)?;
         warnings.extend(prepare_results(&paths)?);
-        let run_card = super::run_card::build(&super::run_card::CardInputs {
-            job,
-            workspace: &paths.workspace,
-            env: &env,
-            bwrap: bwrap.as_deref(),
-            backend: "local",
+        let run_card = job.card.then(|| {
+            super::run_card::build(&super::run_card::CardInputs {
+                job,
+                workspace: &paths.workspace,
+                env: &env,
+                bwrap: bwrap.as_deref(),
+                backend: "local",
+            })
         });
         let log = open_log(&paths.log)?;
         let mut command = build_command(job, &paths, bwrap.as_deref())?;
@@ -112,7 +114,7 @@ impl Backend for LocalBackend {
             gpus: cuda,
             memory_limit: job.memory_limit,
             max_processes: job.max_processes,
-            run_card: Some(run_card),
+            run_card,
         };
         let handle: JobHandle = supervise::spawn(command, &job.argv[0], collect, lease)?;
         Ok(Box::new(handle))

@@ -106,12 +106,14 @@ impl SlurmBackend {
             open_log(&paths.log)?;
         }
         // Built again when an engine re-attaches (the same job, its data hashed anew).
-        let run_card = crate::exec::run_card::build(&crate::exec::run_card::CardInputs {
-            job,
-            workspace: &paths.workspace,
-            env: &env,
-            bwrap: bwrap.as_deref(),
-            backend: "slurm",
+        let run_card = job.card.then(|| {
+            crate::exec::run_card::build(&crate::exec::run_card::CardInputs {
+                job,
+                workspace: &paths.workspace,
+                env: &env,
+                bwrap: bwrap.as_deref(),
+                backend: "slurm",
+            })
         });
         // The node's bwrap is taken to be this machine's (as for the probe above); the
         // filter is fed by the script on a fixed descriptor.
@@ -172,7 +174,7 @@ impl SlurmBackend {
             },
             memory_limit: job.memory_limit,
             max_processes: job.max_processes,
-            run_card: Some(run_card),
+            run_card,
         };
         Ok(Prepared {
             script,
