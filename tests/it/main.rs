@@ -23,6 +23,7 @@ mod common;
 
 mod allocation_bench;
 mod audit;
+mod audit_paper;
 mod breakpoints;
 mod chart_downsample;
 mod cli;

@@ -6,6 +6,7 @@ pub(super) mod coding;
 mod coding_gate;
 mod coding_state;
 pub(super) mod coding_write;
+mod data_note;
 pub(super) mod debate;
 mod debate_gap;
 mod design;
