@@ -161,6 +161,12 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
         }
     }
     r("exec.slurm.poll_s", c.exec.slurm.poll_s, 0.05, 600.0);
+    r(
+        "exec.slurm.outage_wait_s",
+        c.exec.slurm.outage_wait_s,
+        0.0,
+        7.0 * 24.0 * 3600.0,
+    );
     if let Some(mb) = c.exec.slurm.mem_mb {
         r("exec.slurm.mem_mb", mb as f64, 1.0, 1.0e9);
     }

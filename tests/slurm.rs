@@ -519,3 +519,46 @@ fn submission_to_start_overhead() {
 /// Whole runs and memory requests (split for size).
 #[path = "slurm/runs.rs"]
 mod runs;
+
+/// A controller that does not answer (issue 43 item 3): the real `sbatch`'s failure is
+/// recognised as an outage to wait out (`exec::unreachable`), not a refusal to repair, and
+/// the back end waits `[exec.slurm] outage_wait_s` (30 minutes by default) for it. The
+/// controller is made unreachable by pointing a copy of the cluster's configuration at a
+/// port nothing listens on.
+#[test]
+fn an_unanswering_controller_is_an_outage_not_a_refusal() {
+    let Some(conf) = cluster() else { return };
+    let tmp = workdir();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(conf).unwrap();
+    let moved: String = text
+        .lines()
+        .map(|l| {
+            if l.to_ascii_lowercase().starts_with("slurmctldport=") {
+                format!("SlurmctldPort={port}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(moved, text, "the configuration names its controller's port");
+    let dead = tmp.path().join("slurm.conf");
+    std::fs::write(&dead, moved + "\n").unwrap();
+    let b = backend(&dead);
+    assert_eq!(b.outage_window(), Some(Duration::from_secs(1800)));
+    let j = job(tmp.path(), "h-down", "echo never");
+    let err = b.start(&j).err().expect("no controller answers");
+    assert!(youra::exec::unreachable(&err), "{err}");
+    // The live cluster's refusal of an impossible job is not an outage.
+    let live = backend(conf);
+    let mut big = job(tmp.path(), "h-big", "echo never");
+    big.gpus = 64;
+    if let Err(e) = live.start(&big) {
+        assert!(!youra::exec::unreachable(&e), "a refusal is not an outage: {e}");
+    }
+}

@@ -34,6 +34,17 @@ pub fn mark(reason: &str) -> String {
     )
 }
 
+/// [`mark`] for an outage of something other than a model server (`what`: "the Slurm
+/// controller").
+pub fn mark_for(reason: &str, what: &str) -> String {
+    if reason.starts_with(PREFIX) {
+        return reason.to_string();
+    }
+    format!(
+        "{PREFIX}{reason}; once {what} answers, `youra run` on this run (or `youra steer <run> resume`) goes on from here"
+    )
+}
+
 /// Whether a stop reason is an infrastructure stop's.
 pub fn is_infrastructure(reason: Option<&str>) -> bool {
     reason.is_some_and(|r| r.starts_with(PREFIX))
@@ -154,6 +165,29 @@ pub fn listener(run: &Path, events: Arc<EventLog>) -> impl Fn(&OutageNote) + Sen
 }
 
 /// A record left by an engine that died while waiting: removed when the next one starts.
+/// The waiting record for an outage the engine itself waits out (a scheduler's), as the
+/// model client's listener writes it for a model server's.
+pub fn record(
+    run: &Path,
+    endpoint: &str,
+    since: SystemTime,
+    until: SystemTime,
+    error: &str,
+) -> Waiting {
+    let w = Waiting {
+        endpoint: endpoint.to_string(),
+        since: rfc(since),
+        until: rfc(until),
+        error: crate::llm::http::excerpt(error),
+    };
+    let path = run.join(WAITING_FILE);
+    if let (Ok(json), Some(dir)) = (serde_json::to_vec(&w), path.parent()) {
+        let _ = std::fs::create_dir_all(dir);
+        let _ = crate::fsutil::write_atomic(&path, &json);
+    }
+    w
+}
+
 pub fn clear(run: &Path) {
     let _ = std::fs::remove_file(run.join(WAITING_FILE));
 }

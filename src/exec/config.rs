@@ -61,6 +61,10 @@ pub struct SlurmSettings {
     /// Seconds between looks at a job's state: every look is one `squeue` call to the
     /// controller, which a busy cluster's administrators count.
     pub poll_s: f64,
+    /// How long a submission waits for a controller that does not answer (a restart, a
+    /// network cut) before the run stops as an infrastructure stop that `youra run`
+    /// resumes: 30 minutes, as `[llm] outage_wait_s` waits for a model server.
+    pub outage_wait_s: f64,
 }
 
 impl Default for SlurmSettings {
@@ -74,6 +78,7 @@ impl Default for SlurmSettings {
             mem_mb: None,
             experiment_memory_set: false,
             poll_s: 2.0,
+            outage_wait_s: 1800.0,
         }
     }
 }

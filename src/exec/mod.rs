@@ -104,6 +104,32 @@ pub trait Backend: Send + Sync {
     ) -> Result<Option<Box<dyn RunningJob>>, ExecError> {
         Ok(None)
     }
+
+    /// How long a start waits for a scheduler that does not answer ([`unreachable`]):
+    /// `None` for a back end with no scheduler (this machine).
+    fn outage_window(&self) -> Option<std::time::Duration> {
+        None
+    }
+}
+
+/// Whether a submission failed because the scheduler's controller did not answer (its
+/// clients' own words), not because it refused the job: worth waiting for, never a repair.
+pub fn unreachable(e: &ExecError) -> bool {
+    const SIGNS: &[&str] = &[
+        "unable to contact slurm controller",
+        "socket timed out",
+        "connection refused",
+        "zero bytes were transmitted or received",
+        "slurm_receive_msg",
+        "communication connection failure",
+    ];
+    match e {
+        ExecError::Submit(msg) => {
+            let m = msg.to_ascii_lowercase();
+            SIGNS.iter().any(|s| m.contains(s))
+        }
+        _ => false,
+    }
 }
 
 /// The back end `[exec] backend` names.

@@ -51,7 +51,7 @@ pub(super) fn compliance(
         Err(StartError::Code(why)) => {
             Ok(Some(format!("the compliance tests could not run: {why}")))
         }
-        Err(e @ StartError::Machine(_)) => e.repair_or_stop(id).map(Some),
+        Err(e @ (StartError::Machine(_) | StartError::Outage(_))) => e.repair_or_stop(id).map(Some),
     }
 }
 
@@ -86,9 +86,7 @@ pub(super) fn start_job(
     // and it can say where the job runs.
     // A scheduler job an earlier engine submitted is followed, not submitted again.
     // Registered so a signal to youra ends it (engine/signals.rs).
-    let started = super::reattach::start_or_attach(ctx, id, &job)
-        .map(|r| crate::engine::signals::follow(id, r))
-        .map_err(|e| StartError::from_exec(&e));
+    let started = submit(ctx, id, &job).map(|r| crate::engine::signals::follow(id, r));
     let placement = started.as_ref().map(|r| r.placement()).unwrap_or_default();
     // A start that failed is no `experiment_start`: the queue would call it running.
     ctx.emit(match &started {
@@ -103,6 +101,10 @@ pub(super) fn start_job(
         Err(StartError::Machine(why)) => Event::new("experiment_not_started")
             .hypothesis(id)
             .result("machine")
+            .message(why.clone()),
+        Err(StartError::Outage(why)) => Event::new("experiment_not_started")
+            .hypothesis(id)
+            .result("outage")
             .message(why.clone()),
     });
     if let Ok(running) = &started {
@@ -122,6 +124,58 @@ pub(super) fn start_job(
         );
     }
     started
+}
+
+/// Start (or re-attach to) `job`; a scheduler whose controller does not answer is waited out
+/// for the back end's window (`scheduler_wait.rs`), said in the status and the events.
+fn submit(
+    ctx: &StageCtx<'_>,
+    id: &str,
+    job: &Job,
+) -> Result<Box<dyn crate::exec::RunningJob>, StartError> {
+    use super::scheduler_wait::{Note, Waited, with_wait};
+    let Some(window) = ctx.backend.outage_window() else {
+        return super::reattach::start_or_attach(ctx, id, job)
+            .map_err(|e| StartError::from_exec(&e));
+    };
+    let endpoint = "the Slurm controller";
+    let note = |n: Note| match n {
+        Note::Waiting {
+            since,
+            until,
+            error,
+        } => {
+            let w = crate::engine::outage::record(ctx.run, endpoint, since, until, &error);
+            ctx.emit(
+                Event::new("scheduler_waiting")
+                    .hypothesis(id)
+                    .message(w.line()),
+            );
+        }
+        Note::Back { waited } => {
+            crate::engine::outage::clear(ctx.run);
+            ctx.emit(Event::new("scheduler_back").hypothesis(id).message(format!(
+                "{endpoint} answers again after {}; the experiment is submitted",
+                crate::llm::duration_words(waited)
+            )));
+        }
+    };
+    match with_wait(
+        window,
+        || super::reattach::start_or_attach(ctx, id, job),
+        note,
+        std::thread::sleep,
+    ) {
+        Ok(r) => Ok(r),
+        Err(Waited::Exec(e)) => Err(StartError::from_exec(&e)),
+        Err(Waited::GaveUp { waited, error }) => {
+            crate::engine::outage::clear(ctx.run);
+            Err(StartError::Outage(format!(
+                "{endpoint} did not answer for {} ({error})",
+                crate::llm::duration_words(waited)
+            )))
+        }
+    }
 }
 
 /// Run a job to its end (the compliance tests: short, and always waited for).

@@ -26,6 +26,7 @@ mod reattach;
 mod refinement;
 mod repeats;
 pub(super) mod review;
+mod scheduler_wait;
 mod scoping;
 mod search_step;
 mod start_error;

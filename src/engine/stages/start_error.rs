@@ -69,6 +69,9 @@ pub enum StartError {
     Code(String),
     /// Stops the run with this reason (what failed, what to change).
     Machine(String),
+    /// The scheduler's controller did not answer within its window: an infrastructure stop
+    /// that `youra run` resumes.
+    Outage(String),
 }
 
 impl StartError {
@@ -85,7 +88,11 @@ impl StartError {
         match self {
             StartError::Code(why) => Ok(why),
             StartError::Machine(why) => Err(StageError::MustStop(format!(
-                "{id}: the experiment could not start, for a reason outside its code (no attempt was counted against it): {why}. Fix that, then resume the run (`youra run <dir>`)"
+                "{id}: the experiment could not start, for a reason outside its code (no attempt was counted against it): {why}. Fix that, then resume the run (`youra steer <dir> resume`)"
+            ))),
+            StartError::Outage(why) => Err(StageError::MustStop(crate::engine::outage::mark_for(
+                &format!("{id}: the experiment could not be submitted: {why}"),
+                "the Slurm controller",
             ))),
         }
     }

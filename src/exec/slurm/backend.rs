@@ -28,6 +28,8 @@ pub struct SlurmBackend {
     site: SiteFlags,
     /// `[exec.slurm] mem_mb`.
     mem_mb: Option<u64>,
+    /// `[exec.slurm] outage_wait_s`.
+    outage: Duration,
     /// Ask `--mem` for a CPU job's memory limit (set by the researcher, not the default).
     experiment_memory_set: bool,
     poll: Duration,
@@ -66,6 +68,7 @@ impl SlurmBackend {
             mem_mb: settings.mem_mb,
             experiment_memory_set: settings.experiment_memory_set,
             poll: Duration::from_secs_f64(settings.poll_s.clamp(0.05, 600.0)),
+            outage: Duration::from_secs_f64(settings.outage_wait_s.clamp(0.0, 7.0 * 24.0 * 3600.0)),
             sandbox: OnceLock::new(),
             live: Arc::new(Mutex::new(Default::default())),
         }
@@ -207,6 +210,10 @@ impl SlurmBackend {
 }
 
 impl Backend for SlurmBackend {
+    fn outage_window(&self) -> Option<Duration> {
+        Some(self.outage)
+    }
+
     fn start(&self, job: &Job) -> Result<Box<dyn RunningJob>, ExecError> {
         let p = self.prepare(job, true)?;
         let id = self
