@@ -1,7 +1,8 @@
 //! `youra doctor <run> [--json]`: can this run work here? Probes each role's endpoint
 //! (`llm::doctor`), remembers the structured-reply dialect it found for roles left on
 //! `auto`, checks the experiment sandbox the way a job uses it, prints the table (or JSON)
-//! with the configuration's warnings, and exits 1 when a role or the sandbox cannot work.
+//! with the configuration's warnings, checks `data/` against the manifest `init --data`
+//! wrote, and exits 1 when a role or the sandbox cannot work or a data file changed.
 
 use std::path::Path;
 
@@ -15,6 +16,9 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
         std::env::var(k).ok()
     });
     let sandbox = sandbox_check(config.exec.sandbox);
+    // The data `init --data` copied, against its manifest: a changed file is named.
+    let data = crate::engine::init::check_data(dir);
+    let data_ok = data.as_ref().is_none_or(|d| d.problems.is_empty());
     let choices = doctor::choices(&report, &settings);
     if !choices.is_empty() {
         let mut memory = crate::llm::structured::remembered(dir);
@@ -23,7 +27,8 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
     }
     if json {
         let mut value = serde_json::to_value(&report)?;
-        value["ok"] = serde_json::Value::Bool(report.ok() && sandbox.ok);
+        value["ok"] = serde_json::Value::Bool(report.ok() && sandbox.ok && data_ok);
+        value["data"] = serde_json::json!(data);
         let mut warnings = settings.independence_warnings();
         warnings.extend(config.warnings.iter().cloned());
         value["warnings"] = serde_json::json!(warnings);
@@ -43,6 +48,22 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
             println!("warning: {w}");
         }
         println!("{}", sandbox.line);
+        match &data {
+            None => {}
+            Some(d) if d.problems.is_empty() => println!(
+                "data: {} file(s) match data/{}",
+                d.matching,
+                crate::engine::init::DATA_MANIFEST
+            ),
+            Some(d) => {
+                for p in &d.problems {
+                    println!("data: {p}");
+                }
+            }
+        }
+        if !data_ok {
+            println!("the run's data is not what `youra init` copied (see above)");
+        }
         if !sandbox.ok {
             println!("the sandbox cannot work: experiments will not start (see above)");
         } else if report.ok() {
@@ -54,7 +75,11 @@ pub fn run(dir: &Path, json: bool) -> color_eyre::Result<i32> {
             println!("some roles cannot work: see the problems above");
         }
     }
-    Ok(if report.ok() && sandbox.ok { 0 } else { 1 })
+    Ok(if report.ok() && sandbox.ok && data_ok {
+        0
+    } else {
+        1
+    })
 }
 
 /// The sandbox as a job would find it.

@@ -1,4 +1,5 @@
-//! `youra init DIR --topic … [--provider P --model M --base-url U]`: a new run folder whose
+//! `youra init DIR --topic … [--provider P --model M --base-url U] [--data PATH…]`: a new
+//! run folder (with a read-only copy of the researcher's data in `data/`) whose
 //! `youra.toml` names the model the researcher chose once, in `[llm.default]`, and no role
 //! on a model of its own: every role then follows that choice (and `YOURA_MODEL`, the
 //! flags), so none is left on a model nobody chose. The critic's and the judge's own tables
@@ -78,9 +79,18 @@ fn parse_provider(name: &str) -> color_eyre::Result<ProviderKind> {
     })
 }
 
-pub fn run(dir: &Path, topic: &str, mode: &str, name: Option<String>) -> color_eyre::Result<i32> {
+pub fn run(
+    dir: &Path,
+    topic: &str,
+    mode: &str,
+    name: Option<String>,
+    data: &[std::path::PathBuf],
+) -> color_eyre::Result<i32> {
     let choice = Choice::resolve(&crate::config_sources::flags(), |k| std::env::var(k).ok())
         .wrap_err("youra init")?;
+    // Walked before anything is written: a refused link or FIFO leaves no half-made run.
+    let data_plan = crate::engine::init::plan_data(data, crate::engine::init::DATA_CAP)
+        .wrap_err("youra init: nothing was written")?;
     let opts = InitOptions {
         topic: topic.to_string(),
         name,
@@ -88,6 +98,11 @@ pub fn run(dir: &Path, topic: &str, mode: &str, name: Option<String>) -> color_e
         llm_toml: llm_toml(&choice),
     };
     init(dir, &opts).wrap_err("youra init")?;
+    let copied = if data.is_empty() {
+        0
+    } else {
+        crate::engine::init::copy_data(dir, &data_plan).wrap_err("youra init --data")?
+    };
     let word = crate::notice::message::shell_word(&dir.display().to_string());
     println!(
         "initialised {} ({} mode); every role uses {} {}{}",
@@ -108,6 +123,12 @@ pub fn run(dir: &Path, topic: &str, mode: &str, name: Option<String>) -> color_e
     if !choice.chosen {
         println!(
             "no model was chosen: edit [llm.default] in {word}/youra.toml (or give --provider, --model, --base-url)"
+        );
+    }
+    if !data.is_empty() {
+        println!(
+            "copied {copied} data file(s) into {word}/data/ (read-only; sha256 in data/{}): experiments read them there and have no network",
+            crate::engine::init::DATA_MANIFEST
         );
     }
     println!("check the endpoint with `youra doctor {word}`, then `youra run {word}`");

@@ -159,6 +159,10 @@ pub enum Command {
         /// A name for the run (default: the folder's name).
         #[arg(long)]
         name: Option<String>,
+        /// Files or folders copied read-only into <dir>/data/, where experiments read them
+        /// (they have no network); each file's sha256 goes to data/MANIFEST.sha256.
+        #[arg(long, num_args = 1.., value_name = "PATH")]
+        data: Vec<PathBuf>,
     },
     /// Run the engine on a run folder, headless: until the lifecycle completes or stops.
     /// Exit 0 when complete, 1 when it stopped (MUST_STOP), 3 when paused with --until-pause,
@@ -353,9 +357,10 @@ pub fn run() -> color_eyre::Result<i32> {
             topic,
             mode,
             name,
+            data,
         } => {
             let dir = abs(dir);
-            let code = init_cmd::run(&dir, &topic, &mode, name)?;
+            let code = init_cmd::run(&dir, &topic, &mode, name, &data)?;
             // What `youra init` wrote is the researcher's own (`youra trust` records it).
             if code == 0 {
                 trust_cmd::record_own(&dir, "init");

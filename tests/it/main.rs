@@ -48,6 +48,7 @@ mod gateway;
 mod handed_run;
 mod hypothesis_loop;
 mod incremental_read;
+mod init_data;
 mod init_endpoint;
 mod layers;
 mod lifecycle;
