@@ -7,10 +7,8 @@
 //! (0.9167–0.9406; computed once with Python's `statistics`). Both clear 0.9.
 
 use crate::common;
-use common::script::{CONSISTENT, Script, brief, code_reply, replay_run, with_data};
+use common::script::{replay_run, with_data};
 use youra::vsa::store::Store;
-
-const SPLIT_PY: &str = include_str!("../fixtures/evidence/split.py");
 
 fn scalar(dir: &std::path::Path, path: &[&str]) -> String {
     let s = Store::new(dir.join("verification_state.yaml"))
@@ -29,23 +27,8 @@ fn scalar(dir: &std::path::Path, path: &[&str]) -> String {
 
 #[test]
 fn the_gate_reads_the_selected_nodes_run_on_fresh_seeds() {
-    let brief = brief("accuracy", ">=", 0.9).replace(
-        "## Procedure",
-        "## Baselines\n- `accuracy_majority`: the majority class\n## Procedure",
-    );
-    let mut s = Script::default();
-    s.scoping().literature().debate(6, true).planning();
-    s.design_and_plan("h-e1", &brief).reply(
-        "executor",
-        "coding_validation",
-        Some("h-e1"),
-        1,
-        &code_reply("split.py", SPLIT_PY, &["0.5"]),
-    );
     // The judge's check of the selection run, then of the confirmation run.
-    s.reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT)
-        .reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT)
-        .ok("coding_validation", Some("h-e1"), 1);
+    let s = common::evidence::h_e1(0.9, 2);
     let (_g, dir) = replay_run(
         &s,
         "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n",

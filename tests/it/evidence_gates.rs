@@ -12,40 +12,16 @@
 use std::path::Path;
 
 use crate::common;
-use common::script::{CONSISTENT, Script, brief, code_reply, replay_run, with_data};
+use common::evidence::{REPEATS, SPLIT_PY, baseline_brief as brief_with_baseline};
+use common::script::{Script, brief, code_reply, replay_run, with_data};
 
-const REPEATS: &str = "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\n";
 use youra::engine::RunEnd;
 use youra::vsa::store::Store;
 
-const SPLIT_PY: &str = include_str!("../fixtures/evidence/split.py");
-
-/// A MUST_WORK brief where the plan asks for repeats: its criterion and its baseline.
-fn brief_with_baseline(threshold: f64) -> String {
-    brief("accuracy", ">=", threshold).replace(
-        "## Procedure",
-        "## Baselines\n- `accuracy_majority`: the majority class\n## Procedure",
-    )
-}
-
 /// The script up to h-e1's gate (the run stops at h-m1's design, which it does not hold);
-/// h-e1's experiment runs twice (five seeds, then five more), and the
-/// judge's fabrication check reads each run's results.
+/// h-e1's experiment runs twice (five seeds, then five more).
 fn script(threshold: f64) -> Script {
-    let mut s = Script::default();
-    s.scoping().literature().debate(6, true).planning();
-    s.design_and_plan("h-e1", &brief_with_baseline(threshold))
-        .reply(
-            "executor",
-            "coding_validation",
-            Some("h-e1"),
-            1,
-            &code_reply("split.py", SPLIT_PY, &["0.5"]),
-        )
-        .reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT)
-        .reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT)
-        .ok("coding_validation", Some("h-e1"), 1);
-    s
+    common::evidence::h_e1(threshold, 2)
 }
 
 fn gate_map(dir: &Path, h: &str) -> youra::yaml::Node {

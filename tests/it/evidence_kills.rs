@@ -9,35 +9,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
-use common::script::{CONSISTENT, Script, brief, code_reply, replay_run, with_data};
+use common::evidence::REPEATS;
+use common::script::{replay_run, with_data};
 use youra::vsa::store::Store;
 
 const BIN: &str = env!("CARGO_BIN_EXE_youra");
-const SPLIT_PY: &str = include_str!("../fixtures/evidence/split.py");
-const REPEATS: &str = "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\n";
 
 /// h-e1 at `accuracy ≥ 0.921`: INCONCLUSIVE on seeds 0–4, PASS on 0–9
 /// (tests/it/evidence_gates.rs). The judge's check is answered for every run a resumed
 /// engine may start again.
 fn run_folder() -> (tempfile::TempDir, std::path::PathBuf) {
-    let brief = brief("accuracy", ">=", 0.921).replace(
-        "## Procedure",
-        "## Baselines\n- `accuracy_majority`: the majority class\n## Procedure",
-    );
-    let mut s = Script::default();
-    s.scoping().literature().debate(6, true).planning();
-    s.design_and_plan("h-e1", &brief).reply(
-        "executor",
-        "coding_validation",
-        Some("h-e1"),
-        1,
-        &code_reply("split.py", SPLIT_PY, &["0.5"]),
-    );
-    for _ in 0..2 {
-        s.reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT);
-    }
-    s.ok("coding_validation", Some("h-e1"), 1);
-    let (g, dir) = replay_run(&s, REPEATS);
+    let (g, dir) = replay_run(&common::evidence::h_e1(0.921, 2), REPEATS);
     with_data(&dir);
     (g, dir)
 }

@@ -8,29 +8,13 @@
 //! 0.9208 (0.9094–0.9322) vs ≥ 0.85 → PASS.
 
 use crate::common;
-use common::script::{CONSISTENT, Script, brief, code_reply, replay_run, with_data};
+use common::evidence::SPLIT_PY;
+use common::script::{brief, code_reply, replay_run, with_data};
 use youra::engine::RunEnd;
-
-const SPLIT_PY: &str = include_str!("../fixtures/evidence/split.py");
 
 #[test]
 fn the_paper_states_how_many_claims_were_tested_and_holms_correction() {
-    let e1 = brief("accuracy", ">=", 0.9).replace(
-        "## Procedure",
-        "## Baselines\n- `accuracy_majority`: the majority class\n## Procedure",
-    );
-    let mut s = Script::default();
-    s.scoping().literature().debate(6, true).planning();
-    s.design_and_plan("h-e1", &e1)
-        .reply(
-            "executor",
-            "coding_validation",
-            Some("h-e1"),
-            1,
-            &code_reply("split.py", SPLIT_PY, &["0.5"]),
-        )
-        .reply("judge", "coding_validation", Some("h-e1"), 1, CONSISTENT)
-        .ok("coding_validation", Some("h-e1"), 1);
+    let mut s = common::evidence::h_e1(0.9, 1);
     s.loop_for(
         "h-m1",
         &brief("gain", "<=", 0.02),

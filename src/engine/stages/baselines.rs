@@ -66,15 +66,7 @@ pub fn parse(section: &str) -> Vec<String> {
 
 /// The baselines Experiment Design recorded for `id`.
 pub fn recorded(snap: &Snapshot, id: &str) -> Vec<String> {
-    snap.doc
-        .root
-        .as_ref()
-        .and_then(|r| {
-            r.get("sub_hypotheses")?
-                .get(id)?
-                .get("gate")?
-                .get("baselines")
-        })
+    super::fields::hypothesis_node(snap, id, &["gate", "baselines"])
         .and_then(|n| n.as_seq())
         .map(|items| {
             items

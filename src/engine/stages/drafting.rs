@@ -107,23 +107,32 @@ pub fn with_sandbox_note(paper: &str, sandbox: crate::exec::SandboxMode) -> Stri
     if sandbox != crate::exec::SandboxMode::Off || paper.contains(UNSANDBOXED_NOTE) {
         return paper.to_string();
     }
+    opening_method(paper, UNSANDBOXED_NOTE, true).unwrap_or_else(|| paper.to_string())
+}
+
+/// `paper` with `note` as the first paragraph of its Method section; without a Method, after
+/// the title when `or_title` (else `None`), or at the very top when there is no title either.
+pub fn opening_method(paper: &str, note: &str, or_title: bool) -> Option<String> {
     let mut lines: Vec<&str> = paper.lines().collect();
     let heading = |l: &&str| {
         let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
         l.starts_with('#') && (t == "method" || t == "methods" || t.ends_with(" method"))
     };
-    let at = lines
-        .iter()
-        .position(heading)
-        .or_else(|| lines.iter().position(|l| l.starts_with("# ")))
-        .map_or(0, |i| i + 1);
+    let at = match lines.iter().position(heading) {
+        Some(i) => i + 1,
+        None if or_title => lines
+            .iter()
+            .position(|l| l.starts_with("# "))
+            .map_or(0, |i| i + 1),
+        None => return None,
+    };
     lines.insert(at, "");
-    lines.insert(at + 1, UNSANDBOXED_NOTE);
+    lines.insert(at + 1, note);
     let mut out = lines.join("\n");
     if paper.ends_with('\n') {
         out.push('\n');
     }
-    out
+    Some(out)
 }
 
 impl StageRunner for ManuscriptDrafting {

@@ -25,12 +25,19 @@ pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String>
 /// (`["search", "after_pass"]`).
 pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
     let snap = ctx.vsa().ok()?;
-    let at = snap.doc.root.as_ref()?.get("sub_hypotheses")?.get(id)?;
-    let v = path
-        .iter()
-        .try_fold(at, |n, k| n.get(k))?
+    let v = hypothesis_node(&snap, id, path)?
         .as_str()?
         .trim()
         .to_string();
     (!v.is_empty()).then_some(v)
+}
+
+/// The node at `sub_hypotheses.<id>.<path…>` of a snapshot, as the file has it.
+pub fn hypothesis_node<'a>(
+    snap: &'a crate::vsa::store::Snapshot,
+    id: &str,
+    path: &[&str],
+) -> Option<&'a crate::yaml::Node> {
+    let at = snap.doc.root.as_ref()?.get("sub_hypotheses")?.get(id)?;
+    path.iter().try_fold(at, |n, k| n.get(k))
 }

@@ -79,16 +79,7 @@ pub fn node(e: &CriterionEvidence) -> NewNode {
 /// Whether the gate of `id` holds an earlier judgement's evidence (to be replaced, even by
 /// none).
 pub fn present(snap: &Snapshot, id: &str) -> bool {
-    snap.doc
-        .root
-        .as_ref()
-        .and_then(|r| {
-            r.get("sub_hypotheses")?
-                .get(id)?
-                .get("gate")?
-                .get("evidence")
-        })
-        .is_some()
+    super::fields::hypothesis_node(snap, id, &["gate", "evidence"]).is_some()
 }
 
 /// The stop of a MUST_WORK gate repeats could not decide: what the intervals say, and what

@@ -32,16 +32,8 @@ pub fn fields(pivots: u32) -> Vec<(String, NewNode)> {
 
 /// The pivots before `id` was stated (0: pre-registered).
 pub fn stated_after(snap: &Snapshot, id: &str) -> u32 {
-    snap.doc
-        .root
-        .as_ref()
-        .and_then(|r| {
-            r.get("sub_hypotheses")?
-                .get(id)?
-                .get("stated_after_pivots")?
-                .as_scalar()?
-                .as_i64()
-        })
+    super::fields::hypothesis_node(snap, id, &["stated_after_pivots"])
+        .and_then(|n| n.as_scalar()?.as_i64())
         .map_or(0, |n| n.clamp(0, 1000) as u32)
 }
 
@@ -86,23 +78,12 @@ pub fn note(ids: &[String], repeats: bool) -> Option<String> {
 /// The paper with the post-hoc note opening its Method section (after the heading); never
 /// inserted twice, unchanged without a note or a Method section.
 pub fn with_note(paper: &str, note: Option<&str>) -> String {
-    let Some(note) = note.filter(|n| !paper.contains(n)) else {
-        return paper.to_string();
-    };
-    let mut lines: Vec<&str> = paper.lines().collect();
-    let Some(at) = lines.iter().position(|l| {
-        let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
-        l.starts_with('#') && (t == "method" || t == "methods" || t.ends_with(" method"))
-    }) else {
-        return paper.to_string();
-    };
-    lines.insert(at + 1, "");
-    lines.insert(at + 2, note);
-    let mut out = lines.join("\n");
-    if paper.ends_with('\n') {
-        out.push('\n');
+    match note.filter(|n| !paper.contains(n)) {
+        Some(note) => {
+            super::drafting::opening_method(paper, note, false).unwrap_or_else(|| paper.into())
+        }
+        None => paper.to_string(),
     }
-    out
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod demo;
+pub mod evidence;
 pub mod lessons;
 pub mod llm_server;
 pub mod mid_run;
