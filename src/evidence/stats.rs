@@ -216,27 +216,12 @@ impl Summary {
     }
 }
 
-/// `≥` for `>=` and so on, as a reader writes a criterion.
+/// `≥` for `>=` and so on ([`crate::vocab::Op::sign`]).
 pub fn op_sign(op: crate::vocab::Op) -> &'static str {
-    use crate::vocab::Op;
-    match op {
-        Op::Ge => "≥",
-        Op::Gt => ">",
-        Op::Le => "≤",
-        Op::Lt => "<",
-        Op::Eq => "=",
-    }
+    op.sign()
 }
 
-/// 0.95 as "95%", 0.98333 as "98.3%".
-pub fn percent(confidence: f64) -> String {
-    let p = confidence * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p:.1}%")
-    }
-}
+pub use crate::vocab::percent;
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (statrs). `p` in (0, 1),
 /// `df` > 0: the callers pass 1 − α/2 with α from a checked confidence and n ≥ 2.

@@ -7,5 +7,5 @@ mod op;
 mod routing;
 
 pub use cause::{Category, rank};
-pub use op::{Op, UnknownOp};
+pub use op::{Op, UnknownOp, percent};
 pub use routing::{RoutingAction, UnknownAction};

@@ -43,3 +43,26 @@ impl fmt::Display for Op {
         })
     }
 }
+
+impl Op {
+    /// `≥` for `>=` and so on, as a reader writes a criterion (a card, a table).
+    pub fn sign(self) -> &'static str {
+        match self {
+            Op::Ge => "≥",
+            Op::Gt => ">",
+            Op::Le => "≤",
+            Op::Lt => "<",
+            Op::Eq => "=",
+        }
+    }
+}
+
+/// `95%`, `98.3%`: a confidence as a card, a table or the paper writes it.
+pub fn percent(confidence: f64) -> String {
+    let p = confidence * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p:.1}%")
+    }
+}

@@ -231,26 +231,10 @@ impl GateEvidence {
     }
 }
 
-/// `≥` for `>=` and so on, as a reader writes a criterion.
-pub fn op_sign(op: crate::vocab::Op) -> &'static str {
-    use crate::vocab::Op;
-    match op {
-        Op::Ge => "≥",
-        Op::Gt => ">",
-        Op::Le => "≤",
-        Op::Lt => "<",
-        Op::Eq => "=",
-    }
-}
+pub use crate::vocab::percent;
 
-/// `95%`, `98.3%`: a confidence as a card writes it.
-pub fn percent(confidence: f64) -> String {
-    let p = confidence * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p:.1}%")
-    }
+fn op_sign(op: crate::vocab::Op) -> &'static str {
+    op.sign()
 }
 
 /// One machine-readable gate criterion, as `sub_hypotheses.<h>.gate.criteria[index]` holds it.
