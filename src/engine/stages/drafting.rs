@@ -53,6 +53,11 @@ pub fn write_sanitized(
         .ok()
         .and_then(|snap| super::multiplicity::note(&snap, ctx.evidence.rule().confidence));
     let paper = super::post_hoc::with_note(&paper, multiple.as_deref());
+    let selection = ctx
+        .vsa()
+        .ok()
+        .and_then(|snap| super::selection_note::note(&snap));
+    let paper = super::post_hoc::with_note(&paper, selection.as_deref());
     // Where the audit does not find the data real, the Method says so (issue 44 item 4).
     let paper = super::post_hoc::with_note(&paper, super::data_note::note(ctx.run));
     let report = sanitize(&paper, registry, DEFAULT_TOLERANCE);

@@ -29,6 +29,7 @@ pub(super) mod review;
 mod scheduler_wait;
 mod scoping;
 mod search_step;
+mod selection_note;
 mod start_error;
 pub(super) mod validation;
 
