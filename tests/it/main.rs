@@ -71,6 +71,7 @@ mod plan_ledger;
 mod plan_steering;
 mod plan_tree;
 mod planned_criteria;
+mod readme_own_study;
 mod recovery;
 mod recovery_bounds;
 mod reflect;
