@@ -559,6 +559,9 @@ fn an_unanswering_controller_is_an_outage_not_a_refusal() {
     let mut big = job(tmp.path(), "h-big", "echo never");
     big.gpus = 64;
     if let Err(e) = live.start(&big) {
-        assert!(!youra::exec::unreachable(&e), "a refusal is not an outage: {e}");
+        assert!(
+            !youra::exec::unreachable(&e),
+            "a refusal is not an outage: {e}"
+        );
     }
 }
