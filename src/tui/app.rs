@@ -161,6 +161,8 @@ pub struct Data {
     pub gpus: Vec<String>,
     pub last_seen: Option<crate::vsa::timestamp::Timestamp>,
     pub plan: Option<super::plan_view::PlanView>,
+    /// The run's `[plan]` is on (a missing tree has not started yet).
+    pub plan_on: bool,
     pub skipped_stages: Vec<crate::stage::Stage>,
     pub routing: Vec<String>,
     pub history_pending: bool,
@@ -343,6 +345,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.experiments = read.experiments;
     app.data.gpus = read.gpus;
     app.data.plan = read.plan;
+    app.data.plan_on = read.plan_on;
     app.data.skipped_stages = read.skipped_stages;
     app.data.routing = read.routing;
     app.data.history_pending = read.history_pending;
@@ -475,6 +478,13 @@ fn cursor_on_highlight(app: &mut App, was: PaneId) {
         && let Some(row) = super::panes::lifecycle::highlighted(app)
     {
         app.selected_mut(PaneId::Lifecycle, row);
+    }
+    // Unfocused, the Plan pane follows the search: focusing it starts at that node.
+    if app.focus == PaneId::Plan
+        && was != PaneId::Plan
+        && let Some(row) = app.data.plan.as_ref().and_then(|p| p.current())
+    {
+        app.selected_mut(PaneId::Plan, row);
     }
 }
 

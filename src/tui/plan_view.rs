@@ -105,6 +105,19 @@ impl PlanView {
         Some(plan::alpha(b.remaining_share(), b.alpha_max))
     }
 
+    /// The row the search is at: the node running now, else the last selection's node.
+    /// The pane keeps it in sight while it is not focused, and focusing puts the cursor there.
+    pub fn current(&self) -> Option<usize> {
+        self.rows
+            .iter()
+            .position(|r| r.status == "running")
+            .or_else(|| {
+                let s = self.selection.as_ref()?;
+                let id = s.path.last()?;
+                self.rows.iter().position(|r| r.id == id.as_str())
+            })
+    }
+
     /// The selection's one-line account of the chosen action.
     pub fn action(&self) -> Option<String> {
         let s = self.selection.as_ref()?;
@@ -193,6 +206,22 @@ pub fn read_plan_since(
             .as_ref()
             .is_some_and(|s| s.path.iter().any(|p| p.as_str() == id))
     };
+    // The sub-hypothesis the last selection searched for: other sub-hypotheses' roots were
+    // set aside by the engine (not vetoed by anyone), and their line says so in these terms.
+    let attempt = selection
+        .as_ref()
+        .and_then(|s| s.path.last())
+        .and_then(|n| loaded.tree.get(n))
+        .and_then(|n| n.hypothesis_id.clone());
+    let set_aside = |n: &plan::PlanNode, c: &plan::Candidate| {
+        let other = n.hypothesis_id.is_some() && n.hypothesis_id != attempt;
+        match (&attempt, other && !n.vetoed, &c.avail) {
+            (Some(a), true, Avail::Blocked(plan::Blocked::Vetoed)) => Some(format!(
+                "set aside: the last selection was for {a}, so only {a}'s nodes were candidates"
+            )),
+            _ => None,
+        }
+    };
     let bests: Vec<plan::Best> = loaded
         .tree
         .roots()
@@ -226,7 +255,7 @@ pub fn read_plan_since(
                     probability: c
                         .filter(|c| !matches!(c.avail, Avail::Blocked(_)))
                         .map(|c| c.probability),
-                    why: c.map(|c| c.why.clone()),
+                    why: c.map(|c| set_aside(n, c).unwrap_or_else(|| c.why.clone())),
                     on_path: on_path(n.id.as_str()),
                     best: best(n.id.as_str()),
                 }

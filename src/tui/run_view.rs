@@ -68,6 +68,8 @@ pub struct RunRead {
     /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
     pub last_seen: Option<Timestamp>,
     pub plan: Option<super::plan_view::PlanView>,
+    /// `[plan] budget_tokens` > 0: with no tree yet, it has not started (rather than off).
+    pub plan_on: bool,
     /// A quick first read: the VSA's history is still being read.
     pub history_pending: bool,
     /// Stages an applied `skip` directive skipped.
@@ -251,6 +253,7 @@ fn assemble(
     let config = crate::config::load(&run.root).ok();
     let recovery = config.as_ref().map(|c| c.recovery).unwrap_or_default();
     let sandbox = config.as_ref().map(|c| c.exec.sandbox).unwrap_or_default();
+    let plan_on = config.as_ref().is_some_and(|c| c.plan.budget_tokens > 0);
     let stage_since = vsa
         .as_ref()
         .ok()
@@ -338,6 +341,7 @@ fn assemble(
         usage,
         recovery,
         sandbox,
+        plan_on,
         metrics,
     }
 }

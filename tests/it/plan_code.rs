@@ -487,6 +487,16 @@ fn d_in_the_plan_pane_opens_the_nodes_diff_escaped() {
     );
     let key = |c| AppEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
     update(&mut app, key('6'));
+    // Focusing the pane puts the cursor on the search's node (the last selection's);
+    // Home goes to the root.
+    assert_eq!(
+        update(&mut app, key('d')),
+        vec![Effect::OpenDiff("n-0003".into())]
+    );
+    update(
+        &mut app,
+        AppEvent::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)),
+    );
     let effects = update(&mut app, key('d'));
     assert_eq!(effects, vec![Effect::OpenDiff("n-0001".into())]);
     // What the runtime does with the effect, on its worker: read, escape, style.

@@ -126,6 +126,24 @@ fn status(dir: &Path) -> Option<String> {
         .map(|s| s.as_str().to_string())
 }
 
+/// Issue 43: a fresh demo run (its `[plan]` on) before Coding & Validation has no tree yet:
+/// the Plan pane says it has not started, not that the run has none.
+#[test]
+fn the_plan_pane_before_the_tree_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("fresh");
+    demo_dir(Some(dir.clone()), DemoOptions::default()).unwrap();
+    assert!(!dir.join("plan/tree.json").exists());
+    let mut app = app_for(&dir);
+    keys(&mut app, "6");
+    let shown = screen(&app, 100, 30);
+    assert!(
+        shown.contains("the plan tree has not started yet") && !shown.contains("no plan tree"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("demo_plan_not_started_100x30", shown);
+}
+
 #[test]
 fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state() {
     let tmp = tempfile::tempdir().unwrap();
@@ -162,7 +180,25 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
         plan.contains("6 Plan tree") && plan.contains("pruned"),
         "{plan}"
     );
+    // The node at work in sight (issue 43): focusing the pane puts the cursor on the last
+    // selection's node, below the first screenful of h-e1's tree; r is said in words.
+    assert!(
+        plan.contains("→n-0007") && plan.contains("r 0.74 left"),
+        "{plan}"
+    );
     insta::assert_snapshot!("demo_plan_tree_100x30", plan);
+    // h-e1's root, which that selection set aside, says why in the search's terms.
+    for _ in 0..10 {
+        keys(&mut app, "k");
+    }
+    let root = screen(&app, 100, 30);
+    assert!(
+        root.contains("set aside: the last selection was for h-m1, so")
+            && root.contains("only h-m1's nodes were candidates")
+            && !root.contains("this attempt searches"),
+        "{root}"
+    );
+    assert!(root.contains(" n-0001 evaluated"), "{root}");
     keys(&mut app, "E");
     let card = screen(&app, 100, 30);
     assert!(

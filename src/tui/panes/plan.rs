@@ -21,10 +21,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let Some(view) = app.data.plan.as_ref() else {
         frame.render_widget(
-            Paragraph::new(Line::styled(
-                "no plan tree in this run (plan/tree.json)",
-                t.style(Role::Muted),
-            )),
+            Paragraph::new(Line::styled(absent(app), t.style(Role::Muted)))
+                .wrap(Wrap { trim: true }),
             inner,
         );
         return;
@@ -57,7 +55,15 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let sel = app
         .selected(PaneId::Plan)
         .min(view.rows.len().saturating_sub(1));
-    let first = scroll_for(sel, list_area.height as usize);
+    // Unfocused, the pane follows the search (the running node, else the last selection's),
+    // so the node at work is never below the fold; focused, the cursor is what is followed.
+    let focused = app.focus == PaneId::Plan;
+    let anchor = if focused {
+        sel
+    } else {
+        view.current().unwrap_or(sel)
+    };
+    let first = scroll_for(anchor, list_area.height as usize);
     let width = list_area.width as usize;
     let mut lines: Vec<Line> = view
         .problems
@@ -83,7 +89,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), list_area);
     let why = view
         .rows
-        .get(sel)
+        .get(anchor)
         .and_then(|r| match (&r.best, &r.why) {
             (Some(b), Some(w)) => Some(format!("{b} · {w}")),
             (b, w) => b.clone().or_else(|| w.clone()),
@@ -94,6 +100,17 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(Line::styled(why, t.style(Role::Muted))).wrap(Wrap { trim: true }),
         why_area,
     );
+}
+
+/// Why the pane has no tree: the run's `[plan]` is off, or the tree has not started yet.
+fn absent(app: &App) -> String {
+    if app.data.plan_on {
+        "the plan tree has not started yet: it begins with the first Coding & Validation \
+         attempt (plan/tree.json)"
+            .into()
+    } else {
+        "no plan tree in this run: [plan] is off (budget_tokens = 0 in youra.toml)".into()
+    }
 }
 
 fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
@@ -110,11 +127,23 @@ fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
         );
         return;
     };
-    let label = format!(
-        "r {r:.2} · α {alpha:.2} · {}k of {}k tokens left",
-        (b.total_tokens.saturating_sub(b.used_tokens)) / 1000,
-        b.total_tokens / 1000
+    // r is the budget's share left (PrimeScientist's r): said in words where they fit.
+    let (left, total) = (
+        b.total_tokens.saturating_sub(b.used_tokens) / 1000,
+        b.total_tokens / 1000,
     );
+    let tokens = format!("{left}k of {total}k tokens");
+    let label = [
+        format!("budget share left r {r:.2} · α {alpha:.2} · {tokens} left"),
+        format!("r {r:.2} left · α {alpha:.2} · {tokens} left"),
+        format!("r {r:.2} left · α {alpha:.2} · {tokens}"),
+        format!("r {r:.2} left · α {alpha:.2} · {left}k/{total}k tokens"),
+        format!("r {r:.2} left · α {alpha:.2} · {left}k of {total}k"),
+        format!("r {r:.2} · α {alpha:.2} · {left}k/{total}k tokens"),
+    ]
+    .into_iter()
+    .find(|l| l.chars().count() <= usize::from(area.width))
+    .unwrap_or_else(|| format!("r {r:.2} · α {alpha:.2}"));
     frame.render_widget(
         Gauge::default()
             .ratio(r.clamp(0.0, 1.0))
