@@ -272,16 +272,28 @@ pub fn copy_data(run: &Path, entries: &[DataEntry]) -> Result<usize, InitError> 
                     .map_err(io(&to))?;
                 folders.push(to);
             }
-            DataEntry::File { src, rel, .. } => {
+            DataEntry::File { src, rel, len } => {
                 let to = data.join(rel);
                 let from = crate::fsutil::open_nofollow(src).map_err(io(src))?;
+                // At most the size it had when planned (and measured against the cap): a
+                // file that grew since is refused, not copied past the cap.
+                let from = std::io::Read::take(from, len.saturating_add(1));
                 let out = std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .mode(0o644)
                     .open(&to)
                     .map_err(io(&to))?;
-                let hex = copy_hashing(from, out).map_err(io(&to))?;
+                let (hex, copied) = copy_hashing(from, out).map_err(io(&to))?;
+                if copied != *len {
+                    return Err(InitError::Io {
+                        path: src.clone(),
+                        source: std::io::Error::other(format!(
+                            "changed while it was copied ({len} bytes when checked, {copied} \
+                             read): run `youra init` again once nothing writes it"
+                        )),
+                    });
+                }
                 std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o444))
                     .map_err(io(&to))?;
                 manifest.push_str(&format!("{hex}  {}\n", rel.display()));
@@ -304,12 +316,15 @@ pub fn copy_data(run: &Path, entries: &[DataEntry]) -> Result<usize, InitError> 
     Ok(manifest.lines().count())
 }
 
-/// Stream `from` into `to` (or nowhere) and return its sha256 in lower-case hex.
-fn copy_hashing(mut from: std::fs::File, mut to: impl std::io::Write) -> std::io::Result<String> {
+/// Stream `from` into `to` (or nowhere); its sha256 in lower-case hex and its length.
+fn copy_hashing(
+    mut from: impl std::io::Read,
+    mut to: impl std::io::Write,
+) -> std::io::Result<(String, u64)> {
     use sha2::{Digest, Sha256};
-    use std::io::Read;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 256 * 1024];
+    let mut total = 0u64;
     loop {
         let n = match from.read(&mut buf) {
             Ok(0) => break,
@@ -319,9 +334,10 @@ fn copy_hashing(mut from: std::fs::File, mut to: impl std::io::Write) -> std::io
         };
         hasher.update(&buf[..n]);
         to.write_all(&buf[..n])?;
+        total += n as u64;
     }
     to.flush()?;
-    Ok(format!("{:x}", hasher.finalize()))
+    Ok((format!("{:x}", hasher.finalize()), total))
 }
 
 /// What `youra doctor` says of `<run>/data/`: `None` when the run has no manifest (no
@@ -361,7 +377,7 @@ pub fn check_data(run: &Path) -> Option<DataCheck> {
         };
         let rel = Path::new("data").join(name);
         let now = crate::fsutil::open_beneath(run, &rel, crate::fsutil::Beneath::Read)
-            .and_then(|f| copy_hashing(f, std::io::sink()));
+            .and_then(|f| copy_hashing(f, std::io::sink()).map(|(h, _)| h));
         match now {
             Ok(h) if h.eq_ignore_ascii_case(hex) => check.matching += 1,
             Ok(h) => check.problems.push(format!(
@@ -439,5 +455,22 @@ mod data_tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_file_that_grew_after_its_check_is_not_copied_past_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("a.csv");
+        std::fs::write(&src, "0123456789").unwrap();
+        let plan = plan_data(std::slice::from_ref(&src), 10).unwrap();
+        std::fs::write(&src, "0123456789 and far more than the cap").unwrap();
+        let run = tmp.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        let err = copy_data(&run, &plan).unwrap_err().to_string();
+        assert!(
+            err.contains("changed while it was copied (10 bytes when checked, 11 read)"),
+            "{err}"
+        );
+        assert!(!run.join("data").join(DATA_MANIFEST).exists());
     }
 }

@@ -202,6 +202,19 @@ fn doctor_names_a_data_file_that_changed_or_went_missing() {
         !said.contains("data/images/train/x.bin"),
         "an unchanged file named: {said}"
     );
+    // A link put in a copy's place (to the same bytes) is not read through: it is named.
+    let train = run.join("data/images/train");
+    std::fs::set_permissions(&train, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(train.join("x.bin"), tmp.path().join("x.bin")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("x.bin"), train.join("x.bin")).unwrap();
+    let said = text(&doctor());
+    assert!(
+        said.contains("data: data/images/train/x.bin cannot be read"),
+        "{said}"
+    );
+    assert!(said.contains("link"), "{said}");
+    std::fs::remove_file(train.join("x.bin")).unwrap();
+    std::fs::rename(tmp.path().join("x.bin"), train.join("x.bin")).unwrap();
     let json = youra(&["doctor", run.to_str().unwrap(), "--json"], tmp.path());
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("doctor --json");
     assert_eq!(v["ok"], false);
