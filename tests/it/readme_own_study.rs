@@ -4,7 +4,9 @@
 //! model server the tests start. The one thing replaced is the documented address
 //! `http://localhost:11434/v1` (by that server's). The install line and the model server
 //! are this test's own (the binary under test; `LlmServer`), so a renamed flag, a dropped
-//! step or a command youra no longer takes fails here before a reader meets it.
+//! step or a command youra no longer takes fails here before a reader meets it. The API
+//! recipes (OpenAI-compatible, Anthropic) need a key and the network past `init`: their
+//! steps are checked to be there and their `init` line runs as written.
 
 use crate::common::llm_server::LlmServer;
 
@@ -164,4 +166,56 @@ fn the_local_model_recipe_runs_as_written() {
         .args(["-R", "u+w"])
         .arg(home.path())
         .status();
+}
+
+/// The word after `flag` in a README command line.
+fn flag_value<'a>(line: &'a str, flag: &str) -> &'a str {
+    line.split_whitespace()
+        .skip_while(|w| *w != flag)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {flag} in {line}"))
+}
+
+#[test]
+fn the_api_recipes_have_every_step_and_their_init_runs_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for heading in [
+        "### 1. An OpenAI-compatible API (OpenAI, OpenRouter, a hosted server)",
+        "### 2. Anthropic",
+    ] {
+        let block = commands_under(&readme, heading);
+        assert_eq!(
+            block.first().map(String::as_str),
+            Some("cargo install --locked --path ."),
+            "{heading}: {block:?}"
+        );
+        let lines: Vec<&String> = block.iter().filter(|l| l.starts_with("youra ")).collect();
+        let verbs: Vec<&str> = lines
+            .iter()
+            .map(|l| l.split_whitespace().nth(1).unwrap())
+            .collect();
+        assert_eq!(verbs, ["init", "doctor", "run", "report"], "{heading}");
+        // `init` calls no endpoint, so it runs as written (no key, no network needed).
+        let home = tempfile::tempdir().unwrap();
+        let out = sh(lines[0], home.path(), Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(0), "{heading}: {}", text(&out));
+        let run = home.path().join("runs/penguins");
+        let config = youra::config::load(&run).unwrap();
+        let settings = config.llm.settings();
+        for role in youra::llm::roles::ROLES {
+            assert_eq!(
+                settings.role(role).model.as_deref(),
+                Some(flag_value(lines[0], "--model")),
+                "{heading}: {role}"
+            );
+        }
+        assert!(
+            run.join("data/penguins.csv").is_file(),
+            "{heading}: no data copied"
+        );
+        let _ = Command::new("chmod")
+            .args(["-R", "u+w"])
+            .arg(home.path())
+            .status();
+    }
 }
