@@ -47,19 +47,19 @@ pub fn write_sanitized(
             ctx.evidence.rule().min_repeats > 1,
         )
     });
-    let paper = super::post_hoc::with_note(&paper, post_hoc.as_deref());
+    let paper = super::method_note::with_note(&paper, post_hoc.as_deref());
     let multiple = ctx
         .vsa()
         .ok()
         .and_then(|snap| super::multiplicity::note(&snap, ctx.evidence.rule().confidence));
-    let paper = super::post_hoc::with_note(&paper, multiple.as_deref());
+    let paper = super::method_note::with_note(&paper, multiple.as_deref());
     let selection = ctx
         .vsa()
         .ok()
         .and_then(|snap| super::selection_note::note(&snap));
-    let paper = super::post_hoc::with_note(&paper, selection.as_deref());
+    let paper = super::method_note::with_note(&paper, selection.as_deref());
     // Where the audit does not find the data real, the Method says so (issue 44 item 4).
-    let paper = super::post_hoc::with_note(&paper, super::data_note::note(ctx.run));
+    let paper = super::method_note::with_note(&paper, super::data_note::note(ctx.run));
     let report = sanitize(&paper, registry, DEFAULT_TOLERANCE);
     ctx.write(rel, &report.text)?;
     let name = rel
@@ -112,32 +112,8 @@ pub fn with_sandbox_note(paper: &str, sandbox: crate::exec::SandboxMode) -> Stri
     if sandbox != crate::exec::SandboxMode::Off || paper.contains(UNSANDBOXED_NOTE) {
         return paper.to_string();
     }
-    opening_method(paper, UNSANDBOXED_NOTE, true).unwrap_or_else(|| paper.to_string())
-}
-
-/// `paper` with `note` as the first paragraph of its Method section; without a Method, after
-/// the title when `or_title` (else `None`), or at the very top when there is no title either.
-pub fn opening_method(paper: &str, note: &str, or_title: bool) -> Option<String> {
-    let mut lines: Vec<&str> = paper.lines().collect();
-    let heading = |l: &&str| {
-        let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
-        l.starts_with('#') && (t == "method" || t == "methods" || t.ends_with(" method"))
-    };
-    let at = match lines.iter().position(heading) {
-        Some(i) => i + 1,
-        None if or_title => lines
-            .iter()
-            .position(|l| l.starts_with("# "))
-            .map_or(0, |i| i + 1),
-        None => return None,
-    };
-    lines.insert(at, "");
-    lines.insert(at + 1, note);
-    let mut out = lines.join("\n");
-    if paper.ends_with('\n') {
-        out.push('\n');
-    }
-    Some(out)
+    super::method_note::opening_method(paper, UNSANDBOXED_NOTE, true)
+        .unwrap_or_else(|| paper.to_string())
 }
 
 impl StageRunner for ManuscriptDrafting {

@@ -19,6 +19,7 @@ mod gate_evidence;
 pub(super) mod implementation;
 pub(super) mod limitation;
 mod literature;
+mod method_note;
 mod multiplicity;
 pub(super) mod planning;
 mod post_hoc;

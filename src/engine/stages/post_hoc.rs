@@ -75,17 +75,6 @@ pub fn note(ids: &[String], repeats: bool) -> Option<String> {
     ))
 }
 
-/// The paper with the post-hoc note opening its Method section (after the heading); never
-/// inserted twice, unchanged without a note or a Method section.
-pub fn with_note(paper: &str, note: Option<&str>) -> String {
-    match note.filter(|n| !paper.contains(n)) {
-        Some(note) => {
-            super::drafting::opening_method(paper, note, false).unwrap_or_else(|| paper.into())
-        }
-        None => paper.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,10 +91,17 @@ mod tests {
         assert!(note(&ids[..1], false).unwrap().contains("exploratory"));
         assert_eq!(note(&[], true), None);
         let paper = "# T\n\n## Method\nA rule.\n\n## Results\n";
-        let once = with_note(paper, Some(&n));
+        let once = super::super::method_note::with_note(paper, Some(&n));
         assert!(once.contains("## Method\n\nPost hoc: h-e2"), "{once}");
-        assert_eq!(with_note(&once, Some(&n)), once, "never twice");
-        assert_eq!(with_note("# T\nno method\n", Some(&n)), "# T\nno method\n");
+        assert_eq!(
+            super::super::method_note::with_note(&once, Some(&n)),
+            once,
+            "never twice"
+        );
+        assert_eq!(
+            super::super::method_note::with_note("# T\nno method\n", Some(&n)),
+            "# T\nno method\n"
+        );
         assert!(fields(0).is_empty());
         assert_eq!(fields(2)[1].0, "stated_after_pivots");
     }
