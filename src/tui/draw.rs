@@ -88,8 +88,9 @@ pub fn layout(app: &App, body: Rect) -> Vec<(PaneId, Rect)> {
     let [top, bottom] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
     if body.width >= 150 {
+        // The Lifecycle column holds `✓ Phase 2B  Verification Planning` whole.
         let t: [Rect; 3] = Layout::horizontal([
-            Constraint::Length(34),
+            Constraint::Length(39),
             Constraint::Min(40),
             Constraint::Percentage(35),
         ])

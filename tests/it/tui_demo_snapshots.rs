@@ -162,6 +162,17 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
             shown.contains("no clamp: judge valid, κ") && !shown.contains("clamp valid"),
             "{shown}"
         );
+        // Every stage, its name whole, from 100×30 up (issue 43: 10 of 11 at 100×30,
+        // names cut at 160×48).
+        if w >= 100 {
+            for stage in youra::stage::Stage::ALL {
+                assert!(
+                    shown.contains(&format!(" {} ", stage.name())),
+                    "{w}x{h}: {} {shown}",
+                    stage.name()
+                );
+            }
+        }
         insta::assert_snapshot!(format!("demo_escalation_{w}x{h}"), shown);
     }
     // At 100×30 the `?` list is as wide as its longest line: no help text is cut.

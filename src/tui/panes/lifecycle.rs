@@ -171,7 +171,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             t.style(Role::Attention),
         ));
     }
-    if let Some(since) = &app.data.stage_since {
+    // Where the eleven stages leave two lines, `since` gives way (the status line says it).
+    let height = area.height.saturating_sub(2) as usize;
+    let all = Stage::ALL.len();
+    let tight = height < all + 3;
+    if let Some(since) = app.data.stage_since.as_ref().filter(|_| !tight) {
         tail.push(Line::styled(format!("since {since}"), t.style(Role::Muted)));
     }
     if let Some(next) = &vsa.workflow.next_action {
@@ -195,15 +199,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     for l in loop_lines(&app.data.progress, width) {
         tail.push(Line::styled(l, t.style(Role::Text)));
     }
-    let height = area.height.saturating_sub(2) as usize;
     let marks = with_progress(
         marks(vsa, &app.data.skipped_stages),
         &app.data.progress,
         vsa.workflow.current_phase.is_none(),
     );
     // On a short screen the stages scroll to keep the current (or selected) one in view
-    // above the status lines.
-    let room = height.saturating_sub(tail.len().min(3)).max(3);
+    // above the status lines; the status lines give way first (down to two: the status and
+    // what follows it), so all eleven stages show at 100×30.
+    let keep = if tight { 2 } else { 3 };
+    let room = height.saturating_sub(tail.len().min(keep)).max(3);
     let focus_row = if app.focus == PaneId::Lifecycle {
         sel
     } else {
@@ -219,6 +224,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .flatten();
     let room = room.saturating_sub(usize::from(recorded.is_some())).max(1);
     let mut rows: Vec<(usize, Line)> = Vec::new();
+    // Whole names before labels: where `Phase 2B  Verification Planning` does not fit,
+    // the label loses its `Phase ` (`2B  Verification Planning`).
+    let longest = Stage::ALL
+        .iter()
+        .map(|s| s.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    let short = 2 + 9 + 1 + longest > width;
     for (i, (stage, mark)) in marks.into_iter().enumerate() {
         let (sym, role) = match mark {
             Mark::Done => ("✓", Role::StageDone),
@@ -240,10 +253,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             style = style.patch(t.style(Role::Selected));
         }
         let vs = recorded.map_or("", |c| lifecycle_compare::stage_mark(c, stage));
-        let text = clip(
-            &format!("{sym}{bp}{:<9} {}{vs}", stage.label(), stage.name()),
-            width,
-        );
+        let label = if short {
+            format!("{:<6}", stage.label().trim_start_matches("Phase "))
+        } else {
+            format!("{:<9}", stage.label())
+        };
+        let text = clip(&format!("{sym}{bp}{label} {}{vs}", stage.name()), width);
         rows.push((i, Line::styled(text, style)));
         if let Some(c) = recorded {
             rows.extend(
