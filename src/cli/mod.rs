@@ -31,6 +31,7 @@ macro_rules! eprintln {
 mod audit_cmd;
 mod bench_cmd;
 mod compare_cmd;
+mod data_cmd;
 mod doctor_cmd;
 pub mod engine_cmd;
 mod init_cmd;
@@ -143,6 +144,9 @@ pub enum Command {
     /// A plan node's code: write its files into a folder, or print its diff from its parent.
     #[command(subcommand)]
     Plan(plan_cmd::PlanCommand),
+    /// The run's data: fetch a data set from the network into `data/` (the download step).
+    #[command(subcommand)]
+    Data(data_cmd::DataCommand),
     /// Benchmarks that are part of the product.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
@@ -319,6 +323,7 @@ pub fn run() -> color_eyre::Result<i32> {
         Command::Trust(args) => trust_cmd::run(args),
         Command::Tools(cmd) => tools_cmd::run(cmd),
         Command::Plan(cmd) => plan_cmd::run(cmd),
+        Command::Data(cmd) => data_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
         Command::Tui {
             dirs,

@@ -317,7 +317,7 @@ pub fn copy_data(run: &Path, entries: &[DataEntry]) -> Result<usize, InitError> 
 }
 
 /// Stream `from` into `to` (or nowhere); its sha256 in lower-case hex and its length.
-fn copy_hashing(
+pub(crate) fn copy_hashing(
     mut from: impl std::io::Read,
     mut to: impl std::io::Write,
 ) -> std::io::Result<(String, u64)> {

@@ -10,6 +10,7 @@ mod check;
 mod controller;
 pub mod criteria;
 mod ctx;
+pub mod data_fetch;
 mod ends;
 mod error;
 pub(crate) mod escalation;

@@ -28,6 +28,7 @@ mod breakpoints;
 mod chart_downsample;
 mod cli;
 mod controller_next;
+mod data_fetch;
 mod controller_routing;
 mod debate;
 mod demo;
