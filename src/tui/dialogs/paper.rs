@@ -19,7 +19,12 @@ pub struct PaperView {
     /// Index into `paper.numbers` of the number under the cursor.
     pub selected: Option<usize>,
     pub show_source: bool,
+    /// Rows of a page (PageDown's step), as last drawn.
     pub height: usize,
+    /// The text's inner width and height as last drawn: `j` and End stop where the last
+    /// line is at the bottom, not past it. Recorded by `draw`, the way ratatui's stateful
+    /// widgets record their offset; (0, 0) before the first frame.
+    pub viewport: std::cell::Cell<(u16, u16)>,
 }
 
 impl PaperView {
@@ -30,6 +35,7 @@ impl PaperView {
             scroll: 0,
             show_source: false,
             height: 20,
+            viewport: Default::default(),
             paper,
         };
         v.select(v.find(0, true));
@@ -37,15 +43,21 @@ impl PaperView {
     }
 
     pub fn on_key(&mut self, cmd: Option<Command>) -> Outcome {
-        let max = self.paper.lines.len().saturating_sub(1);
+        let max = self.last_scroll();
+        let page = match self.viewport.get().1 {
+            0 => self.height,
+            h => usize::from(h).saturating_sub(1).max(1),
+        };
         let n = self.paper.numbers.len();
         match cmd {
             Some(Command::Close | Command::Cancel) if self.show_source => self.show_source = false,
             Some(Command::Close | Command::Cancel) => return Outcome::Close,
             Some(Command::Down) => self.scroll = (self.scroll + 1).min(max),
             Some(Command::Up) => self.scroll = self.scroll.saturating_sub(1),
-            Some(Command::PageDown) => self.scroll = (self.scroll + self.height).min(max),
-            Some(Command::PageUp) => self.scroll = self.scroll.saturating_sub(self.height),
+            Some(Command::PageDown) => self.scroll = (self.scroll + page).min(max),
+            Some(Command::PageUp) => self.scroll = self.scroll.saturating_sub(page),
+            Some(Command::Top) => self.scroll = 0,
+            Some(Command::Bottom) => self.scroll = max,
             Some(Command::NextNumber) if n > 0 => {
                 self.select(Some(self.selected.map_or(0, |i| (i + 1) % n)))
             }
@@ -62,6 +74,26 @@ impl PaperView {
             _ => {}
         }
         Outcome::Stay
+    }
+
+    /// The scroll that puts the paper's last line at the bottom of the view: the lines from
+    /// there fill it (each as many rows as it wraps to). Before the first frame, the last line.
+    fn last_scroll(&self) -> usize {
+        let (width, height) = self.viewport.get();
+        let lines = &self.paper.lines;
+        if height == 0 {
+            return lines.len().saturating_sub(1);
+        }
+        let mut rows = 0;
+        for i in (0..lines.len()).rev() {
+            // The gutter's two columns, then the line word-wrapped as the Paragraph does.
+            let text = format!("  {}", lines[i]);
+            rows += crate::tui::escalation_view::wrap(&text, usize::from(width.max(1))).len();
+            if rows > usize::from(height) {
+                return i + 1;
+            }
+        }
+        0
     }
 
     /// The first number from `from` on (wrapping) that is unverified, or any when not `only_unverified`.
@@ -144,7 +176,9 @@ pub fn draw(view: &PaperView, theme: &Theme, frame: &mut Frame, area: Rect) {
         .borders(Borders::ALL)
         .title(title)
         .border_style(theme.style(Role::BorderFocus));
-    let text: Vec<Line> = (view.scroll..p.lines.len())
+    let inner = block.inner(area);
+    view.viewport.set((inner.width, inner.height));
+    let text: Vec<Line> = (view.scroll.min(view.last_scroll())..p.lines.len())
         .take(area.height as usize)
         .map(|i| styled_line(view, i, theme))
         .collect();
