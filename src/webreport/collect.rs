@@ -49,6 +49,11 @@ pub fn collect(dir: &Path, paper: Option<Paper>) -> Result<Report, CollectError>
             "{skipped} unreadable line(s) of events.jsonl skipped"
         ));
     }
+    let references = crate::paper::refs::load(&run.root.join(crate::paper::refs::LITERATURE_FILE))
+        .unwrap_or_else(|e| {
+            warnings.push(e);
+            Vec::new()
+        });
     let (plan, plan_warning) = plan_rows(&run.root);
     warnings.extend(plan_warning);
     let (charts, chart_warnings) = charts(&run.root, &snap);
@@ -91,6 +96,8 @@ pub fn collect(dir: &Path, paper: Option<Paper>) -> Result<Report, CollectError>
         memory,
         paper: paper.map(|p| Paper {
             title: markdown::title(&p.markdown),
+            // Cited works as the reader knows them, from the records the search retrieved.
+            markdown: markdown::cite_short(&p.markdown, &references),
             ..p
         }),
         run_cards: crate::paper::appendix_card::read_all(&run.root),

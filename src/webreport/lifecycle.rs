@@ -12,8 +12,12 @@ pub struct StageRow {
     pub started: String,
     /// When the row ended: its `stage_end`, or the next stage's start; `None` while running.
     pub ended: Option<String>,
-    /// Seconds between start and end, when both times parse.
+    /// Seconds between start and end, when both times parse, less `waited`: the stage's
+    /// own time, not the researcher's.
     pub seconds: Option<f64>,
+    /// Seconds an escalation of this stage run waited for the researcher (from its
+    /// `escalation` event to the last `decision`, or to the row's end with none).
+    pub waited: Option<f64>,
     /// `PHASE_COMPLETE`, `gate FAIL → Method-Refine`, `running`, …
     pub outcome: String,
     /// The message that explains the outcome (the stage's check, the gate's numbers).
@@ -27,11 +31,19 @@ pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
     let mut rows: Vec<StageRow> = Vec::new();
     let mut open: Option<usize> = None;
     let mut route: Option<String> = None;
+    // The open row's escalation: when it began to wait, and its last decision.
+    let mut wait: (Option<String>, Option<String>) = (None, None);
     for e in events {
         match e.kind.as_str() {
             "stage_start" => {
                 if let Some(i) = open.take() {
-                    close(&mut rows[i], &e.time, route.take(), "interrupted");
+                    close(
+                        &mut rows[i],
+                        &e.time,
+                        route.take(),
+                        "interrupted",
+                        &mut wait,
+                    );
                 }
                 rows.push(StageRow {
                     stage: e.stage.clone().unwrap_or_else(|| "(unnamed stage)".into()),
@@ -39,6 +51,7 @@ pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
                     started: e.time.clone(),
                     ended: None,
                     seconds: None,
+                    waited: None,
                     outcome: "running".into(),
                     detail: None,
                 });
@@ -48,7 +61,13 @@ pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
             "stage_end" => {
                 if let Some(i) = open.take() {
                     let row = &mut rows[i];
-                    close(row, &e.time, None, e.result.as_deref().unwrap_or("ended"));
+                    close(
+                        row,
+                        &e.time,
+                        None,
+                        e.result.as_deref().unwrap_or("ended"),
+                        &mut wait,
+                    );
                     if e.message.is_some() && !row.outcome.starts_with("gate") {
                         row.detail.clone_from(&e.message);
                     }
@@ -64,10 +83,14 @@ pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
             }
             // The route applied (not the proposal, which an escalation may still change).
             "routing" if e.result.as_deref() != Some("proposed") => route.clone_from(&e.action),
-            "decision" => route.clone_from(&e.action),
+            "decision" => {
+                route.clone_from(&e.action);
+                wait.1 = Some(e.time.clone());
+            }
+            "escalation" if open.is_some() && wait.0.is_none() => wait.0 = Some(e.time.clone()),
             "stop" | "completed" | "engine_stop" => {
                 if let Some(i) = open.take() {
-                    close(&mut rows[i], &e.time, route.take(), &e.kind);
+                    close(&mut rows[i], &e.time, route.take(), &e.kind, &mut wait);
                 }
             }
             _ => {}
@@ -78,9 +101,18 @@ pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
 
 /// End `row` at `time`: a gate already judged keeps its verdict and gains the route taken;
 /// a row with neither gets `fallback`.
-fn close(row: &mut StageRow, time: &str, route: Option<String>, fallback: &str) {
+fn close(
+    row: &mut StageRow,
+    time: &str,
+    route: Option<String>,
+    fallback: &str,
+    wait: &mut (Option<String>, Option<String>),
+) {
     row.ended = Some(time.to_string());
-    row.seconds = seconds_between(&row.started, time);
+    let (since, decided) = std::mem::take(wait);
+    row.waited = since.and_then(|s| seconds_between(&s, decided.as_deref().unwrap_or(time)));
+    row.seconds = seconds_between(&row.started, time)
+        .map(|all| (all - row.waited.unwrap_or(0.0).max(0.0)).max(0.0));
     row.outcome = match (row.outcome.starts_with("gate"), route) {
         (true, Some(r)) => format!("{} → {r}", row.outcome),
         (true, None) => row.outcome.clone(),
@@ -108,6 +140,7 @@ pub fn history_rows<'a>(
                 }),
                 ended: None,
                 seconds: None,
+                waited: None,
                 outcome,
                 detail: h.details.clone().or_else(|| h.reason.clone()),
             })
@@ -193,6 +226,25 @@ mod tests {
         for (events, want) in table {
             assert_eq!(brief(&stage_rows(&events)), want, "{events:?}");
         }
+    }
+
+    /// Issue 43: the time an escalation waited for the researcher is not the stage's.
+    #[test]
+    fn an_escalations_wait_is_not_the_stages_time() {
+        let rows = stage_rows(&[
+            ev("36.000", "stage_start", "Coding", "", ""),
+            ev("36.500", "gate", "Coding", "FAIL", ""),
+            ev("37.000", "escalation", "Coding", "", "Pivot"),
+            ev("47.000", "decision", "Coding", "rejected", "Method-Refine"),
+            ev("47.250", "stage_start", "Coding", "", ""),
+            ev("48.000", "escalation", "Coding", "", "Pivot"),
+            ev("50.000", "stop", "", "", ""),
+        ]);
+        let got: Vec<(Option<f64>, Option<f64>)> =
+            rows.iter().map(|r| (r.seconds, r.waited)).collect();
+        // 11.25 s in all, 10 of them waiting; the second waited until the stop.
+        assert_eq!(got, [(Some(1.25), Some(10.0)), (Some(0.75), Some(2.0))]);
+        assert_eq!(rows[0].outcome, "gate FAIL → Method-Refine");
     }
 
     #[test]

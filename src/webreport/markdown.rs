@@ -2,7 +2,8 @@
 //! `html` feature would pass raw HTML through): every text is escaped, raw HTML is shown as
 //! text, a link keeps its target only when it is a web or mail address, and an image that
 //! names one of the run's figures becomes that figure's inline SVG (any other image is its
-//! caption: a single file cannot carry a path).
+//! caption: a single file cannot carry a path). Citations (`[@key]`) become the cited
+//! works' short form first ([`cite_short`]), from the records the run's search retrieved.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
@@ -155,9 +156,150 @@ pub fn title(md: &str) -> Option<String> {
     None
 }
 
+/// A work as the page names it where the paper cites it: `Fisher 1936`, `Gorman and
+/// Williams 2014`, `Gorman et al. 2014` (the authors' last names; the title's first words
+/// when the record names no author).
+pub fn short_reference(r: &crate::paper::refs::Record) -> String {
+    let last = |name: &str| -> String {
+        match name.split_once(',') {
+            Some((family, _)) => family.trim().to_string(),
+            None => name.split_whitespace().last().unwrap_or(name).to_string(),
+        }
+    };
+    let who = match r.authors.as_slice() {
+        [] => r
+            .title
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+        [a] => last(a),
+        [a, b] => format!("{} and {}", last(a), last(b)),
+        [a, ..] => format!("{} et al.", last(a)),
+    };
+    match r.year {
+        Some(y) => format!("{who} {y}"),
+        None => who,
+    }
+}
+
+/// The paper's citations as the references' short form, before the Markdown is rendered:
+/// `[@a; @b]` becomes `(Gorman et al. 2014; Fisher 1936)` and a bare `@a` in running text
+/// `Gorman et al. 2014`. A key no record has stays as written (the paper's check names it);
+/// fenced and inline code are left alone, as `paper::cite` leaves them.
+pub fn cite_short(md: &str, records: &[crate::paper::refs::Record]) -> String {
+    let short = |key: &str| records.iter().find(|r| r.key == key).map(short_reference);
+    let key_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.');
+    let mut out = String::with_capacity(md.len());
+    let mut fenced = false;
+    for line in md.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || line.trim_start().starts_with("```") {
+            out.push_str(line);
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        let mut code = false;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == '`' {
+                code = !code;
+            }
+            let prev = i.checked_sub(1).map(|p| chars[p]);
+            // A bracket of keys only: `[@a; @b]`.
+            if !code && c == '[' && chars.get(i + 1) == Some(&'@') {
+                let end = chars[i..].iter().position(|&c| c == ']').map(|e| i + e);
+                let inner: Option<Vec<String>> = end.and_then(|end| {
+                    chars[i + 1..end]
+                        .iter()
+                        .collect::<String>()
+                        .split(';')
+                        .map(|k| short(k.trim().strip_prefix('@')?))
+                        .collect()
+                });
+                match (end, inner) {
+                    (Some(_), Some(names)) => out.push_str(&format!("({})", names.join("; "))),
+                    // One key unknown: the bracket stays whole, as written.
+                    (Some(end), None) => out.extend(&chars[i..=end]),
+                    (None, _) => {
+                        out.extend(&chars[i..]);
+                        break;
+                    }
+                }
+                i = end.map_or(chars.len(), |e| e + 1);
+                continue;
+            }
+            if !code && c == '@' && prev.is_none_or(char::is_whitespace) {
+                let key: String = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| key_char(**c))
+                    .collect();
+                let key = key.trim_end_matches(['.', ':', '-']);
+                if let Some(name) = short(key) {
+                    out.push_str(&name);
+                    i += 1 + key.chars().count();
+                    continue;
+                }
+            }
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43: the HTML report showed `[@gorman2014ecological]`; the reader sees the work.
+    #[test]
+    fn citations_read_as_the_references_short_form() {
+        use crate::paper::refs::Record;
+        let rec = |key: &str, authors: &[&str], year: Option<u32>| Record {
+            key: key.into(),
+            title: "Diagnosis of multiple cancer types".into(),
+            authors: authors.iter().map(|a| a.to_string()).collect(),
+            year,
+            ..Record::default()
+        };
+        let records = [
+            rec(
+                "gorman2014",
+                &["Kristen B. Gorman", "Tony D. Williams", "W. Fraser"],
+                Some(2014),
+            ),
+            rec("fisher1936", &["R. A. Fisher"], Some(1936)),
+            rec("two", &["Hastie, Trevor", "Tibshirani, Robert"], Some(2009)),
+            rec("anon", &[], None),
+        ];
+        let table = [
+            ("measured [@gorman2014].", "measured (Gorman et al. 2014)."),
+            (
+                "[@fisher1936; @two]",
+                "(Fisher 1936; Hastie and Tibshirani 2009)",
+            ),
+            ("as @fisher1936 showed", "as Fisher 1936 showed"),
+            ("see [@anon]", "see (Diagnosis of multiple)"),
+            // Unknown keys, code, e-mail addresses and fenced blocks stay as written.
+            ("[@nobody; @fisher1936]", "[@nobody; @fisher1936]"),
+            (
+                "`[@fisher1936]` and a@fisher1936",
+                "`[@fisher1936]` and a@fisher1936",
+            ),
+            (
+                "```\n[@fisher1936]\n```\n[@fisher1936]",
+                "```\n[@fisher1936]\n```\n(Fisher 1936)",
+            ),
+            ("[@fisher1936", "[@fisher1936"),
+        ];
+        for (md, want) in table {
+            assert_eq!(cite_short(md, &records), want, "{md}");
+        }
+    }
 
     #[test]
     fn markdown_becomes_escaped_html() {

@@ -117,6 +117,7 @@ mod tests {
                 started: e(),
                 ended: None,
                 seconds: None,
+                waited: None,
                 outcome: e(),
                 detail: Some(e()),
             }],

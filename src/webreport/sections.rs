@@ -87,6 +87,15 @@ pub fn summary(r: &Report) -> String {
     out
 }
 
+/// A stage run's own time, and beside it the wait for the researcher it does not count.
+fn took(r: &StageRow) -> String {
+    let own = r.seconds.map_or("—".into(), |s| format!("{s:.3}\u{a0}s"));
+    match r.waited.filter(|w| *w > 0.0) {
+        Some(w) => format!("{own} (+{w:.3}\u{a0}s waiting for the researcher)"),
+        None => own,
+    }
+}
+
 pub fn lifecycle(rows: &[StageRow], from_history: bool) -> String {
     if rows.is_empty() {
         return none(
@@ -106,7 +115,7 @@ pub fn lifecycle(rows: &[StageRow], from_history: bool) -> String {
                 time(&r.started, one_day),
                 text(&r.stage),
                 opt(r.hypothesis.as_deref()),
-                r.seconds.map_or("—".into(), |s| format!("{s:.3}\u{a0}s")),
+                took(r),
                 text(&r.outcome),
                 opt(r.detail.as_deref()),
             ]
@@ -471,6 +480,7 @@ mod tests {
             started: started.into(),
             ended: None,
             seconds: Some(1.25),
+            waited: None,
             outcome: "PHASE_COMPLETE".into(),
             detail: None,
         }

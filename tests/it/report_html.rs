@@ -273,3 +273,36 @@ fn a_folder_that_is_no_run_is_refused_with_what_to_do() {
     );
     assert!(!tmp.path().join("report.html").exists());
 }
+
+/// Issue 43: the paper's citations read as the references' short form, not raw keys, and
+/// the Coding & Validation run that escalated counts its own time, the wait for the
+/// researcher beside it (the demo's policy decides after 0.5 s).
+#[test]
+fn citations_read_as_references_and_the_escalations_wait_is_its_own() {
+    let b = built();
+    let html = std::fs::read_to_string(&b.html).unwrap();
+    assert!(!html.contains("[@gorman2014ecological]"), "a raw key");
+    assert!(html.contains("(Gorman et al. 2014)"), "no short form");
+    assert!(html.contains("(Fisher 1936)"), "no short form");
+    let waited: Vec<&str> = html
+        .lines()
+        .filter(|l| l.contains("waiting for the researcher"))
+        .collect();
+    assert_eq!(waited.len(), 1, "one stage run waited: {waited:?}");
+    // The escalation's row: its own time below the half second it waited.
+    let cell = waited[0];
+    let own: f64 = cell
+        .split("<td>")
+        .find(|c| c.contains("waiting for the researcher"))
+        .and_then(|c| c.split('\u{a0}').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the Took cell: {cell}"));
+    let wait: f64 = cell
+        .split("(+")
+        .nth(1)
+        .and_then(|c| c.split('\u{a0}').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the wait: {cell}"));
+    assert!(wait >= 0.4, "{cell}");
+    assert!(own < 5.0, "{cell}");
+}
