@@ -9,14 +9,7 @@ use super::*;
 const EXAMPLE: &str = include_str!("../../assets/example-run/verification_state.yaml");
 
 fn snap_of(text: &str) -> Snapshot {
-    let doc = crate::yaml::parse(text.as_bytes()).unwrap();
-    let (vsa, warnings) = crate::vsa::read(&doc);
-    Snapshot {
-        doc,
-        vsa,
-        warnings,
-        elided: 0,
-    }
+    Snapshot::of_text(text).unwrap()
 }
 
 fn example() -> Snapshot {

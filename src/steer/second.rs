@@ -250,14 +250,7 @@ mod tests {
                 1,
             )
         };
-        let doc = crate::yaml::parse(text.as_bytes()).unwrap();
-        let (vsa, warnings) = crate::vsa::read(&doc);
-        Snapshot {
-            doc,
-            vsa,
-            warnings,
-            elided: 0,
-        }
+        Snapshot::of_text(&text).unwrap()
     }
 
     fn req(verb: Verb, target: Option<&str>, by: &str, two: bool) -> Request {

@@ -42,14 +42,7 @@ mod tests {
     use super::*;
 
     fn snap(text: &str) -> Snapshot {
-        let doc = crate::yaml::parse(text.as_bytes()).unwrap();
-        let (vsa, warnings) = crate::vsa::read(&doc);
-        Snapshot {
-            doc,
-            vsa,
-            warnings,
-            elided: 0,
-        }
+        Snapshot::of_text(text).unwrap()
     }
 
     #[test]
