@@ -284,6 +284,9 @@ fn set(dir: &Path, req: &SetRequest<'_>) -> Result<i32> {
             if let Some(note) = alias_note(req.value, a.new.as_deref()) {
                 println!("{note}");
             }
+            if let Some(note) = stale_note(&store, req.path, a.old.as_deref(), dir) {
+                println!("{note}");
+            }
             if a.editor_changes > 0 {
                 println!(
                     "recorded a hand edit of {} field(s) made outside youra",
@@ -303,6 +306,25 @@ fn set(dir: &Path, req: &SetRequest<'_>) -> Result<i32> {
         }
         Err(e) => Ok(report(&e)),
     }
+}
+
+/// A criterion's threshold set while its statement still names the old number (issue 43):
+/// said, with the command that edits the statement.
+fn stale_note(
+    store: &crate::vsa::Store,
+    path: &str,
+    old: Option<&str>,
+    dir: &Path,
+) -> Option<String> {
+    let old: f64 = old?.trim().trim_matches(['"', '\'']).parse().ok()?;
+    let (id, _) = crate::vsa::stale::criterion_path(path)?;
+    let snap = store.load().ok()?;
+    let new = crate::vsa::stale::criterion_value(&snap.vsa, path)?;
+    let note = crate::vsa::stale::stale_statement(&snap.vsa, path, old, &new.to_string())?;
+    let run = crate::notice::message::shell_word(&dir.display().to_string());
+    Some(format!(
+        "note: {note}: youra vsa set --reason \"…\" {run} sub_hypotheses.{id}.statement \"…\""
+    ))
 }
 
 fn history(dir: &Path, limit: usize, json: bool) -> Result<i32> {

@@ -30,7 +30,7 @@ pub mod run_view;
 pub mod runs_view;
 mod runs_watch;
 mod runtime;
-mod steering;
+pub mod steering;
 pub mod theme;
 pub mod tools;
 pub mod transcript;

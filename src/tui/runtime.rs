@@ -357,10 +357,7 @@ fn handle(
                 let Some(o) = open else { continue };
                 let (store, tx) = (Arc::clone(&o.store), ctx.tx.clone());
                 std::thread::spawn(move || {
-                    let r = store
-                        .mutate(&m)
-                        .map(|a| format!("{} written (revision {})", m.path(), a.revision))
-                        .map_err(|e| e.to_string());
+                    let r = super::steering::write(&store, &m);
                     let _ = tx.send(AppEvent::Written(r));
                 });
             }

@@ -1,4 +1,5 @@
-//! Running a steering request from the TUI: the same `steer` code as `youra steer`.
+//! Running a steering request from the TUI (the same `steer` code as `youra steer`) and
+//! writing a field edit, with what the edit leaves stale.
 
 use crate::rundir::Layout;
 use crate::steer::{self, Request};
@@ -25,4 +26,32 @@ pub fn apply(
     steer::apply(store, &request, layout)
         .map(|s| s.summary())
         .map_err(|e| e.to_string())
+}
+
+/// A field edit written (the edit dialog's): `<path> written (revision N)`, and where a
+/// threshold was edited and the statement still names the old number, that too.
+pub fn write(store: &Store, m: &crate::vsa::mutation::Mutation) -> Result<String, String> {
+    let stale = stale_statement(store, m);
+    store
+        .mutate(m)
+        .map(|a| {
+            let done = format!("{} written (revision {})", m.path(), a.revision);
+            // The note first: the status line may be too narrow for both.
+            stale.map_or_else(|| done.clone(), |n| format!("{n} · {done}"))
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// What an edit of a criterion's threshold leaves stale: the sub-hypothesis's statement when
+/// it still names the old number (`vsa::stale`), read before the write lands, with the key
+/// that edits it. `None` for any other edit.
+pub fn stale_statement(store: &Store, m: &crate::vsa::mutation::Mutation) -> Option<String> {
+    let crate::vsa::mutation::Change::Set { path, value } = &m.edits.first()?.change else {
+        return None;
+    };
+    let (id, _) = crate::vsa::stale::criterion_path(path)?;
+    let before = store.load().ok()?;
+    let old = crate::vsa::stale::criterion_value(&before.vsa, path)?;
+    crate::vsa::stale::stale_statement(&before.vsa, path, old, value)
+        .map(|note| format!("{note} (e on {id})"))
 }

@@ -30,6 +30,7 @@ pub mod path;
 pub mod pause;
 pub mod repair;
 pub mod schema;
+pub mod stale;
 pub mod store;
 pub mod transition;
 

@@ -270,3 +270,39 @@ fn a_stale_save_conflict_shows_on_the_banner() {
             .contains("outside write")
     );
 }
+
+/// Issue 43: a threshold edited in the TUI while h-e1's statement still says "20k": the
+/// confirmation says so first (the status line at 100 columns holds it whole), and an edit
+/// that leaves no number stale says only what was written.
+#[test]
+fn a_threshold_edit_names_the_stale_statement() {
+    use youra::vsa::mutation::{Change, Mutation};
+    let (_tmp, run) = temp_run(&example_run());
+    let store = Store::new(run.join("verification_state.yaml"));
+    let mut app = app_for(&run);
+    let edit = |path: &str, value: &str| {
+        let change = Change::Set {
+            path: path.into(),
+            value: value.into(),
+        };
+        Mutation::new(change, "field_edit", "ana", "tighter gate")
+    };
+    let path = "sub_hypotheses.h-e1.gate.criteria[0].value";
+    let msg = youra::tui::steering::write(&store, &edit(path, "15000")).unwrap();
+    assert!(
+        msg.starts_with(
+            "h-e1's statement still says 20k (the gate now requires 15000): edit the statement too (e on h-e1) · "
+        ),
+        "{msg}"
+    );
+    update(&mut app, AppEvent::Written(Ok(msg)));
+    let shown = screen(&app, 100, 30);
+    assert!(shown.contains("still says 20k"), "{shown}");
+    insta::assert_snapshot!("threshold_edit_stale_statement_100x30", shown);
+    let plain = youra::tui::steering::write(&store, &edit("workflow.next_action", "look")).unwrap();
+    assert!(
+        plain.starts_with("workflow.next_action written (revision"),
+        "{plain}"
+    );
+    assert!(!plain.contains("statement"), "{plain}");
+}

@@ -406,3 +406,42 @@ fn the_template_with_comments_takes_edits() {
             .contains("  hypothesis_task_mapping: {h-e1: task-1}\n")
     );
 }
+
+/// Issue 43: `youra vsa set` on a criterion's threshold says when the sub-hypothesis's
+/// statement still names the old number, and how to edit it; a statement already updated
+/// gets no note.
+#[test]
+fn setting_a_threshold_names_the_stale_statement() {
+    let (_tmp, run) = example_copy();
+    let dir = run.parent().unwrap().to_str().unwrap().to_string();
+    let path = "sub_hypotheses.h-e1.gate.criteria[0].value";
+    let out = youra(&["vsa", "set", "--reason", "tighter", &dir, path, "15000"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "note: h-e1's statement still says 20k (the gate now requires 15000): edit the statement too: youra vsa set --reason "
+        ) && stdout.contains("sub_hypotheses.h-e1.statement"),
+        "{stdout}"
+    );
+    let statement = "A 2-layer transformer on addition mod 97 groks within 15k steps.";
+    let out = youra(&[
+        "vsa",
+        "set",
+        "--reason",
+        "say 15k",
+        &dir,
+        "sub_hypotheses.h-e1.statement",
+        statement,
+    ]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let out = youra(&["vsa", "set", "--reason", "same", &dir, path, "15000.0"]);
+    let (stdout, _) = text(&out);
+    assert!(!stdout.contains("note:"), "{stdout}");
+    let out = youra(&["vsa", "set", "--reason", "tighter", &dir, path, "12000"]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("still says 15k (the gate now requires 12000)"),
+        "{stdout}"
+    );
+}
