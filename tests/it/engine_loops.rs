@@ -71,6 +71,23 @@ const LOOPS: &[(At, &str, Bound)] = &[
         ),
     ),
     (
+        None,
+        "INCONCLUSIVE's top-ups: the same code on new seeds",
+        Bound::Setting("evidence.max_repeats"),
+    ),
+    (
+        Some(("engine/stages/scheduler_wait.rs", "loop {")),
+        "a submission waiting for a Slurm controller that does not answer",
+        Bound::Setting("exec.slurm.outage_wait_s"),
+    ),
+    (
+        Some(("engine/init.rs", "loop {")),
+        "copying one data file into data/ while hashing it",
+        Bound::Because(
+            "reads a file opened without following a link, at most the size it had when checked plus one byte (`take`), and ends at its end",
+        ),
+    ),
+    (
         Some(("engine/run.rs", "loop {")),
         "the engine's main loop",
         Bound::Because(
