@@ -182,6 +182,8 @@ pub struct App {
     pub data: Data,
     /// The VSA stopped parsing: `file:line:col: message`, while the last good state stays.
     pub banner: Option<String>,
+    /// The run's youra.toml cannot be read: why (shown when the VSA itself reads).
+    pub config_warning: Option<String>,
     pub focus: PaneId,
     pub zoomed: bool,
     pub selected: [usize; 6],
@@ -216,6 +218,7 @@ impl App {
             theme,
             data: Data::default(),
             banner: None,
+            config_warning: None,
             focus: PaneId::Gates,
             zoomed: false,
             selected: [0; 6],
@@ -329,6 +332,7 @@ fn loaded(app: &mut App, read: RunRead) {
         }
         Err(e) => app.banner = Some(e),
     }
+    app.config_warning = read.config_error.clone();
     app.data.memory = read.memory;
     app.data.memory_links = read.memory_links;
     app.data.lessons_from = read.lessons_from;

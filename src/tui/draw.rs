@@ -22,7 +22,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
         return;
     }
     let conflict = app.data.vsa.as_ref().and_then(|s| s.vsa.recent_conflict());
-    let banner_h = u16::from(app.banner.is_some() || conflict.is_some());
+    let banner_h =
+        u16::from(app.banner.is_some() || conflict.is_some() || app.config_warning.is_some());
     let servers_h = u16::from(!app.data.servers.is_empty());
     let [status, servers, banner, body, footer] = Layout::vertical([
         Constraint::Length(1),
@@ -41,6 +42,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
                     " VSA unreadable (`youra vsa repair {}` shows the fix); showing the last good state: {b}",
                     crate::notice::message::shell_word(&app.run.root.display().to_string())
                 ),
+                app.theme.style(Role::Error),
+            )),
+            banner,
+        );
+    } else if let Some(w) = &app.config_warning {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!(" {}", crate::term::escape(w)),
                 app.theme.style(Role::Error),
             )),
             banner,

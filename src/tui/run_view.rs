@@ -70,6 +70,9 @@ pub struct RunRead {
     pub plan: Option<super::plan_view::PlanView>,
     /// `[plan] budget_tokens` > 0: with no tree yet, it has not started (rather than off).
     pub plan_on: bool,
+    /// Why the run's youra.toml cannot be read (issue 43: the TUI opened such a run without
+    /// a word): shown on the banner while the run is shown with default settings.
+    pub config_error: Option<String>,
     /// A quick first read: the VSA's history is still being read.
     pub history_pending: bool,
     /// Stages an applied `skip` directive skipped.
@@ -250,7 +253,14 @@ fn assemble(
     let entries = super::refresh::entries(run);
     let metrics = super::refresh::metrics(run, &ids, &entries, follower);
     let usage = follower.usage();
-    let config = crate::config::load(&run.root).ok();
+    let config = crate::config::load(&run.root);
+    let config_error = config.as_ref().err().map(|e| {
+        format!(
+            "{e} — youra.toml cannot be read: this view uses default settings, and `youra run` \
+             refuses the run until it is fixed"
+        )
+    });
+    let config = config.ok();
     let recovery = config.as_ref().map(|c| c.recovery).unwrap_or_default();
     let sandbox = config.as_ref().map(|c| c.exec.sandbox).unwrap_or_default();
     let plan_on = config.as_ref().is_some_and(|c| c.plan.budget_tokens > 0);
@@ -342,6 +352,7 @@ fn assemble(
         recovery,
         sandbox,
         plan_on,
+        config_error,
         metrics,
     }
 }

@@ -306,3 +306,32 @@ fn a_threshold_edit_names_the_stale_statement() {
     );
     assert!(!plain.contains("statement"), "{plain}");
 }
+
+/// A run whose youra.toml does not parse (issue 43's newcomer list: the TUI opened it without
+/// a word): the banner says so, with the file's line and column and what it means, the text
+/// escaped; the run is still shown.
+#[test]
+fn a_broken_youra_toml_is_named_on_the_banner() {
+    let (_g, dir) = temp_run(&example_run());
+    std::fs::write(
+        dir.join("youra.toml"),
+        "[engine]\nmax_resumes = \"three\x1b[31m\"\n[broken\n",
+    )
+    .unwrap();
+    let app = app_for(&dir);
+    let shown = screen(&app, 100, 30);
+    let banner = shown
+        .lines()
+        .nth(1)
+        .unwrap_or_else(|| panic!("no banner: {shown}"));
+    assert!(banner.contains("youra.toml"), "{banner}");
+    let wide = screen(&app, 400, 30);
+    assert!(
+        wide.contains("youra.toml cannot be read: this view uses default settings"),
+        "{wide}"
+    );
+    assert!(!shown.contains('\u{1b}'), "escaped: {shown}");
+    assert!(shown.contains("h-e1"), "the run is still shown: {shown}");
+    let masked = shown.replace(&dir.display().to_string(), "<run>");
+    insta::assert_snapshot!("broken_youra_toml_100x30", masked);
+}
