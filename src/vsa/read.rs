@@ -37,6 +37,21 @@ pub(super) struct Reader {
     pub(super) naive_timestamps: Vec<usize>,
 }
 
+impl super::store::Snapshot {
+    /// A snapshot of `text` held in memory (no file, no lock): what pure rules and their
+    /// tests read.
+    pub fn of_text(text: &str) -> Result<super::store::Snapshot, crate::yaml::YamlError> {
+        let doc = crate::yaml::parse(text.as_bytes())?;
+        let (vsa, warnings) = read(&doc);
+        Ok(super::store::Snapshot {
+            doc,
+            vsa,
+            warnings,
+            elided: 0,
+        })
+    }
+}
+
 /// Build the typed view of a parsed VSA.
 pub fn read(doc: &Document) -> (Vsa, Vec<Warning>) {
     let mut r = Reader::default();

@@ -35,21 +35,6 @@ pub struct Snapshot {
     pub elided: usize,
 }
 
-impl Snapshot {
-    /// A snapshot of `text` held in memory (no file, no lock): what pure rules and their
-    /// tests read.
-    pub fn of_text(text: &str) -> Result<Snapshot, crate::yaml::YamlError> {
-        let doc = crate::yaml::parse(text.as_bytes())?;
-        let (vsa, warnings) = super::read(&doc);
-        Ok(Snapshot {
-            doc,
-            vsa,
-            warnings,
-            elided: 0,
-        })
-    }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot {action} {}: {source}", path.display())]
