@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::*;
 use ratatui::Terminal;
@@ -18,8 +18,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use youra::tui::app::{App, AppEvent, update};
 use youra::tui::draw::draw;
-use youra::tui::keymap::Keymap;
-use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Role, Theme};
 use youra::vsa::Store;
 
@@ -98,17 +96,7 @@ pub fn inconclusive_run() -> (tempfile::TempDir, PathBuf) {
     (g, dir)
 }
 
-fn app_for(dir: &Path) -> App {
-    let run = youra::rundir::discover(dir).expect("run");
-    let store = Store::new(&run.vsa);
-    let mut app = App::new(
-        run.clone(),
-        Keymap::load(&[]).unwrap(),
-        Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
-    );
-    update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
-    app
-}
+use crate::common::tui::app_for;
 
 fn keys(app: &mut App, keys: &str) {
     for c in keys.chars() {

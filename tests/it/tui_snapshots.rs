@@ -3,30 +3,16 @@
 
 use crate::common;
 
-use std::path::Path;
-
 use common::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::tui::app::{App, AppEvent, update};
 use youra::tui::draw::draw;
-use youra::tui::keymap::Keymap;
 use youra::tui::run_view::read_run;
-use youra::tui::theme::{ColorDepth, Theme};
 use youra::vsa::Store;
 
-fn app_for(dir: &Path) -> App {
-    let run = youra::rundir::discover(dir).expect("run");
-    let store = Store::new(&run.vsa);
-    let mut app = App::new(
-        run.clone(),
-        Keymap::load(&[]).unwrap(),
-        Theme::builtin("dark", ColorDepth::TrueColor).unwrap(),
-    );
-    update(&mut app, AppEvent::Loaded(Box::new(read_run(&run, &store))));
-    app
-}
+use crate::common::tui::app_for;
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();

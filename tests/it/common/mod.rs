@@ -11,6 +11,7 @@ pub mod replay_copy;
 pub mod revisions;
 pub mod script;
 pub mod trust;
+pub mod tui;
 
 use std::path::PathBuf;
 
