@@ -25,6 +25,8 @@ pub struct RunConfig {
     pub plan: PlanSettings,
     /// Repeats, confidence and interval of the gates' measurements (`src/config_evidence.rs`).
     pub evidence: crate::config_evidence::EvidenceSettings,
+    /// When an experiment waits for the researcher's review (`src/config_review.rs`).
+    pub review: crate::config_review::ReviewSettings,
     /// MCP servers, tool-loop bounds and the coding agent (`src/tools/config.rs`).
     #[serde(default)]
     pub tools: crate::tools::ToolsSection,

@@ -288,6 +288,20 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
         MAX_COUNT,
     );
     r("evidence.confidence", ev.confidence, 0.5, 0.9999);
+    // `[review]`'s `over_cost` thresholds (0: off): a node past a trillion tokens or a month
+    // of wall time is a typo.
+    r(
+        "review.over_cost_tokens",
+        c.review.over_cost_tokens as f64,
+        0.0,
+        1.0e12,
+    );
+    r(
+        "review.over_cost_wall_s",
+        c.review.over_cost_wall_s,
+        0.0,
+        MONTH_S,
+    );
     // `[paper]`'s compile bounds.
     r(
         "paper.compile_timeout_s",

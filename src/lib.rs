@@ -16,6 +16,7 @@ pub mod config;
 pub mod config_check;
 pub mod config_evidence;
 pub mod config_plan;
+pub mod config_review;
 pub mod config_sources;
 pub mod config_trust;
 pub mod config_words;

@@ -80,6 +80,10 @@ const PLAIN: &[(&str, &str)] = &[
     ),
     ("run", "the run's name, topic and mode: text"),
     (
+        "review.before_experiment",
+        "when an experiment waits for the researcher: a word youra reads itself",
+    ),
+    (
         "llm.default.provider",
         "which client; its own endpoint gets only its own key",
     ),
