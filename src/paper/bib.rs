@@ -68,7 +68,14 @@ pub fn entry(r: &Record) -> Option<String> {
         fields.push(("eprint", verbatim(&normalize_arxiv(a))));
         fields.push(("archiveprefix", "arXiv".into()));
     }
-    if let Some(u) = &r.url {
+    // Typst's bibliography (hayagriva) reads a `@misc` with a `url` as a web page, which
+    // the IEEE style prints without its year or DOI; a DOI is the better link anyway, so a
+    // `@misc` that has one carries no `url` (an `@article` keeps both).
+    if let Some(u) = r
+        .url
+        .as_ref()
+        .filter(|_| kind == "article" || r.doi.is_none())
+    {
         fields.push(("url", verbatim(u)));
     }
     let body: Vec<String> = fields
@@ -145,6 +152,21 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("doi = {10.1371/journal.pone.0090081}"), "{e}");
+        // A `@misc` with a DOI links by its DOI: a `url` would make Typst print it as a web
+        // page, without year or DOI. Without a DOI it keeps its `url`.
+        let data = Record {
+            venue: None,
+            url: Some("https://example.org/data".into()),
+            ..r.clone()
+        };
+        let e = entry(&data).unwrap();
+        assert!(
+            e.starts_with("@misc{") && e.contains("doi = {10.1371"),
+            "{e}"
+        );
+        assert!(!e.contains("url = "), "{e}");
+        let page = entry(&Record { doi: None, ..data }).unwrap();
+        assert!(page.contains("url = {https://example.org/data}"), "{page}");
         let forged = Record {
             key: "x\n@preamble{\"\\immediate\\write18{touch x}\"}".into(),
             ..r.clone()

@@ -21,8 +21,9 @@ const MAX_LABEL_CHARS: usize = 80;
 const MAX_MARKED: usize = 200;
 /// The most gate criteria in the summary.
 const MAX_BARS: usize = 40;
-/// A measured/required ratio is drawn at most this high (its exact value is written).
-const MAX_RATIO: f64 = 10.0;
+/// The gate summary's title band and the height of one criterion's panel.
+const GATE_TITLE: u32 = 34;
+const GATE_PANEL: u32 = 92;
 
 /// `s` without control, bidi or zero-width characters, at most [`MAX_LABEL_CHARS`] long.
 pub fn clean_label(s: &str) -> String {
@@ -100,16 +101,33 @@ pub struct GateBar {
     pub required: f64,
     pub measured: Option<f64>,
     pub passed: Option<bool>,
+    /// The measured value's interval, where the gate read repeats.
+    pub interval: Option<(f64, f64)>,
+    /// The interval's verdict on this criterion (PASS, FAIL, INCONCLUSIVE).
+    pub verdict: Option<String>,
 }
 
 const SIZE: (u32, u32) = (640, 400);
-const PALETTE: [RGBColor; 6] = [
+/// The legend under a curve: two columns of rows this tall, below a gap.
+const LEGEND_COLUMNS: usize = 2;
+const LEGEND_ROW: u32 = 18;
+const LEGEND_TOP: u32 = 8;
+/// The most characters of a legend entry (a column is 300 pixels of 11-point text).
+const MAX_LEGEND_CHARS: usize = 52;
+/// As many colours as series: no two lines of one figure share one.
+const PALETTE: [RGBColor; MAX_SERIES] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 128),
+    RGBColor(128, 0, 0),
 ];
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -157,11 +175,24 @@ pub fn curves(c: &Curve) -> Result<String, String> {
     if let Some(t) = c.threshold {
         (y0, y1) = (y0.min(t), y1.max(t));
     }
+    let mut entries: Vec<(String, RGBColor, bool)> = c
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (name.clone(), PALETTE[i % PALETTE.len()], false))
+        .collect();
+    if let Some(t) = c.threshold {
+        entries.push((format!("gate threshold {t}"), BLACK, true));
+    }
+    let rows = entries.len().div_ceil(LEGEND_COLUMNS) as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let size = (SIZE.0, SIZE.1 + LEGEND_TOP + rows * LEGEND_ROW);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
+        // The legend sits under the plot, never over a line it would hide.
+        let (plot, legend) = root.split_vertically(SIZE.1);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(&c.title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
@@ -172,19 +203,18 @@ pub fn curves(c: &Curve) -> Result<String, String> {
             .configure_mesh()
             .x_desc(c.x_name.as_str())
             .y_desc(c.metric.as_str())
+            .label_style(("sans-serif", 12))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(err)?;
-        for (i, (name, points)) in c.series.iter().enumerate() {
+        for (i, (_, points)) in c.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             chart
                 .draw_series(LineSeries::new(
                     points.iter().copied(),
                     color.stroke_width(2),
                 ))
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+                .map_err(err)?;
             if points.len() <= MAX_MARKED {
                 chart
                     .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
@@ -193,106 +223,182 @@ pub fn curves(c: &Curve) -> Result<String, String> {
         }
         if let Some(t) = c.threshold {
             let dashed = DashedLineSeries::new(vec![(x0, t), (x1, t)], 6, 4, BLACK.stroke_width(1));
-            chart
-                .draw_series(dashed)
-                .map_err(err)?
-                .label(format!("gate threshold {t}"))
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK));
+            chart.draw_series(dashed).map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(err)?;
+        draw_legend(&legend, &entries)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
 }
 
-/// The gate summary as SVG: per criterion, a grey bar for the required value and a green
-/// (passed) or red (failed) bar for the measured one, both relative to the required value
-/// (so a gain of 0.03 against 0.02 is as visible as an accuracy against 0.92); the exact
-/// values are written above each pair.
+/// `entries` (label, colour, dashed) in columns on `area`, a short line before each label.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, RGBColor, bool)],
+) -> Result<(), String> {
+    let column = area.dim_in_pixel().0 as i32 / LEGEND_COLUMNS as i32;
+    for (i, (label, color, dashed)) in entries.iter().enumerate() {
+        let x = 16 + (i % LEGEND_COLUMNS) as i32 * column;
+        let y = (LEGEND_TOP + (i / LEGEND_COLUMNS) as u32 * LEGEND_ROW) as i32 + 6;
+        let segments: &[(i32, i32)] = if *dashed {
+            &[(0, 7), (11, 18)]
+        } else {
+            &[(0, 18)]
+        };
+        for &(a, b) in segments {
+            area.draw(&PathElement::new(
+                vec![(x + a, y), (x + b, y)],
+                color.stroke_width(2),
+            ))
+            .map_err(err)?;
+        }
+        let mut text: String = clean_label(label).chars().take(MAX_LEGEND_CHARS).collect();
+        if text.chars().count() < clean_label(label).chars().count() {
+            text.push('…');
+        }
+        area.draw(&Text::new(text, (x + 24, y - 6), ("sans-serif", 12)))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The side of `required` that meets `op`: `Some(true)` above, `Some(false)` below, `None`
+/// for equality (a point, no side).
+fn meets_above(op: &str) -> Option<bool> {
+    match op.trim() {
+        ">=" | ">" => Some(true),
+        "<=" | "<" => Some(false),
+        _ => None,
+    }
+}
+
+/// The gate summary as SVG: one panel per criterion, each on the metric's own scale (an
+/// accuracy and a gain share no axis): the threshold dashed, the side that meets it shaded,
+/// the measured value as a point (green met, red missed, amber undecided) with its interval
+/// as whiskers where the gate read repeats, and the values written above.
 pub fn gates(bars: &[GateBar]) -> Result<String, String> {
     if bars.is_empty() {
         return Err(err("no gate criteria"));
     }
     let bars = &bars[..bars.len().min(MAX_BARS)];
-    // Drawn between 0 and MAX_RATIO whatever was measured: a required 1e-300 must not make
-    // an axis of 1e300.
-    let ratio = |b: &GateBar| -> Option<f64> {
-        let m = b.measured?;
-        let r = m / b.required;
-        (b.required != 0.0 && r.is_finite()).then(|| r.clamp(0.0, MAX_RATIO))
-    };
-    let top = bars
-        .iter()
-        .filter_map(ratio)
-        .fold(1.0_f64, f64::max)
-        .max(1.0)
-        * 1.3;
-    let n = bars.len();
+    let n = bars.len() as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let size = (SIZE.0, GATE_TITLE + n * GATE_PANEL);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Gate criteria: required vs measured", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(10)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0.0..n as f64, 0.0..top)
+        let (title, panels) = root.split_vertically(GATE_TITLE);
+        title
+            .draw(&Text::new(
+                "Gate criteria: each measured value against its threshold",
+                (12, 8),
+                ("sans-serif", 18),
+            ))
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_desc("measured / required")
-            .draw()
-            .map_err(err)?;
-        let grey = RGBColor(170, 170, 170);
-        let (green, red) = (RGBColor(44, 160, 44), RGBColor(214, 39, 40));
-        for (i, b) in bars.iter().enumerate() {
-            let x = i as f64;
-            chart
-                .draw_series([Rectangle::new(
-                    [(x + 0.15, 0.0), (x + 0.48, 1.0)],
-                    grey.filled(),
-                )])
-                .map_err(err)?;
-            if let Some(r) = ratio(b) {
-                let c = if b.passed == Some(false) { red } else { green };
-                chart
-                    .draw_series([Rectangle::new([(x + 0.52, 0.0), (x + 0.85, r)], c.filled())])
-                    .map_err(err)?;
-            }
-            let v = crate::report::registry::format_value;
-            let note = format!(
-                "{} {} / {}",
-                b.op,
-                v(b.required),
-                b.measured.map_or("not measured".to_string(), v)
-            );
-            chart
-                .draw_series([
-                    Text::new(
-                        clean_label(&b.label),
-                        (x + 0.1, top * 0.97),
-                        ("sans-serif", 13),
-                    ),
-                    Text::new(
-                        clean_label(&note),
-                        (x + 0.1, top * 0.91),
-                        ("sans-serif", 13),
-                    ),
-                ])
-                .map_err(err)?;
+        for (b, area) in bars.iter().zip(panels.split_evenly((bars.len(), 1))) {
+            gate_panel(b, &area)?;
         }
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// One criterion's panel of [`gates`].
+fn gate_panel<DB: DrawingBackend>(
+    b: &GateBar,
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
+    let required = bounded(b.required);
+    let measured = b.measured.and_then(bounded);
+    let interval = b
+        .interval
+        .and_then(|(lo, hi)| Some((bounded(lo)?, bounded(hi)?)));
+    let values: Vec<f64> = [required, measured]
+        .into_iter()
+        .flatten()
+        .chain(interval.into_iter().flat_map(|(lo, hi)| [lo, hi]))
+        .collect();
+    let v = crate::report::registry::format_value;
+    let verdict = match (b.verdict.as_deref(), b.passed) {
+        (Some(w), _) => w.to_lowercase(),
+        (None, Some(true)) => "met".into(),
+        (None, Some(false)) => "missed".into(),
+        (None, None) => "not judged".into(),
+    };
+    let shown = match (measured, interval) {
+        (Some(m), Some((lo, hi))) => format!("{} [{} to {}]", v(m), v(lo), v(hi)),
+        (Some(m), None) => v(m),
+        (None, _) => "not measured".into(),
+    };
+    let heading = clean_label(&format!(
+        "{} {} {}: measured {shown}, {verdict}",
+        b.label,
+        b.op,
+        required.map_or("(not drawable)".into(), v)
+    ));
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
+    let range = if lo <= hi { padded(lo, hi) } else { 0.0..1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .caption(heading, ("sans-serif", 13))
+        .margin_left(16)
+        .margin_right(24)
+        .margin_top(4)
+        .x_label_area_size(24)
+        .build_cartesian_2d(range.clone(), 0.0..1.0)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(6)
+        .x_label_style(("sans-serif", 12))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    let amber = RGBColor(230, 160, 0);
+    let (green, red) = (RGBColor(44, 160, 44), RGBColor(214, 39, 40));
+    if let Some(t) = required {
+        if let Some(above) = meets_above(&b.op) {
+            let side = if above {
+                [(t, 0.0), (range.end, 1.0)]
+            } else {
+                [(range.start, 0.0), (t, 1.0)]
+            };
+            chart
+                .draw_series([Rectangle::new(side, green.mix(0.12).filled())])
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(t, 0.0), (t, 1.0)],
+                5,
+                3,
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+    }
+    let color = match verdict.as_str() {
+        "pass" | "met" => green,
+        "fail" | "missed" => red,
+        _ => amber,
+    };
+    if let Some((lo, hi)) = interval {
+        chart
+            .draw_series([
+                PathElement::new(vec![(lo, 0.5), (hi, 0.5)], color.stroke_width(2)),
+                PathElement::new(vec![(lo, 0.35), (lo, 0.65)], color.stroke_width(2)),
+                PathElement::new(vec![(hi, 0.35), (hi, 0.65)], color.stroke_width(2)),
+            ])
+            .map_err(err)?;
+    }
+    if let Some(m) = measured {
+        chart
+            .draw_series([Circle::new((m, 0.5), 5, color.filled())])
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -376,6 +482,8 @@ mod tests {
             required: 1e-300,
             measured: Some(1.0),
             passed: Some(true),
+            interval: Some((f64::NAN, 1e308)),
+            verdict: Some("PASS\u{1b}".into()),
         }];
         let svg = gates(&bars).unwrap();
         assert!(!svg.chars().any(|ch| ch.is_control() && ch != '\n'));
@@ -408,15 +516,33 @@ mod tests {
             label: "h-e1 accuracy".into(),
             op: ">=".into(),
             required: 0.92,
-            measured: Some(0.9356),
-            passed: Some(true),
+            measured: Some(0.934),
+            passed: None,
+            interval: Some((0.904, 0.964)),
+            verdict: Some("INCONCLUSIVE".into()),
         }];
         let svg = gates(&bars).unwrap();
         assert!(
-            svg.contains("&gt;= 0.92 / 0.9356") || svg.contains(">= 0.92 / 0.9356"),
+            svg.contains("h-e1 accuracy &gt;= 0.92: measured 0.934 [0.904 to 0.964], inconclusive"),
             "{svg}"
         );
-        assert!(svg.contains("h-e1 accuracy"));
+        // The point is amber (undecided), the met side shaded, the threshold dashed.
+        assert!(svg.contains("#E6A000") || svg.contains("#e6a000"), "{svg}");
+        let missed = GateBar {
+            op: "<=".into(),
+            measured: Some(0.0342),
+            required: 0.02,
+            passed: Some(false),
+            interval: None,
+            verdict: None,
+            label: "h-m1 gain".into(),
+        };
+        let svg = gates(&[missed]).unwrap();
+        assert!(
+            svg.contains("h-m1 gain &lt;= 0.02: measured 0.0342, missed"),
+            "{svg}"
+        );
+        assert!(svg.contains("#D62728") || svg.contains("#d62728"), "{svg}");
         assert!(gates(&[]).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! The paper's figures, drawn from the run's own measured files: each sub-hypothesis's metric
 //! across its attempts (what the TUI's chart shows, from `h-*/results/attempts/<n>/metrics.jsonl`)
-//! and one gate summary (required vs measured per criterion). Each figure is written as SVG
+//! and one gate summary (each criterion's measured value against its threshold). Each figure is written as SVG
 //! under `paper/figures/` and recorded in `paper/figures/manifest.json` with the path and
 //! sha256 of every file it plots, so `youra report check` can verify a figure like a claim.
 //! Measured files are read only through `exec::collected` (the collection records), both
@@ -65,6 +65,9 @@ pub struct HypothesisGate {
     /// metric → the value the gate judged.
     pub measured: Vec<(String, f64)>,
     pub passed: Option<bool>,
+    /// Per criterion (in `criteria`' order), the interval the gate read and its verdict,
+    /// where it read repeats.
+    pub intervals: Vec<Option<((f64, f64), Option<String>)>>,
 }
 
 /// The sub-hypotheses of the run's VSA with their gates, in VSA order.
@@ -86,6 +89,15 @@ pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {
                 .filter_map(|(k, v)| Some((k.clone(), v.trim().parse::<f64>().ok()?)))
                 .collect(),
             passed: h.gate.satisfied,
+            intervals: h
+                .gate
+                .rules
+                .iter()
+                .map(|r| {
+                    let e = h.gate.evidence_for(r)?;
+                    Some(((e.lo?, e.hi?), e.verdict.as_ref().map(|v| v.to_string())))
+                })
+                .collect(),
         })
         .collect()
 }
@@ -95,18 +107,21 @@ pub fn gate_bars(run: &Path, gates: &[HypothesisGate]) -> (Vec<GateBar>, Vec<Sou
     let mut bars = Vec::new();
     let mut sources = Vec::new();
     for h in gates {
-        for (metric, op, required) in &h.criteria {
+        for (i, (metric, op, required)) in h.criteria.iter().enumerate() {
             let measured = h
                 .measured
                 .iter()
                 .find(|(m, _)| m == metric)
                 .map(|(_, v)| *v);
+            let judged = h.intervals.get(i).cloned().flatten();
             bars.push(GateBar {
                 label: format!("{} {metric}", h.id),
                 op: op.clone(),
                 required: *required,
                 measured,
                 passed: h.passed,
+                interval: judged.as_ref().map(|(iv, _)| *iv),
+                verdict: judged.and_then(|(_, v)| v),
             });
         }
         if let Ok(m) = collected::read(run, &h.id, crate::exec::RESULTS_FILE) {
@@ -178,7 +193,7 @@ pub fn write_all(run: &Path, gates: &[HypothesisGate]) -> Result<Vec<Figure>, St
     let (bars, sources) = gate_bars(run, gates);
     if !bars.is_empty() {
         let caption =
-            "Gate summary: each criterion's required value beside the value measured".to_string();
+            "Gate summary: each criterion's measured value against its threshold".to_string();
         put(
             "gates.svg",
             draw::gates(&bars)?,

@@ -15,10 +15,26 @@ use crate::paper::draw::{self, Curve, MAX_POINTS, MAX_SERIES};
 
 /// The most attempt files read per sub-hypothesis (the newest): a figure shows a dozen.
 const MAX_FILES: usize = 24;
-/// The axes a row may be plotted against, in order of preference.
-const X_KEYS: [&str; 3] = ["step", "epoch", "iteration"];
+/// The axes a row may be plotted against, in order of preference, with the name the axis
+/// is given: a share of the training data is what a learning curve is plotted against even
+/// when the row also counts its steps.
+const X_KEYS: [(&str, &str); 6] = [
+    ("train_fraction", "share of the training data"),
+    ("train_share", "share of the training data"),
+    ("train_size", "training examples"),
+    ("epoch", "epoch"),
+    ("step", "step"),
+    ("iteration", "iteration"),
+];
+/// The labels a row may carry to split its attempt's curve.
+const LABEL_KEYS: [&str; 2] = ["model", "split"];
+/// The most characters of an attempt's options in its series label.
+const MAX_OPTION_CHARS: usize = 34;
 /// Keys that index a log rather than measure something: never the plotted metric.
-const INDEX_KEYS: [&str; 7] = [
+const INDEX_KEYS: [&str; 10] = [
+    "train_fraction",
+    "train_share",
+    "train_size",
     "step",
     "epoch",
     "iteration",
@@ -38,8 +54,13 @@ pub struct Plot {
 }
 
 /// The measured metric files of `h`, oldest first: `(attempt, file)`, 0 for the current one
-/// when it is not the last attempt's copy. Refused files are notes, never series.
-fn measured_files(run: &Path, h: &str, notes: &mut Vec<String>) -> Vec<(u32, Measured)> {
+/// when it is no attempt's copy, and the attempt whose files the current ones are (the plan
+/// tree puts the selected node's files back). Refused files are notes, never series.
+fn measured_files(
+    run: &Path,
+    h: &str,
+    notes: &mut Vec<String>,
+) -> (Vec<(u32, Measured)>, Option<u32>) {
     let records = collected::records(run, h);
     let results = run.join(h).join(crate::exec::RESULTS_DIR);
     let numbers = crate::exec::attempt_numbers(&results.join(crate::exec::ATTEMPTS_DIR));
@@ -70,12 +91,72 @@ fn measured_files(run: &Path, h: &str, notes: &mut Vec<String>) -> Vec<(u32, Mea
     }
     let mut current = Vec::new();
     take(0, crate::exec::METRICS_FILE.to_string(), &mut current);
-    if let Some((_, m)) = current.pop()
-        && out.last().is_none_or(|(_, last)| last.sha256 != m.sha256)
-    {
-        out.push((0, m));
+    let mut kept = None;
+    if let Some((_, m)) = current.pop() {
+        match out.iter().rev().find(|(_, a)| a.sha256 == m.sha256) {
+            Some((n, _)) if out.len() > 1 => kept = Some(*n),
+            Some(_) => {}
+            None => out.push((0, m)),
+        }
     }
-    out
+    (out, kept)
+}
+
+/// Each attempt's name in the legend: its number and what its command line changed
+/// (youra's own run card, read through the gateway; the options after the words every
+/// attempt's command shares), "kept" for the one whose results the run went on with.
+fn attempt_names(run: &Path, h: &str, files: &[(u32, Measured)], kept: Option<u32>) -> Vec<String> {
+    let prefix = format!(
+        "{h}/{}/{}/",
+        crate::exec::RESULTS_DIR,
+        crate::exec::ATTEMPTS_DIR
+    );
+    let argv: std::collections::BTreeMap<u32, Vec<String>> = crate::exec::run_card::read_all(run)
+        .into_iter()
+        .filter_map(|c| {
+            let n = c
+                .file
+                .strip_prefix(&prefix)?
+                .split('/')
+                .next()?
+                .parse()
+                .ok()?;
+            Some((n, c.card.ok()?.argv))
+        })
+        .collect();
+    let lines: Vec<&Vec<String>> = files.iter().filter_map(|(n, _)| argv.get(n)).collect();
+    let shared = match lines.split_first() {
+        Some((first, rest)) => (0..first.len())
+            .take_while(|&i| rest.iter().all(|a| a.get(i) == first.get(i)))
+            .count(),
+        None => 0,
+    };
+    files
+        .iter()
+        .map(|(n, _)| {
+            let mut name = if *n == 0 {
+                "latest".to_string()
+            } else {
+                format!("attempt {n}")
+            };
+            if let Some(a) = argv.get(n).filter(|_| lines.len() > 1) {
+                let options = a[shared.min(a.len())..].join(" ");
+                if !options.is_empty() {
+                    let short: String = options.chars().take(MAX_OPTION_CHARS).collect();
+                    let more = if short.len() < options.len() {
+                        "…"
+                    } else {
+                        ""
+                    };
+                    name = format!("{name}: {short}{more}");
+                }
+            }
+            if kept == Some(*n) {
+                name.push_str(" (kept)");
+            }
+            draw::clean_label(&name)
+        })
+        .collect()
 }
 
 /// What the first pass learns: the x axis and the metric to plot.
@@ -86,11 +167,20 @@ struct Axes {
     seen: std::collections::BTreeSet<String>,
     /// The first measured (non-index) numeric key, the last resort.
     first: Option<String>,
+    /// The values of the label key seen (a few): one value labels nothing.
+    labels: std::collections::BTreeSet<String>,
 }
 
 impl Axes {
     fn learn(&mut self, row: &Map<String, Value>) {
-        if let Some(i) = X_KEYS.iter().position(|k| row.contains_key(*k)) {
+        if let Some(l) = LABEL_KEYS
+            .iter()
+            .find_map(|k| row.get(*k).and_then(Value::as_str))
+            && self.labels.len() < 2
+        {
+            self.labels.insert(l.to_string());
+        }
+        if let Some(i) = X_KEYS.iter().position(|(k, _)| row.contains_key(*k)) {
             self.x = Some(self.x.map_or(i, |x| x.min(i)));
         }
         for (k, v) in row {
@@ -109,13 +199,17 @@ impl Axes {
 /// one. `None` when nothing measured can be plotted.
 pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
     let mut notes = Vec::new();
-    let files = measured_files(run, &h.id, &mut notes);
+    let (files, kept) = measured_files(run, &h.id, &mut notes);
     let mut axes = Axes::default();
     for (_, m) in &files {
         let stats = collected::each_row(m, |_, row| axes.learn(row));
         notes.extend(stats.note(&m.rel));
     }
-    let x_name = axes.x.map_or("line", |i| X_KEYS[i]);
+    let (x_name, x_desc) = axes
+        .x
+        .map_or(("line", "line of the metrics file"), |i| X_KEYS[i]);
+    let names = attempt_names(run, &h.id, &files, kept);
+    let labelled = axes.labels.len() > 1;
     let metric = h
         .criteria
         .iter()
@@ -126,12 +220,7 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
         .to_string();
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let mut unplotted_labels = 0usize;
-    for (n, m) in &files {
-        let attempt = if *n == 0 {
-            "latest".to_string()
-        } else {
-            format!("attempt {n}")
-        };
+    for ((_, m), attempt) in files.iter().zip(&names) {
         collected::each_row(m, |line, row| {
             let Some(y) = row.get(&metric).and_then(Value::as_f64) else {
                 return;
@@ -140,9 +229,10 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
                 .get(x_name)
                 .and_then(Value::as_f64)
                 .unwrap_or(line as f64);
-            let label = ["model", "split"]
+            let label = LABEL_KEYS
                 .iter()
                 .find_map(|k| row.get(*k).and_then(Value::as_str))
+                .filter(|_| labelled)
                 .map_or(attempt.clone(), |l| {
                     draw::clean_label(&format!("{attempt}, {l}"))
                 });
@@ -186,8 +276,8 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
         })
         .collect();
     let curve = Curve {
-        title: draw::clean_label(&format!("{}: {metric} per {x_name}", h.id)),
-        x_name: x_name.to_string(),
+        title: draw::clean_label(&format!("{}: {metric} by {x_desc}", h.id)),
+        x_name: x_desc.to_string(),
         metric: draw::clean_label(&metric),
         series,
         threshold,

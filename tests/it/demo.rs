@@ -63,6 +63,65 @@ fn paper(dir: &Path) -> String {
     md
 }
 
+/// The y of the SVG `<text>` element whose content is `label` (plotters writes the text on
+/// its own line after the tag).
+fn text_y(svg: &str, label: &str) -> f64 {
+    let at = svg
+        .find(&format!(">\n{label}\n</text>"))
+        .unwrap_or_else(|| panic!("no text {label:?} in the figure"));
+    let tag = &svg[svg[..at].rfind("<text").expect("a text tag")..at];
+    let y = tag
+        .split(" y=\"")
+        .nth(1)
+        .expect("a y")
+        .split('"')
+        .next()
+        .unwrap();
+    y.parse().expect("a number")
+}
+
+/// The figures as a reader needs them (issue 43): a learning curve plotted against the
+/// share of the training data, attempts named by what their command changed and which one
+/// the run kept, no label every row shares ("base"), the legend under the plot (never over
+/// a line), and a gate summary on each metric's own scale with no constant bar.
+fn assert_the_figures(dir: &Path) {
+    let read = |f: &str| std::fs::read_to_string(dir.join("paper/figures").join(f)).expect(f);
+    let curve = read("h-e1_metric.svg");
+    for label in [
+        "h-e1: accuracy by share of the training data",
+        "share of the training data",
+        "attempt 1",
+        "attempt 2: --features bill_depth_mm",
+        "attempt 3: --standardize (kept)",
+        "gate threshold 0.92",
+    ] {
+        assert!(text_y(&curve, label) > 0.0, "{label}");
+    }
+    assert!(
+        !curve.contains(", base"),
+        "a label every row shares is not drawn"
+    );
+    assert!(!curve.contains(">\nstep\n<"), "not plotted against steps");
+    for label in ["attempt 1", "gate threshold 0.92"] {
+        assert!(
+            text_y(&curve, label) > 400.0,
+            "{label}: the legend is under the 400-pixel plot"
+        );
+    }
+    let gates = read("gates.svg");
+    for label in [
+        "h-e1 accuracy &gt;= 0.92: measured 0.9356, met",
+        "h-m1 gain &lt;= 0.02: measured 0.0342, missed",
+        "h-c1 min_group_accuracy &gt;= 0.9: measured 0.9638, met",
+    ] {
+        text_y(&gates, label);
+    }
+    assert!(
+        !gates.contains("#AAAAAA"),
+        "no grey bar of a constant height"
+    );
+}
+
 /// The first line of each executed plan of `h`'s subtree, in id order: the recorded code of
 /// each continuation must be the plan the policy chose (`tests/it/common/demo.rs` records the
 /// arguments of that plan).
@@ -217,6 +276,7 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
     }
     assert_the_plan_tree(&dir);
+    assert_the_figures(&dir);
     assert_counted_tokens(&dir);
     assert_eq!(
         executed_plans(&dir, "h-e1"),

@@ -31,6 +31,7 @@ fn gate() -> Vec<HypothesisGate> {
         criteria: vec![("accuracy".into(), ">=".into(), 0.92)],
         measured: vec![("accuracy".into(), 0.8)],
         passed: Some(false),
+        intervals: vec![None],
     }]
 }
 
@@ -299,8 +300,14 @@ fn values_near_the_largest_float_and_control_characters_end_in_a_clean_figure() 
         .iter()
         .enumerate()
     {
+        // Two splits: a label only one row kind carries names nothing and is not drawn.
+        let split = if i % 2 == 0 {
+            "val\\u001b[31m\\u0007"
+        } else {
+            "train"
+        };
         text.push_str(&format!(
-            "{{\"step\": {i}, \"accuracy\": {v}, \"split\": \"val\\u001b[31m\\u0007\"}}\n"
+            "{{\"step\": {i}, \"accuracy\": {v}, \"split\": \"{split}\"}}\n"
         ));
     }
     text.push_str("{\"step\": 1e308, \"accuracy\": 0.9}\n");
@@ -325,6 +332,8 @@ fn values_near_the_largest_float_and_control_characters_end_in_a_clean_figure() 
             required: 1e-308,
             measured: Some(1.7e308),
             passed: Some(true),
+            interval: Some((-1.7e308, 1.7e308)),
+            verdict: Some("PASS".into()),
         }];
         youra::paper::draw::gates(&bars).expect("drawn")
     });
