@@ -71,6 +71,60 @@ fn generator_name(last: &str) -> bool {
         || lower.starts_with("generate_") && lower.contains("data")
 }
 
+/// Words that name a data set or its parts in an assignment's target (`X_train`,
+/// `test_ds`, `self.samples`): what the census of data sources looks at.
+const DATA_WORDS: [&str; 27] = [
+    "data",
+    "dataset",
+    "datasets",
+    "ds",
+    "df",
+    "train",
+    "test",
+    "val",
+    "valid",
+    "validation",
+    "samples",
+    "inputs",
+    "features",
+    "labels",
+    "targets",
+    "points",
+    "corpus",
+    "examples",
+    "texts",
+    "sequences",
+    "images",
+    "observations",
+    "tasks",
+    "docs",
+    "documents",
+    "questions",
+    "prompts",
+];
+
+/// Whether an assignment's target names data (`X`, `y_test`, `x0`, `train_ds`,
+/// `self.data`), not a model, a counter or a setting (`rng`, `noise`, `idx`, `lr`).
+pub fn data_name(target: &str) -> bool {
+    let last = target
+        .rsplit('.')
+        .next()
+        .unwrap_or(target)
+        .to_ascii_lowercase();
+    let mut parts = last.split('_').filter(|p| !p.is_empty());
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let xy = |p: &str| {
+        let mut c = p.chars();
+        matches!(c.next(), Some('x' | 'y')) && c.all(|c| c.is_ascii_digit())
+    };
+    xy(first)
+        || std::iter::once(first)
+            .chain(parts)
+            .any(|p| DATA_WORDS.contains(&p))
+}
+
 pub fn kind(callee: &str) -> CallKind {
     let last = callee.rsplit('.').next().unwrap_or(callee);
     if last.contains("seed") {
@@ -108,11 +162,15 @@ pub fn kind(callee: &str) -> CallKind {
     // `torchvision.datasets.MNIST(...)`, `tfds.load`, `keras.datasets.mnist.load_data()`.
     let dataset_class =
         callee.contains("datasets.") && last.chars().next().is_some_and(char::is_uppercase);
-    if dataset_class
+    // `self.fetch_f()`, `self.load_batch()`: the output's own method, not a library's
+    // loader; what it returns is followed through its definition or stays unknown.
+    let own_method = callee.starts_with("self.");
+    let named_loader = dataset_class
         || LOADER_CALLS.contains(&last)
         || last.starts_with("read_")
         || last.starts_with("fetch_")
-        || last.starts_with("load_")
+        || last.starts_with("load_");
+    if !own_method && named_loader
         || callee.starts_with("requests.get")
         || callee.starts_with("Image.open")
     {
@@ -158,9 +216,37 @@ mod tests {
             ("round", Wrapper),
             ("np.mean", Wrapper),
             ("model.fit", Other),
+            ("self.fetch_f", Other),
+            ("self.load_batch", Other),
+            ("self.data.read_text", Other),
             ("accuracy_score", Other),
         ] {
             assert_eq!(kind(callee), want, "{callee}");
+        }
+    }
+
+    #[test]
+    fn data_names_are_told_from_models_counters_and_settings() {
+        for (target, want) in [
+            ("X", true),
+            ("y", true),
+            ("x0", true),
+            ("X_train", true),
+            ("y_test", true),
+            ("self.data", true),
+            ("train_ds", true),
+            ("squad_dataset", true),
+            ("df", true),
+            ("rng", false),
+            ("noise", false),
+            ("idx", false),
+            ("xs_model", false),
+            ("lr", false),
+            ("theta_true", false),
+            ("self.model", false),
+            ("", false),
+        ] {
+            assert_eq!(data_name(target), want, "{target}");
         }
     }
 }

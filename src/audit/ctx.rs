@@ -89,7 +89,11 @@ pub fn origin(roots: &Roots) -> Origin {
         Origin::Literal
     } else if has(RootKind::Generator) {
         Origin::Generator
-    } else if !roots.is_empty() && roots.iter().all(|r| r.kind == RootKind::Literal) {
+    } else if has(RootKind::Literal)
+        && roots
+            .iter()
+            .all(|r| matches!(r.kind, RootKind::Literal | RootKind::Constant))
+    {
         Origin::Literal
     } else {
         Origin::Unknown

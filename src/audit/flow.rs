@@ -202,9 +202,15 @@ impl<'p> Flow<'p> {
             Expr::Name(n) => self.name(m, scope, n, line, direct, d),
             Expr::Call(c) => self.call(m, scope, c, direct, d),
             Expr::Ops { additive, parts } => {
+                // A number beside a computed part is a scale or an offset of it (`x * 100`,
+                // `1.0 - err`), not the value: it reaches the metric only as a constant.
+                let computed = parts.iter().any(|p| !matches!(p, Expr::Num(_)));
                 let each: Vec<Roots> = parts
                     .iter()
-                    .map(|p| self.expr(m, scope, p, line, direct, d))
+                    .map(|p| {
+                        let lit = matches!(p, Expr::Num(_));
+                        self.expr(m, scope, p, line, direct && !(lit && computed), d)
+                    })
                     .collect();
                 // One side a literal (`BASE[method]` counts: literals and names youra cannot
                 // follow, no data), the other only random draws.
@@ -307,7 +313,21 @@ impl<'p> Flow<'p> {
             if !live.is_empty() {
                 let mut out = Roots::new();
                 for a in live {
-                    add(&mut out, self.expr(m, i, &a.value, a.line, direct, depth));
+                    let mut r = self.expr(m, i, &a.value, a.line, direct, depth);
+                    // `y = (rng.random(n) < p)`: labels drawn against a rate are generated
+                    // data, not outcomes typed in for a metric.
+                    if classify::data_name(&a.target) {
+                        r = r
+                            .into_iter()
+                            .map(|mut x| {
+                                if x.kind == RootKind::Outcome {
+                                    x.kind = RootKind::Generator;
+                                }
+                                x
+                            })
+                            .collect();
+                    }
+                    add(&mut out, r);
                 }
                 return out;
             }

@@ -35,10 +35,29 @@ fn values_are_followed_to_their_roots() {
         ),
         ("acc = 0.9\nr = {'acc': acc}\n", vec![Literal]),
         ("r = {'acc': 0.8 + random.gauss(0, 0.01)}\n", vec![Noise]),
-        ("r = {'acc': 1.0 / (1.0 + kl)}\n", vec![Literal, Unresolved]),
+        // A number beside a computed part is a scale or offset, not the value.
+        (
+            "r = {'acc': 1.0 / (1.0 + kl)}\n",
+            vec![Constant, Unresolved],
+        ),
         (
             "kl = np.load('k.npy')\nr = {'acc': 1.0 / (1.0 + kl)}\n",
-            vec![Loader, Literal],
+            vec![Loader, Constant],
+        ),
+        ("r = {'acc': passed * 100}\n", vec![Constant, Unresolved]),
+        // A literal scaled by a literal is still a literal.
+        (
+            "base = 0.8\nr = {'acc': base * 1.05}\n",
+            vec![Literal, Constant],
+        ),
+        // Labels drawn against a rate are generated data; a metric drawn so is an outcome.
+        (
+            "X = np.random.randn(9, 2)\ny = (np.random.rand(9) < p).astype(int)\nr = {'acc': fit(X, y)}\n",
+            vec![Generator, Unresolved],
+        ),
+        (
+            "ok = random.random() < 0.7\nr = {'acc': ok}\n",
+            vec![Outcome],
         ),
         (
             "def ev(x):\n    return {'acc': x.mean()}\nev(pd.read_csv('a'))\n",

@@ -14,6 +14,7 @@ pub mod ctx;
 pub mod flow;
 pub mod ir;
 pub mod python;
+pub mod record;
 pub mod rules;
 pub mod verdict;
 pub mod walk;

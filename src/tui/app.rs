@@ -171,6 +171,8 @@ pub struct Data {
     /// YouRA's recorded progress (`phases.*.status`, per-hypothesis loop statuses).
     pub progress: super::progress::Progress,
     pub pause: Option<crate::vsa::pause::PauseCause>,
+    /// The data audit's recorded verdict: the Gates pane says when it is not Real.
+    pub audit: Option<crate::audit::record::Recorded>,
     /// This replay copy against its recorded run (`crate::compare`), when it is one.
     pub comparison: Option<Result<crate::compare::Comparison, String>>,
 }
@@ -356,6 +358,7 @@ fn loaded(app: &mut App, read: RunRead) {
     app.data.servers = read.servers;
     app.data.progress = read.progress;
     app.data.pause = read.pause;
+    app.data.audit = read.audit;
     app.data.comparison = read.comparison;
     // Kept from the first read: what was new when this session began stays marked.
     if !app.loaded {

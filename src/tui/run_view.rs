@@ -88,6 +88,8 @@ pub struct RunRead {
     /// A replay copy beside the run it replays (`metadata.replayed_from`); `None` for
     /// other runs, and while the history is still being read.
     pub comparison: Option<Result<crate::compare::Comparison, String>>,
+    /// The data audit's verdict the engine recorded (`audit.json`), for the Gates pane.
+    pub audit: Option<crate::audit::record::Recorded>,
 }
 
 /// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
@@ -316,6 +318,7 @@ fn assemble(
     RunRead {
         pause,
         comparison,
+        audit: crate::audit::record::read(&run.root),
         servers: super::tools::read_servers(&run.root),
         progress,
         history_pending,

@@ -23,7 +23,9 @@ mod common;
 
 mod allocation_bench;
 mod audit;
+mod audit_corpus;
 mod audit_paper;
+mod audit_tui;
 mod breakpoints;
 mod chart_downsample;
 mod cli;

@@ -35,6 +35,15 @@ fn note_in(text: &str) -> Option<&'static str> {
     NOTES.iter().copied().find(|n| lower.contains(n))
 }
 
+/// A log line that reports a failure ("ERROR … api_key not configured", a traceback's
+/// last line): the run stopped there, it did not go on with a stand-in.
+fn reports_failure(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    ["error", "exception", "traceback"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = Vec::new();
     let flow = Flow::new(&ctx.program);
@@ -113,6 +122,7 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
             .text
             .lines()
             .enumerate()
+            .filter(|(_, l)| !reports_failure(l))
             .find_map(|(i, l)| note_in(l).map(|n| (i, l, n)))
         {
             out.push(Evidence {

@@ -1,11 +1,13 @@
 //! The audit's rules, one per file, each a pure function of the [`Ctx`] returning evidence:
 //! where each metric's value comes from (`metric_origin`), data sources by use
-//! (`data_source`), mock back-ends (`mock_backend`), execution evidence (`execution`) and
+//! (`data_source`), the data the code builds when no metric can be followed
+//! (`data_census`), mock back-ends (`mock_backend`), execution evidence (`execution`) and
 //! the paper against the code (`paper`).
 
 use super::ctx::Ctx;
 use super::verdict::Evidence;
 
+pub mod data_census;
 pub mod data_source;
 pub mod execution;
 pub mod metric_origin;
@@ -15,6 +17,7 @@ pub mod paper;
 pub fn all(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = metric_origin::check(ctx);
     out.extend(data_source::check(ctx));
+    out.extend(data_census::check(ctx));
     out.extend(mock_backend::check(ctx));
     out.extend(execution::check(ctx));
     out.extend(paper::check(ctx));

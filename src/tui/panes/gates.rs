@@ -60,8 +60,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(outer, area);
     let rows = dag_rows(&snap.vsa);
     let detail_h = if inner.height > 12 { 6 } else { 3 };
-    let [table_area, detail_area] =
-        Layout::vertical([Constraint::Min(2), Constraint::Length(detail_h)]).areas(inner);
+    let audit = audit_line(app, inner.width as usize);
+    let [audit_area, table_area, detail_area] = Layout::vertical([
+        Constraint::Length(u16::from(audit.is_some())),
+        Constraint::Min(2),
+        Constraint::Length(detail_h),
+    ])
+    .areas(inner);
+    if let Some(line) = audit {
+        frame.render_widget(Paragraph::new(line), audit_area);
+    }
     let sel = app
         .selected(PaneId::Gates)
         .min(rows.len().saturating_sub(1));
@@ -122,6 +130,28 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             detail_area,
         );
     }
+}
+
+/// The run's recorded data audit, when it is not Real: one line saying what the results
+/// rest on, with the deciding `file:line` (escaped: it names a file of the run's code).
+pub fn audit_line(app: &App, width: usize) -> Option<Line<'static>> {
+    use crate::audit::verdict::Verdict;
+    let rec = app.data.audit.as_ref()?;
+    let (what, role) = match rec.verdict {
+        Verdict::Real => return None,
+        Verdict::Synthetic => ("Synthetic (generated data)", Role::Attention),
+        Verdict::Fabricated => ("Fabricated (values written in code)", Role::Error),
+        Verdict::Unknown => ("Unknown (no data source found)", Role::Attention),
+    };
+    let at = rec
+        .deciding
+        .as_deref()
+        .and_then(|d| d.split(" — ").next())
+        .map(|at| format!(" · {at}"))
+        .unwrap_or_default();
+    let raw = format!("data audit: {what}{at}");
+    let text = crate::term::escape(&raw);
+    Some(Line::styled(clip(&text, width), app.theme.style(role)))
 }
 
 /// One line per machine-readable criterion: `metric op required · measured v ✓/✗`, or, for a

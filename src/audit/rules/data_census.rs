@@ -1,0 +1,110 @@
+//! What the data is when no metric can be followed to it. Agents' metrics often pass
+//! through a model, a DataLoader loop or a framework's trainer that youra cannot follow,
+//! so every metric's origin stays unknown; the data the code builds is still plain to see.
+//! A census of the executed code's data-named assignments (`X`, `y_train`, `dataset`,
+//! `self.data`): if every one is generated (a random draw, `make_*`, a simulator) and none
+//! loaded, the results are on synthetic data; if every one is loaded (and used, not only
+//! counted) and none generated, they are on real data. Both, or neither: it says nothing.
+//! Noise added to loaded rows is loaded data (its roots hold the loader), so augmentation
+//! never counts as generated.
+
+use crate::audit::classify;
+use crate::audit::ctx::Ctx;
+use crate::audit::flow::{Flow, RootKind};
+use crate::audit::ir::How;
+use crate::audit::verdict::{Evidence, Origin, Weight};
+
+pub const RULE: &str = "data-census";
+
+/// A data-named assignment and where its value comes from.
+struct Site {
+    module: usize,
+    line: usize,
+    target: String,
+    what: String,
+}
+
+pub fn check(ctx: &Ctx) -> Vec<Evidence> {
+    if ctx.traced.iter().any(|t| t.origin != Origin::Unknown) {
+        return Vec::new();
+    }
+    let flow = Flow::new(&ctx.program);
+    let (mut generated, mut loaded) = (Vec::new(), Vec::new());
+    for (m, module) in ctx.program.modules.iter().enumerate() {
+        if !ctx.executed[m] || module.is_test {
+            continue;
+        }
+        for (s, scope) in module.scopes.iter().enumerate() {
+            for a in scope
+                .assigns
+                .iter()
+                .filter(|a| a.how == How::Set && classify::data_name(&a.target))
+            {
+                if flow.rereads_results(m, a.line) {
+                    continue;
+                }
+                let roots = flow.value(m, s, &a.value, a.line);
+                let loader = roots.iter().find(|r| r.kind == RootKind::Loader);
+                let drawn = roots
+                    .iter()
+                    .find(|r| matches!(r.kind, RootKind::Generator | RootKind::Outcome));
+                let site = |what: &str| Site {
+                    module: m,
+                    line: a.line,
+                    target: a.target.clone(),
+                    what: what.to_string(),
+                };
+                match (loader, drawn) {
+                    (None, Some(g)) => generated.push(site(&g.what)),
+                    (Some(l), None) if used(module, &a.target, a.line) => {
+                        loaded.push(site(&l.what))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let (weight, strength, first, detail) = match (generated.first(), loaded.first()) {
+        (Some(g), None) => (
+            Weight::Synthetic,
+            0.6,
+            g,
+            format!(
+                "no reported metric could be followed to its data; the data the code builds is generated (`{}` from `{}`{}) and nothing is loaded",
+                g.target,
+                g.what,
+                more(generated.len())
+            ),
+        ),
+        (None, Some(l)) => (
+            Weight::Real,
+            0.55,
+            l,
+            format!(
+                "no reported metric could be followed to its data; the data the code uses is loaded (`{}` from `{}`{}) and nothing is generated",
+                l.target,
+                l.what,
+                more(loaded.len())
+            ),
+        ),
+        _ => return Vec::new(),
+    };
+    vec![ctx.at(first.module, first.line, RULE, weight, strength, detail)]
+}
+
+fn more(n: usize) -> String {
+    if n > 1 {
+        format!(", and {} more", n - 1)
+    } else {
+        String::new()
+    }
+}
+
+/// Whether `target` is read after `line` for its values (not only `len`/`.shape`).
+fn used(module: &crate::audit::ir::Module, target: &str, line: usize) -> bool {
+    let base = target.split('.').next().unwrap_or(target);
+    module
+        .uses
+        .iter()
+        .any(|u| u.line > line && !u.counted && (u.name == target || u.name == base))
+}
