@@ -42,9 +42,10 @@ pub fn links(
                 }
                 None => (run_root, archives),
             };
+            let archive = archive_for(r, archives);
             RecordLinks {
-                archive: archive_for(r, archives).and_then(marker_file),
-                log: attempt_log(root, r),
+                archive: archive.and_then(marker_file),
+                log: record_log(root, r, archive),
             }
         })
         .collect()
@@ -110,14 +111,45 @@ fn seconds(s: &str) -> Option<i64> {
         .map(|t| t.and_utc().timestamp())
 }
 
-/// The log of the record's attempt: a log of its hypothesis whose name carries the record's
-/// run number (`run2.log`, `attempt_2.log`), else the hypothesis's newest log.
-pub fn attempt_log(run_root: &Path, rec: &MemoryRecord) -> Option<PathBuf> {
+/// The log of a record's attempt, wherever it now is: a pivot after the record moves the
+/// hypothesis's folder, logs and all, into its archive, and a new attempt of the same id
+/// may have written a log of its own in the live folder since. In order: a log carrying the
+/// record's run number (live, then archived); the archive's newest log when the archive
+/// was taken after the record (what the record's attempt left); the live folder's newest;
+/// the archive's newest.
+pub fn record_log(
+    run_root: &Path,
+    rec: &MemoryRecord,
+    archive: Option<&ArchiveMarker>,
+) -> Option<PathBuf> {
     let h = rec.hypothesis.as_deref()?;
-    let mut logs = hypothesis_logs(&run_root.join(h));
-    logs.sort_by_key(|(t, _)| std::cmp::Reverse(*t));
-    let numbered = rec.run.and_then(|n| {
-        logs.iter().find(|(_, p)| {
+    let live = hypothesis_logs(&run_root.join(h));
+    let archived = archive.map_or_else(Vec::new, |a| hypothesis_logs(&a.path.join(h)));
+    let taken_after = archive.is_some_and(|a| {
+        match (
+            a.archived_at.as_deref().and_then(seconds),
+            rec.date.as_deref().and_then(seconds),
+        ) {
+            (Some(at), Some(rec)) => at >= rec,
+            _ => live.is_empty(),
+        }
+    });
+    numbered_log(&live, rec)
+        .or_else(|| numbered_log(&archived, rec))
+        .or_else(|| newest(&archived).filter(|_| taken_after))
+        .or_else(|| newest(&live))
+        .or_else(|| newest(&archived))
+}
+
+fn newest(logs: &[(SystemTime, PathBuf)]) -> Option<PathBuf> {
+    logs.iter().max_by_key(|(t, _)| *t).map(|(_, p)| p.clone())
+}
+
+/// The log among `logs` whose name carries the record's run number (`run2.log`).
+fn numbered_log(logs: &[(SystemTime, PathBuf)], rec: &MemoryRecord) -> Option<PathBuf> {
+    let n = rec.run?;
+    logs.iter()
+        .filter(|(_, p)| {
             let name = p
                 .file_name()
                 .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -127,8 +159,8 @@ pub fn attempt_log(run_root: &Path, rec: &MemoryRecord) -> Option<PathBuf> {
                     .any(|w| w == format!("{pre}{n}"))
             })
         })
-    });
-    numbered.or(logs.first()).map(|(_, p)| p.clone())
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, p)| p.clone())
 }
 
 /// Every `*.log` of a sub-hypothesis (its folder, `results/`, `code/`, `logs/`), with its
@@ -245,12 +277,60 @@ mod tests {
                 "**Hypothesis:** h-e1\n",
             )
         };
-        assert_eq!(attempt_log(dir.path(), &rec(1)), Some(res.join("run1.log")));
         assert_eq!(
-            attempt_log(dir.path(), &rec(2)),
+            record_log(dir.path(), &rec(1), None),
+            Some(res.join("run1.log"))
+        );
+        assert_eq!(
+            record_log(dir.path(), &rec(2), None),
             Some(dir.path().join("h-e1/run2.log"))
         );
-        assert!(attempt_log(dir.path(), &rec(3)).is_some());
+        assert!(record_log(dir.path(), &rec(3), None).is_some());
         assert_eq!(hypothesis_logs(&dir.path().join("h-x")), []);
+    }
+
+    /// After a pivot the record's attempt log is in the archive: linked there, not to a
+    /// log the redesigned hypothesis (same id) wrote since, and not lost.
+    #[test]
+    fn after_a_pivot_the_log_is_found_in_the_archive() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let stamp = "20260317T050000_routing_recovery";
+        let moved = root.join("_archive").join(stamp).join("h-m1/results");
+        std::fs::create_dir_all(&moved).unwrap();
+        std::fs::write(moved.join("run.log"), "the failed attempt").unwrap();
+        let text = "**Triggered by:** h-m1 (REDESIGN)\n**Archived:** 2026-03-17T05:00:00Z\n";
+        let archive = parse_marker(stamp, &root.join("_archive").join(stamp), Some(text));
+        let rec = |date: &str| {
+            parse_record(
+                "failure_h-m1_run2",
+                Path::new("x"),
+                &format!("**Hypothesis:** h-m1\n**Date:** {date}\n"),
+            )
+        };
+        let before = rec("2026-03-17T04:59:00Z");
+        // No live folder (the pivot moved it): the archive's log.
+        let l = links(
+            root,
+            std::slice::from_ref(&before),
+            std::slice::from_ref(&archive),
+        );
+        assert_eq!(l[0].log, Some(moved.join("run.log")));
+        // The redesigned h-m1 has run since: the record still leads to its own attempt.
+        let live = root.join("h-m1/results");
+        std::fs::create_dir_all(&live).unwrap();
+        std::fs::write(live.join("run.log"), "the redesign's attempt").unwrap();
+        let l = links(
+            root,
+            std::slice::from_ref(&before),
+            std::slice::from_ref(&archive),
+        );
+        assert_eq!(l[0].log, Some(moved.join("run.log")));
+        // A record written after that archive is the live attempt's.
+        let after = rec("2026-03-17T06:00:00Z");
+        assert_eq!(
+            record_log(root, &after, Some(&archive)),
+            Some(live.join("run.log"))
+        );
     }
 }

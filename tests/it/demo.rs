@@ -426,6 +426,28 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             .contains("the claim is wrong, not the method"),
         "{d:?}"
     );
+    // h-m1's failure records still lead to their attempt's log (issue 43): the pivot moved
+    // the folder into its archive, and the link follows it there.
+    let (records, _) = youra::rundir::memory::load_dir(&dir.join("memory"));
+    let archives = youra::rundir::archive::load_archives(&dir);
+    let links = youra::rundir::lessons::links(&dir, &records, &archives);
+    let mut seen = 0;
+    for (r, l) in records.iter().zip(&links) {
+        if r.hypothesis.as_deref() == Some("h-m1") {
+            let log = l
+                .log
+                .as_deref()
+                .unwrap_or_else(|| panic!("{}: no log", r.id));
+            assert!(
+                log.is_file() && log.starts_with(dir.join("_archive")),
+                "{}: {}",
+                r.id,
+                log.display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 2, "h-m1 has records: {seen}");
     let p = paper(&dir);
     assert!(p.contains("| h-m2 | gain from body mass | 0.0323 | met |"));
     // The redesigned plan's claims are post hoc (issue 40 item 5): marked in the VSA, asked
