@@ -37,6 +37,10 @@ pub struct SteerArgs {
     /// plan/edits/ for the engine.
     #[arg(long, value_name = "PATH")]
     pub plan_file: Option<PathBuf>,
+    /// With `review edit <path>`: your version of that file of the node's code; youra saves
+    /// a copy under reviews/ for the engine, which runs it as the node's code.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
     /// Print what was written as one JSON object (see docs/ARCHITECTURE.md, "JSON output").
     #[arg(long)]
     pub json: bool,
@@ -58,6 +62,9 @@ fn outcome_json(done: &crate::steer::Steered) -> serde_json::Value {
         } => json!({
             "kind": "decision", "escalation": escalation, "verdict": verdict.as_str(),
             "action": action.map(|a| a.as_str()),
+        }),
+        Outcome::Review { review, answer } => json!({
+            "kind": "review", "review": review, "answer": answer.as_str(),
         }),
         Outcome::Breakpoint { bp, on } => json!({
             "kind": "breakpoint", "breakpoint": bp.text(), "once": bp.once, "on": on,
@@ -95,7 +102,8 @@ pub fn verbs_help() -> String {
          youra steer runs/grok breakpoint \"Phase 4\" --off --reason \"done debugging\"\n  \
          youra steer runs/grok edit n-3 --plan-file new-plan.md --reason \"use the held-out split\"\n  \
          youra steer runs/grok budget tokens=2M,time=7200 --reason \"more room for h-m1\"\n  \
-         youra steer runs/grok alpha-max 3 --reason \"keep exploring\"\n\n\
+         youra steer runs/grok alpha-max 3 --reason \"keep exploring\"\n  \
+         youra steer runs/grok review edit train.py --file mine.py --reason \"use the held-out split\"\n\n\
          Each verb is one history entry (event `steer`). Directives wait in \
          workflow.steering with state `pending` until the engine applies them.",
         crate::steer::verbs_help(),
@@ -112,14 +120,20 @@ pub fn run(args: SteerArgs) -> Result<i32> {
         Err(e) => return Ok(super::no_run(e)),
     };
     let target = args.target.join(" ");
-    let reason = match (&args.reason, args.verb.is_decision()) {
+    let answers = args.verb.is_decision() || args.verb == Verb::Review;
+    let reason = match (&args.reason, answers) {
         (Some(r), _) => r.clone(),
         (None, false) => format!("{} (command line; no reason given)", args.verb),
         (None, true) => {
             fail(
                 format!(
-                    "`{}` answers an escalation: a reason is required",
-                    args.verb
+                    "`{}` answers {}: a reason is required",
+                    args.verb,
+                    if args.verb == Verb::Review {
+                        "a review"
+                    } else {
+                        "an escalation"
+                    }
                 ),
                 &format!(
                     "youra steer {} {} --reason \"what you decided and why\"",
@@ -163,6 +177,18 @@ pub fn run(args: SteerArgs) -> Result<i32> {
                 fail(
                     &e,
                     "give --plan-file a readable Markdown file with the new plan",
+                );
+                return Ok(2);
+            }
+        }
+    }
+    if let Some(path) = &args.file {
+        match crate::steer::review::read_edit_file(path) {
+            Ok(text) => req.plan = Some(text),
+            Err(e) => {
+                fail(
+                    &e,
+                    "give --file a readable UTF-8 file: your version of the node's file",
                 );
                 return Ok(2);
             }

@@ -51,6 +51,10 @@ pub struct StageCtx<'a> {
     pub paper: &'a crate::paper::PaperSettings,
     /// `[evidence]`: repeats, confidence and interval of the gates (issue 40).
     pub evidence: &'a crate::config_evidence::EvidenceSettings,
+    /// `[review]`: when an experiment waits for the researcher before it runs.
+    pub review: &'a crate::config_review::ReviewSettings,
+    /// Set when the engine is asked to stop (the TUI quit): a review's wait ends on it.
+    pub cancel: &'a std::sync::atomic::AtomicBool,
 }
 
 pub type Vars = BTreeMap<&'static str, String>;

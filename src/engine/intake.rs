@@ -125,8 +125,8 @@ pub fn plan(d: &Directive, snap: &Snapshot) -> Plan {
         | Verb::AlphaMax => reject(
             "this run's hypothesis loop does not search a plan tree, so plan-node directives have nothing to act on",
         ),
-        Verb::Approve | Verb::Reject | Verb::Override | Verb::Breakpoint => {
-            reject("not a directive: decisions and breakpoints have their own fields")
+        Verb::Approve | Verb::Reject | Verb::Override | Verb::Breakpoint | Verb::Review => {
+            reject("not a directive: decisions, reviews and breakpoints have their own fields")
         }
     }
 }

@@ -201,7 +201,9 @@ fn expand(
         .iter()
         .filter_map(|c| tree.get(c)?.plan.clone())
         .collect();
-    let prompt = crate::plan::expansion_prompt(&evidence, m);
+    // The researcher's rejections at review (decision 0040) reach the reflector here.
+    let prompt = crate::plan::expansion_prompt(&evidence, m)
+        + &super::stages::review_marks::rejections_note(tree, id);
     let system = ctx.prompts.render("system/executor", &Default::default())?;
     // The reflector's rows are the plan's planning: charged to the budget, not to the node.
     ctx.roles

@@ -356,6 +356,8 @@ impl Engine {
             sandbox: self.config.exec.sandbox,
             paper: &self.config.paper,
             evidence: &self.config.evidence,
+            review: &self.config.review,
+            cancel: &self.options.cancel,
         }
     }
 

@@ -73,6 +73,17 @@ pub fn notice_for(event: &Event, run: &Path) -> Option<Notice> {
                 ),
             )
         }
+        // An experiment waiting for review before it runs (decision 0040).
+        "review" if event.result.is_none() && event.action.as_deref() != Some("edit") => {
+            let h = clean(event.hypothesis.as_deref().unwrap_or("?"), 40);
+            (
+                format!("youra: ⚑ {h} waits"),
+                format!("{name}: {h}'s experiment waits for review ({msg})"),
+                format!(
+                    "youra steer {dir} review approve --reason \"your reason\" (or reject, branch, edit <file> --file <yours>)"
+                ),
+            )
+        }
         "stop" => (
             format!("youra: ■ {name} MUST_STOP"),
             format!("{name} stopped: {msg}"),
@@ -142,6 +153,19 @@ mod tests {
                 ev("completed"),
                 Some(("youra: ✓ grok complete", "youra report html /runs/grok")),
             ),
+            (
+                ev("review")
+                    .hypothesis("h-e1")
+                    .action("n-0002")
+                    .message("rv-9 waits"),
+                Some((
+                    "youra: ⚑ h-e1 waits",
+                    "youra steer /runs/grok review approve --reason",
+                )),
+            ),
+            // The answer's own event and an edit being applied call no one.
+            (ev("review").hypothesis("h-e1").result("approved"), None),
+            (ev("review").hypothesis("h-e1").action("edit"), None),
             (ev("stage_start"), None),
             (ev("gate"), None),
             (ev("notify"), None),

@@ -104,6 +104,10 @@ pub enum SteerError {
          `[steer] second_approval` needs two different names)"
     )]
     SameApprover { what: String, by: String },
+    /// A review answer that cannot apply (no review waits, one already answered, a bad
+    /// target or edit); the text says what to do.
+    #[error("{0}")]
+    Review(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -14,6 +14,7 @@ mod edit;
 mod error;
 mod plan;
 mod request;
+pub mod review;
 mod second;
 mod target;
 mod verb;
@@ -87,6 +88,9 @@ impl Steered {
             Outcome::Breakpoint { bp, on: false } => {
                 format!("breakpoint {} removed (revision {rev})", bp.describe())
             }
+            Outcome::Review { review, answer } => {
+                format!("review {review} {} (revision {rev})", answer.as_str())
+            }
         }
     }
 }
@@ -138,6 +142,13 @@ pub fn apply(store: &Store, req: &Request, layout: Layout) -> Result<Steered, St
         // names it is written only once the file is there.
         if let (Outcome::Directive { id, .. }, Some(text)) = (&p.outcome, req.plan.as_deref()) {
             edit::save(run, id, text)?;
+        }
+        // A review's edited file likewise, before the answer that names it.
+        if let (Outcome::Review { review: id, answer }, Some(text)) =
+            (&p.outcome, req.plan.as_deref())
+            && *answer == crate::vsa::review::Answer::Edit
+        {
+            review::save(run, id, text)?;
         }
         Ok::<_, SteerError>((p.mutation, (p.outcome, p.approval)))
     })?;

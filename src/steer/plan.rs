@@ -34,7 +34,7 @@ fn checked(req: &Request) -> Result<Arg, SteerError> {
         (Verb::Edit, None) if req.needs_two() => {}
         (Verb::Edit, None) => return Err(SteerError::NoPlanText),
         (Verb::Edit, Some(p)) if p.trim().is_empty() => return Err(SteerError::NoPlanText),
-        (Verb::Edit, Some(_)) | (_, None) => {}
+        (Verb::Edit | Verb::Review, Some(_)) | (_, None) => {}
         (verb, Some(_)) => return Err(SteerError::PlanWithoutEdit { verb }),
     }
     if req.reason.trim().is_empty() {
@@ -55,6 +55,7 @@ pub fn plan(req: &Request, snap: &Snapshot, layout: Layout) -> Result<Plan, Stee
         reason,
     })?;
     match arg {
+        _ if req.verb == Verb::Review => super::review::plan(req, snap),
         Arg::Break(bp) => breakpoint(req, snap, bp),
         Arg::Action(action) => decision(req, snap, Some(action)),
         _ if req.verb.is_decision() => decision(req, snap, None),

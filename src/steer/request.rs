@@ -89,6 +89,11 @@ pub enum Outcome {
         bp: super::breakpoint::Breakpoint,
         on: bool,
     },
+    /// The answer to review `review` (`workflow.pending_review.decision`).
+    Review {
+        review: String,
+        answer: crate::vsa::review::Answer,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

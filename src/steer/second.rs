@@ -361,7 +361,8 @@ mod tests {
     fn the_configurable_decisions_are_the_verbs_but_breakpoint() {
         let verbs: Vec<&str> = Verb::ALL
             .iter()
-            .filter(|v| **v != Verb::Breakpoint)
+            // A review's answer takes one name (decision 0040): not configurable yet.
+            .filter(|v| !matches!(v, Verb::Breakpoint | Verb::Review))
             .map(|v| v.name())
             .collect();
         assert_eq!(verbs, crate::vsa::actor::DECISIONS);

@@ -48,6 +48,8 @@ pub(super) fn shape(verb: Verb, target: Option<&str>, off: bool) -> Result<Arg, 
         TargetKind::PlanNode | TargetKind::PlanNodeWithPlan => Arg::PlanNode(plan_node(&need()?)?),
         TargetKind::Budget | TargetKind::AlphaMax => Arg::Value(plan_value(verb, &need()?)?),
         TargetKind::Action => Arg::Action(need()?.parse()?),
+        // Checked with the run (`review::plan`), after the layout: a word or two.
+        TargetKind::Review => Arg::Value(target.unwrap_or_default().to_string()),
         TargetKind::Stage => {
             let t = need()?;
             match Breakpoint::parse(&t) {

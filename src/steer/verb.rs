@@ -27,6 +27,7 @@ pub enum Verb {
     Reject,
     Override,
     Breakpoint,
+    Review,
 }
 
 /// What a verb acts on, so the CLI and the TUI's `:` line can check and complete it.
@@ -52,6 +53,8 @@ pub enum TargetKind {
     Action,
     /// A stage or a condition (`breakpoint "Phase 4"`, `break "once gate FAIL"`).
     Stage,
+    /// The answer to an experiment waiting for review (`review approve`, `review edit main.py`).
+    Review,
 }
 
 /// Why every verb is refused on a folder YouRA wrote itself.
@@ -59,7 +62,7 @@ pub const YOURA_FOLDER_REASON: &str = "this is a YouRA research folder: no youra
      so steering directives would never be applied; VSA field edits (`youra vsa set`) still work";
 
 impl Verb {
-    pub const ALL: [Verb; 19] = [
+    pub const ALL: [Verb; 20] = [
         Verb::Pause,
         Verb::Resume,
         Verb::Step,
@@ -79,6 +82,7 @@ impl Verb {
         Verb::Reject,
         Verb::Override,
         Verb::Breakpoint,
+        Verb::Review,
     ];
 
     pub fn name(self) -> &'static str {
@@ -102,6 +106,7 @@ impl Verb {
             Verb::Reject => "reject",
             Verb::Override => "override",
             Verb::Breakpoint => "breakpoint",
+            Verb::Review => "review",
         }
     }
 
@@ -121,6 +126,7 @@ impl Verb {
             Verb::AlphaMax => TargetKind::AlphaMax,
             Verb::Override => TargetKind::Action,
             Verb::Breakpoint => TargetKind::Stage,
+            Verb::Review => TargetKind::Review,
         }
     }
 
@@ -137,6 +143,7 @@ impl Verb {
             TargetKind::AlphaMax => " <a>",
             TargetKind::Action => " <action>",
             TargetKind::Stage => " <stage-or-condition> [--off]",
+            TargetKind::Review => " approve|reject|branch|edit <path> [--file <f>]",
         };
         format!("{}{arg}", self.name())
     }
@@ -166,6 +173,10 @@ impl Verb {
                 "pause before a stage, or on a condition: `after gate FAIL|INCONCLUSIVE|any`, \
                  `budget 50%`, `new branch`, `escalation`, `sandbox violation`; `once …` is used \
                  up by its stop; --off removes it (also `break`)"
+            }
+            Verb::Review => {
+                "answer the experiment waiting for review: run it, reject it (pruned), run the \
+                 rest of its branch unasked, or run your edit of a file (--file)"
             }
         }
     }

@@ -128,6 +128,27 @@ fn from_history(items: &[Node]) -> Vec<Deviation> {
             out.push(dev);
             continue;
         }
+        if path == super::review::DECISION_PATH && event == "steer" {
+            // A review's answer that changed what ran (decision 0040): an edit or a rejection.
+            let d = flow(text(item.get("new")));
+            let target = text(item.get("target")).unwrap_or_default();
+            let kind = match field(&d, "verdict").as_deref() {
+                Some("edited") => "code edit",
+                Some("rejected") => "experiment rejected",
+                _ => continue,
+            };
+            let file = field(&d, "path")
+                .map(|p| format!(", code/{p}"))
+                .unwrap_or_default();
+            out.push(Deviation {
+                kind: kind.into(),
+                what: format!("review {target}{file}"),
+                who: actor,
+                why,
+                when,
+            });
+            continue;
+        }
         let gate = path.contains(".gate.");
         if let Some(end) = path.find(".gate.criteria") {
             let first = planned.insert(path[..end].to_string());

@@ -29,6 +29,7 @@ mod outside;
 pub mod path;
 pub mod pause;
 pub mod repair;
+pub mod review;
 pub mod schema;
 pub mod stale;
 pub mod store;

@@ -59,6 +59,8 @@ pub struct Workflow {
     pub breakpoints: Vec<String>,
     /// youra's `pending_escalation`: raised, and decided or not (see [`Workflow::awaits_decision`]).
     pub escalation: Option<super::escalation::Escalation>,
+    /// An experiment waiting for the researcher's review (`workflow.pending_review`).
+    pub review: Option<super::review::PendingReview>,
     /// A transition the engine began and must finish before anything else
     /// (`workflow.pending_transition`: a failed gate's recovery).
     pub pending_transition: Option<Transition>,
@@ -100,6 +102,11 @@ impl Workflow {
     /// An escalation waits for the researcher's decision (present, not yet decided).
     pub fn awaits_decision(&self) -> bool {
         self.escalation.as_ref().is_some_and(|e| e.waits())
+    }
+
+    /// An experiment waits for the researcher's review (raised, not yet answered).
+    pub fn awaits_review(&self) -> bool {
+        self.review.as_ref().is_some_and(|r| r.waits())
     }
 }
 

@@ -221,6 +221,9 @@ impl Reader {
             escalation: w
                 .get("pending_escalation")
                 .and_then(super::escalation::Escalation::read),
+            review: w
+                .get("pending_review")
+                .and_then(super::review::PendingReview::read),
         }
     }
 

@@ -81,6 +81,13 @@ const LOOPS: &[(At, &str, Bound)] = &[
         Bound::Setting("exec.slurm.outage_wait_s"),
     ),
     (
+        Some(("engine/stages/review_gate.rs", "loop {")),
+        "an experiment waiting for review before it runs",
+        Bound::Because(
+            "ends on the researcher's answer, after engine.approval_timeout_s when set (the waiting policy answers), when workflow.pending_review is cleared, or on the engine's cancel",
+        ),
+    ),
+    (
         Some(("engine/init.rs", "loop {")),
         "copying one data file into data/ while hashing it",
         Bound::Because(

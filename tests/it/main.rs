@@ -46,6 +46,7 @@ mod evidence_paper;
 mod evidence_stats;
 mod exec;
 mod experiment_index;
+mod experiment_review;
 mod gate_evidence_shown;
 mod gateway;
 mod handed_run;

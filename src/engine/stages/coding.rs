@@ -189,6 +189,12 @@ pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, Stage
     while p.attempt <= ctx.settings.repair_attempts.saturating_add(1) {
         match prepare(ctx, &p)? {
             Prepared::Repair(why) => p.repair(ctx, why),
+            // Rejected at review: a node is pruned and the step starts again; with no node
+            // to prune the coder hears why (decision 0040).
+            Prepared::Rejected(r) => match super::review_gate::after_rejection(ctx, &p, &r)? {
+                Some(note) => return Err(StageError::Rerouted(note)),
+                None => p.repair(ctx, r.prompt()),
+            },
             Prepared::Started {
                 files,
                 job,
@@ -250,6 +256,7 @@ pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, Stage
 /// started; or what to repair before anything could run.
 enum Prepared {
     Repair(String),
+    Rejected(super::review_gate::Rejection),
     Started {
         files: Files,
         job: Box<dyn crate::exec::RunningJob>,
@@ -339,6 +346,11 @@ fn prepare(ctx: &StageCtx<'_>, p: &Progress) -> Result<Prepared, StageError> {
     if let Some(why) = tested {
         return Ok(Prepared::Repair(why));
     }
+    // `[review] before_experiment`: the researcher may read, edit or reject it first.
+    let code = match super::review_gate::before_experiment(ctx, p, &argv, code)? {
+        super::review_gate::Reviewed::Run(code) => code,
+        super::review_gate::Reviewed::Rejected(r) => return Ok(Prepared::Rejected(r)),
+    };
     match start_job(ctx, id, argv.clone(), &p.seeds) {
         Ok(job) => Ok(Prepared::Started {
             files,
