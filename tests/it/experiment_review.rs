@@ -394,3 +394,95 @@ fn an_edit_through_the_cli_is_the_nodes_committed_code_and_runs() {
     assert_eq!((d.who.as_str(), d.why.as_str()), ("ana", "leave a mark"));
     assert!(d.what.contains("code/centroid.py"), "{}", d.what);
 }
+
+#[test]
+fn branch_runs_the_rest_of_the_sub_hypothesis_unasked() {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.92));
+    s.failing_attempt(
+        "h-e1",
+        &code_reply("centroid.py", CENTROID_PY, &[]),
+        "Method",
+        0.7,
+        &verdict("NotValid", 0.3),
+    );
+    s.round(1)
+        .reply(
+            "reflector",
+            "coding_validation",
+            Some("h-e1"),
+            1,
+            crate::plan_code::EXPANSION,
+        )
+        .passing_attempt(
+            "h-e1",
+            &code_reply("scaled.py", crate::plan_code::SCALED_PY, &[]),
+        );
+    let (_g, run) = replay_run(&s, &toml(true));
+    with_data(&run);
+    let e = engine(&run);
+    let first = waits(&run, &e);
+    assert_eq!(first.node.as_deref(), Some("n-0001"));
+    answer(
+        &run,
+        &["branch"],
+        "I trust this sub-hypothesis",
+        "ana",
+        None,
+    );
+    let _ = e.join().unwrap();
+    assert_eq!(
+        common::vsa_field(&run, "sub_hypotheses.h-e1.status").as_deref(),
+        Some("VALIDATED")
+    );
+    assert_eq!(executed(&run).len(), 2, "the child ran too");
+    assert_eq!(
+        review_log(&run),
+        vec![(first.id.clone().unwrap(), "branch".into(), "ana".into())],
+        "one review: the child was not asked about"
+    );
+    let snap = youra::vsa::Store::new(run.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    assert_eq!(
+        youra::vsa::review::approved_branches(&snap.doc),
+        vec!["h-e1".to_string()]
+    );
+}
+
+#[test]
+fn an_unanswered_review_follows_the_waiting_policy() {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-e1",
+            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        );
+    let (_g, run) = replay_run(
+        &s,
+        &format!(
+            "approval_timeout_s = 0.3\napproval_default = \"approve\"\n{}",
+            toml(false)
+        ),
+    );
+    with_data(&run);
+    let _ = common::script::run_engine(&run, true);
+    assert_eq!(
+        common::vsa_field(&run, "sub_hypotheses.h-e1.status").as_deref(),
+        Some("VALIDATED")
+    );
+    let log = review_log(&run);
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].1.as_str(), log[0].2.as_str()),
+        ("approved", "policy")
+    );
+}
