@@ -37,14 +37,11 @@ fn main() -> color_eyre::Result<()> {
     match youra::cli::run() {
         Ok(code) => std::process::exit(code),
         Err(report) => {
-            // What `main` returning the error would print, with control characters and bidi
-            // overrides made visible (`youra::term`), and the same exit status.
-            eprintln!("Error: {}", youra::term::escape(&format!("{report:?}")));
-            // A folder that holds no run exits as it does from every command that says so.
-            let no_run = report
-                .chain()
-                .any(|e| e.is::<youra::rundir::discover::NotARun>());
-            std::process::exit(if no_run { youra::cli::NO_RUN } else { 1 })
+            // Every command's one error format (`cli::error_text`), escaped, with the exit
+            // status a folder without a run gets from every command.
+            let (text, code) = youra::cli::report_error(&report);
+            eprint!("{text}");
+            std::process::exit(code)
         }
     }
 }

@@ -37,9 +37,9 @@ pub struct AuditArgs {
 
 pub fn run(args: AuditArgs) -> Result<i32> {
     if !args.folder.is_dir() {
-        eprintln!(
-            "youra audit: {} is not a folder; give the folder that holds the research output's code and results",
-            args.folder.display()
+        super::fail(
+            format!("{} is not a folder", args.folder.display()),
+            "give the folder that holds the research output's code and results",
         );
         return Ok(USAGE);
     }
@@ -50,7 +50,10 @@ pub fn run(args: AuditArgs) -> Result<i32> {
                 text,
             }),
             Err(e) => {
-                eprintln!("youra audit: cannot read the paper {}: {e}", p.display());
+                super::fail(
+                    format!("cannot read the paper {}: {e}", p.display()),
+                    "give --paper the manuscript's Markdown or text file",
+                );
                 return Ok(USAGE);
             }
         },
@@ -64,7 +67,10 @@ pub fn run(args: AuditArgs) -> Result<i32> {
     let report = match audit::audit_folder(&args.folder, options) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("youra audit: cannot read {}: {e}", args.folder.display());
+            super::fail(
+                format!("cannot read {}: {e}", args.folder.display()),
+                "check that the folder is readable, then run the audit again",
+            );
             return Ok(USAGE);
         }
     };

@@ -475,17 +475,45 @@ fn refuse_no_run(dir: &std::path::Path) -> Option<i32> {
     if dir.join("youra.toml").is_file() || crate::rundir::discover(dir).is_ok() {
         return None;
     }
-    eprintln!("error: no run here: {} ({NO_RUN_HINT})", dir.display());
+    fail(format!("no run here: {}", dir.display()), NO_RUN_HINT);
     Some(NO_RUN)
 }
 
 /// Print an error the way every command does: what went wrong, then what to do.
 pub(crate) fn fail(what: impl std::fmt::Display, hint: &str) -> i32 {
-    eprintln!("error: {what}");
-    if !hint.is_empty() {
-        eprintln!("  hint: {hint}");
-    }
+    eprint!("{}", error_text(&what.to_string(), &[], hint));
     1
+}
+
+/// The one error format of every command: `error: <what>`, then each underlying cause on
+/// its own `  because: ` line and what to do on `  hint: `. Outside text in it (a path, a
+/// statement, a model's words) is escaped for the terminal here, once.
+pub fn error_text(what: &str, causes: &[String], hint: &str) -> String {
+    let line = |s: &str| crate::term::escape(s.trim()).replace('\n', "\n    ");
+    let mut out = format!("error: {}\n", line(what));
+    for c in causes {
+        out.push_str(&format!("  because: {}\n", line(c)));
+    }
+    if !hint.is_empty() {
+        out.push_str(&format!("  hint: {}\n", line(hint)));
+    }
+    out
+}
+
+/// An error that reached `main` (`?` in a command), in [`error_text`]'s format with its
+/// exit status: [`NO_RUN`] for a folder that holds no run (with that hint), else 1.
+pub fn report_error(report: &color_eyre::Report) -> (String, i32) {
+    let mut chain = report.chain().map(|e| e.to_string());
+    let what = chain.next().unwrap_or_default();
+    let causes: Vec<String> = chain.collect();
+    let no_run = report
+        .chain()
+        .any(|e| e.is::<crate::rundir::discover::NotARun>());
+    let hint = if no_run { NO_RUN_HINT } else { "" };
+    (
+        error_text(&what, &causes, hint),
+        if no_run { NO_RUN } else { 1 },
+    )
 }
 
 /// `youra config show <dir>`: the effective configuration, one value per line, with its

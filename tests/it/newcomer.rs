@@ -58,7 +58,7 @@ fn run_and_doctor_on_a_missing_folder_say_no_run_here_with_the_status_all_comman
             assert_eq!(
                 stderr.trim(),
                 format!(
-                    "error: no run here: {} (create one with `youra init <dir> --topic …` or `youra demo`)",
+                    "error: no run here: {}\n  hint: create one with `youra init <dir> --topic …` or `youra demo`",
                     dir.display()
                 ),
                 "{cmd}"
@@ -333,5 +333,65 @@ fn the_readme_command_table_has_every_command() {
         "| `youra plan checkout <dir>",
     ] {
         assert!(table.iter().any(|r| r.starts_with(row)), "{row}");
+    }
+}
+
+/// One error format across commands (issue 43): whatever fails — a folder with no run, a
+/// command that needs a terminal, a broken youra.toml, a misspelt value, an audit of a file
+/// — stderr is `error: <what>` then only indented `because:` / `hint:` lines (no
+/// "Error:\n   0:" report, no "youra audit:" prefix), and outside text in it is escaped.
+#[test]
+fn every_command_fails_in_one_format() {
+    let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (run, home) = init(tmp.path());
+    let missing = tmp.path().join("no\u{1b}[31mwhere");
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap_or_else(|e| panic!("{e}"));
+    let broken = tmp.path().join("broken");
+    std::fs::create_dir_all(&broken).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(run.join("youra.toml"), broken.join("youra.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(broken.join("youra.toml"), "[engine\nmax_rounds = 3\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (r, m, f, b) = (s(&run), s(&missing), s(&file), s(&broken));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", m],
+        vec!["doctor", m],
+        vec!["status", m],
+        vec!["tui", "--run", r],
+        vec!["audit", f],
+        vec!["config", "show", b],
+        vec!["doctor", b],
+        vec![
+            "vsa",
+            "set",
+            r,
+            "workflow.status",
+            "NOT_A_STATUS",
+            "--reason",
+            "r",
+        ],
+        vec!["vsa", "history", m],
+        vec!["report", "check", m],
+        vec!["steer", r, "approve"],
+    ];
+    for args in cases {
+        let o = youra(&args, &home);
+        let (_, stderr) = out(&o);
+        assert_ne!(o.status.code(), Some(0), "{args:?} fails");
+        let mut lines = stderr.lines().filter(|l| !l.starts_with("warning: "));
+        let first = lines.next().unwrap_or_default();
+        assert!(first.starts_with("error: "), "{args:?}: {stderr}");
+        for l in lines {
+            assert!(
+                l.starts_with("  ") && !l.trim().is_empty(),
+                "{args:?}: a line outside the format: {l:?}\n{stderr}"
+            );
+        }
+        assert!(
+            !stderr.contains("Error:") && !stderr.contains("youra audit:"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains('\u{1b}'), "{args:?}: escaped: {stderr:?}");
     }
 }
