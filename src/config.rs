@@ -485,6 +485,7 @@ fn located(text: &str, e: &toml::de::Error) -> String {
             let message = crate::config_words::key_at(text, line)
                 .and_then(|key| crate::config_words::wrong_type(e.message(), &key))
                 .or_else(|| crate::config_words::unknown_variant(e.message()))
+                .or_else(|| crate::config_words::unknown_field(e.message()))
                 .unwrap_or_else(|| e.message().to_string());
             format!("line {line}, column {col} (`{src}`): {message}")
         }

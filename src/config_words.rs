@@ -80,6 +80,17 @@ pub fn unknown_variant(message: &str) -> Option<String> {
     Some(format!("{message}: did you mean `{near}`?"))
 }
 
+/// serde's "unknown field `max_resume`, expected one of `max_resumes`, …" said short when a
+/// known name is near: "unknown field `max_resume`: did you mean `max_resumes`?" (the
+/// whole list only when none is). `None` for any other message.
+pub fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (given, expected) = rest.split_once("`, expected ")?;
+    let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let near = nearest(given, names.iter().copied())?;
+    Some(format!("unknown field `{given}`: did you mean `{near}`?"))
+}
+
 /// The value the researcher most likely meant: a quoted number or boolean unquoted, a
 /// number quoted where text is wanted, a fraction's whole part where a count is wanted.
 fn meant(found: &str, expected: &str) -> Option<String> {
@@ -240,5 +251,20 @@ mod tests {
             None,
             "nothing near: serde's words stand"
         );
+    }
+
+    #[test]
+    fn an_unknown_field_names_the_nearest_known_one() {
+        let m = "unknown field `max_resume`, expected one of `max_resumes`, `review_max_rounds`";
+        assert_eq!(
+            unknown_field(m).as_deref(),
+            Some("unknown field `max_resume`: did you mean `max_resumes`?")
+        );
+        assert_eq!(
+            unknown_field("unknown field `zzzzzz`, expected one of `max_resumes`"),
+            None,
+            "no near name: serde's list stays"
+        );
+        assert_eq!(unknown_field("invalid type: string"), None);
     }
 }
