@@ -100,6 +100,8 @@ fn counter_examples_carry_no_fabricated_or_synthetic_evidence() {
         "scaled_reread",
         // "ERROR … api_key not configured" in a log: the run stopped, it used no stand-in.
         "log_error_not_stand_in",
+        // A flag set False, then True when the answer matches, is measured.
+        "measured_flag",
     ] {
         let report = audit_case(&fixtures().join(case));
         let against: Vec<_> = report

@@ -23,10 +23,9 @@ const GENERATOR_MODULES: [&str; 4] = [
     "numpy.random.",
     "torch.distributions.",
 ];
-const LOADER_CALLS: [&str; 22] = [
+const LOADER_CALLS: [&str; 21] = [
     "open",
     "load",
-    "loads",
     "loadtxt",
     "genfromtxt",
     "fromfile",
@@ -47,9 +46,11 @@ const LOADER_CALLS: [&str; 22] = [
     "DatasetFolder",
     "load_files",
 ];
-const WRAPPERS: [&str; 16] = [
+/// `json.loads(text)` parses text already in memory (an LLM's reply, a file read
+/// elsewhere): its value is its argument's, which is followed.
+const WRAPPERS: [&str; 17] = [
     "round", "float", "int", "abs", "mean", "median", "sum", "min", "max", "item", "tolist",
-    "float64", "float32", "tensor", "array", "asarray",
+    "float64", "float32", "tensor", "array", "asarray", "loads",
 ];
 
 /// Whether a name (a class, a module, a function) says it stands in for a real back-end.
@@ -60,6 +61,22 @@ pub fn mock_name(name: &str) -> bool {
         .iter()
         .any(|w| lower.starts_with(w) || lower.contains(&format!("_{w}")))
         || ["MagicMock", "Mock"].contains(&last)
+}
+
+/// Whether a function's name says it stands in for what it should measure
+/// (`generate_mock_results`, `simulated_response`, `fake_scores`): a mock word and a
+/// result word. `create_dummy_input` (a shape for tracing a model) is neither.
+pub fn mock_result_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let mock = mock_name(name)
+        || ["mock", "fake", "simulated", "dummy"]
+            .iter()
+            .any(|w| lower.contains(&format!("_{w}_")));
+    mock && [
+        "result", "metric", "score", "response", "output", "eval", "answer", "accurac",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
 }
 
 /// Whether a function name says it makes data up (`generate_synthetic_data`, `simulate_users`).
@@ -214,6 +231,7 @@ mod tests {
             ("unittest.mock.MagicMock", Mock),
             ("len", Count),
             ("round", Wrapper),
+            ("json.loads", Wrapper),
             ("np.mean", Wrapper),
             ("model.fit", Other),
             ("self.fetch_f", Other),
@@ -222,6 +240,22 @@ mod tests {
             ("accuracy_score", Other),
         ] {
             assert_eq!(kind(callee), want, "{callee}");
+        }
+    }
+
+    #[test]
+    fn stand_in_functions_are_told_from_dummy_inputs() {
+        for (name, want) in [
+            ("generate_mock_results", true),
+            ("simulated_response", true),
+            ("fake_scores", true),
+            ("MockLLM", false),
+            ("create_dummy_input", false),
+            ("simulate_user", false),
+            ("generate_results", false),
+            ("evaluate", false),
+        ] {
+            assert_eq!(mock_result_name(name), want, "{name}");
         }
     }
 

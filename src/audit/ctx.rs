@@ -32,6 +32,9 @@ pub struct Ctx {
     /// Per module: on the executed path (not a test, and reached from the script the logs
     /// name when they name one).
     pub executed: Vec<bool>,
+    /// Per module: another module of the output imports it (its `__main__` block is a
+    /// self-test, not the run).
+    pub imported: Vec<bool>,
     pub results: Vec<TextFile>,
     pub logs: Vec<TextFile>,
     /// Names of data files in the folder (too big or not text).
@@ -44,6 +47,11 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// Whether `line` of module `m` is the self-test of a module the run imports.
+    pub fn self_test(&self, m: usize, line: usize) -> bool {
+        self.imported[m] && self.module(m).in_main_block(line)
+    }
+
     pub fn module(&self, m: usize) -> &Module {
         &self.program.modules[m]
     }
@@ -139,7 +147,10 @@ const METRIC_WORDS: [&str; 36] = [
     "pearson",
 ];
 /// Keys that hold a setting or a number from elsewhere, not a measurement.
-const NOT_MEASURED: [&str; 14] = [
+const NOT_MEASURED: [&str; 16] = [
+    // `gradient_accumulation_steps` starts with "acc" and measures nothing.
+    "accumulation",
+    "accumulate",
     "target",
     "threshold",
     "expected",

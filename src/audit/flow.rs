@@ -313,7 +313,10 @@ impl<'p> Flow<'p> {
             if !live.is_empty() {
                 let mut out = Roots::new();
                 for a in live {
-                    let mut r = self.expr(m, i, &a.value, a.line, direct, depth);
+                    // `q *= 0.9`, `n += 1`: a number that scales or steps the value it
+                    // changes, not the value.
+                    let step = a.how == How::Augment && matches!(a.value, Expr::Num(_));
+                    let mut r = self.expr(m, i, &a.value, a.line, direct && !step, depth);
                     // `y = (rng.random(n) < p)`: labels drawn against a rate are generated
                     // data, not outcomes typed in for a metric.
                     if classify::data_name(&a.target) {

@@ -93,6 +93,10 @@ pub struct MetricSite {
     pub scope: usize,
     /// The name the enclosing dict is assigned to, when there is one (`config`, `baselines`).
     pub holder: Option<String>,
+    /// Inside a branch, loop or handler: it may not run (`if not gold: return {"f1": 1.0}`).
+    pub guarded: bool,
+    /// The dict literal it is an entry of (its byte offset), to read its entries together.
+    pub dict: Option<usize>,
 }
 
 /// A branch that may be a fallback: an `except` handler or an `if`/`else` body, with the
@@ -147,6 +151,8 @@ pub struct Module {
     /// Non-docstring string literals (their literal text) with their line.
     pub strings: Vec<(usize, String)>,
     pub main_guard: bool,
+    /// The lines of its `if __name__ == "__main__":` block, first and last.
+    pub main_block: Option<(usize, usize)>,
     /// Where nesting beyond the parser walk's bound was cut (the rest of that subtree unread).
     pub too_deep: Option<usize>,
     /// The parser found syntax errors (the file was still read as far as it parsed).
@@ -160,6 +166,11 @@ pub struct Module {
 }
 
 impl Module {
+    /// Whether `line` is in the module's `if __name__ == "__main__":` block.
+    pub fn in_main_block(&self, line: usize) -> bool {
+        self.main_block.is_some_and(|(a, b)| line >= a && line <= b)
+    }
+
     /// The line in the file as a reader opens it (a notebook's JSON line).
     pub fn file_line(&self, line: usize) -> usize {
         match &self.line_map {

@@ -120,6 +120,7 @@ pub fn analyze(mut input: Input) -> Report {
     let mut program = Program::new(modules);
     program.taken = taken_branches(&program.modules, &input.logs);
     let executed = executed(&program, &input.logs);
+    let imported = imported(&program);
     let mut wanted = input.options.metrics.clone();
     for r in &input.results {
         wanted.extend(
@@ -131,7 +132,7 @@ pub fn analyze(mut input: Input) -> Report {
     wanted.sort();
     wanted.dedup();
     let flow = Flow::new(&program);
-    let traced = trace(&program, &flow, &executed, &wanted);
+    let traced = trace(&program, &flow, &executed, &imported, &wanted);
     if flow.exhausted() {
         notes.push("the value-following budget ran out; some metrics' sources are unknown".into());
     }
@@ -142,6 +143,7 @@ pub fn analyze(mut input: Input) -> Report {
         files: program.modules.len(),
         program,
         executed,
+        imported,
         results: input.results,
         logs: input.logs,
         data_files: input.data_files,
@@ -267,12 +269,7 @@ fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     let mut stack: Vec<usize> = (0..n).filter(|i| run[*i]).collect();
     while let Some(i) = stack.pop() {
         for imp in &program.modules[i].imports {
-            let target = program.module_named(i, &imp.module).or_else(|| {
-                imp.name.as_ref().and_then(|name| {
-                    program
-                        .module_named(i, &format!("{}.{name}", imp.module.trim_start_matches('.')))
-                })
-            });
+            let target = import_target(program, i, imp);
             if let Some(t) = target.filter(|t| !run[*t] && !program.modules[*t].is_test) {
                 run[t] = true;
                 stack.push(t);
@@ -282,13 +279,76 @@ fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     run
 }
 
+/// Dict literals that weigh metrics rather than report them: three or more entries, every
+/// value a number, summing to 1 (`{"Accuracy": 0.2, "Robustness": 0.4, "Fairness": 0.4}`).
+/// As the dicts' offsets. A results dict of three typed-in rates that happen to sum to 1
+/// is missed here (its file is still read by the execution rules).
+fn weight_rows(module: &Module) -> std::collections::HashSet<usize> {
+    let mut rows: std::collections::HashMap<usize, Vec<Option<f64>>> =
+        std::collections::HashMap::new();
+    for s in &module.sites {
+        let Some(dict) = s.dict else { continue };
+        let v = match &s.value {
+            Expr::Num(x) => x.parse::<f64>().ok(),
+            _ => None,
+        };
+        rows.entry(dict).or_default().push(v);
+    }
+    rows.into_iter()
+        .filter(|(_, vs)| {
+            vs.len() >= 3
+                && vs.iter().all(Option::is_some)
+                && (vs.iter().flatten().sum::<f64>() - 1.0).abs() < 1e-6
+        })
+        .map(|(k, _)| k)
+        .collect()
+}
+
+fn is_one(lit: &str) -> bool {
+    lit.parse::<f64>().is_ok_and(|x| x == 1.0)
+}
+
+/// The module of the output that an import names, if any.
+fn import_target(program: &Program, from: usize, imp: &ir::Import) -> Option<usize> {
+    program.module_named(from, &imp.module).or_else(|| {
+        imp.name.as_ref().and_then(|name| {
+            program.module_named(
+                from,
+                &format!("{}.{name}", imp.module.trim_start_matches('.')),
+            )
+        })
+    })
+}
+
+/// Per module: another module of the output imports it. Such a module is a library of the
+/// run; its `if __name__ == "__main__":` block is its self-test (sample numbers to draw a
+/// plot with), not the run.
+fn imported(program: &Program) -> Vec<bool> {
+    let mut out = vec![false; program.modules.len()];
+    for (i, m) in program.modules.iter().enumerate() {
+        for imp in &m.imports {
+            if let Some(t) = import_target(program, i, imp).filter(|t| *t != i) {
+                out[t] = true;
+            }
+        }
+    }
+    out
+}
+
 /// Every reported metric the executed code builds, followed to its roots.
-fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -> Vec<Traced> {
+fn trace(
+    program: &Program,
+    flow: &Flow,
+    executed: &[bool],
+    imported: &[bool],
+    wanted: &[String],
+) -> Vec<Traced> {
     let mut out = Vec::new();
     for (m, module) in program.modules.iter().enumerate() {
         if !executed[m] {
             continue;
         }
+        let self_test = |line: usize| imported[m] && module.in_main_block(line);
         // A variable named as a metric: its final value in its scope (every assignment that
         // may be the last), not each assignment (`best = n_steps` then `best = step`).
         let mut named: Vec<(String, Expr, usize, usize)> = Vec::new();
@@ -296,7 +356,7 @@ fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -
             for a in sc
                 .assigns
                 .iter()
-                .filter(|a| wanted.iter().any(|w| w == &a.target))
+                .filter(|a| wanted.iter().any(|w| w == &a.target) && !self_test(a.line))
             {
                 match named
                     .iter_mut()
@@ -308,10 +368,15 @@ fn trace(program: &Program, flow: &Flow, executed: &[bool], wanted: &[String]) -
             }
         }
         let named = named.into_iter().map(|(t, v, l, s)| (t, v, l, l + 1, s));
+        let weights = weight_rows(module);
         let sites = module
             .sites
             .iter()
+            .filter(|s| !s.dict.is_some_and(|d| weights.contains(&d)) && !self_test(s.line))
             .filter(|s| ctx::is_metric_key(&s.key, s.holder.as_deref(), wanted))
+            // A perfect score in a branch is the convention for a degenerate case (no gold
+            // errors and none detected: precision 1), not a result typed in.
+            .filter(|s| !(s.guarded && matches!(&s.value, Expr::Num(x) if is_one(x))))
             .map(|s| (s.key.clone(), s.value.clone(), s.line, s.line, s.scope));
         for (metric, value, line, lookup, scope) in sites.chain(named) {
             if out.len() >= 2_000 {

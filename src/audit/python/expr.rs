@@ -103,6 +103,8 @@ impl Builder<'_> {
                                 line: line(pair),
                                 scope,
                                 holder: None,
+                                guarded: ctx.conditional,
+                                dict: Some(n.start_byte()),
                             });
                         }
                         Some(k) => {

@@ -181,6 +181,7 @@ impl Builder<'_> {
         let text = cond.map(|c| self.text(c)).unwrap_or_default();
         if text.contains("__name__") && text.contains("__main__") {
             self.m.main_guard = true;
+            self.m.main_block = Some((line(n), n.end_position().row + 1));
         }
         let main = text.contains("__name__") && text.contains("__main__");
         let c = cond.map(|c| self.expr(c, scope, ctx, d));
@@ -406,6 +407,8 @@ impl Builder<'_> {
                         line: line(t),
                         scope,
                         holder,
+                        guarded: ctx.conditional,
+                        dict: None,
                     });
                 }
                 if let Some(name) = base_name(base, self.src) {

@@ -56,6 +56,24 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
                 continue;
             };
             let class = &ctx.module(tm).scopes[ts];
+            if class.kind == ScopeKind::Function
+                && classify::mock_result_name(&class.name)
+                && ctx.executed[tm]
+            {
+                out.push(ctx.at(
+                    m,
+                    call.line,
+                    RULE,
+                    Weight::Fabricated,
+                    0.6,
+                    format!(
+                        "`{}` ({}:{}) stands in for measured results, and code that runs calls it",
+                        class.name,
+                        ctx.module(tm).file,
+                        class.line
+                    ),
+                ));
+            }
             if class.kind == ScopeKind::Class
                 && classify::mock_name(&class.name)
                 && ctx.executed[tm]

@@ -2,7 +2,8 @@
 //! where each metric's value comes from (`metric_origin`), data sources by use
 //! (`data_source`), the data the code builds when no metric can be followed
 //! (`data_census`), mock back-ends (`mock_backend`), execution evidence (`execution`) and
-//! the paper against the code (`paper`).
+//! the paper against the code (`paper`), outcomes set rather than measured
+//! (`typed_outcome`).
 
 use super::ctx::Ctx;
 use super::verdict::Evidence;
@@ -13,6 +14,7 @@ pub mod execution;
 pub mod metric_origin;
 pub mod mock_backend;
 pub mod paper;
+pub mod typed_outcome;
 
 pub fn all(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = metric_origin::check(ctx);
@@ -21,5 +23,6 @@ pub fn all(ctx: &Ctx) -> Vec<Evidence> {
     out.extend(mock_backend::check(ctx));
     out.extend(execution::check(ctx));
     out.extend(paper::check(ctx));
+    out.extend(typed_outcome::check(ctx));
     out
 }
