@@ -89,6 +89,13 @@ pub enum AppEvent {
     RunsChanged(Vec<usize>),
     /// The runs view's rows that changed since they were last sent.
     RunsRead(Vec<(usize, crate::rundir::summary::RunSummary)>),
+    /// The waiting review's card, read and highlighted (or why there is none).
+    ReviewRead(Result<Box<super::review_card::ReviewCard>, String>),
+    /// Back from `$EDITOR` on a scratch copy of the review's `file` (`review_card::run_editor`).
+    ReviewEdited {
+        file: String,
+        scratch: Result<std::path::PathBuf, String>,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -131,6 +138,14 @@ pub enum Effect {
     ReadEvents(super::event_pages::PageRequest),
     /// Set the terminal's clipboard to this text (OSC 52, `clipboard.rs`).
     Copy(String),
+    /// Read the waiting review's record for its card (`review_card::read`).
+    OpenReview,
+    /// Release the terminal, open `$EDITOR` on a scratch copy of `source` (run-relative,
+    /// the node's `code/<file>`), and take the terminal back.
+    EditReview {
+        source: std::path::PathBuf,
+        file: String,
+    },
     Quit,
 }
 
@@ -310,6 +325,17 @@ pub fn update(app: &mut App, event: AppEvent) -> Vec<Effect> {
                 }
                 Err(e) => app.toast = Some((e, true)),
             }
+            Vec::new()
+        }
+        AppEvent::ReviewRead(card) => {
+            match card {
+                Ok(c) => app.overlay = Some(Overlay::Review(c)),
+                Err(e) => app.toast = Some((e, true)),
+            }
+            Vec::new()
+        }
+        AppEvent::ReviewEdited { file, scratch } => {
+            super::review_card::edited(app, file, scratch);
             Vec::new()
         }
         AppEvent::Opened { title, lines } => {

@@ -21,6 +21,14 @@ pub struct Waiting {
 pub fn of(data: &Data) -> Option<Waiting> {
     let v = &data.vsa.as_ref()?.vsa;
     let name = clean(v.project_name.as_deref().unwrap_or("run"), 40);
+    if let Some(r) = v.workflow.review.as_ref().filter(|r| r.waits()) {
+        let h = clean(r.hypothesis.as_deref().unwrap_or("?"), 40);
+        return Some(Waiting {
+            key: format!("review {}", r.id.as_deref().unwrap_or("")),
+            title: format!("youra: ⚑ {h} waits"),
+            body: format!("{name}: {h}'s experiment waits for review"),
+        });
+    }
     if v.workflow.awaits_decision() {
         let e = v.workflow.escalation.as_ref();
         let h = clean(e.and_then(|e| e.hypothesis.as_deref()).unwrap_or("?"), 40);

@@ -123,6 +123,11 @@ pub fn run(app: &mut App, cmd: Command) -> Vec<Effect> {
                 None => app.toast = Some(("no plan node selected (plan/tree.json)".into(), true)),
             }
         }
+        Command::OpenReview
+        | Command::ReviewApprove
+        | Command::ReviewReject
+        | Command::ReviewBranch
+        | Command::ReviewEdit => return super::review_card::command(app, cmd),
         Command::OpenEscalation => {
             if app
                 .data

@@ -362,6 +362,17 @@ pub fn waiting(app: &App) -> Option<String> {
             .map(|k| k.to_string())
             .unwrap_or_else(|| format!(":{}", c.name()))
     };
+    if let Some(r) = v.workflow.review.as_ref().filter(|r| r.waits()) {
+        return Some(format!(
+            "⚑ {}'s experiment{} waits for review: {}",
+            r.hypothesis.as_deref().unwrap_or("?"),
+            r.node
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default(),
+            key(Mode::Global, Command::OpenReview)
+        ));
+    }
     if v.workflow.awaits_decision() {
         let e = v.workflow.escalation.as_ref();
         let what = e
@@ -470,6 +481,7 @@ fn overlay(app: &App, o: &Overlay, frame: &mut Frame, area: Rect) {
         }
         Overlay::Paper(v) => super::dialogs::paper::draw(v, t, frame, area),
         Overlay::Escalation(tab) => panes::escalation::draw(app, *tab, frame, area),
+        Overlay::Review(card) => super::review_card::draw(app, card, frame, area),
         Overlay::Viewer(v) => {
             let r = area;
             frame.render_widget(Clear, r);

@@ -26,6 +26,8 @@ pub fn line(app: &App, width: u16) -> Line<'static> {
         .bindings(mode)
         .into_iter()
         .filter(|(_, c)| *c != Command::BackToRuns || app.runs.is_some())
+        // Named while a review waits (as the status line's ⚑ is), not before.
+        .filter(|(_, c)| *c != Command::OpenReview || super::review_card::waits(app))
         .filter(|(_, c)| {
             !matches!(
                 c,
@@ -128,6 +130,11 @@ fn words(c: Command) -> String {
         C::OpenArchive => "archive",
         C::OpenPaper => "paper",
         C::OpenEscalation => "escalation",
+        C::OpenReview => "review",
+        C::ReviewApprove => "approve",
+        C::ReviewReject => "reject",
+        C::ReviewBranch => "branch",
+        C::ReviewEdit => "edit",
         C::ToggleBreakpoint => "breakpoint",
         C::ClearBreakpoint => "clear breakpoint",
         C::ToggleGrouping => "group by",

@@ -26,6 +26,7 @@ pub mod paper;
 pub mod plan_view;
 pub mod progress;
 pub mod refresh;
+pub mod review_card;
 pub mod run_view;
 pub mod runs_view;
 mod runs_watch;

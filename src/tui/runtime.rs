@@ -345,6 +345,33 @@ fn handle(
                     let _ = tx.send(AppEvent::Opened { title, lines });
                 });
             }
+            Effect::OpenReview => {
+                let Some(o) = open else { continue };
+                let (tx, root, theme) = (ctx.tx.clone(), o.run.root.clone(), app.theme.clone());
+                let review = app
+                    .data
+                    .vsa
+                    .as_ref()
+                    .and_then(|s| s.vsa.workflow.review.clone());
+                std::thread::spawn(move || {
+                    let card = review
+                        .ok_or_else(|| "no experiment waits for review".to_string())
+                        .and_then(|r| super::review_card::read(&root, &r, &theme));
+                    let _ = tx.send(AppEvent::ReviewRead(card.map(Box::new)));
+                });
+            }
+            Effect::EditReview { source, file } => {
+                let Some(o) = open else { continue };
+                // The editor takes the terminal; the TUI takes it back after.
+                terminal::disable_raw_mode().ok();
+                execute!(std::io::stdout(), terminal::LeaveAlternateScreen).ok();
+                let scratch = super::review_card::run_editor(&o.run.root, &source);
+                terminal::enable_raw_mode().ok();
+                execute!(std::io::stdout(), terminal::EnterAlternateScreen).ok();
+                terminal.hide_cursor().ok();
+                forget_screen(terminal)?;
+                let _ = ctx.tx.send(AppEvent::ReviewEdited { file, scratch });
+            }
             Effect::OpenPaper => {
                 let Some(o) = open else { continue };
                 let (tx, root) = (ctx.tx.clone(), o.run.root.clone());

@@ -84,6 +84,7 @@ mod replay_compare;
 mod report;
 mod report_claims;
 mod report_html;
+mod review_tui;
 mod routing_bench;
 mod routing_youra;
 mod run_card;

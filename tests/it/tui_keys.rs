@@ -372,6 +372,17 @@ fn paper_selection(a: &App) -> Option<usize> {
     }
 }
 
+/// A review record as the engine writes it (`engine/stages/review_gate.rs`).
+fn review_record() -> serde_json::Value {
+    serde_json::json!({
+        "id": "rv-7", "hypothesis": "h-e1", "statement": "bills separate species",
+        "node": "n-0002", "parent": "n-0001", "criteria": ["accuracy >= 0.9"],
+        "command": ["python3", "centroid.py"],
+        "diff": "diff --git a/code/centroid.py b/code/centroid.py\n--- a/code/centroid.py\n+++ b/code/centroid.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
+        "cost": {"tokens": 1200, "wall_s": 4.0, "limit_s": 900.0, "basis": "from 1 nodes of h-e1"}
+    })
+}
+
 #[test]
 fn every_binding_does_what_its_command_says() {
     let km = Keymap::load(&[]).unwrap();
@@ -386,6 +397,11 @@ fn every_binding_does_what_its_command_says() {
         match mode {
             Mode::Paper => open_paper(&mut a),
             Mode::Escalation => type_str(&mut a, "E"),
+            // The review card as the runtime hands it over (`review_card::read`), on a record.
+            Mode::Review => {
+                let card = youra::tui::review_card::card_of(&review_record(), &a.theme);
+                a.overlay = Some(Overlay::Review(Box::new(card)));
+            }
             Mode::Help => type_str(&mut a, "?"),
             Mode::Dialog => type_str(&mut a, "2t"),
             Mode::Viewer => {
@@ -589,6 +605,28 @@ fn every_binding_does_what_its_command_says() {
                 "{what}"
             ),
             C::OpenFiles => assert!(matches!(a.overlay, Some(Overlay::Picker(_))), "{what}"),
+            // The example run has no review waiting: the global key says so.
+            C::OpenReview => assert!(
+                effects.is_empty()
+                    && a.toast
+                        .as_ref()
+                        .is_some_and(|t| t.0 == "no experiment waits for review"),
+                "{what}"
+            ),
+            C::ReviewApprove | C::ReviewReject | C::ReviewBranch => assert!(
+                matches!(&a.overlay, Some(Overlay::Reason(d))
+                    if d.verb == Some(youra::steer::Verb::Review)
+                        && d.target.as_deref() == cmd.name().strip_prefix("review_")),
+                "{what}"
+            ),
+            C::ReviewEdit => assert_eq!(
+                effects,
+                vec![Effect::EditReview {
+                    source: "h-e1/code/centroid.py".into(),
+                    file: "centroid.py".into()
+                }],
+                "{what}"
+            ),
             C::FilterAll => assert!(a.filters.all_events, "{what}"),
             C::ExpandEvent => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
             C::NextNumber | C::PrevNumber | C::NextUnverified => {

@@ -19,6 +19,7 @@ pub fn draw(app: &App, mode: Mode, name: &str, scroll: u16, frame: &mut Frame, a
         .bindings(mode)
         .into_iter()
         .filter(|(_, c)| *c != Command::BackToRuns || app.runs.is_some())
+        .filter(|(_, c)| *c != Command::OpenReview || crate::tui::review_card::waits(app))
         .map(|(k, c)| {
             Line::from(vec![
                 Span::styled(format!("{:>10}  ", k.to_string()), t.style(Role::Key)),

@@ -29,6 +29,8 @@ pub enum Overlay {
     /// The escalation card (drawn from the VSA as it is now); its one state is which view of
     /// the failed attempt fills its lower half.
     Escalation(CardTab),
+    /// The review card: an experiment waiting before it runs (`tui/review_card.rs`).
+    Review(Box<crate::tui::review_card::ReviewCard>),
 }
 
 /// The lower half of the escalation card: the ranked attributions, the failed attempt's
@@ -50,6 +52,7 @@ impl Overlay {
             Overlay::Picker(_) => Mode::Picker,
             Overlay::Paper(_) => Mode::Paper,
             Overlay::Escalation(_) => Mode::Escalation,
+            Overlay::Review(_) => Mode::Review,
             Overlay::Edit(_) | Overlay::Reason(_) | Overlay::CommandLine(_) => Mode::Dialog,
         }
     }
@@ -62,6 +65,7 @@ impl Overlay {
             Overlay::Picker(_) => "the file picker",
             Overlay::Paper(_) => "the paper",
             Overlay::Escalation(_) => "the escalation card",
+            Overlay::Review(_) => "the review card",
             Overlay::Edit(_) => "the field editor",
             Overlay::Reason(_) => "the reason dialog",
             Overlay::CommandLine(_) => "the command line",
@@ -104,6 +108,9 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
     if let Some(Overlay::Escalation(tab)) = app.overlay {
         return escalation_key(app, tab, cmd);
     }
+    if let Some(Overlay::Review(_)) = app.overlay {
+        return super::review_card::on_key(app, cmd);
+    }
     if let Some(Overlay::HelpOver(scroll, _)) = app.overlay.as_mut() {
         if matches!(
             cmd,
@@ -141,7 +148,7 @@ pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect>
         ),
         Overlay::Picker(p) => p.on_key(cmd),
         Overlay::Paper(v) => v.on_key(cmd),
-        Overlay::Escalation(_) | Overlay::HelpOver(..) => Outcome::Stay,
+        Overlay::Escalation(_) | Overlay::Review(_) | Overlay::HelpOver(..) => Outcome::Stay,
     };
     match outcome {
         Outcome::Stay => Vec::new(),
