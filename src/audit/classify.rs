@@ -177,8 +177,9 @@ pub fn kind(callee: &str) -> CallKind {
         return CallKind::Generator;
     }
     // `torchvision.datasets.MNIST(...)`, `tfds.load`, `keras.datasets.mnist.load_data()`.
-    let dataset_class =
-        callee.contains("datasets.") && last.chars().next().is_some_and(char::is_uppercase);
+    // `openml.datasets.get_dataset(61)`: a data sets module's getter.
+    let dataset_class = callee.contains("datasets.")
+        && (last.chars().next().is_some_and(char::is_uppercase) || last.starts_with("get_"));
     // `self.fetch_f()`, `self.load_batch()`: the output's own method, not a library's
     // loader; what it returns is followed through its definition or stays unknown.
     let own_method = callee.starts_with("self.");
@@ -234,6 +235,7 @@ mod tests {
             ("json.loads", Wrapper),
             ("np.mean", Wrapper),
             ("model.fit", Other),
+            ("openml.datasets.get_dataset", Loader),
             ("self.fetch_f", Other),
             ("self.load_batch", Other),
             ("self.data.read_text", Other),

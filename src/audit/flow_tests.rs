@@ -50,6 +50,16 @@ fn values_are_followed_to_their_roots() {
             "q = np.load('a').mean()\nq *= 0.9\nr = {'acc': q}\n",
             vec![Loader, Constant],
         ),
+        // A dispatcher whose generated data sets outnumber its loaded one two to one.
+        (
+            "def get(n):\n    if n == 'moons':\n        return make_moons(100)\n    elif n == 'line':\n        return np.random.uniform(0, 1, 100)\n    elif n == 'dino':\n        return pd.read_csv('dino.tsv')\n    return np.random.rand(100)\nr = {'acc': get('moons').mean()}\n",
+            vec![Generator],
+        ),
+        // Two loaded, one generated: both stay.
+        (
+            "def get(n):\n    if n == 'a':\n        return pd.read_csv('a.csv')\n    elif n == 'b':\n        return pd.read_csv('b.csv')\n    return np.random.rand(100)\nr = {'acc': get('a').mean()}\n",
+            vec![Loader, Generator],
+        ),
         // A literal scaled by a literal is still a literal.
         (
             "base = 0.8\nr = {'acc': base * 1.05}\n",

@@ -39,9 +39,28 @@ impl Flow<'_> {
         if !self.active.borrow_mut().insert(key.clone()) {
             return Roots::new();
         }
+        let each: Vec<Roots> = self.p.modules[m].scopes[f]
+            .returns
+            .iter()
+            .map(|(e, line)| self.expr(m, f, e, *line, direct, depth + 1))
+            .collect();
+        // A dispatcher over data sets (`get_dataset(name)` returning moons, line, circle or
+        // dino) whose generated alternatives outnumber its loaded ones two to one: the
+        // results over its data sets rest on generated data, so the loaded few do not
+        // make them real. A fallback (one loaded, one generated) keeps both.
+        let has = |r: &Roots, k: RootKind| r.iter().any(|x| x.kind == k);
+        let loaded = each.iter().filter(|r| has(r, RootKind::Loader)).count();
+        let generated = each
+            .iter()
+            .filter(|r| has(r, RootKind::Generator) && !has(r, RootKind::Loader))
+            .count();
+        let outnumbered = each.len() >= 3 && loaded >= 1 && generated >= 2 * loaded;
         let mut out = Roots::new();
-        for (e, line) in &self.p.modules[m].scopes[f].returns {
-            add(&mut out, self.expr(m, f, e, *line, direct, depth + 1));
+        for r in each {
+            add(&mut out, r);
+        }
+        if outnumbered {
+            out.retain(|x| x.kind != RootKind::Loader);
         }
         self.active.borrow_mut().remove(&key);
         self.returns

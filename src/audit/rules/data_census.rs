@@ -6,7 +6,9 @@
 //! loaded, the results are on synthetic data; if every one is loaded (and used, not only
 //! counted) and none generated, they are on real data. Both, or neither: it says nothing.
 //! Noise added to loaded rows is loaded data (its roots hold the loader), so augmentation
-//! never counts as generated.
+//! never counts as generated. Data-named values built from neither, by code that loads
+//! nothing at all (`x ∘ y mod p` over `range(p)`, a simulator's state), are constructed by
+//! the program: synthetic too, more weakly.
 
 use crate::audit::classify;
 use crate::audit::ctx::Ctx;
@@ -29,11 +31,19 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
         return Vec::new();
     }
     let flow = Flow::new(&ctx.program);
-    let (mut generated, mut loaded) = (Vec::new(), Vec::new());
+    let (mut generated, mut loaded, mut built) = (Vec::new(), Vec::new(), Vec::new());
+    let mut loads_anything = false;
     for (m, module) in ctx.program.modules.iter().enumerate() {
         if !ctx.executed[m] || module.is_test {
             continue;
         }
+        // `open` is left out: it writes results and logs as often as it reads data.
+        loads_anything |= module.calls.iter().any(|(_, c)| {
+            c.callee != "open"
+                && classify::kind(&c.callee) == classify::CallKind::Loader
+                && !flow.rereads_results(m, c.line)
+                && !ctx.self_test(m, c.line)
+        });
         for (s, scope) in module.scopes.iter().enumerate() {
             for a in scope
                 .assigns
@@ -59,6 +69,7 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
                     (Some(l), None) if used(module, &a.target, a.line) => {
                         loaded.push(site(&l.what))
                     }
+                    (None, None) => built.push(site("")),
                     _ => {}
                 }
             }
@@ -87,6 +98,19 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
                 more(loaded.len())
             ),
         ),
+        (None, None) if !loads_anything && !built.is_empty() => {
+            let b = &built[0];
+            (
+                Weight::Synthetic,
+                0.55,
+                b,
+                format!(
+                    "no reported metric could be followed to its data, and the code that runs loads no data at all: the data it builds (`{}`{}) is constructed by the program",
+                    b.target,
+                    more(built.len())
+                ),
+            )
+        }
         _ => return Vec::new(),
     };
     vec![ctx.at(first.module, first.line, RULE, weight, strength, detail)]

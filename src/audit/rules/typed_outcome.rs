@@ -23,7 +23,9 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
             // Flags: every assignment a constant, all the same one.
             let mut consts: HashMap<&str, (Option<String>, bool, usize)> = HashMap::new();
             for a in &scope.assigns {
-                let e = consts.entry(a.target.as_str()).or_insert((None, true, a.line));
+                let e = consts
+                    .entry(a.target.as_str())
+                    .or_insert((None, true, a.line));
                 let text = constant(module, &a.value, a.line);
                 match (&e.0, text) {
                     (_, None) => e.1 = false,
@@ -160,7 +162,8 @@ mod tests {
 
     #[test]
     fn a_flag_always_set_to_one_constant_and_counted_is_a_typed_outcome() {
-        const HEAD: &str = "from datasets import load_dataset\nds = load_dataset('squad', split='validation')\n";
+        const HEAD: &str =
+            "from datasets import load_dataset\nds = load_dataset('squad', split='validation')\n";
         for (body, want) in [
             // Always True, appended, averaged into the metric.
             (
