@@ -29,6 +29,9 @@ pub struct PlanRow {
     pub on_path: bool,
     /// The search's result for its sub-hypothesis: why it is the best node.
     pub best: Option<String>,
+    /// Who changed its code at review (✎), and who rejected it there (decision 0040).
+    pub edited_by: Option<String>,
+    pub rejected_by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -258,6 +261,8 @@ pub fn read_plan_since(
                     why: c.map(|c| set_aside(n, c).unwrap_or_else(|| c.why.clone())),
                     on_path: on_path(n.id.as_str()),
                     best: best(n.id.as_str()),
+                    edited_by: review_mark(n, crate::vsa::review::NODE_EDIT_KEY),
+                    rejected_by: review_mark(n, crate::vsa::review::NODE_REJECT_KEY),
                 }
             })
             .collect(),
@@ -272,4 +277,15 @@ pub fn read_plan_since(
     view.saved_budget = loaded.budget;
     view.selection = selection;
     Some(view)
+}
+
+/// Who a review mark on `n` names (`review_edit` / `review_rejected`: `{by, reason, …}`).
+fn review_mark(n: &crate::plan::PlanNode, key: &str) -> Option<String> {
+    let m = n.extra.get(key)?;
+    Some(
+        m.get("by")
+            .and_then(|b| b.as_str())
+            .unwrap_or("the researcher")
+            .to_string(),
+    )
 }

@@ -18,6 +18,11 @@ pub const BRANCHES_LIST: &str = "workflow.review_branches";
 /// The folder of review records (`reviews/<id>.json`) and researchers' edits
 /// (`reviews/<id>.edit`), relative to the run.
 pub const RECORDS_DIR: &str = "reviews";
+/// Where a researcher's edit is recorded on its plan node (`PlanNode::extra`): who, why,
+/// which file — the tree's ✎.
+pub const NODE_EDIT_KEY: &str = "review_edit";
+/// Where a rejection is recorded on its pruned node: who and why.
+pub const NODE_REJECT_KEY: &str = "review_rejected";
 /// The history entries' `event` for a review raised, answered or applied.
 pub const EVENT: &str = "review";
 

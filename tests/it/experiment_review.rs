@@ -269,6 +269,13 @@ fn a_rejection_prunes_the_node_and_its_reason_reaches_the_next_expansion() {
     assert_eq!(n2.status, youra::plan::NodeStatus::Pruned);
     assert_eq!(n2.extra["review_rejected"]["by"], "bo");
     assert!(n2.packet.is_none(), "it never ran");
+    let app = common::tui::app_for(&run);
+    let rows = &app.data.plan.as_ref().expect("the plan is read").rows;
+    let row = rows.iter().find(|r| r.id == "n-0002").unwrap();
+    assert_eq!(
+        (row.status, row.rejected_by.as_deref()),
+        ("pruned", Some("bo"))
+    );
     let ran: Vec<String> = executed(&run).iter().map(|n| n.0.to_string()).collect();
     assert_eq!(ran, vec!["n-0001", "n-0003"]);
     // The reflector's requests as recorded: the first knows nothing of it, the second names
@@ -373,6 +380,14 @@ fn an_edit_through_the_cli_is_the_nodes_committed_code_and_runs() {
     let n = t.get(&nodes[0].0).unwrap();
     assert_eq!(n.extra["review_edit"]["by"], "ana");
     assert_eq!(n.extra["review_edit"]["path"], "centroid.py");
+    // The TUI's Plan pane marks it ✎ with the name.
+    let app = common::tui::app_for(&run);
+    let rows = &app.data.plan.as_ref().expect("the plan is read").rows;
+    let row = rows.iter().find(|r| r.id == nodes[0].0.as_str()).unwrap();
+    assert_eq!(
+        (row.edited_by.as_deref(), row.rejected_by.as_deref()),
+        (Some("ana"), None)
+    );
     let rec: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join(r.record.as_deref().unwrap())).unwrap())
             .unwrap();

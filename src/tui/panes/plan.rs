@@ -156,10 +156,19 @@ fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
 fn row(app: &App, r: &PlanRow, selected: bool, width: usize) -> Line<'static> {
     let t = &app.theme;
     let marks = format!(
-        "{}{}{}",
+        "{}{}{}{}{}",
         if r.best.is_some() { "★ best" } else { "" },
         if r.pinned { "[pinned]" } else { "" },
-        if r.vetoed { "[vetoed]" } else { "" }
+        if r.vetoed { "[vetoed]" } else { "" },
+        // Names are typed by people: escaped like any text from the run.
+        r.edited_by
+            .as_deref()
+            .map(|b| format!("✎ {}", crate::term::escape(b)))
+            .unwrap_or_default(),
+        r.rejected_by
+            .as_deref()
+            .map(|b| format!("✗ rejected by {}", crate::term::escape(b)))
+            .unwrap_or_default()
     );
     let chosen = if r.on_path { "→" } else { " " };
     let weights = match (r.weight, r.probability) {
