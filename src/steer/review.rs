@@ -148,6 +148,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_hand_edited_review_id_never_becomes_a_path() {
+        let run = tempfile::tempdir().unwrap();
+        for id in ["../../outside", "a/b", ".."] {
+            let e = save(run.path(), id, "text").unwrap_err().to_string();
+            assert!(e.contains("not usable as a file name"), "{id}: {e}");
+        }
+        assert!(!run.path().join("outside").exists());
+        save(run.path(), "rv-3", "mine").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(run.path().join("reviews/rv-3.edit")).unwrap(),
+            "mine"
+        );
+    }
+
+    #[test]
     fn targets_name_an_answer_and_edits_a_plain_path() {
         // (target, answer, path) or the refusal's words
         let ok = [

@@ -501,3 +501,58 @@ fn an_unanswered_review_follows_the_waiting_policy() {
         ("approved", "policy")
     );
 }
+
+#[test]
+fn a_hand_written_edit_cannot_point_the_engine_at_another_file() {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-e1",
+            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        );
+    let (_g, run) = replay_run(&s, &toml(false));
+    with_data(&run);
+    let e = engine(&run);
+    waits(&run, &e);
+    // Written past `youra steer`: an edit whose text is the run's own youra.toml.
+    let t = |v: &str| {
+        youra::yaml::NewNode::Scalar(youra::yaml::format_scalar(v, youra::yaml::Style::Plain))
+    };
+    let value = youra::yaml::NewNode::Map(vec![
+        ("verdict".into(), t("edited")),
+        ("by".into(), t("mallory")),
+        ("reason".into(), t("x")),
+        ("path".into(), t("centroid.py")),
+        ("file".into(), t("youra.toml")),
+    ]);
+    youra::vsa::Store::new(run.join("verification_state.yaml"))
+        .mutate(&youra::vsa::mutation::Mutation::new(
+            youra::vsa::mutation::Change::Put {
+                path: youra::vsa::review::DECISION_PATH.into(),
+                value,
+            },
+            "field_edit",
+            "mallory",
+            "x",
+        ))
+        .unwrap();
+    let end = e.join().unwrap();
+    let why = common::vsa_field(&run, "workflow.stop_reason").unwrap_or_default();
+    assert!(
+        why.contains("the edit names `youra.toml`, not reviews/"),
+        "{end:?}: {why}"
+    );
+    assert!(
+        common::events_of(&run, "experiment_exit").is_empty(),
+        "nothing ran"
+    );
+    assert_eq!(
+        std::fs::read(run.join("h-e1/code/centroid.py")).unwrap(),
+        CENTROID_PY.as_bytes(),
+        "the code is youra's"
+    );
+}
