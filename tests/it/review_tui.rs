@@ -269,3 +269,97 @@ fn e_edits_the_nodes_file_and_the_saved_file_becomes_the_answer() {
         (Some("train.py"), Some("reviews/rv-31.edit"))
     );
 }
+
+/// End to end in a pseudo-terminal: a headless engine waits for review; `youra tui` on the
+/// run shows ⚑, `W` opens the card, `e` runs a scripted `$VISUAL` on the node's file, the
+/// reason is typed, and the engine runs the edited code as the node's committed code.
+#[test]
+fn an_edit_made_in_the_tuis_editor_is_what_the_experiment_runs() {
+    use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, with_data};
+    use std::io::Write;
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-e1",
+            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        );
+    let (g, run) = replay_run(
+        &s,
+        "experiment_time_limit_s = 60\n\n[review]\nbefore_experiment = \"always\"\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n",
+    );
+    with_data(&run);
+    let editor = g.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf '\\nopen(__import__(\"os\").path.join(__import__(\"os\").environ[\"YOURA_RESULTS_DIR\"], \"tui.txt\"), \"w\").write(\"edited in the tui\")\\n' >> \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let r = run.clone();
+    let engine = std::thread::spawn(move || common::script::run_engine(&r, false));
+    let start = std::time::Instant::now();
+    while Store::new(run.join("verification_state.yaml"))
+        .load()
+        .ok()
+        .and_then(|s| s.vsa.workflow.review.clone())
+        .is_none()
+    {
+        assert!(!engine.is_finished() && start.elapsed().as_secs() < 60);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let home = g.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let common::pty::Session {
+        mut child,
+        mut writer,
+        screen,
+        _master,
+        ..
+    } = common::pty::spawn_youra_env(
+        &["tui", run.to_str().unwrap()],
+        &home,
+        &[("VISUAL", editor.to_str().unwrap()), ("YOURA_NAME", "ana")],
+    );
+    let mut send = |bytes: &[u8]| {
+        writer.write_all(bytes).unwrap();
+        writer.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    };
+    screen.wait_for("waits for review: W");
+    send(b"W");
+    screen.wait_for("Review rv-");
+    send(b"e");
+    screen.wait_for("run your version of code/centroid.py");
+    send(b"leave a mark from the tui");
+    send(b"\r");
+    let end = engine.join().unwrap();
+    send(b"q");
+    common::pty::wait_exit(&mut child, "the TUI quits");
+    let t = youra::plan::load(&run, youra::plan::Plans::Read)
+        .unwrap()
+        .tree;
+    let n = t
+        .nodes()
+        .iter()
+        .find(|n| n.packet.is_some())
+        .expect("a node ran");
+    assert_eq!(n.extra["review_edit"]["by"], "ana", "{end:?}");
+    let (repo, commit) = youra::plan::node_code::locate(&run, &t, &n.id).unwrap();
+    let files: std::collections::BTreeMap<String, Vec<u8>> =
+        repo.files(&commit).unwrap().into_iter().collect();
+    let code = String::from_utf8(files["code/centroid.py"].clone()).unwrap();
+    assert!(
+        code.starts_with(CENTROID_PY) && code.contains("tui.txt"),
+        "{code}"
+    );
+    assert_eq!(
+        files.get("results/tui.txt").map(Vec::as_slice),
+        Some(b"edited in the tui".as_slice()),
+        "the edited code is what ran"
+    );
+}

@@ -55,6 +55,11 @@ pub fn spawn_tui_with(run: &std::path::Path, home: &std::path::Path, extra: &[&s
 
 /// The real binary with `args` in a 100×30 pseudo-terminal.
 pub fn spawn_youra(args: &[&str], home: &std::path::Path) -> Session {
+    spawn_youra_env(args, home, &[])
+}
+
+/// As [`spawn_youra`], with variables of its own (`VISUAL` for a scripted editor).
+pub fn spawn_youra_env(args: &[&str], home: &std::path::Path, env: &[(&str, &str)]) -> Session {
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 30,
@@ -71,6 +76,9 @@ pub fn spawn_youra(args: &[&str], home: &std::path::Path) -> Session {
     cmd.env("TERM", "xterm-256color");
     cmd.env("HOME", home);
     cmd.env("XDG_CONFIG_HOME", home.join("config"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let child = pty.slave.spawn_command(cmd).unwrap();
     drop(pty.slave);
     let mut reader = pty.master.try_clone_reader().unwrap();
