@@ -38,6 +38,8 @@ pub struct Labels {
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub dir: String,
+    /// The system that wrote the output (`labels.json`'s `source`).
+    pub source: String,
     pub label: Verdict,
     pub predicted: Verdict,
     pub confidence: f64,
@@ -132,6 +134,7 @@ pub fn score(corpus: &Path) -> Result<Scores, String> {
         s.matrix[index(l.label)][index(report.verdict)] += 1;
         s.rows.push(Row {
             dir: l.dir.clone(),
+            source: l.source.clone(),
             label: l.label,
             predicted: report.verdict,
             confidence: report.confidence,
@@ -147,6 +150,23 @@ pub fn score(corpus: &Path) -> Result<Scores, String> {
     s.fabricated_precision = ratio(tp, count(&|r| fab(r.predicted)));
     s.fabricated_recall = ratio(tp, count(&|r| fab(r.label)));
     Ok(s)
+}
+
+/// Per source, in order of first appearance: outputs, and how many were audited as labelled.
+pub fn by_source(rows: &[Row]) -> Vec<(String, usize, usize)> {
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for r in rows {
+        let i = match out.iter().position(|(s, _, _)| *s == r.source) {
+            Some(i) => i,
+            None => {
+                out.push((r.source.clone(), 0, 0));
+                out.len() - 1
+            }
+        };
+        out[i].1 += 1;
+        out[i].2 += usize::from(r.label == r.predicted);
+    }
+    out
 }
 
 /// Write an output of `files` Python files into `dir` (a package of data loaders, models

@@ -426,6 +426,14 @@ fn audit(corpus: &std::path::Path, files: usize, json: bool) -> Result<i32> {
         scores.cited,
         100.0 * scores.cited_exist as f64 / scores.cited.max(1) as f64
     );
+    for (source, n, right) in bench::by_source(&scores.rows) {
+        let source = if source.is_empty() {
+            "(no source)"
+        } else {
+            &source
+        };
+        println!("{source}: {right} of {n} audited as labelled");
+    }
     for r in scores.rows.iter().filter(|r| r.label != r.predicted) {
         println!(
             "missed: {} is {}, audited {}",

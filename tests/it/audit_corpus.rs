@@ -10,9 +10,15 @@ use std::path::Path;
 use youra::audit::bench;
 use youra::audit::verdict::Verdict;
 
+fn scores_of(name: &str) -> bench::Scores {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/audit")
+        .join(name);
+    bench::score(&corpus).expect("the corpus scores")
+}
+
 fn scores() -> bench::Scores {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/audit/public");
-    bench::score(&corpus).expect("the public corpus scores")
+    scores_of("public")
 }
 
 #[test]
@@ -33,6 +39,24 @@ fn the_public_corpus_is_large_and_varied_enough_and_keeps_its_measured_scores() 
     assert!(s.fabricated_recall >= 0.7, "{s:?}");
     assert!(s.fabricated_precision >= 0.7, "{s:?}");
     assert_eq!(s.matrix[0][0], 22, "{:?}", s.matrix);
+    // Five systems, each counted once per output.
+    let sources = bench::by_source(&s.rows);
+    assert_eq!(sources.len(), 5, "{sources:?}");
+    assert_eq!(sources.iter().map(|x| x.1).sum::<usize>(), s.rows.len());
+}
+
+/// The held-out corpus was labelled after the rules were adjusted on the public one and
+/// audited once: not real P 0.86, R 0.86 (the CartPole simulator read as real data, Colored
+/// MNIST's painted colour as generated). A rule changed while looking at its misses ends
+/// its use as a held-out measure; say so in 0039 if that happens.
+#[test]
+fn the_held_out_corpus_keeps_its_first_audit() {
+    let s = scores_of("heldout");
+    assert_eq!(s.rows.len(), 18);
+    assert_eq!(s.cited_exist, s.cited);
+    assert!(s.not_real_precision >= 0.85, "{s:?}");
+    assert!(s.not_real_recall >= 0.85, "{s:?}");
+    assert!(s.matrix[0][0] >= 10, "{:?}", s.matrix);
 }
 
 #[test]
