@@ -257,6 +257,14 @@ fn waiting(vsa: &Vsa) -> Vec<String> {
     if vsa.workflow.awaits_decision() {
         out.push("an escalation waits for approval (workflow.pending_escalation)".into());
     }
+    if let Some(r) = vsa.workflow.review.as_ref().filter(|r| r.waits()) {
+        out.push(format!(
+            "{}'s experiment{} waits for review ({}): `youra steer <run> review approve|reject|branch|edit <file> --file F --reason R`",
+            r.hypothesis.as_deref().unwrap_or("?"),
+            r.node.as_deref().map(|n| format!(" ({n})")).unwrap_or_default(),
+            r.record.as_deref().unwrap_or("workflow.pending_review")
+        ));
+    }
     match vsa.workflow.status {
         Some(W::AwaitingApproval) if !vsa.workflow.awaits_decision() => {
             out.push("the workflow awaits approval".into())

@@ -128,6 +128,13 @@ fn a_headless_run_waits_for_review_and_runs_on_the_answer() {
     assert!(common::events_of(&run, "experiment_exit").is_empty());
     assert!(!run.join("h-e1/results/experiment_results.json").exists());
     assert_eq!(common::events_of(&run, "review").len(), 1, "one call");
+    // `youra status` names what waits and the command that answers it.
+    let (status, _) = common::text(&common::youra(&["status", run.to_str().unwrap()]));
+    assert!(
+        status.contains("h-e1's experiment waits for review (reviews/rv-")
+            && status.contains("review approve|reject|branch|edit"),
+        "{status}"
+    );
     let notice = youra::notice::notice_for(&common::events_of(&run, "review")[0], &run).unwrap();
     assert!(
         notice.answer.contains("review approve"),
