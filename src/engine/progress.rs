@@ -163,10 +163,9 @@ pub fn candidates<'a>(vsa: &'a Vsa, busy: &[&str]) -> Vec<&'a str> {
         .filter(|h| matches!(h.status, S::Ready | S::InProgress | S::NotStarted))
         .filter(|h| !busy.contains(&h.id.as_str()))
         .filter(|h| {
-            h.prerequisites.iter().all(|p| {
-                vsa.hypothesis(p)
-                    .is_some_and(|x| x.status.lets_dependants_start(x.gate.gate_type.as_ref()))
-            })
+            h.prerequisites
+                .iter()
+                .all(|p| vsa.hypothesis(p).is_some_and(|x| x.lets_dependants_start()))
         })
         .map(|h| h.id.as_str())
         .collect()

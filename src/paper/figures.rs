@@ -67,8 +67,11 @@ pub struct HypothesisGate {
     pub passed: Option<bool>,
     /// Per criterion (in `criteria`' order), the interval the gate read and its verdict,
     /// where it read repeats.
-    pub intervals: Vec<Option<((f64, f64), Option<String>)>>,
+    pub intervals: Vec<Option<Judged>>,
 }
+
+/// A criterion's interval `(lo, hi)` as the gate read it, and the interval's verdict.
+pub type Judged = ((f64, f64), Option<String>);
 
 /// The sub-hypotheses of the run's VSA with their gates, in VSA order.
 pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {

@@ -39,6 +39,7 @@ fn vsa(gates: Vec<(&str, Vec<GateEvidence>)>) -> Vsa {
                     ..Gate::default()
                 },
                 prerequisites: Vec::new(),
+                post_hoc: false,
                 line: 1,
             })
             .collect(),

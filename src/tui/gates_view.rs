@@ -102,6 +102,7 @@ mod tests {
             status: HypothesisStatus::NotStarted,
             gate: Gate::default(),
             prerequisites: pre.iter().map(|s| s.to_string()).collect(),
+            post_hoc: false,
             line: 1,
         }
     }

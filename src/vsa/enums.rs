@@ -197,6 +197,45 @@ mod tests {
         }
     }
 
+    /// A post-hoc MUST_WORK claim left INCONCLUSIVE is exploratory: its dependants run (as
+    /// exploratory); a pre-registered one, or a post-hoc one that failed, blocks them.
+    #[test]
+    fn an_exploratory_post_hoc_claim_lets_its_dependants_run() {
+        use HypothesisStatus as S;
+        let h = |post_hoc: bool, status: S, result: Option<GateResult>| {
+            crate::vsa::model::SubHypothesis {
+                id: "h-m2".into(),
+                kind: None,
+                statement: None,
+                status,
+                gate: crate::vsa::model::Gate {
+                    gate_type: Some(GateType::MustWork),
+                    result,
+                    ..Default::default()
+                },
+                prerequisites: Vec::new(),
+                post_hoc,
+                line: 1,
+            }
+        };
+        let inconclusive = Some(GateResult::Inconclusive);
+        let cases = [
+            (true, S::Partial, inconclusive.clone(), true),
+            (false, S::Partial, inconclusive.clone(), false),
+            (true, S::Partial, Some(GateResult::Fail), false),
+            (true, S::InProgress, inconclusive, false),
+            (true, S::Validated, Some(GateResult::Pass), true),
+        ];
+        for (post_hoc, status, result, want) in cases {
+            let sub = h(post_hoc, status.clone(), result.clone());
+            assert_eq!(
+                sub.lets_dependants_start(),
+                want,
+                "{post_hoc} {status:?} {result:?}"
+            );
+        }
+    }
+
     #[test]
     fn drifted_names_normalise_and_say_so() {
         assert_eq!(

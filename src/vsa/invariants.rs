@@ -103,9 +103,7 @@ pub fn violations(vsa: &Vsa) -> Vec<Violation> {
                     if matches!(
                         h.status,
                         HypothesisStatus::Ready | HypothesisStatus::InProgress
-                    ) && !pre
-                        .status
-                        .lets_dependants_start(pre.gate.gate_type.as_ref()) =>
+                    ) && !pre.lets_dependants_start() =>
                 {
                     out.push(v(
                         Invariant::PrerequisitesFirst,

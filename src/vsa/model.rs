@@ -118,8 +118,24 @@ pub struct SubHypothesis {
     pub status: HypothesisStatus,
     pub gate: Gate,
     pub prerequisites: Vec<String>,
+    /// Stated after a redesign or reset (`post_hoc: true` or `stated_after_pivots` > 0):
+    /// not pre-registered (issue 40 item 5).
+    pub post_hoc: bool,
     /// Line of the entry in the file.
     pub line: usize,
+}
+
+impl SubHypothesis {
+    /// Whether its dependants may start: validated, or a failed SHOULD_WORK gate
+    /// ([`HypothesisStatus::lets_dependants_start`]), or a post-hoc claim whose gate was left
+    /// INCONCLUSIVE: exploratory, its dependants run, exploratory too, and none is confirmed.
+    pub fn lets_dependants_start(&self) -> bool {
+        self.status
+            .lets_dependants_start(self.gate.gate_type.as_ref())
+            || (self.post_hoc
+                && self.status == HypothesisStatus::Partial
+                && self.gate.result == Some(GateResult::Inconclusive))
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -314,6 +314,10 @@ impl Reader {
             status,
             gate: self.gate(&id, h.get("gate")),
             prerequisites: self.id_list(prereq_node),
+            post_hoc: text(h.get("post_hoc")).is_some_and(|t| t.trim() == "true")
+                || text(h.get("stated_after_pivots"))
+                    .and_then(|t| t.trim().parse::<u32>().ok())
+                    .is_some_and(|n| n > 0),
             line: h.pos.line,
             id,
         }

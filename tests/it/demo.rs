@@ -398,7 +398,8 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             status(&dir, "h-m2"),
             status(&dir, "h-c2")
         ),
-        ("VALIDATED".into(), "VALIDATED".into(), "VALIDATED".into())
+        ("PARTIAL".into(), "PARTIAL".into(), "PARTIAL".into()),
+        "the redesigned claims, post hoc and measured once, are exploratory, never validated"
     );
     assert_eq!(
         status(&dir, "h-m1"),
@@ -449,7 +450,7 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
     }
     assert!(seen >= 2, "h-m1 has records: {seen}");
     let p = paper(&dir);
-    assert!(p.contains("| h-m2 | gain from body mass | 0.0323 | met |"));
+    assert!(p.contains("| h-m2 | gain from body mass | 0.0323 | inconclusive (post hoc) |"));
     // The redesigned plan's claims are post hoc (issue 40 item 5): marked in the VSA, asked
     // for fresh seeds, and named in the paper's Method with what one measurement can show.
     assert!(
@@ -468,6 +469,20 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             .map(|s| s.text.clone())
     };
     assert_eq!(field("post_hoc").as_deref(), Some("true"));
+    // Measured once, so not confirmed: INCONCLUSIVE with why, and the run went on.
+    let h = snap.vsa.hypothesis("h-m2").expect("h-m2");
+    assert_eq!(
+        h.gate.result,
+        Some(youra::vsa::enums::GateResult::Inconclusive)
+    );
+    assert!(
+        h.gate.undecided.iter().any(|c| c
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("post hoc: stated after 1 redesign"))),
+        "{:?}",
+        h.gate.undecided
+    );
     assert_eq!(field("stated_after_pivots").as_deref(), Some("1"));
     // Every h-m2 attempt's card (the last one's under results/, the others' under
     // results/attempts/<n>/) names the seeds youra asked for.

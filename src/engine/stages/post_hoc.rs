@@ -7,6 +7,8 @@
 //!   that prompted the redesign is not the one that confirms it;
 //! - the paper's Method says which claims are post hoc, and what their measurement can show.
 
+use crate::engine::gates::{FailedCheck, GateOutcome, Verdict};
+use crate::evidence::Next;
 use crate::vsa::store::Snapshot;
 use crate::yaml::NewNode;
 
@@ -40,6 +42,46 @@ pub fn stated_after(snap: &Snapshot, id: &str) -> u32 {
 /// The first seed `id`'s experiments are asked for.
 pub fn seed_base(snap: &Snapshot, id: &str) -> i64 {
     i64::from(stated_after(snap, id)) * SEED_STRIDE
+}
+
+/// A post-hoc claim cannot be confirmed by a measurement youra cannot tell from the one that
+/// prompted the redesign (issue 40 item 5). With rows per repeat youra checked that every
+/// seed was the fresh one it asked for, so the gate stands as judged. Without them (one
+/// value per metric, `min_repeats = 1`: the experiment may well have ignored its seeds and
+/// measured the old split again, as the demo's does) a PASS is INCONCLUSIVE, each criterion
+/// it would have confirmed undecided with why, and nothing more youra can run decides it. A
+/// FAIL stands: old data or new, it is no confirmation.
+pub fn unconfirmed(stated_after: u32, rows_checked: bool, gate: GateOutcome) -> GateOutcome {
+    if stated_after == 0 || rows_checked || gate.verdict != Verdict::Pass {
+        return gate;
+    }
+    let undecided = gate
+        .measured
+        .iter()
+        .map(|(metric, value)| FailedCheck {
+            criterion: metric.clone(),
+            required: "a measurement on fresh seeds".into(),
+            actual: value.to_string(),
+            reason: format!(
+                "post hoc: stated after {stated_after} redesign(s), and measured once with no \
+                 row per seed, so youra cannot show this is not the measurement that prompted \
+                 the redesign; report one row per seed of YOURA_SEEDS ([evidence] min_repeats \
+                 > 1) to confirm it"
+            ),
+        })
+        .collect();
+    GateOutcome {
+        verdict: Verdict::Inconclusive,
+        undecided,
+        next: Next::Done,
+        ..gate
+    }
+}
+
+/// Whether `id` is a post-hoc claim whose gate is INCONCLUSIVE: exploratory, recorded as
+/// such, never a stop of the pre-registered study nor a recovery.
+pub fn exploratory(snap: &Snapshot, id: &str, verdict: Verdict) -> bool {
+    verdict == Verdict::Inconclusive && stated_after(snap, id) > 0
 }
 
 /// The post-hoc sub-hypotheses of the current plan, in plan order.
@@ -78,6 +120,42 @@ pub fn note(ids: &[String], repeats: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    fn gate(verdict: Verdict) -> GateOutcome {
+        let measured = BTreeMap::from([("gain".to_string(), 0.0323)]);
+        GateOutcome::recorded(verdict, Vec::new(), measured)
+    }
+
+    #[test]
+    fn a_post_hoc_pass_needs_rows_youra_checked() {
+        // (stated after, rows checked, verdict) → verdict after the rule.
+        let table = [
+            (0, false, Verdict::Pass, Verdict::Pass),
+            (1, true, Verdict::Pass, Verdict::Pass),
+            (1, false, Verdict::Pass, Verdict::Inconclusive),
+            (3, false, Verdict::Pass, Verdict::Inconclusive),
+            (1, false, Verdict::Fail, Verdict::Fail),
+            (1, false, Verdict::Partial, Verdict::Partial),
+        ];
+        for (after, rows, given, want) in table {
+            let g = unconfirmed(after, rows, gate(given));
+            assert_eq!(g.verdict, want, "{after} {rows} {given:?}");
+        }
+        let g = unconfirmed(1, false, gate(Verdict::Pass));
+        assert_eq!(g.undecided.len(), 1);
+        assert_eq!(g.undecided[0].criterion, "gain");
+        assert!(
+            g.undecided[0]
+                .reason
+                .starts_with("post hoc: stated after 1 redesign")
+        );
+        assert_eq!(g.next, Next::Done, "no top-up can make old data fresh");
+        assert_eq!(
+            g.measured["gain"], 0.0323,
+            "the value is kept, only not as a pass"
+        );
+    }
 
     #[test]
     fn the_note_names_the_claims_and_what_their_measurement_can_show() {

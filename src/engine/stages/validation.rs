@@ -63,9 +63,10 @@ fn gate_edits(tx: &mut Mutation, id: &str, gate: &GateOutcome, why: &str, had_ev
     for (k, v) in fields {
         tx.push(Change::at(format!("{base}.{k}"), v), "gate_evaluated", why);
     }
-    // The intervals behind the verdict (issue 40), beside the criteria they judge; written
-    // empty over an earlier judgement's, so a gate never shows another run's evidence.
-    if !gate.evidence.is_empty() || had_evidence {
+    // The intervals behind the verdict (issue 40), beside the criteria they judge, and what
+    // left it undecided (a post-hoc claim measured once has no interval, only the why);
+    // written empty over an earlier judgement's, so a gate never shows another run's.
+    if !gate.evidence.is_empty() || !gate.undecided.is_empty() || had_evidence {
         let evidence = gate
             .evidence
             .iter()
@@ -116,7 +117,18 @@ pub fn record(
     search: Option<&Note>,
 ) -> Result<Produced, StageError> {
     let snap = ctx.vsa()?;
+    // A claim stated after a redesign is not confirmed by a measurement youra cannot tell
+    // from the old one, whichever path judged it (one run, a search, a confirmation).
+    let gate = &super::post_hoc::unconfirmed(
+        super::post_hoc::stated_after(&snap, id),
+        !gate.evidence.is_empty(),
+        gate.clone(),
+    );
     let (must, gtype) = gate_type(&snap, id);
+    // A post-hoc claim left INCONCLUSIVE is exploratory: recorded as such, like a
+    // SHOULD_WORK limitation, never a stop of the pre-registered study nor a recovery.
+    let exploratory = super::post_hoc::exploratory(&snap, id, gate.verdict);
+    let must = must && !exploratory;
     let verdict = gate.verdict.as_str();
     let status = match gate.verdict {
         Verdict::Pass => HypothesisStatus::Validated,
@@ -162,7 +174,7 @@ pub fn record(
         "status",
         &why,
     );
-    after_gate(&mut tx, &snap, id, status);
+    after_gate(&mut tx, &snap, id, status, exploratory);
     if gate.verdict == Verdict::Inconclusive && must {
         // Repeats could not decide it (at `max_repeats`, or a criterion no repeat can prove):
         // the researcher decides, and nothing after this gate runs on it meanwhile.
@@ -202,8 +214,13 @@ pub fn record(
         return Err(StageError::Rerouted(done));
     }
     if gate.verdict != Verdict::Pass {
-        let note =
-            format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on");
+        let note = if exploratory {
+            format!(
+                "{gtype} gate {verdict}, post hoc: recorded as exploratory (not confirmed), the loop goes on"
+            )
+        } else {
+            format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on")
+        };
         limitation(ctx, &mut tx, id, &note, Some(gate))?;
     }
     let mut produced = Produced::new(
@@ -238,7 +255,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
         "status",
         &why,
     );
-    after_gate(&mut tx, &snap, id, HypothesisStatus::Failed);
+    after_gate(&mut tx, &snap, id, HypothesisStatus::Failed, false);
     if must {
         // The failure and the stop in one write: a crash cannot leave a failed MUST_WORK
         // hypothesis in a run that goes on.
@@ -262,7 +279,13 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
 /// those whose prerequisites all let them start (validated, or a failed SHOULD_WORK gate: a
 /// limitation, not a block) become READY, those waiting on a failed MUST_WORK prerequisite
 /// BLOCKED. Added to the gate's transaction.
-pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: HypothesisStatus) {
+pub fn after_gate(
+    tx: &mut Mutation,
+    snap: &Snapshot,
+    id: &str,
+    status: HypothesisStatus,
+    exploratory: bool,
+) {
     let status_of = |h: &crate::vsa::SubHypothesis| {
         if h.id == id {
             status.clone()
@@ -329,13 +352,22 @@ pub fn after_gate(tx: &mut Mutation, snap: &Snapshot, id: &str, status: Hypothes
         .iter()
         .filter(|h| h.id != id && h.status == HypothesisStatus::NotStarted)
     {
-        let pre: Vec<(HypothesisStatus, Option<crate::vsa::enums::GateType>)> = h
+        // (status, whether it lets its dependants start): the gate just judged by its new
+        // status (an exploratory post-hoc one lets them run, exploratory too).
+        let pre: Vec<(HypothesisStatus, bool)> = h
             .prerequisites
             .iter()
             .filter_map(|p| snap.vsa.hypothesis(p))
-            .map(|p| (status_of(p), p.gate.gate_type.clone()))
+            .map(|p| {
+                let starts = if p.id == id {
+                    exploratory || status.lets_dependants_start(p.gate.gate_type.as_ref())
+                } else {
+                    p.lets_dependants_start()
+                };
+                (status_of(p), starts)
+            })
             .collect();
-        let next = if pre.iter().all(|(s, g)| s.lets_dependants_start(g.as_ref())) {
+        let next = if pre.iter().all(|(_, starts)| *starts) {
             HypothesisStatus::Ready
         } else if pre.iter().any(|(p, _)| {
             matches!(
