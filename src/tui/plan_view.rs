@@ -29,6 +29,11 @@ pub struct PlanRow {
     pub on_path: bool,
     /// The search's result for its sub-hypothesis: why it is the best node.
     pub best: Option<String>,
+    /// The review's forecast of its tokens and what it cost once it ran (issue 42 item 4).
+    pub forecast: Option<Forecast>,
+    /// A sub-hypothesis's root, on a run that forecasts: what its branch has spent and the
+    /// forecast of its next node (the mean of its nodes that ran), in tokens.
+    pub branch: Option<(u64, Option<u64>)>,
     /// Who changed its code at review (✎), and who rejected it there (decision 0040).
     pub edited_by: Option<String>,
     pub rejected_by: Option<String>,
@@ -237,6 +242,19 @@ pub fn read_plan_since(
             .find(|b| b.node.as_str() == id)
             .map(|b| format!("best node of its sub-hypothesis — {}", b.why()))
     };
+    // Per sub-hypothesis: tokens its nodes cost, how many ran, whether any was forecast.
+    let mut branches: std::collections::HashMap<String, (u64, u64, bool)> = Default::default();
+    for n in loaded.tree.nodes() {
+        let Some(h) = plan::node_code::node_hypothesis(&loaded.tree, &n.id) else {
+            continue;
+        };
+        let b = branches.entry(h).or_default();
+        if let Some(p) = &n.packet {
+            b.0 += p.cost_tokens;
+            b.1 += 1;
+        }
+        b.2 |= n.extra.contains_key(crate::vsa::review::NODE_FORECAST_KEY);
+    }
     view.rows = Arc::new(
         loaded
             .tree
@@ -261,6 +279,14 @@ pub fn read_plan_since(
                     why: c.map(|c| set_aside(n, c).unwrap_or_else(|| c.why.clone())),
                     on_path: on_path(n.id.as_str()),
                     best: best(n.id.as_str()),
+                    forecast: forecast_of(n),
+                    branch: n
+                        .parent
+                        .is_none()
+                        .then(|| n.hypothesis_id.as_deref().and_then(|h| branches.get(h)))
+                        .flatten()
+                        .filter(|b| b.2)
+                        .map(|b| (b.0, (b.1 > 0).then(|| b.0 / b.1))),
                     edited_by: review_mark(n, crate::vsa::review::NODE_EDIT_KEY),
                     rejected_by: review_mark(n, crate::vsa::review::NODE_REJECT_KEY),
                 }
@@ -279,6 +305,41 @@ pub fn read_plan_since(
     Some(view)
 }
 
+/// A node's forecast at review and, once it ran, what it cost (tokens).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Forecast {
+    pub tokens: Option<u64>,
+    pub actual: Option<u64>,
+}
+
+impl Forecast {
+    /// `forecast ~12k → 15k (+25%)`, `forecast ~12k, not run yet`, `no forecast → 15k`.
+    pub fn text(&self) -> String {
+        let k = |t: u64| match t {
+            t if t >= 10_000 => format!("{}k", t / 1000),
+            t => t.to_string(),
+        };
+        match (self.tokens, self.actual) {
+            (Some(f), Some(a)) if f > 0 => {
+                let err = (a as f64 - f as f64) / f as f64 * 100.0;
+                format!("forecast ~{} → {} ({err:+.0}%)", k(f), k(a))
+            }
+            (Some(f), Some(a)) => format!("forecast ~{} → {}", k(f), k(a)),
+            (Some(f), None) => format!("forecast ~{}, not run yet", k(f)),
+            (None, Some(a)) => format!("no forecast (nothing similar had run) → {}", k(a)),
+            (None, None) => "no forecast (nothing similar had run)".into(),
+        }
+    }
+}
+
+fn forecast_of(n: &crate::plan::PlanNode) -> Option<Forecast> {
+    let f = n.extra.get(crate::vsa::review::NODE_FORECAST_KEY)?;
+    Some(Forecast {
+        tokens: f.get("tokens").and_then(|t| t.as_u64()),
+        actual: n.packet.as_ref().map(|p| p.cost_tokens),
+    })
+}
+
 /// Who a review mark on `n` names (`review_edit` / `review_rejected`: `{by, reason, …}`).
 fn review_mark(n: &crate::plan::PlanNode, key: &str) -> Option<String> {
     let m = n.extra.get(key)?;
@@ -288,4 +349,28 @@ fn review_mark(n: &crate::plan::PlanNode, key: &str) -> Option<String> {
             .unwrap_or("the researcher")
             .to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Forecast;
+
+    #[test]
+    fn a_forecast_is_shown_against_what_the_node_cost() {
+        let f = |tokens, actual| Forecast { tokens, actual }.text();
+        let table = [
+            (f(Some(12_000), Some(15_000)), "forecast ~12k → 15k (+25%)"),
+            (f(Some(20_000), Some(10_000)), "forecast ~20k → 10k (-50%)"),
+            (f(Some(800), Some(800)), "forecast ~800 → 800 (+0%)"),
+            (f(Some(0), Some(5)), "forecast ~0 → 5"),
+            (f(Some(12_000), None), "forecast ~12k, not run yet"),
+            (
+                f(None, Some(9)),
+                "no forecast (nothing similar had run) → 9",
+            ),
+        ];
+        for (got, want) in table {
+            assert_eq!(got, want);
+        }
+    }
 }

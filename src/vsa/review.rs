@@ -21,6 +21,9 @@ pub const RECORDS_DIR: &str = "reviews";
 /// Where a researcher's edit is recorded on its plan node (`PlanNode::extra`): who, why,
 /// which file — the tree's ✎.
 pub const NODE_EDIT_KEY: &str = "review_edit";
+/// The review card's forecast, kept on its node (`{tokens, wall_s}`) to be checked against
+/// what the node really cost (the Plan pane shows the error; issue 42 item 4).
+pub const NODE_FORECAST_KEY: &str = "review_forecast";
 /// Where a rejection is recorded on its pruned node: who and why.
 pub const NODE_REJECT_KEY: &str = "review_rejected";
 /// The history entries' `event` for a review raised, answered or applied.

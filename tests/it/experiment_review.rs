@@ -283,6 +283,23 @@ fn a_rejection_prunes_the_node_and_its_reason_reaches_the_next_expansion() {
         (row.status, row.rejected_by.as_deref()),
         ("pruned", Some("bo"))
     );
+    // Cost in the plan (issue 42 item 4): the first node had nothing to forecast from, the
+    // third was forecast from the first's cost and shows what it really cost; the branch
+    // shows what it spent and the forecast of its next node.
+    let cost = |id: &str| {
+        t.get(&youra::plan::NodeId::new(id).unwrap())
+            .and_then(|n| n.packet.as_ref())
+            .map(|p| p.cost_tokens)
+    };
+    let row = |id: &str| rows.iter().find(|r| r.id == id).unwrap();
+    let f1 = row("n-0001").forecast.expect("reviewed, so forecast");
+    assert_eq!((f1.tokens, f1.actual), (None, cost("n-0001")));
+    let f3 = row("n-0003").forecast.expect("reviewed, so forecast");
+    assert_eq!((f3.tokens, f3.actual), (cost("n-0001"), cost("n-0003")));
+    assert!(f3.text().starts_with("forecast ~"), "{}", f3.text());
+    let spent = cost("n-0001").unwrap() + cost("n-0003").unwrap();
+    assert_eq!(row("n-0001").branch, Some((spent, Some(spent / 2))));
+    assert_eq!(row("n-0003").branch, None, "only the branch's root says it");
     let ran: Vec<String> = executed(&run).iter().map(|n| n.0.to_string()).collect();
     assert_eq!(ran, vec!["n-0001", "n-0003"]);
     // The reflector's requests as recorded: the first knows nothing of it, the second names

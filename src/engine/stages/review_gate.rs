@@ -155,6 +155,18 @@ fn raise(
         "cost": est,
     });
     write_record(ctx, &record_path, &record)?;
+    // The forecast stays on the node, to be checked against what it really cost.
+    if let Some(n) = &node {
+        let (mut tree, _) = crate::engine::plan_open::open(ctx.run, ctx.plan)?;
+        if let Some(pn) = tree.nodes_mut().iter_mut().find(|x| &x.id == n) {
+            pn.extra.insert(
+                rv::NODE_FORECAST_KEY.into(),
+                json!({"tokens": est.tokens, "wall_s": est.wall_s, "review": rid}),
+            );
+        }
+        tree.save(ctx.run, std::slice::from_ref(n))
+            .map_err(|e| StageError::MustStop(format!("plan tree: save: {e}")))?;
+    }
     let why = format!(
         "{id}'s experiment{} waits for review ({rid}): {}",
         node.as_ref().map(|n| format!(" ({n})")).unwrap_or_default(),

@@ -176,6 +176,19 @@ fn row(app: &App, r: &PlanRow, selected: bool, width: usize) -> Line<'static> {
         (Some(w), None) => format!(" w {w:.3}"),
         _ => String::new(),
     };
+    // Only on runs whose reviews forecast (issue 42 item 4): what the branch spent and
+    // expects next, and each reviewed node's forecast against what it cost.
+    let branch = r
+        .branch
+        .map(|(spent, next)| {
+            let next = next.map_or_else(|| "next: no forecast".into(), |n| format!("next ~{n}"));
+            format!(" · spent {spent} tokens, {next}")
+        })
+        .unwrap_or_default();
+    let marks = match &r.forecast {
+        Some(f) => format!("{marks}{branch} · {}", f.text()),
+        None => format!("{marks}{branch}"),
+    };
     let text = format!(
         "{chosen}{}{} {:<9} Q {:.2} n {} P {:.2}{weights} {marks}",
         "  ".repeat(r.depth),
