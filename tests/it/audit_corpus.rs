@@ -2,8 +2,8 @@
 //! of five agent systems, labelled by reading before any audit). The figures measured when
 //! the corpus was built are floors here, so a rule change that loses ground fails. Issue
 //! 44's target for "not real" (precision and recall >= 0.8) is asserted; "every fabricated
-//! output caught" is not met (two are fabricated only in their agent's transcript, which
-//! the output folder does not hold) and is asserted by an ignored test (0039).
+//! output caught" is not met (one shows it only in its agent's transcript, which the
+//! output folder does not hold) and is asserted by an ignored test (0039).
 
 use std::path::Path;
 
@@ -35,9 +35,9 @@ fn the_public_corpus_is_large_and_varied_enough_and_keeps_its_measured_scores() 
     assert!(s.not_real_precision >= 0.8, "{s:?}");
     assert!(s.not_real_recall >= 0.8, "{s:?}");
     // Measured 2026-12-05 (after the rules were adjusted on this corpus, see 0039): not
-    // real P 1.00 R 0.88; fabricated P 0.71 R 0.71; 22 of 22 real outputs audited Real.
-    assert!(s.fabricated_recall >= 0.7, "{s:?}");
-    assert!(s.fabricated_precision >= 0.7, "{s:?}");
+    // real P 1.00 R 0.88; fabricated P 0.75 R 0.86; 22 of 22 real outputs audited Real.
+    assert!(s.fabricated_recall >= 0.85, "{s:?}");
+    assert!(s.fabricated_precision >= 0.75, "{s:?}");
     assert_eq!(s.matrix[0][0], 22, "{:?}", s.matrix);
     // Five systems, each counted once per output.
     let sources = bench::by_source(&s.rows);
@@ -60,7 +60,7 @@ fn the_held_out_corpus_keeps_its_first_audit() {
 }
 
 #[test]
-#[ignore = "two fabricated outputs are caught only by their agent's transcript: see docs/decisions/0039-audit-corpus.md"]
+#[ignore = "one fabricated output shows it only in its agent's transcript: see docs/decisions/0039-audit-corpus.md"]
 fn every_fabricated_output_of_the_public_corpus_is_caught() {
     let s = scores();
     assert_eq!(s.fabricated_recall, 1.0, "{s:?}");
