@@ -116,6 +116,9 @@ pub struct PendingReview {
     pub record: Option<String>,
     /// The command, as one line.
     pub command: Option<String>,
+    /// The sha256 of the code the review shows (`code_sha`): a restarted engine whose coder
+    /// wrote other code raises a new review rather than run what nobody saw.
+    pub code_sha: Option<String>,
     /// The estimate as written (`12000`, `95.5`), so the status line shows what the file says.
     pub tokens: Option<String>,
     pub wall_s: Option<String>,
@@ -164,6 +167,7 @@ impl PendingReview {
             node: s(node, "node"),
             record: s(node, "record"),
             command: s(node, "command"),
+            code_sha: s(node, "code_sha"),
             tokens: s(node, "tokens"),
             wall_s: s(node, "wall_s"),
             decision,

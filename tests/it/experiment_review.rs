@@ -580,3 +580,55 @@ fn a_hand_written_edit_cannot_point_the_engine_at_another_file() {
         "the code is youra's"
     );
 }
+
+#[test]
+fn a_killed_engine_waits_on_the_same_review_when_it_starts_again() {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-e1",
+            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        );
+    let (_g, run) = replay_run(&s, &toml(false));
+    with_data(&run);
+    let bin = env!("CARGO_BIN_EXE_youra");
+    let spawn = || {
+        std::process::Command::new(bin)
+            .args(["run", run.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let wait_pending = || {
+        let start = Instant::now();
+        loop {
+            if let Some(r) = pending(&run) {
+                return r;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "no review");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let mut first = spawn();
+    let before = wait_pending();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let mut second = spawn();
+    // The restarted engine writes the same code again and finds its review: no new one.
+    std::thread::sleep(Duration::from_millis(1500));
+    let again = wait_pending();
+    assert_eq!(again.id, before.id, "the same review waits");
+    assert_eq!(common::events_of(&run, "review").len(), 1, "called once");
+    answer(&run, &["approve"], "after the restart", "ana", None);
+    let status = second.wait().unwrap();
+    assert_eq!(
+        common::vsa_field(&run, "sub_hypotheses.h-e1.status").as_deref(),
+        Some("VALIDATED"),
+        "{status:?}"
+    );
+}

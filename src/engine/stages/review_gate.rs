@@ -69,8 +69,14 @@ pub(super) fn before_experiment(
     let snap = ctx.vsa()?;
     let id = p.id.as_str();
     let node = p.step.as_ref().map(|s| s.node.to_string());
-    // Raised for this very experiment before a restart: wait on it again.
-    let same = |r: &PendingReview| r.hypothesis.as_deref() == Some(id) && r.node == node;
+    // Raised for this very experiment (same node, same code) before a restart: wait on it
+    // again. Other code written since is reviewed anew: nobody saw it.
+    let sha = code_sha(&code);
+    let same = |r: &PendingReview| {
+        r.hypothesis.as_deref() == Some(id)
+            && r.node == node
+            && r.code_sha.as_deref() == Some(sha.as_str())
+    };
     let review = match snap.vsa.workflow.review.clone().filter(same) {
         Some(r) => r,
         None => {
@@ -98,6 +104,20 @@ pub(super) fn before_experiment(
     };
     let decision = wait(ctx, &review)?;
     resolve(ctx, p, &review, &decision, code)
+}
+
+/// The sha256 of the code's paths, bytes and modes, in path order.
+fn code_sha(code: &CodeSnapshot) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for (path, bytes, exec) in code.files() {
+        h.update((path.len() as u64).to_le_bytes());
+        h.update(path.as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+        h.update([u8::from(exec)]);
+    }
+    format!("{:x}", h.finalize())
 }
 
 /// The first experiment of its sub-hypothesis: no gate verdict, no earlier attempt, and no
@@ -180,6 +200,7 @@ fn raise(
         ("node".into(), opt(node.as_ref().map(|n| n.to_string()))),
         ("record".into(), text(&record_path)),
         ("command".into(), text(&command)),
+        ("code_sha".into(), text(&code_sha(code))),
         ("tokens".into(), opt(est.tokens.map(|t| t.to_string()))),
         ("wall_s".into(), opt(est.wall_s.map(|w| format!("{w:.1}")))),
         ("decision".into(), NewNode::Scalar("null".into())),
