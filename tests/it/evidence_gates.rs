@@ -1,7 +1,8 @@
 //! Gates on repeats, end to end on replay with a real experiment (issue 40): youra asks for
 //! seeds (`YOURA_SEEDS`), the experiment reports one row per seed, youra computes the
 //! interval; an INCONCLUSIVE gate runs the same code on new seeds before anything else, and a
-//! MUST_WORK gate still inconclusive at `max_repeats` stops the run, never passes.
+//! MUST_WORK gate still inconclusive at `max_repeats` stops an INTERACTIVE run for the
+//! researcher and is recorded as inconclusive in an UNATTENDED one: never a pass.
 //!
 //! The experiment (`tests/fixtures/evidence/split.py`) scores a nearest centroid on one random
 //! 50/50 split of the penguins per seed. Its accuracies (computed once with Python's
@@ -89,13 +90,14 @@ fn an_inconclusive_gate_runs_more_seeds_then_passes_on_its_interval() {
     );
 }
 
+const AT_THE_CAP: &str =
+    "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\nmax_repeats = 10\n";
+
 #[test]
 fn a_must_work_gate_still_inconclusive_at_the_cap_stops_the_run_and_is_never_a_pass() {
-    let (_g, dir) = replay_run(
-        &script(0.93),
-        "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\nmax_repeats = 10\n",
-    );
+    let (_g, dir) = replay_run(&script(0.93), AT_THE_CAP);
     with_data(&dir);
+    common::evidence::interactive(&dir);
     let end = common::script::run_engine(&dir, true);
     let RunEnd::Stopped(reason) = &end else {
         panic!("expected a stop, got {end:?}")
@@ -118,6 +120,51 @@ fn a_must_work_gate_still_inconclusive_at_the_cap_stops_the_run_and_is_never_a_p
     );
     // No failure attribution ran for it: INCONCLUSIVE is not a failure to explain.
     assert!(!std::path::Path::new(&dir.join("memory/failure_h-e1_run1.md")).exists());
+}
+
+/// Nobody is there to decide an UNATTENDED run's undecided gate: it is recorded as
+/// inconclusive (never a pass, its dependants blocked, a limitation that says "not
+/// decided") and the run goes on past it.
+#[test]
+fn unattended_an_undecided_must_work_gate_is_recorded_as_inconclusive_and_the_run_goes_on() {
+    let (_g, dir) = replay_run(&script(0.93), AT_THE_CAP);
+    with_data(&dir);
+    let end = common::script::run_engine(&dir, true);
+    if let RunEnd::Stopped(reason) = &end {
+        assert!(
+            !reason.contains("MUST_WORK gate INCONCLUSIVE"),
+            "the gate does not stop an unattended run: {reason}"
+        );
+    }
+    let g = gate_map(&dir, "h-e1");
+    assert_eq!(field(&g, &["result"]), "INCONCLUSIVE");
+    assert_eq!(field(&g, &["satisfied"]), "false");
+    assert_eq!(field(&g, &["evidence", "0", "n"]), "10");
+    let s = Store::new(dir.join("verification_state.yaml"))
+        .load()
+        .unwrap();
+    let h = s.vsa.hypothesis("h-e1").unwrap();
+    assert_eq!(h.status.as_str(), "PARTIAL");
+    for d in s
+        .vsa
+        .sub_hypotheses
+        .iter()
+        .filter(|d| d.prerequisites.iter().any(|p| p == "h-e1"))
+    {
+        assert_eq!(
+            d.status.as_str(),
+            "BLOCKED",
+            "{} waits on an undecided gate",
+            d.id
+        );
+    }
+    let limitation = std::fs::read_to_string(dir.join("memory/limitation_h-e1_run1.md"))
+        .expect("a limitation record");
+    assert!(
+        limitation.contains("not decided by its measurements") && limitation.contains("MUST_WORK"),
+        "{limitation}"
+    );
+    assert!(!dir.join("memory/failure_h-e1_run1.md").exists());
 }
 
 #[test]

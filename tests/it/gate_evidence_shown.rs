@@ -82,6 +82,8 @@ fn status_the_html_report_and_the_paper_show_h_e1s_interval_and_verdict() {
         "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\nmax_repeats = 10\n",
     );
     with_data(&dir);
+    // INTERACTIVE: the undecided gate stops the run for the researcher.
+    common::evidence::interactive(&dir);
     let end = common::script::run_engine(&dir, true);
     let RunEnd::Stopped(reason) = &end else {
         panic!("expected a stop, got {end:?}")

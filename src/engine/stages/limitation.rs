@@ -27,11 +27,17 @@ pub(in crate::engine) fn limitation(
     let memory = ctx.run.join("memory");
     let key = record_key(ctx);
     let run = crate::reflect::record_key::run_number(&memory, "limitation", id, &key);
+    let undecided = gate.is_some_and(|g| g.verdict == crate::engine::gates::Verdict::Inconclusive);
     let checks = gate.map(|g| {
         g.measured
             .iter()
             .map(|(k, v)| {
-                let failed = g.failed_checks.iter().find(|c| &c.criterion == k);
+                // An undecided criterion (INCONCLUSIVE) is not met either.
+                let failed = g
+                    .failed_checks
+                    .iter()
+                    .chain(&g.undecided)
+                    .find(|c| &c.criterion == k);
                 GateCheck {
                     name: k.clone(),
                     actual: v.to_string(),
@@ -45,15 +51,30 @@ pub(in crate::engine) fn limitation(
         hypothesis: id.to_string(),
         run,
         date: chrono::Utc::now(),
-        gate_type: "SHOULD_WORK".into(),
+        gate_type: ctx
+            .vsa()?
+            .vsa
+            .hypothesis(id)
+            .and_then(|h| h.gate.gate_type.clone())
+            .map_or("SHOULD_WORK".into(), |t| t.as_str().to_string()),
         gate_result: gate.map_or("FAIL".into(), |g| g.verdict.as_str().to_string()),
         checks: checks.unwrap_or_default(),
         root_causes: gate
-            .map(|g| g.failed_checks.iter().map(|c| c.reason.clone()).collect())
+            .map(|g| {
+                g.failed_checks
+                    .iter()
+                    .chain(&g.undecided)
+                    .map(|c| c.reason.clone())
+                    .collect()
+            })
             .unwrap_or_else(|| vec![note.to_string()]),
-        lessons: vec![format!(
-            "{id} does not hold as stated; report it as a limitation, not as support"
-        )],
+        lessons: vec![if undecided {
+            format!(
+                "{id} was not decided by its measurements; report it as inconclusive, not as support"
+            )
+        } else {
+            format!("{id} does not hold as stated; report it as a limitation, not as support")
+        }],
     };
     let rendered = render_limitation(&input)
         .map_err(|e| StageError::MustStop(format!("cannot render the limitation record: {e}")))?;

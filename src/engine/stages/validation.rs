@@ -15,7 +15,7 @@ use crate::engine::plan_search::Note;
 use crate::engine::yamlout::{now, text};
 use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
-use crate::vsa::enums::{GateType, HypothesisStatus};
+use crate::vsa::enums::{ExecutionMode, GateType, HypothesisStatus};
 use crate::vsa::model::Transition;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::vsa::store::Snapshot;
@@ -128,7 +128,13 @@ pub fn record(
     // A post-hoc claim left INCONCLUSIVE is exploratory: recorded as such, like a
     // SHOULD_WORK limitation, never a stop of the pre-registered study nor a recovery.
     let exploratory = super::post_hoc::exploratory(&snap, id, gate.verdict);
-    let must = must && !exploratory;
+    // Repeats could not decide a MUST_WORK gate: INTERACTIVE, the researcher decides (the
+    // run stops below); UNATTENDED, nobody is there to, so it is recorded as inconclusive —
+    // never a pass, its dependants blocked — and the run goes on with the rest.
+    let unattended = gate.verdict == Verdict::Inconclusive
+        && snap.vsa.workflow.execution_mode == Some(ExecutionMode::Unattended);
+    let recorded_only = must && (exploratory || unattended);
+    let must = must && !recorded_only;
     let verdict = gate.verdict.as_str();
     let status = match gate.verdict {
         Verdict::Pass => HypothesisStatus::Validated,
@@ -217,6 +223,11 @@ pub fn record(
         let note = if exploratory {
             format!(
                 "{gtype} gate {verdict}, post hoc: recorded as exploratory (not confirmed), the loop goes on"
+            )
+        } else if recorded_only {
+            format!(
+                "{gtype} gate {verdict}: repeats could not decide it and the run is UNATTENDED, so it is \
+                 recorded as inconclusive (never a pass; its dependants stay blocked), the loop goes on"
             )
         } else {
             format!("SHOULD_WORK gate {verdict}: recorded as a limitation, the loop goes on")

@@ -38,3 +38,23 @@ pub fn h_e1(threshold: f64, judged: usize) -> Script {
     s.ok("coding_validation", Some("h-e1"), 1);
     s
 }
+
+/// `dir`'s run made INTERACTIVE (replay runs are UNATTENDED).
+pub fn interactive(dir: &std::path::Path) {
+    for (file, from, to) in [
+        (
+            "verification_state.yaml",
+            "execution_mode: UNATTENDED",
+            "execution_mode: INTERACTIVE",
+        ),
+        (
+            "youra.toml",
+            "execution_mode = \"UNATTENDED\"",
+            "execution_mode = \"INTERACTIVE\"",
+        ),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains(from), "{file}");
+        std::fs::write(dir.join(file), text.replace(from, to)).unwrap();
+    }
+}
