@@ -33,9 +33,9 @@ fn the_public_corpus_is_large_and_varied_enough_and_keeps_its_measured_scores() 
     assert_eq!(s.cited_exist, s.cited);
     // Issue 44's target for "not real" (synthetic or fabricated): P and R >= 0.8.
     assert!(s.not_real_precision >= 0.8, "{s:?}");
-    assert!(s.not_real_recall >= 0.8, "{s:?}");
+    assert!(s.not_real_recall >= 0.9, "{s:?}");
     // Measured 2026-12-05 (after the rules were adjusted on this corpus, see 0039): not
-    // real P 1.00 R 0.88; fabricated P 0.75 R 0.86; 22 of 22 real outputs audited Real.
+    // real P 1.00 R 0.91; fabricated P 0.75 R 0.86; 22 of 22 real outputs audited Real.
     assert!(s.fabricated_recall >= 0.85, "{s:?}");
     assert!(s.fabricated_precision >= 0.75, "{s:?}");
     assert_eq!(s.matrix[0][0], 22, "{:?}", s.matrix);
