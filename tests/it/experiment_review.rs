@@ -18,7 +18,7 @@ use youra::plan::node_code::Repo;
 const PLAN_TREE: &str = "[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n";
 
 /// `[review]` for these runs; `experiment_time_limit_s` sits in `[engine]` (replay_run's).
-fn toml(plan: bool) -> String {
+pub(crate) fn toml(plan: bool) -> String {
     format!(
         "experiment_time_limit_s = 60\n\n[review]\nbefore_experiment = \"always\"\n\n{}",
         if plan { PLAN_TREE } else { "" }
@@ -30,7 +30,7 @@ fn one_child(plan: &str) -> String {
     serde_json::json!({"children": [{"plan": plan, "prior": {"estimate": 0.6, "hypothesis": "scale", "rationale": "r", "changes": ["c"], "risks": ["r"]}}]}).to_string()
 }
 
-fn pending(run: &Path) -> Option<youra::vsa::review::PendingReview> {
+pub(crate) fn pending(run: &Path) -> Option<youra::vsa::review::PendingReview> {
     let s = youra::vsa::Store::new(run.join("verification_state.yaml"))
         .load()
         .ok()?;
@@ -38,7 +38,7 @@ fn pending(run: &Path) -> Option<youra::vsa::review::PendingReview> {
 }
 
 /// Wait (at most a minute) until a review waits, and return it.
-fn waits(
+pub(crate) fn waits(
     run: &Path,
     engine: &std::thread::JoinHandle<youra::engine::RunEnd>,
 ) -> youra::vsa::review::PendingReview {
@@ -61,7 +61,13 @@ fn waits(
 }
 
 /// `youra steer RUN review <answer…> --reason R --as NAME [--file F]`, which must succeed.
-fn answer(run: &Path, words: &[&str], reason: &str, who: &str, file: Option<&Path>) -> String {
+pub(crate) fn answer(
+    run: &Path,
+    words: &[&str],
+    reason: &str,
+    who: &str,
+    file: Option<&Path>,
+) -> String {
     let mut args = vec!["steer", run.to_str().unwrap(), "review"];
     args.extend_from_slice(words);
     args.extend(["--reason", reason, "--as", who]);
@@ -76,12 +82,12 @@ fn answer(run: &Path, words: &[&str], reason: &str, who: &str, file: Option<&Pat
     o
 }
 
-fn engine(run: &Path) -> std::thread::JoinHandle<youra::engine::RunEnd> {
+pub(crate) fn engine(run: &Path) -> std::thread::JoinHandle<youra::engine::RunEnd> {
     let r: PathBuf = run.to_path_buf();
     std::thread::spawn(move || common::script::run_engine(&r, false))
 }
 
-fn review_log(run: &Path) -> Vec<(String, String, String)> {
+pub(crate) fn review_log(run: &Path) -> Vec<(String, String, String)> {
     let s = youra::vsa::Store::new(run.join("verification_state.yaml"))
         .load()
         .unwrap();
@@ -523,112 +529,5 @@ fn an_unanswered_review_follows_the_waiting_policy() {
     assert_eq!(
         (log[0].1.as_str(), log[0].2.as_str()),
         ("approved", "policy")
-    );
-}
-
-#[test]
-fn a_hand_written_edit_cannot_point_the_engine_at_another_file() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
-    let (_g, run) = replay_run(&s, &toml(false));
-    with_data(&run);
-    let e = engine(&run);
-    waits(&run, &e);
-    // Written past `youra steer`: an edit whose text is the run's own youra.toml.
-    let t = |v: &str| {
-        youra::yaml::NewNode::Scalar(youra::yaml::format_scalar(v, youra::yaml::Style::Plain))
-    };
-    let value = youra::yaml::NewNode::Map(vec![
-        ("verdict".into(), t("edited")),
-        ("by".into(), t("mallory")),
-        ("reason".into(), t("x")),
-        ("path".into(), t("centroid.py")),
-        ("file".into(), t("youra.toml")),
-    ]);
-    youra::vsa::Store::new(run.join("verification_state.yaml"))
-        .mutate(&youra::vsa::mutation::Mutation::new(
-            youra::vsa::mutation::Change::Put {
-                path: youra::vsa::review::DECISION_PATH.into(),
-                value,
-            },
-            "field_edit",
-            "mallory",
-            "x",
-        ))
-        .unwrap();
-    let end = e.join().unwrap();
-    let why = common::vsa_field(&run, "workflow.stop_reason").unwrap_or_default();
-    assert!(
-        why.contains("the edit names `youra.toml`, not reviews/"),
-        "{end:?}: {why}"
-    );
-    assert!(
-        common::events_of(&run, "experiment_exit").is_empty(),
-        "nothing ran"
-    );
-    assert_eq!(
-        std::fs::read(run.join("h-e1/code/centroid.py")).unwrap(),
-        CENTROID_PY.as_bytes(),
-        "the code is youra's"
-    );
-}
-
-#[test]
-fn a_killed_engine_waits_on_the_same_review_when_it_starts_again() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
-    let (_g, run) = replay_run(&s, &toml(false));
-    with_data(&run);
-    let bin = env!("CARGO_BIN_EXE_youra");
-    let spawn = || {
-        std::process::Command::new(bin)
-            .args(["run", run.to_str().unwrap()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap()
-    };
-    let wait_pending = || {
-        let start = Instant::now();
-        loop {
-            if let Some(r) = pending(&run) {
-                return r;
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "no review");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    };
-    let mut first = spawn();
-    let before = wait_pending();
-    first.kill().unwrap();
-    first.wait().unwrap();
-    let mut second = spawn();
-    // The restarted engine writes the same code again and finds its review: no new one.
-    std::thread::sleep(Duration::from_millis(1500));
-    let again = wait_pending();
-    assert_eq!(again.id, before.id, "the same review waits");
-    assert_eq!(common::events_of(&run, "review").len(), 1, "called once");
-    answer(&run, &["approve"], "after the restart", "ana", None);
-    let status = second.wait().unwrap();
-    assert_eq!(
-        common::vsa_field(&run, "sub_hypotheses.h-e1.status").as_deref(),
-        Some("VALIDATED"),
-        "{status:?}"
     );
 }

@@ -47,6 +47,7 @@ mod evidence_stats;
 mod exec;
 mod experiment_index;
 mod experiment_review;
+mod experiment_review_attacks;
 mod gate_evidence_shown;
 mod gateway;
 mod handed_run;

@@ -78,6 +78,19 @@ pub(super) fn before_experiment(
             && r.code_sha.as_deref() == Some(sha.as_str())
     };
     let review = match snap.vsa.workflow.review.clone().filter(same) {
+        // Called again: the engine that raised it may have died before its call went out.
+        Some(r) if r.waits() => {
+            ctx.emit(
+                Event::new("review")
+                    .hypothesis(id)
+                    .action(node.as_deref().unwrap_or("-"))
+                    .message(format!(
+                        "{} still waits (the engine started again)",
+                        r.id.as_deref().unwrap_or("?")
+                    )),
+            );
+            r
+        }
         Some(r) => r,
         None => {
             let tree = match &node {
