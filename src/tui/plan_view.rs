@@ -310,6 +310,9 @@ pub fn read_plan_since(
 pub struct Forecast {
     pub tokens: Option<u64>,
     pub actual: Option<u64>,
+    /// The wall time forecast and what the experiment took, in seconds.
+    pub wall_s: Option<f64>,
+    pub actual_wall_s: Option<f64>,
 }
 
 impl Forecast {
@@ -319,7 +322,7 @@ impl Forecast {
             t if t >= 10_000 => format!("{}k", t / 1000),
             t => t.to_string(),
         };
-        match (self.tokens, self.actual) {
+        let tokens = match (self.tokens, self.actual) {
             (Some(f), Some(a)) if f > 0 => {
                 let err = (a as f64 - f as f64) / f as f64 * 100.0;
                 format!("forecast ~{} → {} ({err:+.0}%)", k(f), k(a))
@@ -328,7 +331,15 @@ impl Forecast {
             (Some(f), None) => format!("forecast ~{}, not run yet", k(f)),
             (None, Some(a)) => format!("no forecast (nothing similar had run) → {}", k(a)),
             (None, None) => "no forecast (nothing similar had run)".into(),
-        }
+        };
+        let wall = match (self.wall_s, self.actual_wall_s) {
+            (Some(f), Some(a)) if f > 0.0 => {
+                format!(", ~{f:.0} s → {a:.0} s ({:+.0}%)", (a - f) / f * 100.0)
+            }
+            (_, Some(a)) => format!(", took {a:.0} s"),
+            _ => String::new(),
+        };
+        format!("{tokens}{wall}")
     }
 }
 
@@ -337,6 +348,8 @@ fn forecast_of(n: &crate::plan::PlanNode) -> Option<Forecast> {
     Some(Forecast {
         tokens: f.get("tokens").and_then(|t| t.as_u64()),
         actual: n.packet.as_ref().map(|p| p.cost_tokens),
+        wall_s: f.get("wall_s").and_then(|t| t.as_f64()),
+        actual_wall_s: f.get("actual_wall_s").and_then(|t| t.as_f64()),
     })
 }
 
@@ -357,7 +370,15 @@ mod tests {
 
     #[test]
     fn a_forecast_is_shown_against_what_the_node_cost() {
-        let f = |tokens, actual| Forecast { tokens, actual }.text();
+        let f = |tokens, actual| {
+            Forecast {
+                tokens,
+                actual,
+                wall_s: None,
+                actual_wall_s: None,
+            }
+            .text()
+        };
         let table = [
             (f(Some(12_000), Some(15_000)), "forecast ~12k → 15k (+25%)"),
             (f(Some(20_000), Some(10_000)), "forecast ~20k → 10k (-50%)"),
@@ -372,5 +393,20 @@ mod tests {
         for (got, want) in table {
             assert_eq!(got, want);
         }
+        let timed = Forecast {
+            tokens: Some(12_000),
+            actual: Some(15_000),
+            wall_s: Some(40.0),
+            actual_wall_s: Some(50.0),
+        };
+        assert_eq!(
+            timed.text(),
+            "forecast ~12k → 15k (+25%), ~40 s → 50 s (+25%)"
+        );
+        let untimed = Forecast {
+            wall_s: None,
+            ..timed
+        };
+        assert_eq!(untimed.text(), "forecast ~12k → 15k (+25%), took 50 s");
     }
 }

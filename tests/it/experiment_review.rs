@@ -303,6 +303,9 @@ fn a_rejection_prunes_the_node_and_its_reason_reaches_the_next_expansion() {
     let f3 = row("n-0003").forecast.expect("reviewed, so forecast");
     assert_eq!((f3.tokens, f3.actual), (cost("n-0001"), cost("n-0003")));
     assert!(f3.text().starts_with("forecast ~"), "{}", f3.text());
+    // …and its wall time, forecast from the first experiment's, against what it took.
+    assert!(f3.wall_s.is_some() && f3.actual_wall_s.is_some(), "{f3:?}");
+    assert!(f3.text().contains(" s → "), "{}", f3.text());
     let spent = cost("n-0001").unwrap() + cost("n-0003").unwrap();
     assert_eq!(row("n-0001").branch, Some((spent, Some(spent / 2))));
     assert_eq!(row("n-0003").branch, None, "only the branch's root says it");

@@ -118,6 +118,10 @@ pub fn resume(ctx: &StageCtx<'_>, f: InFlight) -> Result<Flight, StageError> {
         job,
     } = f;
     let mut outcome = job.wait();
+    // A reviewed node's forecast is checked against its wall time (issue 42 item 4).
+    if let Some(step) = &progress.step {
+        super::review_gate::record_wall(ctx, &step.node, outcome.duration.as_secs_f64())?;
+    }
     // What the experiment did to `code/` is a violation, undone before anything reads it
     // (plan/code_snapshot.rs); recorded with the job's other violations just below.
     if let Some(code) = &progress.code {

@@ -96,6 +96,21 @@ pub fn estimate_from(
     }
 }
 
+/// How far this run's earlier forecasts were from what their nodes cost (tokens): the
+/// mean absolute error, so a forecast shows whether it has earned trust.
+pub fn track_record(pairs: &[(u64, u64)]) -> Option<String> {
+    let errs: Vec<f64> = pairs
+        .iter()
+        .filter(|(f, _)| *f > 0)
+        .map(|(f, a)| ((*a as f64 - *f as f64) / *f as f64).abs() * 100.0)
+        .collect();
+    let mean = mean_f(&errs)?;
+    Some(format!(
+        "earlier forecasts off by {mean:.0}% on average ({} nodes)",
+        errs.len()
+    ))
+}
+
 /// The forecast for an experiment of `h`, from the plan tree (if the run searches one) and
 /// the run's events.
 pub fn estimate(
@@ -104,9 +119,16 @@ pub fn estimate(
     h: &str,
     limit_s: f64,
 ) -> Estimate {
-    let (mut ts, mut to) = (Vec::new(), Vec::new());
+    let (mut ts, mut to, mut checked) = (Vec::new(), Vec::new(), Vec::new());
     if let Some(tree) = tree {
         for n in tree.nodes() {
+            let forecast = n
+                .extra
+                .get(crate::vsa::review::NODE_FORECAST_KEY)
+                .and_then(|f| f.get("tokens")?.as_u64());
+            if let (Some(f), Some(p)) = (forecast, n.packet.as_ref()) {
+                checked.push((f, p.cost_tokens));
+            }
             let Some(p) = n.packet.as_ref().filter(|p| p.cost_tokens > 0) else {
                 continue;
             };
@@ -136,12 +158,30 @@ pub fn estimate(
             }
         }
     });
-    estimate_from(h, &ts, &to, &ws, &wo, limit_s)
+    let mut e = estimate_from(h, &ts, &to, &ws, &wo, limit_s);
+    if let Some(record) = track_record(&checked) {
+        e.basis = format!("{}; {record}", e.basis);
+    }
+    e
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earlier_forecasts_say_how_far_off_they_were() {
+        assert_eq!(track_record(&[]), None);
+        assert_eq!(
+            track_record(&[(0, 500)]),
+            None,
+            "a zero forecast has no error"
+        );
+        assert_eq!(
+            track_record(&[(1000, 1250), (2000, 1500)]).as_deref(),
+            Some("earlier forecasts off by 25% on average (2 nodes)")
+        );
+    }
 
     #[test]
     fn the_same_sub_hypothesis_first_then_the_run() {

@@ -474,3 +474,22 @@ pub(super) fn after_rejection(
     );
     Ok(Some(note))
 }
+
+/// The wall time a reviewed node's experiment took, kept beside its forecast (the Plan pane
+/// shows the error); a node that was not reviewed is left as it is.
+pub(super) fn record_wall(ctx: &StageCtx<'_>, node: &NodeId, secs: f64) -> Result<(), StageError> {
+    let (mut tree, _) = crate::engine::plan_open::open(ctx.run, ctx.plan)?;
+    let Some(n) = tree.nodes_mut().iter_mut().find(|n| &n.id == node) else {
+        return Ok(());
+    };
+    let Some(f) = n
+        .extra
+        .get_mut(rv::NODE_FORECAST_KEY)
+        .and_then(|f| f.as_object_mut())
+    else {
+        return Ok(());
+    };
+    f.insert("actual_wall_s".into(), json!((secs * 10.0).round() / 10.0));
+    tree.save(ctx.run, std::slice::from_ref(node))
+        .map_err(|e| StageError::MustStop(format!("plan tree: save: {e}")))
+}
