@@ -207,3 +207,25 @@ pub fn is_init(lit: &str) -> bool {
     lit.parse::<f64>()
         .is_ok_and(|x| x == 0.0 || x == -1.0 || x.abs() >= 1e6)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_metric_key;
+
+    #[test]
+    fn metric_keys_are_told_from_settings_that_share_a_prefix() {
+        for (key, holder, want) in [
+            ("accuracy", None, true),
+            ("val_acc", None, true),
+            ("clar_acc", None, true),
+            ("f1_macro", None, true),
+            ("gradient_accumulation_steps", None, false),
+            ("accumulate_grad_batches", None, false),
+            ("learning_rate", None, false),
+            ("accuracy", Some("config"), false),
+            ("target_accuracy", None, false),
+        ] {
+            assert_eq!(is_metric_key(key, holder, &[]), want, "{key} in {holder:?}");
+        }
+    }
+}

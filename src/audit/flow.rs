@@ -438,10 +438,20 @@ impl<'p> Flow<'p> {
                 // `max(a, b)`: each argument is a value; `round(x, 4)`: only the first.
                 let last = c.callee.rsplit('.').next().unwrap_or("");
                 let all = matches!(last, "max" | "min" | "sum" | "mean" | "median");
+                // `max(len(found), 1)`: a number beside a computed argument is a bound.
+                let computed = c.args.iter().any(|a| !matches!(a, Expr::Num(_)));
                 for (i, a) in c.args.iter().enumerate() {
+                    let bound = computed && matches!(a, Expr::Num(_));
                     add(
                         &mut out,
-                        self.expr(m, scope, a, c.line, direct && (i == 0 || all), depth),
+                        self.expr(
+                            m,
+                            scope,
+                            a,
+                            c.line,
+                            direct && (i == 0 || all) && !bound,
+                            depth,
+                        ),
                     );
                 }
                 if let Some(r) = &c.recv {

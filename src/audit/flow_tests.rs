@@ -45,6 +45,11 @@ fn values_are_followed_to_their_roots() {
             vec![Loader, Constant],
         ),
         ("r = {'acc': passed * 100}\n", vec![Constant, Unresolved]),
+        // A bound beside a count is no value: `hit / max(len(found), 1)`.
+        (
+            "r = {'acc': hit / max(len(found), 1)}\n",
+            vec![Constant, Unresolved],
+        ),
         // A computed value stepped or scaled in place stays computed.
         (
             "q = np.load('a').mean()\nq *= 0.9\nr = {'acc': q}\n",
