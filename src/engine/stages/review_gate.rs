@@ -478,6 +478,10 @@ pub(super) fn after_rejection(
 /// The wall time a reviewed node's experiment took, kept beside its forecast (the Plan pane
 /// shows the error); a node that was not reviewed is left as it is.
 pub(super) fn record_wall(ctx: &StageCtx<'_>, node: &NodeId, secs: f64) -> Result<(), StageError> {
+    // No reviews, no forecasts: the tree is not read again for nothing.
+    if ctx.review.before_experiment == BeforeExperiment::Never {
+        return Ok(());
+    }
     let (mut tree, _) = crate::engine::plan_open::open(ctx.run, ctx.plan)?;
     let Some(n) = tree.nodes_mut().iter_mut().find(|n| &n.id == node) else {
         return Ok(());
