@@ -1,6 +1,7 @@
-//! The audit verdict a run records (`audit.json` at its root), written by the engine when
-//! it audits the run's code for the paper (`engine::stages::data_note`) and read by the
-//! TUI's Gates pane, which must not run the analyzer while it draws.
+//! The audit verdict a run records (`paper/audit.json`), written by the engine when it
+//! audits the run's code for the paper (`engine::stages::data_note`) and read by the TUI's
+//! Gates pane, which must not run the analyzer while it draws. It lives beside the paper
+//! it speaks for, so a reset or redesign archives it with that paper.
 
 use std::path::Path;
 
@@ -8,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::verdict::{Report, Verdict, Weight};
 
-pub const FILE: &str = "audit.json";
+pub const FILE: &str = "paper/audit.json";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recorded {
@@ -45,7 +46,11 @@ impl Recorded {
 /// Record `report` as the run's verdict.
 pub fn write(run: &Path, report: &Report) -> std::io::Result<()> {
     let json = serde_json::to_vec_pretty(&Recorded::of(report)).map_err(std::io::Error::other)?;
-    crate::fsutil::write_atomic(&run.join(FILE), &json)
+    let path = run.join(FILE);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::fsutil::write_atomic(&path, &json)
 }
 
 /// The run's recorded verdict; `None` when none was recorded or the record does not read.

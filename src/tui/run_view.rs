@@ -88,7 +88,7 @@ pub struct RunRead {
     /// A replay copy beside the run it replays (`metadata.replayed_from`); `None` for
     /// other runs, and while the history is still being read.
     pub comparison: Option<Result<crate::compare::Comparison, String>>,
-    /// The data audit's verdict the engine recorded (`audit.json`), for the Gates pane.
+    /// The data audit's verdict the engine recorded (`paper/audit.json`), for the Gates pane.
     pub audit: Option<crate::audit::record::Recorded>,
 }
 

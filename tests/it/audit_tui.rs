@@ -1,4 +1,4 @@
-//! The Gates pane says in one line when the run's recorded data audit (`audit.json`,
+//! The Gates pane says in one line when the run's recorded data audit (`paper/audit.json`,
 //! written by the engine with the paper's data note) is not Real; a Real verdict, or none,
 //! adds nothing; a hostile `file:line` in the record is drawn escaped.
 
@@ -21,7 +21,9 @@ fn screen(app: &App, w: u16, h: u16) -> String {
 fn with_record(rec: Option<Recorded>) -> (tempfile::TempDir, String) {
     let (tmp, run) = temp_run(&example_run());
     if let Some(r) = rec {
-        std::fs::write(run.join(FILE), serde_json::to_string(&r).unwrap()).unwrap();
+        let path = run.join(FILE);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string(&r).unwrap()).unwrap();
     }
     let app = app_for(&run);
     (tmp, screen(&app, 100, 30))
@@ -72,5 +74,27 @@ fn a_real_verdict_or_none_adds_no_line_and_a_hostile_file_name_is_escaped() {
     assert!(
         !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
         "{shown:?}"
+    );
+}
+
+/// The record the engine writes (`audit::record::write`, from a real audit of generated
+/// data) is the one the pane reads: writer and reader agree on the file and its form.
+#[test]
+fn the_engines_record_of_a_synthetic_audit_reaches_the_gates_pane() {
+    use youra::audit::ctx::TextFile;
+    let (_tmp, run) = temp_run(&example_run());
+    let report = youra::audit::analyze(youra::audit::Input {
+        code: vec![TextFile {
+            path: "exp.py".into(),
+            text: "import json\nimport numpy as np\nX = np.random.randn(200, 3)\njson.dump({'mse': float((X ** 2).mean())}, open('results.json', 'w'))\n".into(),
+        }],
+        ..youra::audit::Input::default()
+    });
+    assert_eq!(report.verdict, Verdict::Synthetic);
+    youra::audit::record::write(&run, &report).unwrap();
+    let shown = screen(&app_for(&run), 100, 30);
+    assert!(
+        shown.contains("data audit: Synthetic (generated data) · exp.py:3"),
+        "{shown}"
     );
 }

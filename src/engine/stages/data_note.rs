@@ -30,7 +30,7 @@ pub fn sentence(verdict: Verdict) -> Option<&'static str> {
 
 /// The audit's sentence for `run`, if any (an unreadable folder says nothing here: `report
 /// check` and `youra audit` report it).
-/// The verdict is recorded in the run (`audit.json`) for the TUI's Gates pane.
+/// The verdict is recorded in the run (`paper/audit.json`) for the TUI's Gates pane.
 pub fn note(run: &Path) -> Option<&'static str> {
     let report = crate::audit::audit_folder(run, crate::audit::Options::default()).ok()?;
     if let Err(e) = crate::audit::record::write(run, &report) {
