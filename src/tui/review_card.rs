@@ -310,9 +310,24 @@ pub fn run_editor(run: &Path, source: &Path) -> Result<PathBuf, String> {
         .file_name()
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| "code".into());
-    let dir = std::env::temp_dir().join(format!("youra-review-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-    let scratch = dir.join(name);
+    // A private folder of its own (mode 0700, made new: a /tmp name another user planted as
+    // a link is refused, never written through).
+    let dir = std::env::temp_dir().join(format!(
+        "youra-review-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        // `mkdir` of a name that exists (a planted link included) fails: never reused.
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    }
+    let scratch = dir.join(&name);
     std::fs::write(&scratch, &bytes)
         .map_err(|e| format!("cannot write {}: {e}", scratch.display()))?;
     let editor = std::env::var("VISUAL")
@@ -330,8 +345,10 @@ pub fn run_editor(run: &Path, source: &Path) -> Result<PathBuf, String> {
             "the editor `{program}` exited with {status}: nothing changed"
         ));
     }
+    // Read back as any file the researcher's editor may have replaced: no link, capped.
     let after =
-        std::fs::read(&scratch).map_err(|e| format!("cannot read {}: {e}", scratch.display()))?;
+        crate::fsutil::read_beneath(&dir, Path::new(&name), crate::steer::review::MAX_EDIT_BYTES)
+            .map_err(|e| format!("cannot read {}: {e}", scratch.display()))?;
     if after == bytes {
         return Err("the file is unchanged: no edit (press a to approve it as it is)".into());
     }
