@@ -205,3 +205,19 @@ fn deep_nesting_is_cut_and_noted_not_a_crash() {
     // The rest of the file is still read.
     assert_eq!(r.verdict, verdict::Verdict::Fabricated);
 }
+
+/// Data read through a library youra does not know (`h5py`) is no constructed data: the
+/// census says nothing, and the output stays unknown rather than synthetic.
+#[test]
+fn data_from_an_unknown_reader_is_not_called_constructed() {
+    let report = audit_case(&fixtures().join("census_unknown_reader"));
+    assert_eq!(report.verdict, verdict::Verdict::Unknown);
+    assert!(
+        report
+            .evidence
+            .iter()
+            .all(|e| e.weight != verdict::Weight::Synthetic),
+        "{:?}",
+        report.evidence
+    );
+}
