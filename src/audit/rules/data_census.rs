@@ -18,6 +18,14 @@ use crate::audit::verdict::{Evidence, Origin, Weight};
 
 pub const RULE: &str = "data-census";
 
+/// Libraries that read stored data through calls youra does not classify (`h5py.File`,
+/// `sqlite3.connect`): code importing one may load its data there, so the census does not
+/// call its data generated or constructed.
+const DATA_LIBS: [&str; 10] = [
+    "h5py", "sqlite3", "pyarrow", "netCDF4", "xarray", "scipy.io", "tables", "zarr", "lmdb",
+    "duckdb",
+];
+
 /// A data-named assignment and where its value comes from.
 struct Site {
     module: usize,
@@ -32,11 +40,17 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     }
     let flow = Flow::new(&ctx.program);
     let (mut generated, mut loaded, mut built) = (Vec::new(), Vec::new(), Vec::new());
-    let mut loads_anything = false;
+    let (mut loads_anything, mut reads_unknown) = (false, false);
     for (m, module) in ctx.program.modules.iter().enumerate() {
         if !ctx.executed[m] || module.is_test {
             continue;
         }
+        let unknown_reader = module.imports.iter().any(|i| {
+            DATA_LIBS
+                .iter()
+                .any(|l| i.module == *l || i.module.starts_with(&format!("{l}.")))
+        });
+        reads_unknown |= unknown_reader;
         // `open` is left out: it writes results and logs as often as it reads data.
         loads_anything |= module.calls.iter().any(|(_, c)| {
             c.callee != "open"
@@ -80,7 +94,7 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
         }
     }
     let (weight, strength, first, detail) = match (generated.first(), loaded.first()) {
-        (Some(g), None) => (
+        (Some(g), None) if !reads_unknown => (
             Weight::Synthetic,
             0.6,
             g,
@@ -102,7 +116,7 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
                 more(loaded.len())
             ),
         ),
-        (None, None) if !loads_anything && !built.is_empty() => {
+        (None, None) if !loads_anything && !reads_unknown && !built.is_empty() => {
             let b = &built[0];
             (
                 Weight::Synthetic,
