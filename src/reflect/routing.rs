@@ -283,8 +283,9 @@ pub fn route(
     }
 }
 
-/// YouRA's recovery levels (Table 8, Algorithm 1) that an action lands on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// YouRA's recovery levels (Table 8, Algorithm 1) that an action lands on, ordered from
+/// the least to the most work undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     /// The result stands; the hypothesis loop continues.
     Continue,

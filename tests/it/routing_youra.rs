@@ -112,6 +112,22 @@ fn the_shipped_failure_records_replay_through_both_routers() {
         summary.contains("table ") && summary.contains("controller "),
         "{summary}"
     );
+    // Beside each router's accuracy: the majority-class baseline, Cohen's κ and the
+    // confusion matrix (issue 41 item 4), for the table and for the controller.
+    for router in [
+        "SAGE's table: accuracy ",
+        "the controller (not shown the table's choice): accuracy ",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(router))
+            .unwrap_or_else(|| panic!("no {router:?} line: {out}"));
+        assert!(
+            line.contains("majority-class baseline (reset)") && line.contains("Cohen's κ"),
+            "{line}"
+        );
+    }
+    assert_eq!(out.matches("YouRA \\ said").count(), 2, "{out}");
     // data_problems' archived recoveries were all resets, and its records route to Phase 0.
     assert!(
         out.lines()
