@@ -18,6 +18,22 @@ use youra::plan::node_code::Repo;
 const PLAN_TREE: &str = "[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n";
 
 /// `[review]` for these runs; `experiment_time_limit_s` sits in `[engine]` (replay_run's).
+/// Up to h-e1's gate, its one experiment passing (standardized bills, ≥ 0.9): the run every
+/// review test waits in.
+pub(crate) fn passing() -> Script {
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
+        .passing_attempt(
+            "h-e1",
+            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
+        );
+    s
+}
+
 pub(crate) fn toml(plan: bool) -> String {
     format!(
         "experiment_time_limit_s = 60\n\n[review]\nbefore_experiment = \"always\"\n\n{}",
@@ -110,16 +126,7 @@ pub(crate) fn review_log(run: &Path) -> Vec<(String, String, String)> {
 
 #[test]
 fn a_headless_run_waits_for_review_and_runs_on_the_answer() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = passing();
     let (_g, run) = replay_run(&s, &toml(false));
     with_data(&run);
     let e = engine(&run);
@@ -347,16 +354,7 @@ fn a_rejection_prunes_the_node_and_its_reason_reaches_the_next_expansion() {
 
 #[test]
 fn an_edit_through_the_cli_is_the_nodes_committed_code_and_runs() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = passing();
     let (g, run) = replay_run(&s, &toml(true));
     with_data(&run);
     // The researcher's version: the same experiment, which also leaves a mark that it ran.
@@ -504,16 +502,7 @@ fn branch_runs_the_rest_of_the_sub_hypothesis_unasked() {
 
 #[test]
 fn an_unanswered_review_follows_the_waiting_policy() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = passing();
     let (_g, run) = replay_run(
         &s,
         &format!(

@@ -4,24 +4,15 @@
 //! than raise a second one or run what nobody answered. Helpers from `experiment_review.rs`.
 
 use crate::common;
-use crate::experiment_review::{answer, engine, pending, toml, waits};
+use crate::experiment_review::{answer, engine, passing, pending, toml, waits};
 
 use std::time::{Duration, Instant};
 
-use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, with_data};
+use common::script::{CENTROID_PY, replay_run, with_data};
 
 #[test]
 fn a_hand_written_edit_cannot_point_the_engine_at_another_file() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = passing();
     let (_g, run) = replay_run(&s, &toml(false));
     with_data(&run);
     let e = engine(&run);
@@ -67,16 +58,7 @@ fn a_hand_written_edit_cannot_point_the_engine_at_another_file() {
 
 #[test]
 fn a_killed_engine_waits_on_the_same_review_when_it_starts_again() {
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = passing();
     let (_g, run) = replay_run(&s, &toml(false));
     with_data(&run);
     let bin = env!("CARGO_BIN_EXE_youra");

@@ -275,18 +275,9 @@ fn e_edits_the_nodes_file_and_the_saved_file_becomes_the_answer() {
 /// reason is typed, and the engine runs the edited code as the node's committed code.
 #[test]
 fn an_edit_made_in_the_tuis_editor_is_what_the_experiment_runs() {
-    use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, with_data};
+    use common::script::{CENTROID_PY, replay_run, with_data};
     use std::io::Write;
-    let mut s = Script::default();
-    s.scoping()
-        .literature()
-        .debate(6, true)
-        .planning()
-        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.9))
-        .passing_attempt(
-            "h-e1",
-            &code_reply("centroid.py", CENTROID_PY, &["--standardize"]),
-        );
+    let s = crate::experiment_review::passing();
     let (g, run) = replay_run(
         &s,
         "experiment_time_limit_s = 60\n\n[review]\nbefore_experiment = \"always\"\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n",

@@ -35,8 +35,11 @@ pub(super) fn apply(
             d.file.as_deref().unwrap_or("")
         )));
     }
-    let bytes = crate::fsutil::read_capped(
-        ctx.run.join(&expected),
+    // Beneath the run: a `reviews` folder planted as a link in a handed run reads nothing
+    // outside it into the code.
+    let bytes = crate::fsutil::read_beneath(
+        ctx.run,
+        std::path::Path::new(&expected),
         crate::steer::review::MAX_EDIT_BYTES,
     )
     .map_err(|e| stop(format!("cannot read {expected}: {e}")))?;
