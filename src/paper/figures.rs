@@ -60,6 +60,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HypothesisGate {
     pub id: String,
+    /// Its type as the VSA says it (EXISTENCE, MECHANISM, CONDITION…), for labels a reader
+    /// can place without the id's convention.
+    pub kind: Option<String>,
     /// `(metric, op, required)` per criterion.
     pub criteria: Vec<(String, String, f64)>,
     /// metric → the value the gate judged.
@@ -73,12 +76,28 @@ pub struct HypothesisGate {
 /// A criterion's interval `(lo, hi)` as the gate read it, and the interval's verdict.
 pub type Judged = ((f64, f64), Option<String>);
 
+impl HypothesisGate {
+    /// The id with its type in words, as figures label it: `h-e1 (existence)`.
+    pub fn name(&self) -> String {
+        match self
+            .kind
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+        {
+            Some(k) => format!("{} ({})", self.id, k.to_lowercase().replace('_', " ")),
+            None => self.id.clone(),
+        }
+    }
+}
+
 /// The sub-hypotheses of the run's VSA with their gates, in VSA order.
 pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {
     vsa.sub_hypotheses
         .iter()
         .map(|h| HypothesisGate {
             id: h.id.clone(),
+            kind: h.kind.as_ref().map(|k| k.as_str().to_string()),
             criteria: h
                 .gate
                 .rules
@@ -118,7 +137,7 @@ pub fn gate_bars(run: &Path, gates: &[HypothesisGate]) -> (Vec<GateBar>, Vec<Sou
                 .map(|(_, v)| *v);
             let judged = h.intervals.get(i).cloned().flatten();
             bars.push(GateBar {
-                label: format!("{} {metric}", h.id),
+                label: format!("{} {metric}", h.name()),
                 op: op.clone(),
                 required: *required,
                 measured,

@@ -276,7 +276,7 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
         })
         .collect();
     let curve = Curve {
-        title: draw::clean_label(&format!("{}: {metric} by {x_desc}", h.id)),
+        title: draw::clean_label(&format!("{}: {metric} by {x_desc}", h.name())),
         x_name: x_desc.to_string(),
         metric: draw::clean_label(&metric),
         series,

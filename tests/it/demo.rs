@@ -88,7 +88,7 @@ fn assert_the_figures(dir: &Path) {
     let read = |f: &str| std::fs::read_to_string(dir.join("paper/figures").join(f)).expect(f);
     let curve = read("h-e1_metric.svg");
     for label in [
-        "h-e1: accuracy by share of the training data",
+        "h-e1 (existence): accuracy by share of the training data",
         "share of the training data",
         "attempt 1",
         "attempt 2: --features bill_depth_mm",
@@ -110,9 +110,9 @@ fn assert_the_figures(dir: &Path) {
     }
     let gates = read("gates.svg");
     for label in [
-        "h-e1 accuracy &gt;= 0.92: measured 0.9356, met",
-        "h-m1 gain &lt;= 0.02: measured 0.0342, missed",
-        "h-c1 min_group_accuracy &gt;= 0.9: measured 0.9638, met",
+        "h-e1 (existence) accuracy &gt;= 0.92: measured 0.9356, met",
+        "h-m1 (mechanism) gain &lt;= 0.02: measured 0.0342, missed",
+        "h-c1 (condition) min_group_accuracy &gt;= 0.9: measured 0.9638, met",
     ] {
         text_y(&gates, label);
     }

@@ -28,6 +28,7 @@ fn rows(value: f64, n: usize) -> String {
 fn gate() -> Vec<HypothesisGate> {
     vec![HypothesisGate {
         id: "h-e1".into(),
+        kind: None,
         criteria: vec![("accuracy".into(), ">=".into(), 0.92)],
         measured: vec![("accuracy".into(), 0.8)],
         passed: Some(false),
