@@ -136,6 +136,10 @@ pub enum Value {
     Evaluated { q: f64 },
     /// Not yet executed: the parent's Q scaled by the square root of the prior P.
     Unvisited { parent_q: f64, p: f64 },
+    /// Not yet executed, under a parent evaluated at Q = 0: Q(parent)·√P would be 0 for every
+    /// child (each floored to ε, the prior ignored), so the child falls back to √P, as the
+    /// reference's code does.
+    Prior { p: f64 },
 }
 
 impl Value {
@@ -144,6 +148,17 @@ impl Value {
         match self {
             Value::Evaluated { q } => unit(q),
             Value::Unvisited { parent_q, p } => unit(parent_q) * unit(p).sqrt(),
+            Value::Prior { p } => unit(p).sqrt(),
+        }
+    }
+
+    /// An unexecuted child's value: Q(parent)·√P, or √P alone when the parent's Q is 0
+    /// (`parent_evaluated`: it has a reward; an unevaluated Q of 0 means nothing yet).
+    pub fn unvisited(parent_q: f64, p: f64, parent_evaluated: bool) -> Value {
+        if parent_evaluated && unit(parent_q) == 0.0 {
+            Value::Prior { p }
+        } else {
+            Value::Unvisited { parent_q, p }
         }
     }
 }
@@ -258,6 +273,58 @@ mod tests {
                 alpha(r, cap)
             );
         }
+    }
+
+    #[test]
+    fn prior_fallback_at_a_zero_parent() {
+        // (parent Q, P, parent evaluated, value, weight at α = 1)
+        let table: &[(f64, f64, bool, Value, f64)] = &[
+            // Evaluated at 0: √P, not ε.
+            (0.0, 0.81, true, Value::Prior { p: 0.81 }, 0.9),
+            (0.0, 0.25, true, Value::Prior { p: 0.25 }, 0.5),
+            (f64::NAN, 0.04, true, Value::Prior { p: 0.04 }, 0.2),
+            (-0.2, 0.64, true, Value::Prior { p: 0.64 }, 0.8),
+            // A positive parent: Q(parent)·√P as before.
+            (
+                0.5,
+                0.64,
+                true,
+                Value::Unvisited {
+                    parent_q: 0.5,
+                    p: 0.64,
+                },
+                0.4,
+            ),
+            // Not evaluated yet (Q 0 means nothing): unchanged, floored.
+            (
+                0.0,
+                0.64,
+                false,
+                Value::Unvisited {
+                    parent_q: 0.0,
+                    p: 0.64,
+                },
+                EPSILON,
+            ),
+            // A zero prior stays at the floor.
+            (0.0, 0.0, true, Value::Prior { p: 0.0 }, EPSILON),
+        ];
+        for &(parent_q, p, evaluated, want, w) in table {
+            let v = Value::unvisited(parent_q, p, evaluated);
+            match (v, want) {
+                (Value::Unvisited { .. }, Value::Unvisited { .. }) => assert_eq!(v, want),
+                (Value::Prior { p: a }, Value::Prior { p: b }) => assert_eq!(a, b),
+                _ => panic!("{parent_q} {p} {evaluated}: {v:?}, want {want:?}"),
+            }
+            assert!(
+                close(weight(v, 1.0), w),
+                "{parent_q} {p}: {}",
+                weight(v, 1.0)
+            );
+            assert_eq!(floored(v, 1.0), w == EPSILON, "{parent_q} {p}");
+        }
+        // At α = 2 the prior is raised like any value: (√0.81)² = 0.81.
+        assert!(close(weight(Value::Prior { p: 0.81 }, 2.0), 0.81));
     }
 
     #[test]

@@ -195,7 +195,7 @@ impl<'a> Ctx<'a> {
             let value = if n.status.has_reward() || n.stats.visits > 0 {
                 Value::Evaluated { q: n.stats.q }
             } else {
-                Value::Unvisited { parent_q, p: n.p() }
+                Value::unvisited(parent_q, n.p(), parent_visits > 0)
             };
             let (w, why) = if avail.eligible() {
                 let (w, formula) = self.score(value, n.stats.visits, parent_visits);
@@ -247,6 +247,11 @@ impl<'a> Ctx<'a> {
                         "(Q(parent) {parent_q:.3} × √P {p:.3})^{a:.2} = {}{floor}",
                         num(w)
                     ),
+                    Value::Prior { p } => format!(
+                        "Q(parent) 0 → √P {p:.3} alone: ({:.3})^{a:.2} = {}{floor}",
+                        p.clamp(0.0, 1.0).sqrt(),
+                        num(w)
+                    ),
                 };
                 (w, formula)
             }
@@ -257,13 +262,16 @@ impl<'a> Ctx<'a> {
                     Value::Unvisited { parent_q, p } => {
                         format!("Q(parent) {parent_q:.3} × √P {p:.3} = {w:.3}")
                     }
+                    Value::Prior { p } => {
+                        format!("Q(parent) 0 → √P {p:.3} alone = {w:.3}")
+                    }
                 };
                 (w, formula)
             }
             Policy::Uct { c } => {
                 let q = match value {
                     Value::Evaluated { q } => q,
-                    Value::Unvisited { .. } => 0.0,
+                    Value::Unvisited { .. } | Value::Prior { .. } => 0.0,
                 };
                 let w = uct_score(q, visits, parent_visits, c);
                 let formula = if w.is_infinite() {

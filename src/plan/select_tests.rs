@@ -340,3 +340,52 @@ fn pruning_widening_and_exhaustion_under_the_reference_rules() {
     assert_eq!(s.action, Action::Exhausted);
     assert!(s.levels[0].candidates[0].why.starts_with("dead end"));
 }
+
+#[test]
+fn a_parent_evaluated_at_zero_falls_back_to_the_prior() {
+    // r evaluated at 0: its untested children weigh √P, not ε each (the reference).
+    let mut t = PlanTree::new();
+    let r = t.add_root(draft(0.5), "t0");
+    t.record_outcome(&r, packet(0.0), DELTA).unwrap();
+    let kids = t
+        .expand(
+            &r,
+            vec![draft(0.09), draft(0.81), draft(0.25)],
+            MAX_CHILDREN,
+            "t1",
+        )
+        .unwrap();
+    // (policy, draws, chosen child, weights at the children's level)
+    let table: &[(Policy, &[f64], usize, [f64; 3])] = &[
+        // Greedy: the largest √P, not the first of three ties at 0.
+        (Policy::Greedy, &[], 1, [0.3, 0.9, 0.5]),
+        // Adaptive at r = 1 (α = 1): sampled ∝ √P, p = 0.176, 0.529, 0.294; a draw of 0.2
+        // passes the first and lands on the second, 0.1 lands on the first. (The root is the
+        // only candidate of its level: no draw there.)
+        (Policy::Adaptive, &[0.2], 1, [0.3, 0.9, 0.5]),
+        (Policy::Adaptive, &[0.1], 0, [0.3, 0.9, 0.5]),
+    ];
+    for (policy, draws, want, weights) in table {
+        let s = pick(&t, &budget(0, *policy), draws);
+        let level = &s.levels[1];
+        assert_eq!(level.chosen, Some(*want), "{policy:?}: {}", level.why);
+        assert_eq!(
+            s.action,
+            Action::Execute {
+                node: kids[*want].clone()
+            }
+        );
+        for (c, &w) in level.candidates.iter().zip(weights) {
+            assert!(close(c.weight, w), "{policy:?} {}: {}", c.id, c.weight);
+            assert!(c.why.contains("Q(parent) 0 → √P"), "{}", c.why);
+            assert!(!c.why.contains("floor"), "{}", c.why);
+        }
+        let sum: f64 = level.candidates.iter().map(|c| c.probability).sum();
+        assert!(close(sum, 1.0));
+    }
+    // A parent at a positive Q keeps Q(parent)·√P (nothing recorded changes).
+    let (t, [_, a, ..]) = tree();
+    let s = pick(&t, &budget(0, Policy::Greedy), &[]);
+    let c = s.levels[1].candidates.iter().find(|c| c.id == a).unwrap();
+    assert!(c.why.contains("Q(parent) 0.700 × √P 0.250"), "{}", c.why);
+}
