@@ -272,6 +272,9 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
     if let Some(n) = p.after_pass {
         r("plan.after_pass", n.into(), 0.0, MAX_COUNT);
     }
+    // 0: a failed node is Failed at once (the rule before issue 41); more than ten
+    // re-executions of one crashing plan is spend, not search.
+    r("plan.max_node_retries", p.max_node_retries.into(), 0.0, 10.0);
     // `[evidence]`: one repeat is today's gate; more than MAX_COUNT a typo. A confidence
     // below 0.5 is not a claim and 0.9999 already asks for t(0.99995).
     let ev = &c.evidence;

@@ -26,6 +26,10 @@ pub struct PlanSettings {
     pub max_children: usize,
     /// Re-expansions of a node whose children were all pruned, after its first.
     pub reexpand_limit: u32,
+    /// Times a node whose execution failed (no reward: a crash, repairs exhausted; not a
+    /// scored gate FAIL) is left unrun and may be selected again before it is Failed for
+    /// good. Each execution is an attempt, charged to the budget.
+    pub max_node_retries: u32,
     /// How Q and widening are computed: `reference` (PrimeScientist's code: pruned and failed
     /// children stay out of their ancestors' Q; a node is widened up to m children in play
     /// once they have all run) or `youra` (the earlier rules, for comparison). Anything else
@@ -51,6 +55,7 @@ impl Default for PlanSettings {
             delta: crate::plan::DELTA,
             max_children: crate::plan::MAX_CHILDREN,
             reexpand_limit: crate::plan::REEXPAND_LIMIT,
+            max_node_retries: crate::plan::MAX_NODE_RETRIES,
             tree_rules: crate::plan::TreeRules::default(),
             after_pass: None,
             seed: 7,

@@ -56,7 +56,8 @@ fn attempt_key(ctx: &StageCtx<'_>, id: &str) -> String {
     format!("{id}#{}#{}", ctx.round, ctx.attempt)
 }
 
-/// The node a killed run of this very attempt executed and recorded, if any.
+/// The node a killed run of this very attempt executed and recorded, if any: by its
+/// packet, or by a failed execution left to retry (`PlanNode::failed_attempts`).
 fn recorded_by_this_attempt(tree: &PlanTree, key: &str) -> Option<NodeId> {
     tree.nodes()
         .iter()
@@ -66,6 +67,9 @@ fn recorded_by_this_attempt(tree: &PlanTree, key: &str) -> Option<NodeId> {
                 .and_then(|p| p.extra.get("attempt"))
                 .and_then(|v| v.as_str())
                 == Some(key)
+                || n.failed_attempts()
+                    .iter()
+                    .any(|p| p.extra.get("attempt").and_then(|v| v.as_str()) == Some(key))
         })
         .map(|n| n.id.clone())
 }
@@ -463,11 +467,17 @@ pub fn record(
         finished_at: now(),
         extra,
     };
-    let recorded = match reward {
-        Some(_) => tree.record_outcome(node, packet, s.delta),
-        None => tree.record_failure(node, packet),
-    }
-    .map_err(err("record"))?;
+    let (recorded, retry) = match reward {
+        Some(_) => (tree.record_outcome(node, packet, s.delta), false),
+        None => {
+            // A failed execution leaves the node unrun while its retries last (the reference).
+            match tree.record_failed_attempt(node, packet, s.max_node_retries) {
+                Ok((r, retry)) => (Ok(r), retry),
+                Err(e) => (Err(e), false),
+            }
+        }
+    };
+    let recorded = recorded.map_err(err("record"))?;
     tree.save(ctx.run, &recorded.changed).map_err(err("save"))?;
     save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
     ctx.roles.ledger().set_plan_node(None);
@@ -476,10 +486,16 @@ pub fn record(
     } else {
         ""
     };
-    ctx.emit(Event::new("plan").action("record").message(format!(
-        "{node}: reward {:.3}{pruned}",
-        reward.unwrap_or(0.0)
-    )));
+    let message = if retry {
+        let n = tree.get(node).map_or(0, |n| n.failed_attempts().len());
+        format!(
+            "{node}: failed without a reward; left unrun to be selected again ({n} of {} retries)",
+            s.max_node_retries
+        )
+    } else {
+        format!("{node}: reward {:.3}{pruned}", reward.unwrap_or(0.0))
+    };
+    ctx.emit(Event::new("plan").action("record").message(message));
     Ok(())
 }
 

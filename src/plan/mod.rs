@@ -83,8 +83,8 @@ pub use rules::{ChildState, TreeRules, UnknownRules};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};
 pub use selection::{Action, Candidate, Level, Selection};
-pub use tree::{DEFAULT_PRIOR, Draft, PlanNode, PlanTree, Recorded};
+pub use tree::{DEFAULT_PRIOR, Draft, FAILED_ATTEMPTS_KEY, PlanNode, PlanTree, Recorded};
 pub use values::{
-    DELTA, MAX_CHILDREN, REEXPAND_LIMIT, clamp_reward, may_widen, running_mean, should_prune,
-    subtree_means,
+    DELTA, MAX_CHILDREN, MAX_NODE_RETRIES, REEXPAND_LIMIT, clamp_reward, may_widen, running_mean,
+    should_prune, subtree_means,
 };

@@ -199,6 +199,12 @@ impl<'a> Ctx<'a> {
             };
             let (w, why) = if avail.eligible() {
                 let (w, formula) = self.score(value, n.stats.visits, parent_visits);
+                let failed = n.failed_attempts().len();
+                let retry = if failed > 0 && avail == Avail::Execute {
+                    format!(" · again after {failed} failed execution(s)")
+                } else {
+                    String::new()
+                };
                 let pin = if n.pinned {
                     " · pinned"
                 } else if self.pin_below[i] {
@@ -206,7 +212,10 @@ impl<'a> Ctx<'a> {
                 } else {
                     ""
                 };
-                (Some(w), format!("{}: {formula}{pin}", avail.describe()))
+                (
+                    Some(w),
+                    format!("{}: {formula}{retry}{pin}", avail.describe()),
+                )
             } else {
                 (None, avail.describe().to_string())
             };

@@ -12,6 +12,9 @@ use super::id::{NodeId, next_free};
 use super::rules::TreeRules;
 use super::values::{MAX_CHILDREN, clamp_reward, running_mean, should_prune, subtree_means};
 
+/// The `tree.json` entry key listing a node's failed executions left to retry.
+pub const FAILED_ATTEMPTS_KEY: &str = "failed_attempts";
+
 /// P when a proposal gave no estimate: no reason to favour or disfavour it.
 pub const DEFAULT_PRIOR: f64 = 0.5;
 
@@ -36,6 +39,21 @@ pub struct PlanNode {
 }
 
 impl PlanNode {
+    /// The executions of this node that ended without a reward and left it unrun to be
+    /// selected again (`record_failed_attempt`), oldest first: each one's packet (its attempt
+    /// key, commit and log tail). An entry that does not parse is skipped.
+    pub fn failed_attempts(&self) -> Vec<Packet> {
+        self.extra
+            .get(FAILED_ATTEMPTS_KEY)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| serde_json::from_value(v.clone()).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// P in [0, 1] for selection.
     pub fn p(&self) -> f64 {
         match self.prior.estimate {
@@ -439,6 +457,51 @@ impl PlanTree {
     ) -> Result<Recorded, PlanError> {
         packet.reward = 0.0;
         self.finish(id, packet, NodeStatus::Failed, 0.0, f64::INFINITY)
+    }
+
+    /// The attempt on `id` ended without a reward. The reference leaves such a node unrun
+    /// (no packet, nothing backpropagated) and selects it again; youra does so while the node
+    /// has failed fewer than `max_retries` times before, then records it Failed (reward 0) as
+    /// `record_failure` does. Each failed execution's packet is kept in the node's
+    /// `failed_attempts` (each execution is an attempt; a kill-resume finds it by its
+    /// `attempt` key). Returns what changed and whether the node is left to retry.
+    pub fn record_failed_attempt(
+        &mut self,
+        id: &NodeId,
+        mut packet: Packet,
+        max_retries: u32,
+    ) -> Result<(Recorded, bool), PlanError> {
+        let i = self.at(id)?;
+        let was = self.nodes[i].status;
+        if !matches!(was, NodeStatus::Untested | NodeStatus::Running) {
+            return Err(PlanError::NotRunnable {
+                id: id.clone(),
+                status: was,
+            });
+        }
+        if self.nodes[i].failed_attempts().len() >= max_retries as usize {
+            return Ok((self.record_failure(id, packet)?, false));
+        }
+        packet.reward = 0.0;
+        let node = &mut self.nodes[i];
+        let mut kept = node
+            .extra
+            .get(FAILED_ATTEMPTS_KEY)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        kept.push(serde_json::to_value(&packet).unwrap_or(Value::Null));
+        node.extra
+            .insert(FAILED_ATTEMPTS_KEY.into(), Value::Array(kept));
+        node.status = NodeStatus::Untested;
+        node.packet = None;
+        Ok((
+            Recorded {
+                changed: vec![id.clone()],
+                pruned: false,
+            },
+            true,
+        ))
     }
 
     fn finish(

@@ -241,3 +241,78 @@ fn pruning_compares_with_the_parents_q_before_the_child_is_folded_in() {
         assert_eq!(rec.pruned, want, "parent {parent} child {child}");
     }
 }
+
+#[test]
+fn a_failed_execution_is_left_unrun_until_its_retries_are_spent() {
+    // (max retries, status after each of three failed executions, failed_attempts kept)
+    let table: &[(u32, [NodeStatus; 3], usize)] = &[
+        (0, [NodeStatus::Failed; 3], 0),
+        (
+            1,
+            [NodeStatus::Untested, NodeStatus::Failed, NodeStatus::Failed],
+            1,
+        ),
+        (
+            2,
+            [
+                NodeStatus::Untested,
+                NodeStatus::Untested,
+                NodeStatus::Failed,
+            ],
+            2,
+        ),
+        (5, [NodeStatus::Untested; 3], 3),
+    ];
+    for &(max, statuses, kept) in table {
+        let mut t = tree(TreeRules::Reference);
+        let r = t.add_root(draft(Some(0.5)), "t0");
+        t.record_outcome(&r, packet(0.6), DELTA).unwrap();
+        let a = t
+            .expand(&r, vec![draft(Some(0.5))], MAX_CHILDREN, "t1")
+            .unwrap()[0]
+            .clone();
+        for (k, want) in statuses.iter().enumerate() {
+            let key = format!("h-e1#1#{}", k + 1);
+            let mut p = packet(0.0);
+            p.extra.insert("attempt".into(), key.clone().into());
+            let got = t.record_failed_attempt(&a, p, max);
+            if k > 0 && statuses[k - 1] == NodeStatus::Failed {
+                // Failed for good: not runnable again.
+                assert!(
+                    matches!(got, Err(PlanError::NotRunnable { .. })),
+                    "{max} {k}"
+                );
+                continue;
+            }
+            let (rec, retry) = got.unwrap();
+            let n = t.get(&a).unwrap();
+            assert_eq!(n.status, *want, "max {max}, execution {}", k + 1);
+            assert_eq!(retry, *want == NodeStatus::Untested, "max {max} {k}");
+            if retry {
+                // Left unrun: nothing backpropagated (the reference), no packet, only the
+                // node itself saved.
+                assert_eq!(q(&t, &r), (1, 0.6), "max {max} {k}");
+                assert_eq!(q(&t, &a), (0, 0.0));
+                assert!(n.packet.is_none());
+                assert_eq!(rec.changed, vec![a.clone()]);
+                let last = n.failed_attempts().pop().unwrap();
+                assert_eq!(last.extra["attempt"], key.as_str());
+                assert_eq!(last.cost_tokens, 1200, "the execution's cost is kept");
+            } else {
+                // Failed: reward 0 recorded; under the reference rules it stays out of r's Q.
+                assert_eq!(q(&t, &a), (1, 0.0));
+                assert_eq!(q(&t, &r), (1, 0.6));
+            }
+        }
+        assert_eq!(
+            t.get(&a).unwrap().failed_attempts().len(),
+            kept,
+            "max {max}"
+        );
+    }
+    // Only a runnable node can fail.
+    let mut t = tree(TreeRules::Reference);
+    let r = t.add_root(draft(None), "t0");
+    t.record_outcome(&r, packet(0.6), DELTA).unwrap();
+    assert!(t.record_failed_attempt(&r, packet(0.0), 2).is_err());
+}

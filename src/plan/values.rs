@@ -8,6 +8,12 @@ pub const MAX_CHILDREN: usize = 3;
 /// Re-expansions of a node whose children were all pruned, after its first expansion.
 pub const REEXPAND_LIMIT: u32 = 2;
 
+/// Times a node whose execution failed (no reward: a crash, repairs exhausted) is left
+/// unrun to be selected again before it is recorded Failed. The reference re-selects such a
+/// node with no bound but the budget; 2 is its one retry constant (`MAX_REFLECT_RETRIES`,
+/// for the reflector), so a plan gets at most three executions.
+pub const MAX_NODE_RETRIES: u32 = 2;
+
 /// Float noise in a difference of rewards must not decide a pruning at exactly δ.
 const TOLERANCE: f64 = 1e-9;
 

@@ -45,16 +45,22 @@ pub(crate) fn tree(run: &Path) -> PlanTree {
         .tree
 }
 
-/// (node, parent, hypothesis, commit) of every node that ran.
+/// (node, parent, hypothesis, commit) of every execution: each node's failed executions
+/// left to retry (issue 41), then its recorded one.
 pub(crate) fn executed(run: &Path) -> Vec<(NodeId, Option<NodeId>, String, ObjectId)> {
     let t = tree(run);
     t.nodes()
         .iter()
-        .filter_map(|n| {
-            let commit = ObjectId::parse(n.packet.as_ref()?.extra.get(COMMIT_KEY)?.as_str()?)
-                .expect("a recorded commit is an object id");
-            let h = node_code::node_hypothesis(&t, &n.id)?;
-            Some((n.id.clone(), n.parent.clone(), h, commit))
+        .flat_map(|n| {
+            let packets = n.failed_attempts().into_iter().chain(n.packet.clone());
+            packets
+                .filter_map(|p| {
+                    let commit = ObjectId::parse(p.extra.get(COMMIT_KEY)?.as_str()?)
+                        .expect("a recorded commit is an object id");
+                    let h = node_code::node_hypothesis(&t, &n.id)?;
+                    Some((n.id.clone(), n.parent.clone(), h, commit))
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }
