@@ -87,19 +87,22 @@ pub fn next(
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
         .map_err(err("charge the ledger"))?;
     save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
-    if budget.exhausted() {
+    // Each sub-hypothesis searches under its own budget (the paper's B per task): r and
+    // exhaustion are its own spend's, the run's sum stays in `budget.json`.
+    let mine = budget.for_hypothesis(id);
+    if mine.exhausted() {
         ctx.emit(
             Event::new("plan")
                 .hypothesis(id)
                 .result("budget exhausted")
                 .message(format!(
-                    "{} of {} tokens spent",
-                    budget.used_tokens, budget.total_tokens
+                    "{id}: {} of its {} tokens spent",
+                    mine.used_tokens, mine.total_tokens
                 )),
         );
         let why = format!(
-            "the budget is spent ({} of {} tokens)",
-            budget.used_tokens, budget.total_tokens
+            "the budget is spent ({id}: {} of its {} tokens)",
+            mine.used_tokens, mine.total_tokens
         );
         return Ok(settled(ctx, &tree, id, why));
     }
@@ -132,7 +135,7 @@ pub fn next(
         return Ok(Next::Run(Step { node, plan }));
     }
     for _ in 0..4 {
-        let selection = choose(&tree, &budget, s, id)?;
+        let selection = choose(&tree, &budget.for_hypothesis(id), s, id)?;
         save_selection(ctx.run, &selection).map_err(err("save the selection"))?;
         match selection.action {
             Action::Execute { node } => {

@@ -126,6 +126,8 @@ pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<A
     };
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
         .map_err(err("charge the ledger"))?;
+    // What is left is this sub-hypothesis's own budget (issue 41: B per sub-hypothesis).
+    let budget = budget.for_hypothesis(id);
     let passed_before = search_field(ctx, id, "best_node").is_some();
     let before: u32 = search_field(ctx, id, "after_pass_attempts")
         .and_then(|v| v.parse().ok())
@@ -139,8 +141,13 @@ pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<A
         .iter()
         .filter_map(|n| budget.node_tokens.get(n.as_str()).copied())
         .collect();
-    let executed: u64 = budget.node_tokens.values().sum();
-    let expansions: u64 = tree.nodes().iter().map(|n| u64::from(n.expansions)).sum();
+    // This sub-hypothesis's own executions and expansions, as its spend is its own.
+    let executed: u64 = costs.iter().sum();
+    let expansions: u64 = ids
+        .iter()
+        .filter_map(|n| tree.get(n))
+        .map(|n| u64::from(n.expansions))
+        .sum();
     let per_attempt = costs.iter().sum::<u64>() / (costs.len().max(1) as u64)
         + budget.used_tokens.saturating_sub(executed) / expansions.max(1);
     let others = {

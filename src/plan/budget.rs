@@ -1,7 +1,9 @@
-//! The one budget a run spends (`plan/budget.json`): every planning, execution and diagnosis
-//! token of the search, optionally wall time too, and the researcher's allocation settings.
-//! The ledger is the record of what was spent; this file carries the totals selection needs,
-//! split by what they were spent on (`SpendKind`).
+//! The plan's budget (`plan/budget.json`): every planning, execution and diagnosis token of
+//! the search, optionally wall time too, and the researcher's allocation settings. The ledger
+//! is the record of what was spent; this file carries the totals selection needs, split by
+//! what they were spent on (`SpendKind`) and by sub-hypothesis. `total_tokens` is each
+//! sub-hypothesis's own budget (PrimeScientist's B per task): its search starts at r = 1
+//! whatever the earlier ones spent (`for_hypothesis`); `used_tokens` stays the run's sum.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +41,10 @@ pub struct Budget {
     /// has a smaller sum; the difference is shown as unsplit.
     #[serde(default, skip_serializing_if = "Split::is_empty")]
     pub split: Split,
+    /// `used_tokens` by the sub-hypothesis whose plan node each row names (`charge.rs`).
+    /// Missing in a budget charged before issue 41: that budget reads as one for the run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hypothesis_tokens: BTreeMap<String, u64>,
     /// Unix seconds at which wall time was last charged; `None` until the first charge and
     /// after a restart (time while no engine ran is not spent on the research).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,6 +169,7 @@ impl Budget {
             ledger_offset: 0,
             node_tokens: BTreeMap::new(),
             split: Split::default(),
+            hypothesis_tokens: BTreeMap::new(),
             clock_at: None,
             extra: Map::new(),
         }
@@ -175,6 +182,32 @@ impl Budget {
             self.used_tokens,
             self.time_budget_secs.map(|t| (t, self.used_secs)),
         )
+    }
+
+    /// Tokens sub-hypothesis `h`'s search has spent. A budget charged before the split was
+    /// kept (none recorded, some spent) has one budget for the run: its whole spend.
+    pub fn spent_by(&self, h: &str) -> u64 {
+        if self.hypothesis_tokens.is_empty() {
+            return self.used_tokens;
+        }
+        self.hypothesis_tokens.get(h).copied().unwrap_or(0)
+    }
+
+    /// The budget as `h`'s search sees it: its own B (`total_tokens`) less what it spent, so
+    /// a later sub-hypothesis starts at r = 1. Time stays the run's (one clock).
+    pub fn for_hypothesis(&self, h: &str) -> Budget {
+        let mut b = self.clone();
+        b.used_tokens = self.spent_by(h);
+        b
+    }
+
+    /// `h-e1 12.3k · h-e2 4.0k`: what each sub-hypothesis spent, for the ledger's readers.
+    pub fn by_hypothesis_text(&self) -> String {
+        self.hypothesis_tokens
+            .iter()
+            .map(|(h, n)| format!("{h} {}", compact(*n)))
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 
     /// Nothing left: the run moves on to Evidence Check with what it has.
@@ -291,6 +324,49 @@ mod tests {
         );
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<Split>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn each_sub_hypothesis_has_its_own_budget() {
+        let mut b = Budget::tokens(1000);
+        // Before any charge every sub-hypothesis starts at r = 1.
+        assert_eq!(b.for_hypothesis("h-e1").remaining_share(), 1.0);
+        b.used_tokens = 800;
+        b.hypothesis_tokens.insert("h-e1".into(), 600);
+        b.hypothesis_tokens.insert("h-e2".into(), 200);
+        // (sub-hypothesis, spent, r, exhausted)
+        let table = [
+            ("h-e1", 600, 0.4, false),
+            ("h-e2", 200, 0.8, false),
+            // A later one starts at r = 1, not at what the earlier ones left (0.2).
+            ("h-e3", 0, 1.0, false),
+        ];
+        for (h, spent, r, exhausted) in table {
+            let v = b.for_hypothesis(h);
+            assert_eq!(v.used_tokens, spent, "{h}");
+            assert!((v.remaining_share() - r).abs() < 1e-12, "{h}");
+            assert_eq!(v.exhausted(), exhausted, "{h}");
+        }
+        // The run's ledger stays whole and honest.
+        assert_eq!(b.used_tokens, 800);
+        assert_eq!(b.by_hypothesis_text(), "h-e1 600 · h-e2 200");
+        b.hypothesis_tokens.insert("h-e1".into(), 1000);
+        assert!(b.for_hypothesis("h-e1").exhausted());
+        assert!(!b.for_hypothesis("h-e2").exhausted());
+    }
+
+    #[test]
+    fn an_old_budget_without_the_split_reads_as_one_for_the_run() {
+        let old = r#"{"total_tokens": 150000, "used_tokens": 31500, "policy": "adaptive"}"#;
+        let b: Budget = serde_json::from_str(old).unwrap();
+        assert!(b.hypothesis_tokens.is_empty());
+        for h in ["h-e1", "h-e3"] {
+            assert_eq!(b.spent_by(h), 31_500);
+            assert!((b.for_hypothesis(h).remaining_share() - 0.79).abs() < 1e-12);
+        }
+        // Saved again it does not grow a split it never had.
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(!json.contains("hypothesis_tokens"), "{json}");
     }
 
     #[test]

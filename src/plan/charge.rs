@@ -9,6 +9,9 @@
 //! one record of the calls, not from each caller's estimate: its spent tokens are the sum of
 //! the plan's rows, by node and by kind.
 //!
+//! Each plan row is also counted to its node's sub-hypothesis (`Budget::hypothesis_tokens`),
+//! whose search reads only its own spend against its own budget (`Budget::for_hypothesis`).
+//!
 //! Idempotent: `budget.ledger_offset` remembers the bytes already charged and is saved in
 //! the same atomic write as the totals (`save_budget`), so a restart charges only the rows
 //! after it. Only complete lines are charged: a torn last line (a kill mid-append) waits
@@ -43,8 +46,19 @@ pub struct Charged {
     pub skipped: Vec<String>,
 }
 
-/// Charge the complete rows of `chunk`, the ledger from `budget.ledger_offset` on (pure).
+/// Charge the complete rows of `chunk`, the ledger from `budget.ledger_offset` on (pure),
+/// attributing none to a sub-hypothesis.
 pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
+    charge_rows_owned(budget, chunk, &mut |_| None)
+}
+
+/// `charge_rows`, each plan row also counted to the sub-hypothesis `owner` names for its
+/// node (`Budget::hypothesis_tokens`): the per-sub-hypothesis budget's spend.
+pub fn charge_rows_owned(
+    budget: &mut Budget,
+    chunk: &[u8],
+    owner: &mut dyn FnMut(&str) -> Option<String>,
+) -> Charged {
     let mut out = Charged::default();
     let mut consumed = 0usize;
     for (n, line) in chunk.split_inclusive(|&b| b == b'\n').enumerate() {
@@ -66,6 +80,10 @@ pub fn charge_rows(budget: &mut Budget, chunk: &[u8]) -> Charged {
                 budget.split.add(kind, tokens);
                 if kind != SpendKind::Planning {
                     let slot = budget.node_tokens.entry(node.to_string()).or_default();
+                    *slot = slot.saturating_add(tokens);
+                }
+                if let Some(h) = owner(node) {
+                    let slot = budget.hypothesis_tokens.entry(h).or_default();
                     *slot = slot.saturating_add(tokens);
                 }
                 out.rows += 1;
@@ -142,7 +160,16 @@ pub fn charge_from_ledger(
 ) -> Result<Charged, PlanError> {
     let path = run.join(LEDGER_FILE);
     let chunk = read_from(&path, budget.ledger_offset)?.unwrap_or_default();
-    let mut out = charge_rows(budget, &chunk);
+    // A row's sub-hypothesis is its node's root's: the tree is read once, and only when a
+    // plan row needs it. A node the tree does not hold (yet) is counted to none.
+    let mut tree: Option<Option<super::PlanTree>> = None;
+    let mut owner = |node: &str| {
+        let t =
+            tree.get_or_insert_with(|| super::load(run, super::Plans::Skip).ok().map(|l| l.tree));
+        let id = super::NodeId::new(node).ok()?;
+        super::node_code::node_hypothesis(t.as_ref()?, &id)
+    };
+    let mut out = charge_rows_owned(budget, &chunk, &mut owner);
     if let Some(now) = now_unix {
         out.secs = charge_clock(budget, now);
     }
@@ -305,6 +332,34 @@ mod tests {
             assert_eq!(budget.used_tokens, tokens);
             assert_eq!(budget.ledger_offset, consumed as u64, "{text:?}");
         }
+    }
+
+    #[test]
+    fn rows_are_counted_to_their_sub_hypothesis() {
+        // (row, sub-hypothesis its node belongs to)
+        let text = [
+            tagged(100, "n-0001", "execution"),
+            tagged(40, "expand:n-0001", "planning"),
+            tagged(30, "n-0002", "diagnosis"),
+            tagged(7, "n-0009", "execution"),
+            tagged(1000, "-", "-"),
+        ]
+        .concat();
+        let owner = |n: &str| match n {
+            "n-0001" => Some("h-e1".to_string()),
+            "n-0002" => Some("h-e2".to_string()),
+            _ => None,
+        };
+        let mut b = Budget::tokens(1000);
+        charge_rows_owned(&mut b, text.as_bytes(), &mut |n| owner(n));
+        // The expansion's planning is its node's sub-hypothesis's; a node of none (n-0009)
+        // and a row of no node count to the run only.
+        assert_eq!(b.hypothesis_tokens["h-e1"], 140);
+        assert_eq!(b.hypothesis_tokens["h-e2"], 30);
+        assert_eq!(b.hypothesis_tokens.len(), 2);
+        assert_eq!(b.used_tokens, 177);
+        assert_eq!(b.for_hypothesis("h-e2").remaining_share(), 0.97);
+        assert_eq!(b.for_hypothesis("h-e3").remaining_share(), 1.0);
     }
 
     #[test]

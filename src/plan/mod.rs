@@ -51,7 +51,8 @@ pub use crate::rng::{Draw, Fixed, XorShift64};
 pub use best::{Best, MEASURED_KEY, PASSED_KEY, Room, best_passing, goes_on, subtree};
 pub use budget::{Budget, MIN_SHARE, SpendKind, Split, compact, remaining_share};
 pub use charge::{
-    Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows, spent_now,
+    Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows,
+    charge_rows_owned, spent_now,
 };
 pub use directives::{
     ALPHA_MAX_LIMIT, DirectiveApplied, DirectiveRefused, PlanDirective, apply_directive,

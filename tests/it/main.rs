@@ -71,6 +71,7 @@ mod paper_tui;
 mod paper_typst;
 mod parallel;
 mod plan_budget;
+mod plan_budget_per_h;
 mod plan_code;
 mod plan_ledger;
 mod plan_steering;

@@ -1,0 +1,185 @@
+//! The plan tree as PrimeScientist charges it (issue 41, item 3), on real run folders: each
+//! sub-hypothesis searches under its own budget (a later one starts at r = 1) while the run's
+//! ledger stays whole and split honestly by sub-hypothesis; a node whose execution failed is
+//! left unrun and selected again, from the files, up to its bound.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::common;
+use youra::plan::{
+    Action, Draft, NodeStatus, Packet, PlanTree, Plans, Prior, XorShift64, load, node_code, select,
+    spent_now,
+};
+
+/// The offline demo, run headless into `dir`.
+fn demo(dir: &Path, config_dir: &Path) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["demo", "--headless", "--dir", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", config_dir)
+        .output()
+        .expect("youra demo runs");
+    let (stdout, stderr) = common::text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+}
+
+/// (sub-hypothesis, r) of each `execute` the engine announced, in order.
+fn executions(dir: &Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["kind"] == "plan" && e["action"] == "execute")
+        .map(|e| {
+            let msg = e["message"].as_str().unwrap().to_string();
+            let r = msg
+                .rsplit_once("r = ")
+                .and_then(|(_, r)| r.trim_end_matches(')').parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("no r in {msg}"));
+            (e["hypothesis"].as_str().unwrap().to_string(), r)
+        })
+        .collect()
+}
+
+#[test]
+fn a_later_sub_hypothesis_starts_at_r_1_and_the_ledger_is_split_by_sub_hypothesis() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    demo(&dir, &tmp.path().join("no-config"));
+
+    // The first execution of each sub-hypothesis is at r = 1 (before issue 41 the second
+    // and third started at 0.79 and 0.67: one budget for the run).
+    let runs = executions(&dir);
+    let mut first: BTreeMap<String, f64> = BTreeMap::new();
+    for (h, r) in &runs {
+        first.entry(h.clone()).or_insert(*r);
+    }
+    assert_eq!(first.len(), 3, "{runs:?}");
+    for (h, r) in &first {
+        assert_eq!(*r, 1.0, "{h} starts at r = {r}: {runs:?}");
+    }
+
+    // Each sub-hypothesis's spend is the sum of the ledger's rows whose node is in its
+    // subtree, recomputed here from ledger.tsv and the tree; together they are the run's.
+    let loaded = load(&dir, Plans::Skip).unwrap();
+    let now = spent_now(&dir, &loaded.budget.expect("a plan budget")).unwrap();
+    let tree = loaded.tree;
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    let ledger = std::fs::read_to_string(dir.join("ledger.tsv")).unwrap();
+    for c in ledger
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+    {
+        if c[7] == "-" {
+            continue;
+        }
+        let node = youra::plan::NodeId::new(c[7].trim_start_matches("expand:")).unwrap();
+        let h = node_code::node_hypothesis(&tree, &node).expect("a node of a sub-hypothesis");
+        *want.entry(h).or_default() += c[4].parse::<u64>().unwrap() + c[5].parse::<u64>().unwrap();
+    }
+    // ROOT-CHARGE
+    assert_eq!(now.hypothesis_tokens, want);
+    assert_eq!(now.hypothesis_tokens.values().sum::<u64>(), now.used_tokens);
+    // Each search read only its own spend against its own budget.
+    for h in ["h-e1", "h-m1", "h-c1"] {
+        let mine = now.for_hypothesis(h);
+        assert_eq!(mine.used_tokens, want[h], "{h}");
+        assert_eq!(mine.total_tokens, 150_000);
+    }
+    eprintln!(
+        "demo: {} of 150000 per sub-hypothesis ({}), {} in all",
+        now.by_hypothesis_text(),
+        now.split.text(now.used_tokens),
+        now.used_tokens
+    );
+}
+
+fn draft(p: f64, h: Option<&str>) -> Draft {
+    Draft {
+        plan: format!("# plan p={p}\n"),
+        prior: Prior {
+            estimate: Some(p),
+            ..Prior::default()
+        },
+        hypothesis_id: h.map(str::to_string),
+    }
+}
+
+fn failed(key: &str) -> Packet {
+    let mut p = Packet {
+        cost_tokens: 900,
+        ..Packet::default()
+    };
+    p.extra.insert("attempt".into(), key.into());
+    p
+}
+
+/// Load the run's tree and select with a greedy budget, as the engine does after a restart.
+fn selected(run: &Path) -> (PlanTree, youra::plan::Selection) {
+    let t = load(run, Plans::Read).unwrap().tree;
+    let mut b = youra::plan::Budget::tokens(1000);
+    b.policy = youra::plan::Policy::Greedy;
+    let s = select(&t, &b, youra::plan::REEXPAND_LIMIT, &mut XorShift64::new(1));
+    (t, s)
+}
+
+#[test]
+fn a_failed_node_is_selected_again_from_the_files_until_its_retries_are_spent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path();
+    let mut t = PlanTree::new();
+    t.set_rules(youra::plan::TreeRules::Reference, 3);
+    let r = t.add_root(draft(0.5, Some("h-e1")), "t0");
+    t.record_outcome(
+        &r,
+        Packet {
+            reward: 0.6,
+            ..Packet::default()
+        },
+        0.05,
+    )
+    .unwrap();
+    // a has the best prior: greedy picks it while it can run.
+    let kids = t
+        .expand(&r, vec![draft(0.81, None), draft(0.25, None)], 3, "t1")
+        .unwrap();
+    let (a, b) = (kids[0].clone(), kids[1].clone());
+    t.save(run, &[r.clone(), a.clone(), b.clone()]).unwrap();
+
+    let max = youra::plan::MAX_NODE_RETRIES;
+    assert_eq!(max, 2, "the default bound");
+    for k in 1..=max + 1 {
+        let (mut t, s) = selected(run);
+        assert_eq!(
+            s.action,
+            Action::Execute { node: a.clone() },
+            "execution {k}"
+        );
+        let why = &s.levels[1].candidates[0].why;
+        if k > 1 {
+            let again = format!("again after {} failed execution(s)", k - 1);
+            assert!(why.contains(&again), "{why}");
+        }
+        let (rec, retry) = t
+            .record_failed_attempt(&a, failed(&format!("h-e1#1#{k}")), max)
+            .unwrap();
+        assert_eq!(retry, k <= max, "execution {k}");
+        t.save(run, &rec.changed).unwrap();
+    }
+    // Three executions, three attempts kept; then Failed for good and b is chosen.
+    let (t, s) = selected(run);
+    let node = t.get(&a).unwrap();
+    assert_eq!(node.status, NodeStatus::Failed);
+    let kept: Vec<String> = node
+        .failed_attempts()
+        .iter()
+        .map(|p| p.extra["attempt"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kept, ["h-e1#1#1", "h-e1#1#2"]);
+    assert_eq!(node.packet.as_ref().unwrap().extra["attempt"], "h-e1#1#3");
+    assert_eq!(s.action, Action::Execute { node: b });
+    // The retries backpropagated nothing; the final failure counts as the reference rules
+    // count a failed child: itself, not its parent.
+    assert_eq!(t.get(&r).unwrap().stats.visits, 1);
+    assert_eq!(t.get(&a).unwrap().stats.visits, 1);
+}
