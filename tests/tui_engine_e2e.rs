@@ -132,7 +132,7 @@ fn the_demo_waits_for_the_researcher_who_approves_from_the_card() {
             .vsa
             .hypothesis("h-m2")
             .map(|h| h.status.as_str().to_string()),
-        Some("VALIDATED".into()),
-        "the redesigned hypothesis"
+        Some("PARTIAL".into()),
+        "the redesigned hypothesis ran: post hoc and measured once, it is exploratory (INCONCLUSIVE), never validated"
     );
 }
