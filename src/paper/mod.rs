@@ -21,6 +21,7 @@ pub mod refs;
 pub mod settings;
 pub mod tex;
 pub mod typst_md;
+pub mod verdicts;
 
 pub use settings::PaperSettings;
 
@@ -288,6 +289,21 @@ pub fn check(run: &Path, md: &str) -> Vec<Finding> {
             "the run's retrieved works cannot be read, so no citation can be verified".into(),
             e,
         )),
+    }
+    // The verdict words against the gates, where the run's VSA reads (a run of youra's).
+    if let Ok(snap) = crate::vsa::store::Store::new(run.join("verification_state.yaml")).load() {
+        for o in verdicts::overclaims(&snap.vsa, md) {
+            out.push(paper_finding(
+                FindingKind::Overclaim,
+                o.line,
+                o.column,
+                o.message(),
+                format!(
+                    "sub_hypotheses.{}.gate.result in verification_state.yaml",
+                    o.hypothesis
+                ),
+            ));
+        }
     }
     for (line, message, evidence) in figures::problems(run, md) {
         out.push(paper_finding(

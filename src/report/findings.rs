@@ -52,6 +52,9 @@ pub enum FindingKind {
     FigureSource,
     /// A table cell that shows no value (`---`) for a claim the run measured.
     MissingValue,
+    /// A table row that says a sub-hypothesis's gate was met when the VSA's gate is not a
+    /// PASS (`paper::verdicts`).
+    Overclaim,
 }
 
 /// The severity rule.
@@ -63,7 +66,8 @@ pub fn severity(kind: FindingKind) -> Severity {
         | FindingKind::HallucinatedReference
         | FindingKind::WrongIdentifier
         | FindingKind::FigureSource
-        | FindingKind::MissingValue => Severity::Major,
+        | FindingKind::MissingValue
+        | FindingKind::Overclaim => Severity::Major,
         FindingKind::UnverifiedProseNumber | FindingKind::UnboundNumber => Severity::Minor,
     }
 }

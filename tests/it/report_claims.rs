@@ -450,3 +450,29 @@ fn numbers_naming_no_claim_are_minor_in_results() {
     );
     assert_eq!(code, 0, "MINOR findings do not fail the check: {out}");
 }
+
+/// The table's verdict word is checked against the gate, never taken (issue 40): "met" for a
+/// gate the VSA holds INCONCLUSIVE (a post-hoc claim measured once) is MAJOR, at the word.
+#[test]
+fn a_met_word_for_an_inconclusive_gate_is_a_major_finding() {
+    let paper =
+        "# Results\n\n| Sub-hypothesis | Accuracy | Gate |\n|---|---|---|\n| h-e1 | 0.91 | met |\n";
+    let dir = run_with(paper);
+    write(
+        dir.path(),
+        "verification_state.yaml",
+        "sub_hypotheses:\n  h-e1:\n    status: PARTIAL\n    post_hoc: true\n    gate:\n      result: INCONCLUSIVE\n      criteria:\n        - metric: accuracy\n          value: 0.8\n",
+    );
+    let (code, out) = check(dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("paper/06_paper.md:5:17: MAJOR")
+            && out.contains("the table says “met” for h-e1, whose gate is INCONCLUSIVE in the VSA"),
+        "{out}"
+    );
+    // The same row saying what the gate says passes.
+    let honest = paper.replace("| met |", "| inconclusive |");
+    std::fs::write(dir.path().join("paper/06_paper.md"), honest).unwrap();
+    let (code, out) = check(dir.path());
+    assert_eq!(code, 0, "{out}");
+}
