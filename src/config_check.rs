@@ -274,7 +274,12 @@ fn ranges(c: &RunConfig) -> Vec<Range> {
     }
     // 0: a failed node is Failed at once (the rule before issue 41); more than ten
     // re-executions of one crashing plan is spend, not search.
-    r("plan.max_node_retries", p.max_node_retries.into(), 0.0, 10.0);
+    r(
+        "plan.max_node_retries",
+        p.max_node_retries.into(),
+        0.0,
+        10.0,
+    );
     // `[evidence]`: one repeat is today's gate; more than MAX_COUNT a typo. A confidence
     // below 0.5 is not a claim and 0.9999 already asks for t(0.99995).
     let ev = &c.evidence;

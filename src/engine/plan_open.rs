@@ -32,6 +32,39 @@ pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageErr
     Ok((loaded.tree, budget))
 }
 
+/// Tokens of the call(s) that drafted `h`'s root plan: the design brief is the root plan,
+/// written by the executor at Experiment Design, so its last recorded attempt there
+/// (`transcripts/`, the same counts the ledger has). 0 when none is recorded (a transcript
+/// that does not read is skipped: nothing is charged for it).
+pub fn root_draft_tokens(run: &Path, h: &str) -> u64 {
+    let dir = run.join("transcripts");
+    let needle = format!("-experiment_design-executor-{h}-");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return 0;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.contains(&needle) && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let calls: Vec<crate::llm::transcript::Exchange> = names
+        .iter()
+        .filter_map(|n| {
+            let text = crate::fsutil::read_run_text(dir.join(n)).ok()?;
+            serde_json::from_str::<crate::llm::transcript::Exchange>(&text).ok()
+        })
+        .filter(|x| x.key.hypothesis.as_deref() == Some(h) && x.key.stage == "experiment_design")
+        .collect();
+    let Some(last) = calls.last() else { return 0 };
+    let (round, attempt) = (last.key.round, last.key.attempt);
+    calls
+        .iter()
+        .filter(|x| (x.key.round, x.key.attempt) == (round, attempt))
+        .filter_map(|x| x.response.as_ref())
+        .map(|r| r.usage.input_tokens.saturating_add(r.usage.output_tokens))
+        .sum()
+}
+
 /// Selection restricted to `id`'s subtree (other sub-hypotheses' roots are vetoed in a copy),
 /// or the researcher's forced node.
 pub(super) fn choose(

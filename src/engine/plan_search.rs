@@ -120,6 +120,13 @@ pub fn next(
         tree.save(ctx.run, std::slice::from_ref(&node))
             .map_err(err("save"))?;
     }
+    // The root plan's drafting is a charged call of this sub-hypothesis (once; after a
+    // kill between the tree's save and the budget's, here again).
+    if !budget.root_tokens.contains_key(id)
+        && budget.charge_root(id, super::plan_open::root_draft_tokens(ctx.run, id))
+    {
+        save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
+    }
     if let Some(why) = limit_reached(ctx, s, id) {
         // A researcher who lowers `search.after_pass` mid-search ends it here, before another
         // node is selected or expanded.

@@ -45,6 +45,10 @@ pub struct Budget {
     /// Missing in a budget charged before issue 41: that budget reads as one for the run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hypothesis_tokens: BTreeMap<String, u64>,
+    /// Tokens of each sub-hypothesis's root plan drafting (PrimeScientist: the reflector drafts
+    /// the root, a charged call): charged once, when its search opens (`charge_root`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub root_tokens: BTreeMap<String, u64>,
     /// Unix seconds at which wall time was last charged; `None` until the first charge and
     /// after a restart (time while no engine ran is not spent on the research).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,6 +174,7 @@ impl Budget {
             node_tokens: BTreeMap::new(),
             split: Split::default(),
             hypothesis_tokens: BTreeMap::new(),
+            root_tokens: BTreeMap::new(),
             clock_at: None,
             extra: Map::new(),
         }
@@ -199,6 +204,22 @@ impl Budget {
         let mut b = self.clone();
         b.used_tokens = self.spent_by(h);
         b
+    }
+
+    /// Charge the drafting of `h`'s root plan (`tokens`, from the call that drafted it) as
+    /// planning, to the run and to `h`, once: false when it was charged already, or when the
+    /// budget predates the split (charging it there would hide the run's earlier spend).
+    pub fn charge_root(&mut self, h: &str, tokens: u64) -> bool {
+        let legacy = self.hypothesis_tokens.is_empty() && self.used_tokens > 0;
+        if legacy || self.root_tokens.contains_key(h) {
+            return false;
+        }
+        self.root_tokens.insert(h.to_string(), tokens);
+        self.used_tokens = self.used_tokens.saturating_add(tokens);
+        self.split.add(SpendKind::Planning, tokens);
+        let slot = self.hypothesis_tokens.entry(h.to_string()).or_default();
+        *slot = slot.saturating_add(tokens);
+        true
     }
 
     /// `h-e1 12.3k · h-e2 4.0k`: what each sub-hypothesis spent, for the ledger's readers.
@@ -353,6 +374,31 @@ mod tests {
         b.hypothesis_tokens.insert("h-e1".into(), 1000);
         assert!(b.for_hypothesis("h-e1").exhausted());
         assert!(!b.for_hypothesis("h-e2").exhausted());
+    }
+
+    #[test]
+    fn the_root_plan_is_charged_once_to_its_sub_hypothesis() {
+        let mut b = Budget::tokens(1000);
+        // (sub-hypothesis, tokens, charged, its spend after, the run's after)
+        let table = [
+            ("h-e1", 120, true, 120, 120),
+            ("h-e1", 120, false, 120, 120), // a restart: not twice
+            ("h-e2", 80, true, 80, 200),
+            ("h-e3", 0, true, 0, 200), // nothing recorded: charged as 0, once
+        ];
+        for (h, tokens, charged, spent, run) in table {
+            assert_eq!(b.charge_root(h, tokens), charged, "{h}");
+            assert_eq!(b.spent_by(h), spent, "{h}");
+            assert_eq!(b.used_tokens, run, "{h}");
+        }
+        assert_eq!(b.split.planning, 200);
+        assert_eq!(b.split.total(), b.used_tokens);
+        assert!((b.for_hypothesis("h-e1").remaining_share() - 0.88).abs() < 1e-12);
+        // An old budget (spent, no split) is left as it was.
+        let mut old = Budget::tokens(1000);
+        old.used_tokens = 300;
+        assert!(!old.charge_root("h-e1", 50));
+        assert_eq!((old.used_tokens, old.spent_by("h-e1")), (300, 300));
     }
 
     #[test]

@@ -104,13 +104,31 @@ fn charged(run_root: &Path, saved: Option<&Budget>) -> Option<Budget> {
 }
 
 impl PlanView {
+    /// r of the sub-hypothesis the search is at (issue 41: each has its own budget).
     pub fn remaining_share(&self) -> Option<f64> {
-        self.budget.as_ref().map(Budget::remaining_share)
+        self.searched_budget().map(|b| b.remaining_share())
     }
 
     pub fn alpha(&self) -> Option<f64> {
-        let b = self.budget.as_ref()?;
+        let b = self.searched_budget()?;
         Some(plan::alpha(b.remaining_share(), b.alpha_max))
+    }
+
+    /// The sub-hypothesis the search is at: the current row's root's.
+    pub fn searched(&self) -> Option<&str> {
+        let at = self.current()?;
+        let root = self.rows[..=at].iter().rev().find(|r| r.depth == 0)?;
+        root.hypothesis.as_deref()
+    }
+
+    /// The budget as the searched sub-hypothesis's search reads it (`Budget::for_hypothesis`);
+    /// the run's where no search is placed.
+    pub fn searched_budget(&self) -> Option<Budget> {
+        let b = self.budget.as_ref()?;
+        Some(match self.searched() {
+            Some(h) => b.for_hypothesis(h),
+            None => b.clone(),
+        })
     }
 
     /// The row the search is at: the node running now, else the last selection's node.

@@ -77,7 +77,27 @@ fn a_later_sub_hypothesis_starts_at_r_1_and_the_ledger_is_split_by_sub_hypothesi
         let h = node_code::node_hypothesis(&tree, &node).expect("a node of a sub-hypothesis");
         *want.entry(h).or_default() += c[4].parse::<u64>().unwrap() + c[5].parse::<u64>().unwrap();
     }
-    // ROOT-CHARGE
+    // The root plans' drafting (the design brief, by the executor at Experiment Design) is
+    // each sub-hypothesis's planning too: charged once, with the ledger's counts of that call.
+    let drafts: Vec<u64> = ledger
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|c| c[1] == "executor" && c[2] == "experiment_design")
+        .map(|c| c[4].parse::<u64>().unwrap() + c[5].parse::<u64>().unwrap())
+        .collect();
+    let roots: Vec<u64> = ["h-e1", "h-m1", "h-c1"]
+        .iter()
+        .map(|h| now.root_tokens[*h])
+        .collect();
+    assert_eq!(
+        roots, drafts,
+        "the root of each, in the order they were designed"
+    );
+    assert!(roots.iter().all(|&t| t > 0), "{roots:?}");
+    for (h, t) in now.root_tokens.iter() {
+        *want.entry(h.clone()).or_default() += t;
+    }
     assert_eq!(now.hypothesis_tokens, want);
     assert_eq!(now.hypothesis_tokens.values().sum::<u64>(), now.used_tokens);
     // Each search read only its own spend against its own budget.

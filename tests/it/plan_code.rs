@@ -330,6 +330,8 @@ fn charged_once(run: &Path) -> Result<(), String> {
         .filter(|c| c.len() == 10 && c[2] == "coding_validation" && c[7] != "-")
         .map(|c| c[4].parse::<u64>().unwrap_or(0) + c[5].parse::<u64>().unwrap_or(0))
         .sum();
+    // The root plans' drafting is charged once too (issue 41), from its own record.
+    let sum = sum + now.root_tokens.values().sum::<u64>();
     if now.used_tokens == sum && saved.used_tokens <= sum {
         Ok(())
     } else {

@@ -181,7 +181,7 @@ fn the_showcase_demo_at_its_escalation_and_the_status_line_in_each_waiting_state
     // The node at work in sight (issue 43): focusing the pane puts the cursor on the last
     // selection's node, below the first screenful of h-e1's tree; r is said in words.
     assert!(
-        plan.contains("→n-0007") && plan.contains("r 0.74 left"),
+        plan.contains("→n-0007") && plan.contains("r 0.94 left"),
         "{plan}"
     );
     insta::assert_snapshot!("demo_plan_tree_100x30", plan);

@@ -116,7 +116,7 @@ fn absent(app: &App) -> String {
 fn gauge(app: &App, view: &PlanView, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let (Some(b), Some(r), Some(alpha)) =
-        (view.budget.as_ref(), view.remaining_share(), view.alpha())
+        (view.searched_budget(), view.remaining_share(), view.alpha())
     else {
         frame.render_widget(
             Paragraph::new(Line::styled(
