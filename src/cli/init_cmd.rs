@@ -187,14 +187,8 @@ pub fn llm_toml(c: &Choice) -> String {
          # [llm.caps]\n# \"executor.manuscript_drafting\" = 8000\n\
          # [llm.prices]\n# \"my-model\" = { input = 0.15, output = 0.6 }\n\n",
     );
-    out.push_str(
-        "# The plan tree (PrimeScientist's search over each sub-hypothesis's method) is off while\n\
-         # budget_tokens is 0, the default. Give it a budget to search (the demo uses 150000):\n\
-         # [plan]\n\
-         # budget_tokens = 150000   # tokens the search's own calls may spend; 0 = no plan tree\n\
-         # policy = \"greedy\"        # greedy, adaptive, uct, random, fixed\n\
-         # after_pass = 1           # attempts after the first pass; unset = while the budget lasts\n",
-    );
+    // The plan tree on in a researcher's run (issue 41; `config_plan::init_toml`).
+    out.push_str(&crate::config_plan::init_toml());
     out
 }
 
@@ -258,8 +252,11 @@ mod tests {
             !llm.contains_key("roles"),
             "a role has its own model: {text}"
         );
-        assert!(!value.contains_key("plan"), "[plan] must stay commented");
-        assert!(text.contains("# [plan]\n# budget_tokens = "), "{text}");
+        assert_eq!(
+            value["plan"]["budget_tokens"].as_integer(),
+            Some(crate::config_plan::INIT_BUDGET_TOKENS as i64),
+            "the plan tree on: {text}"
+        );
         // A role named with --role, and only that one, gets its own model.
         let own = Choice {
             roles: vec![("critic".into(), "other".into())],

@@ -1,5 +1,5 @@
 //! `youra init` for a real endpoint: the model the researcher names reaches every role (no
-//! role left on a model nobody chose), `[plan]` is there to uncomment, and `youra doctor`
+//! role left on a model nobody chose), `[plan]` is on (issue 41), and `youra doctor`
 //! judges the model name by the server's answers, not by an assumption about servers.
 
 use crate::common::llm_server::LlmServer;
@@ -57,7 +57,10 @@ fn the_chosen_model_reaches_every_role() {
     init(&run, tmp.path(), "my-model", "http://127.0.0.1:9/v1");
     let toml = std::fs::read_to_string(run.join("youra.toml")).unwrap();
     assert!(!toml.contains("gpt-4o"), "a model nobody chose:\n{toml}");
-    assert!(toml.contains("\n# [plan]\n# budget_tokens = "), "{toml}");
+    assert!(
+        toml.contains("\n[plan]\nbudget_tokens = 150000\n"),
+        "{toml}"
+    );
     let shown = youra(&["config", "show", run.to_str().unwrap()], tmp.path());
     let shown = text(&shown);
     assert!(

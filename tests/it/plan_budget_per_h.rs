@@ -203,3 +203,87 @@ fn a_failed_node_is_selected_again_from_the_files_until_its_retries_are_spent() 
     assert_eq!(t.get(&r).unwrap().stats.visits, 1);
     assert_eq!(t.get(&a).unwrap().stats.visits, 1);
 }
+
+/// `youra` with no `YOURA_*` variable of the machine's and an empty user config.
+fn youra(args: &[&str], home: &Path) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_youra"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("YOURA_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("YOURA_CONFIG_DIR", home)
+        .args(args)
+        .output()
+        .expect("youra runs")
+}
+
+#[test]
+fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let r = run.to_str().unwrap();
+    let args = [
+        "init",
+        r,
+        "--topic",
+        "Penguin bills",
+        "--provider",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+    ];
+    let out = youra(&args, tmp.path());
+    let (stdout, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let out = youra(&["config", "show", r], tmp.path());
+    let (shown, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let line = shown
+        .lines()
+        .find(|l| l.starts_with("plan.budget_tokens = "))
+        .unwrap_or_else(|| panic!("no plan budget shown:\n{shown}"));
+    // The value, and where it came from: the run's own youra.toml.
+    let (value, from) = line.split_once('#').unwrap_or((line, ""));
+    assert_eq!(value.trim_end(), "plan.budget_tokens = 150000");
+    assert!(from.contains("run/youra.toml"), "{line}");
+    assert_eq!(
+        youra::config::load(&run).unwrap().plan.budget_tokens,
+        youra::config_plan::INIT_BUDGET_TOKENS
+    );
+
+    // A replay run whose [plan] is init's: Coding & Validation is a plan-tree search.
+    use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, run_engine};
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.92))
+        .passing_attempt("h-e1", &code_reply("centroid.py", CENTROID_PY, &[]));
+    let extra = format!(
+        "experiment_time_limit_s = 60\n\n{}",
+        youra::config_plan::init_toml()
+    );
+    let (_g, run) = replay_run(&s, &extra);
+    common::script::with_data(&run);
+    let _ = run_engine(&run, true);
+    let loaded = load(&run, Plans::Read).unwrap();
+    let root = loaded
+        .tree
+        .roots()
+        .find(|n| n.hypothesis_id.as_deref() == Some("h-e1"))
+        .expect("h-e1's root plan in the tree");
+    assert_eq!(root.status, NodeStatus::Evaluated, "the root was executed");
+    assert!(root.packet.as_ref().is_some_and(|p| p.reward > 0.0));
+    let budget = loaded.budget.expect("plan/budget.json");
+    assert_eq!(budget.total_tokens, 150_000);
+    // Its drafting (the design brief) was charged to h-e1, with its execution.
+    assert!(
+        budget.root_tokens.get("h-e1").is_some_and(|&t| t > 0),
+        "{budget:?}"
+    );
+    assert!(budget.spent_by("h-e1") > budget.root_tokens["h-e1"]);
+}
