@@ -421,6 +421,8 @@ pub struct Ran<'a> {
 }
 
 /// Record the attempt's reward (`None`: it produced no usable result) and backpropagate.
+/// True when the node's run failed and the tree left it unrun to be selected again
+/// (`[plan] max_node_retries`): the step goes on to another attempt rather than ending.
 pub fn record(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
@@ -428,7 +430,7 @@ pub fn record(
     scored: Option<Scored<'_>>,
     logs: Vec<String>,
     ran: Ran<'_>,
-) -> Result<(), StageError> {
+) -> Result<bool, StageError> {
     let reward = scored.as_ref().map(|x| x.reward);
     let (mut tree, mut budget) = open(ctx.run, s)?;
     crate::plan::charge_from_ledger(ctx.run, &mut budget, None)
@@ -439,7 +441,10 @@ pub fn record(
         // one experiment twice.
         save_budget(ctx.run, &budget).map_err(err("save the budget"))?;
         ctx.roles.ledger().set_plan_node(None);
-        return Ok(());
+        let left = tree
+            .get(node)
+            .is_some_and(|n| n.status == crate::plan::NodeStatus::Untested);
+        return Ok(reward.is_none() && left);
     }
     // The commit first: a kill before the tree's save leaves a ref the resumed attempt's
     // identical commit (fixed dates, same code) points at again.
@@ -506,7 +511,7 @@ pub fn record(
         format!("{node}: reward {:.3}{pruned}", reward.unwrap_or(0.0))
     };
     ctx.emit(Event::new("plan").action("record").message(message));
-    Ok(())
+    Ok(retry)
 }
 
 /// A researcher's plan directive (from `workflow.steering`: pin, unpin, veto, unveto,

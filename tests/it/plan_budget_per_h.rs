@@ -287,3 +287,73 @@ fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
     );
     assert!(budget.spent_by("h-e1") > budget.root_tokens["h-e1"]);
 }
+
+#[test]
+fn the_engine_runs_a_crashed_node_again_and_counts_each_execution() {
+    use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, run_engine};
+    let crash = "import sys\nsys.exit(3)\n";
+    let mut s = Script::default();
+    s.scoping()
+        .literature()
+        .debate(6, true)
+        .planning()
+        .design_and_plan("h-e1", &brief("accuracy", ">=", 0.92))
+        // Attempt 1 crashes (no repair allowed); attempt 2 of the same step runs the same
+        // node again, honestly, and the controller accepts it.
+        .reply(
+            "executor",
+            "coding_validation",
+            Some("h-e1"),
+            1,
+            &code_reply("centroid.py", crash, &[]),
+        )
+        .reply(
+            "executor",
+            "coding_validation",
+            Some("h-e1"),
+            2,
+            &code_reply("centroid.py", CENTROID_PY, &[]),
+        )
+        .reply(
+            "judge",
+            "coding_validation",
+            Some("h-e1"),
+            2,
+            common::script::CONSISTENT,
+        )
+        .ok("coding_validation", Some("h-e1"), 2);
+    let (_g, run) = replay_run(
+        &s,
+        "experiment_time_limit_s = 60\nrepair_attempts = 0\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n",
+    );
+    common::script::with_data(&run);
+    let _ = run_engine(&run, true);
+    let loaded = load(&run, Plans::Read).unwrap();
+    let nodes = loaded.tree.nodes();
+    let plans: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("{} {:?}", n.id, n.status))
+        .collect();
+    let root = &nodes[0];
+    let log = std::fs::read_to_string(run.join("events.jsonl")).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(12).collect();
+    let plans = format!("{plans:?}\n{}", tail.join("\n"));
+    // One plan, executed twice: the crash left it unrun (kept in failed_attempts), the
+    // second execution of the same node passed. No reflector was asked for children.
+    assert_eq!(nodes.len(), 1, "{plans:?}");
+    assert_eq!(root.status, NodeStatus::Evaluated, "{plans:?}");
+    let failed = root.failed_attempts();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    let second = root.packet.as_ref().unwrap();
+    assert_ne!(failed[0].extra["attempt"], second.extra["attempt"]);
+    assert!(second.reward > 0.0);
+    // Both executions ran code of their own, each committed.
+    assert_ne!(failed[0].extra["commit"], second.extra["commit"]);
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    let executes = events
+        .lines()
+        .filter(|l| l.contains("\"action\":\"execute\"") && l.contains(root.id.as_str()))
+        .count();
+    assert_eq!(executes, 2, "{events}");
+    assert!(events.contains("left unrun to be selected again (1 of 2 retries)"));
+}

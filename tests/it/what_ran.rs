@@ -137,7 +137,7 @@ fn a_script_that_rewrites_itself_is_recorded_as_youra_wrote_it() {
     );
     let (_g, run) = replay_run(
         &s,
-        "experiment_time_limit_s = 60\nrepair_attempts = 0\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\n",
+        "experiment_time_limit_s = 60\nrepair_attempts = 0\n\n[plan]\nbudget_tokens = 1000000\npolicy = \"greedy\"\nafter_pass = 0\nmax_node_retries = 0\n",
     );
     with_data(&run);
     let options = youra::engine::Options {

@@ -221,7 +221,7 @@ pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, Stage
         }
     }
     if let Some(step) = &p.step {
-        search::record(
+        let retry = search::record(
             ctx,
             ctx.plan,
             &step.node,
@@ -232,6 +232,15 @@ pub(super) fn drive(ctx: &StageCtx<'_>, mut p: Progress) -> Result<Flight, Stage
                 command: p.command.as_deref(),
             },
         )?;
+        if retry {
+            // The plan tree left the node unrun (issue 41, as PrimeScientist re-selects a
+            // failed node): another attempt of this step selects and runs it again.
+            return Err(StageError::Output(format!(
+                "plan tree: {}'s run gave no usable result ({}); it is selected again",
+                step.node,
+                p.history.last().map(String::as_str).unwrap_or("no result")
+            )));
+        }
         let own = search::AttemptRecord {
             node: step.node.to_string(),
             result: "NO RESULT".into(),
