@@ -1,6 +1,8 @@
 //! The run's plan tree opened for the hypothesis loop, and one descent restricted to a
 //! sub-hypothesis's subtree. Both the search's next step (`plan_search.rs`) and the decision
 //! whether a passed search goes on (`search_end.rs`) start here, so neither imports the other.
+//! Also what the search asks and charges around a node: the reflector's reply schema and the
+//! tokens that drafted a sub-hypothesis's root plan.
 
 use std::path::Path;
 
@@ -108,4 +110,24 @@ pub(super) fn choose(
         c.why = format!("{of}'s plan: this attempt searches {id}'s subtree");
     }
     Ok(selection)
+}
+
+/// The reflector's expansion, asked here where the engine asks it (the plan's rules parse
+/// the reply, `plan::parse_expansion`): at most `m` children, each a plan and its prior.
+pub(super) fn expansion_schema(m: usize) -> crate::llm::ReplySchema {
+    use crate::llm::schema as js;
+    let prior = js::object_with(
+        &[("estimate", js::number(0.0, 1.0))],
+        &[
+            ("hypothesis", js::string()),
+            ("rationale", js::string()),
+            ("changes", js::array(js::string(), 0, None)),
+            ("risks", js::array(js::string(), 0, None)),
+        ],
+    );
+    let child = js::object(&[("plan", js::text()), ("prior", prior)]);
+    crate::llm::ReplySchema::new(
+        "plan_expansion",
+        js::object(&[("children", js::array(child, 1, Some(m)))]),
+    )
 }

@@ -20,6 +20,7 @@ use crate::rundir::events::Event;
 
 use super::ctx::StageCtx;
 use super::error::StageError;
+pub(super) use super::plan_open::expansion_schema;
 use super::plan_open::{choose, err, open};
 pub use super::search_end::{After, AttemptRecord, Note, after_attempt};
 use super::search_end::{limit_reached, search_field};
@@ -249,26 +250,6 @@ fn expand(
 }
 
 /// A git failure of the node code, as the run's stop (git missing: the install hint).
-/// The reflector's expansion, asked here where the engine asks it (the plan's rules parse
-/// the reply, `plan::parse_expansion`): at most `m` children, each a plan and its prior.
-pub(super) fn expansion_schema(m: usize) -> crate::llm::ReplySchema {
-    use crate::llm::schema as js;
-    let prior = js::object_with(
-        &[("estimate", js::number(0.0, 1.0))],
-        &[
-            ("hypothesis", js::string()),
-            ("rationale", js::string()),
-            ("changes", js::array(js::string(), 0, None)),
-            ("risks", js::array(js::string(), 0, None)),
-        ],
-    );
-    let child = js::object(&[("plan", js::text()), ("prior", prior)]);
-    crate::llm::ReplySchema::new(
-        "plan_expansion",
-        js::object(&[("children", js::array(child, 1, Some(m)))]),
-    )
-}
-
 fn code_err(e: CodeError) -> StageError {
     StageError::MustStop(format!("plan tree: node code: {e}"))
 }
