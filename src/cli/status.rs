@@ -92,6 +92,10 @@ struct PlanSpend {
     diagnosis: u64,
     /// Charged before the split was kept (a run from an older youra).
     unsplit: u64,
+    /// What each sub-hypothesis's search spent of its own `total_tokens` (issue 41); empty
+    /// for a budget charged before the split (one budget for the run).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    by_hypothesis: std::collections::BTreeMap<String, u64>,
 }
 
 /// `plan/budget.json` with the ledger's rows since its last charge (`plan::spent_now`).
@@ -107,6 +111,7 @@ fn plan_spend(root: &Path) -> Option<PlanSpend> {
         execution: b.split.execution,
         diagnosis: b.split.diagnosis,
         unsplit: b.used_tokens.saturating_sub(b.split.total()),
+        by_hypothesis: b.hypothesis_tokens.clone(),
     })
 }
 
@@ -122,9 +127,24 @@ fn plan_line(p: &PlanSpend) -> String {
         0 => String::new(),
         n => format!(" · unsplit {}", compact(n)),
     };
+    if p.by_hypothesis.is_empty() {
+        return format!(
+            "{} of {} tokens spent — {}{unsplit}",
+            compact(p.used_tokens),
+            compact(p.total_tokens),
+            split.text(p.used_tokens)
+        );
+    }
+    // Each sub-hypothesis has its own budget (issue 41): the total is per sub-hypothesis.
+    let each: Vec<String> = p
+        .by_hypothesis
+        .iter()
+        .map(|(h, n)| format!("{h} {}", compact(*n)))
+        .collect();
     format!(
-        "{} of {} tokens spent — {}{unsplit}",
+        "{} tokens spent ({} of {} each) — {}{unsplit}",
         compact(p.used_tokens),
+        each.join(" · "),
         compact(p.total_tokens),
         split.text(p.used_tokens)
     )
@@ -548,10 +568,22 @@ mod tests {
             execution: 6_000,
             diagnosis: 1_000,
             unsplit: 500,
+            by_hypothesis: Default::default(),
         };
         assert_eq!(
             plan_line(&p),
             "10.0k of 40.0k tokens spent — planning 2.5k (25%) · execution 6.0k (60%) · diagnosis 1.0k (10%) · unsplit 500"
+        );
+        // A budget per sub-hypothesis: each one's spend against its own total.
+        let p = PlanSpend {
+            by_hypothesis: [("h-e1".to_string(), 7_000), ("h-m1".to_string(), 3_000)].into(),
+            unsplit: 0,
+            planning: 3_000,
+            ..p
+        };
+        assert_eq!(
+            plan_line(&p),
+            "10.0k tokens spent (h-e1 7.0k · h-m1 3.0k of 40.0k each) — planning 3.0k (30%) · execution 6.0k (60%) · diagnosis 1.0k (10%)"
         );
     }
 

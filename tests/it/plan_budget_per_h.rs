@@ -106,6 +106,20 @@ fn a_later_sub_hypothesis_starts_at_r_1_and_the_ledger_is_split_by_sub_hypothesi
         assert_eq!(mine.used_tokens, want[h], "{h}");
         assert_eq!(mine.total_tokens, 150_000);
     }
+    // `youra status` says the total is each sub-hypothesis's, with what each spent.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_youra"))
+        .args(["status", dir.to_str().unwrap()])
+        .env("YOURA_CONFIG_DIR", tmp.path().join("no-config"))
+        .output()
+        .unwrap();
+    let (status, _) = common::text(&out);
+    let each = format!(
+        "h-c1 {} · h-e1 {} · h-m1 {} of 150.0k each",
+        youra::plan::compact(want["h-c1"]),
+        youra::plan::compact(want["h-e1"]),
+        youra::plan::compact(want["h-m1"])
+    );
+    assert!(status.contains(&each), "{each}\n{status}");
     eprintln!(
         "demo: {} of 150000 per sub-hypothesis ({}), {} in all",
         now.by_hypothesis_text(),
