@@ -63,26 +63,27 @@ impl Default for PlanSettings {
     }
 }
 
-/// `[plan] budget_tokens` as `youra init` writes it: each sub-hypothesis's own budget.
-/// The demo's searches spent 13k–32k tokens each (8k an attempt, decision 0041); 150000 is
-/// about 19 such attempts, between the paper's mean of 13.33 and its caps of 25–30.
-pub const INIT_BUDGET_TOKENS: u64 = 150_000;
-
-/// The `[plan]` part of a new run's `youra.toml`: the plan tree on (the compiled default
-/// stays 0, so a youra.toml without `[plan]` searches no tree, as before).
-pub fn init_toml() -> String {
-    format!(
-        "# The plan tree (PrimeScientist's search over each sub-hypothesis's method): each\n\
-         # sub-hypothesis searches under its own budget_tokens (0 = no plan tree).\n\
-         [plan]\n\
-         budget_tokens = {INIT_BUDGET_TOKENS}\n\
-         # policy = \"greedy\"        # greedy, adaptive, uct, random, fixed\n\
-         # after_pass = 1           # attempts after the first pass; unset = while the budget lasts\n\
-         # max_node_retries = 2     # a node whose run failed is run again before it is Failed\n"
-    )
-}
-
 impl PlanSettings {
+    /// `[plan] budget_tokens` as `youra init` writes it: each sub-hypothesis's own budget.
+    /// The demo's searches spent 14k–32k tokens each (8k an attempt, decision 0041); 150000 is
+    /// about 19 such attempts, between the paper's mean of 13.33 and its caps of 25–30.
+    pub const INIT_BUDGET_TOKENS: u64 = 150_000;
+
+    /// The `[plan]` part of a new run's `youra.toml`: the plan tree on (the compiled default
+    /// stays 0, so a youra.toml without `[plan]` searches no tree, as before).
+    pub fn init_toml() -> String {
+        format!(
+            "# The plan tree (PrimeScientist's search over each sub-hypothesis's method): each\n\
+             # sub-hypothesis searches under its own budget_tokens (0 = no plan tree).\n\
+             [plan]\n\
+             budget_tokens = {}\n\
+             # policy = \"greedy\"        # greedy, adaptive, uct, random, fixed\n\
+             # after_pass = 1           # attempts after the first pass; unset = while the budget lasts\n\
+             # max_node_retries = 2     # a node whose run failed is run again before it is Failed\n",
+            Self::INIT_BUDGET_TOKENS
+        )
+    }
+
     /// What a configured value cannot mean, named with its key.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -120,9 +121,10 @@ mod tests {
 
     #[test]
     fn init_writes_the_plan_tree_on() {
-        let value: toml::Table = toml::from_str(&init_toml()).expect("the [plan] TOML parses");
+        let value: toml::Table =
+            toml::from_str(&PlanSettings::init_toml()).expect("the [plan] TOML parses");
         let plan: PlanSettings = value["plan"].clone().try_into().expect("a [plan]");
-        assert_eq!(plan.budget_tokens, INIT_BUDGET_TOKENS);
+        assert_eq!(plan.budget_tokens, PlanSettings::INIT_BUDGET_TOKENS);
         assert!(plan.budget_tokens > 0);
         // Everything else is the compiled default, which keeps the tree off without [plan].
         let default = PlanSettings::default();

@@ -187,8 +187,8 @@ pub fn llm_toml(c: &Choice) -> String {
          # [llm.caps]\n# \"executor.manuscript_drafting\" = 8000\n\
          # [llm.prices]\n# \"my-model\" = { input = 0.15, output = 0.6 }\n\n",
     );
-    // The plan tree on in a researcher's run (issue 41; `config_plan::init_toml`).
-    out.push_str(&crate::config_plan::init_toml());
+    // The plan tree on in a researcher's run (issue 41; `PlanSettings::init_toml`).
+    out.push_str(&crate::config::PlanSettings::init_toml());
     out
 }
 
@@ -254,7 +254,7 @@ mod tests {
         );
         assert_eq!(
             value["plan"]["budget_tokens"].as_integer(),
-            Some(crate::config_plan::INIT_BUDGET_TOKENS as i64),
+            Some(crate::config::PlanSettings::INIT_BUDGET_TOKENS as i64),
             "the plan tree on: {text}"
         );
         // A role named with --role, and only that one, gets its own model.

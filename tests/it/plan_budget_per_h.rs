@@ -265,7 +265,7 @@ fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
     assert!(from.contains("run/youra.toml"), "{line}");
     assert_eq!(
         youra::config::load(&run).unwrap().plan.budget_tokens,
-        youra::config_plan::INIT_BUDGET_TOKENS
+        youra::config::PlanSettings::INIT_BUDGET_TOKENS
     );
 
     // A replay run whose [plan] is init's: Coding & Validation is a plan-tree search.
@@ -279,7 +279,7 @@ fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
         .passing_attempt("h-e1", &code_reply("centroid.py", CENTROID_PY, &[]));
     let extra = format!(
         "experiment_time_limit_s = 60\n\n{}",
-        youra::config_plan::init_toml()
+        youra::config::PlanSettings::init_toml()
     );
     let (_g, run) = replay_run(&s, &extra);
     common::script::with_data(&run);
