@@ -40,6 +40,11 @@ const LOOPS: &[(At, &str, Bound)] = &[
     ),
     (
         None,
+        "a plan node whose execution failed selected and run again",
+        Bound::Setting("plan.max_node_retries"),
+    ),
+    (
+        None,
         "plan search: expansions and executions under the tree's budget",
         Bound::Setting("plan.budget_tokens"),
     ),
