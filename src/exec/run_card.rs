@@ -66,7 +66,7 @@ fn card(i: &CardInputs) -> RunCard {
             .workspace
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         backend: i.backend.to_string(),
         argv: job.argv.clone(),
         workdir: job.workdir.display().to_string(),
