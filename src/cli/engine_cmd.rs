@@ -249,10 +249,9 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
          # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
          # After a pass the search tries one more node, and the best node's result is the gate's.\n\
          [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\n\n\
-         # The demo's replies were recorded with one measurement per gate, so its gates read one\n\
-         # value (labelled `n 1 (no interval)`). A run of your own asks for 5 repeats per gate\n\
-         # and decides on their confidence interval (docs/decisions/0035-gates-on-repeats.md).\n\
-         [evidence]\nmin_repeats = 1\n{exec}",
+         # Every gate reads 5 seeds x 5 folds and decides on its 95% interval\n\
+         # (docs/decisions/0035-gates-on-repeats.md); `[evidence]` changes how many.\n\
+         {exec}",
         pace = o.pace_ms,
         exec = match o.exec {
             crate::exec::BackendKind::Local => "",

@@ -155,7 +155,10 @@ impl GateOutcome {
             .checks
             .iter()
             .map(|c| {
-                let measured = c.measured.as_deref().unwrap_or("?");
+                let measured = c
+                    .measured
+                    .as_deref()
+                    .map_or("?".into(), crate::vsa::model::shown_value);
                 match &c.required {
                     Some(req) => format!("{} {measured} ({req})", c.metric),
                     None => format!("{} {measured}", c.metric),
@@ -180,7 +183,7 @@ impl GateOutcome {
             let values: Vec<String> = own
                 .measured
                 .iter()
-                .map(|(k, v)| format!("{k} {v}"))
+                .map(|(k, v)| format!("{k} {}", crate::vsa::model::shown_value(v)))
                 .collect();
             let mine = if values.is_empty() {
                 format!("{} {}", own.node, own.result)

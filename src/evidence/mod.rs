@@ -98,6 +98,19 @@ pub struct JudgedSample {
     pub decision: Decision,
 }
 
+/// A metric's summary from its sample at the rule's first-look confidence, without a
+/// criterion: what the paper states for an attempt's value or a baseline (no look is taken,
+/// so no stricter confidence applies).
+pub fn summarise(sample: &Sample, rule: &Rule) -> Result<Summary, Refused> {
+    rule.admit(sample.values.len())?;
+    let spec = Spec {
+        cv: sample.cv,
+        confidence: rule.confidence,
+        ..rule.spec(sample.values.len(), None)
+    };
+    Summary::of(&sample.values, &spec).map_err(Refused::Values)
+}
+
 pub fn judge_sample(
     op: crate::vocab::Op,
     threshold: f64,

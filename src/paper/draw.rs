@@ -325,9 +325,11 @@ fn gate_panel<DB: DrawingBackend>(
         (None, Some(false)) => "missed".into(),
         (None, None) => "not judged".into(),
     };
+    // Four decimals, as the paper's tables: a mean over repeats is a long float.
+    let p = |x: f64| v((x * 1e4).round() / 1e4);
     let shown = match (measured, interval) {
-        (Some(m), Some((lo, hi))) => format!("{} [{} to {}]", v(m), v(lo), v(hi)),
-        (Some(m), None) => v(m),
+        (Some(m), Some((lo, hi))) => format!("{} [{} to {}]", p(m), p(lo), p(hi)),
+        (Some(m), None) => p(m),
         (None, _) => "not measured".into(),
     };
     let heading = clean_label(&format!(

@@ -71,6 +71,8 @@ pub struct HypothesisGate {
     /// Per criterion (in `criteria`' order), the interval the gate read and its verdict,
     /// where it read repeats.
     pub intervals: Vec<Option<Judged>>,
+    /// Whether the gate read a confirmation run on fresh seeds (a settled search's).
+    pub confirmed: bool,
 }
 
 /// A criterion's interval `(lo, hi)` as the gate read it, and the interval's verdict.
@@ -120,6 +122,7 @@ pub fn gates_of(vsa: &crate::vsa::model::Vsa) -> Vec<HypothesisGate> {
                     Some(((e.lo?, e.hi?), e.verdict.as_ref().map(|v| v.to_string())))
                 })
                 .collect(),
+            confirmed: h.confirmation_seeds.is_some(),
         })
         .collect()
 }

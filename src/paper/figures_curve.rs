@@ -92,6 +92,16 @@ fn measured_files(
     let mut current = Vec::new();
     take(0, crate::exec::METRICS_FILE.to_string(), &mut current);
     let mut kept = None;
+    // A later attempt whose file is an earlier one's (a plan tree's restore of its chosen
+    // node) is that attempt again: drawn once, as the one the run kept.
+    let mut unique: Vec<(u32, Measured)> = Vec::new();
+    for (n, m) in out {
+        match unique.iter().find(|(_, a)| a.sha256 == m.sha256) {
+            Some((first, _)) => kept = Some(*first),
+            None => unique.push((n, m)),
+        }
+    }
+    let mut out = unique;
     if let Some((_, m)) = current.pop() {
         match out.iter().rev().find(|(_, a)| a.sha256 == m.sha256) {
             Some((n, _)) if out.len() > 1 => kept = Some(*n),
@@ -105,7 +115,13 @@ fn measured_files(
 /// Each attempt's name in the legend: its number and what its command line changed
 /// (youra's own run card, read through the gateway; the options after the words every
 /// attempt's command shares), "kept" for the one whose results the run went on with.
-fn attempt_names(run: &Path, h: &str, files: &[(u32, Measured)], kept: Option<u32>) -> Vec<String> {
+fn attempt_names(
+    run: &Path,
+    h: &str,
+    files: &[(u32, Measured)],
+    kept: Option<u32>,
+    confirmed: bool,
+) -> Vec<String> {
     let prefix = format!(
         "{h}/{}/{}/",
         crate::exec::RESULTS_DIR,
@@ -125,22 +141,23 @@ fn attempt_names(run: &Path, h: &str, files: &[(u32, Measured)], kept: Option<u3
         })
         .collect();
     let lines: Vec<&Vec<String>> = files.iter().filter_map(|(n, _)| argv.get(n)).collect();
-    let shared = match lines.split_first() {
-        Some((first, rest)) => (0..first.len())
-            .take_while(|&i| rest.iter().all(|a| a.get(i) == first.get(i)))
-            .count(),
-        None => 0,
-    };
+    // What each attempt's command adds to the first one's: the words it does not share.
+    let first = lines.first().copied();
     files
         .iter()
         .map(|(n, _)| {
-            let mut name = if *n == 0 {
-                "latest".to_string()
-            } else {
-                format!("attempt {n}")
+            let mut name = match (*n, confirmed) {
+                (0, true) => "confirmation (fresh seeds)".to_string(),
+                (0, false) => "latest".to_string(),
+                _ => format!("attempt {n}"),
             };
-            if let Some(a) = argv.get(n).filter(|_| lines.len() > 1) {
-                let options = a[shared.min(a.len())..].join(" ");
+            if let (Some(a), Some(first)) = (argv.get(n).filter(|_| lines.len() > 1), first) {
+                let options = a
+                    .iter()
+                    .filter(|w| !first.contains(w))
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 if !options.is_empty() {
                     let short: String = options.chars().take(MAX_OPTION_CHARS).collect();
                     let more = if short.len() < options.len() {
@@ -208,7 +225,7 @@ pub fn curve(run: &Path, h: &HypothesisGate) -> Option<Plot> {
     let (x_name, x_desc) = axes
         .x
         .map_or(("line", "line of the metrics file"), |i| X_KEYS[i]);
-    let names = attempt_names(run, &h.id, &files, kept);
+    let names = attempt_names(run, &h.id, &files, kept, h.confirmed);
     let labelled = axes.labels.len() > 1;
     let metric = h
         .criteria

@@ -9,6 +9,9 @@
 //! through their emitters. A run whose gates hold no evidence (one measurement decides, the
 //! demo's `min_repeats = 1`) gets its paper unchanged, byte for byte.
 
+use std::collections::BTreeMap;
+
+use super::interval_rows::Stated;
 use crate::vsa::model::{GateEvidence, Vsa, percent};
 
 /// The sentence the statistics paragraph opens with (also how a second pass knows it is
@@ -29,15 +32,32 @@ pub fn gated(vsa: &Vsa) -> Vec<(&str, &GateEvidence)> {
 
 /// `md` with the intervals of `vsa`'s gates: unchanged when no gate holds evidence.
 pub fn with_intervals(md: &str, vsa: &Vsa) -> String {
+    with_stated(md, vsa, &[], &BTreeMap::new())
+}
+
+/// [`with_intervals`], where a value Results states of an attempt that is not the gate's (or
+/// of a baseline) gains that attempt's own interval (`stated`), and the interval table lists
+/// each gate's baselines (`baselines`: the metrics `gate.baselines` names, per hypothesis).
+pub fn with_stated(
+    md: &str,
+    vsa: &Vsa,
+    stated: &[Stated],
+    baselines: &BTreeMap<String, Vec<String>>,
+) -> String {
     let gated = gated(vsa);
     if gated.is_empty() {
         return md.to_string();
     }
     let mut lines: Vec<String> = md.lines().map(str::to_string).collect();
-    annotate_results(&mut lines, &gated);
+    annotate_results(&mut lines, &gated, stated);
     if !md.contains(TABLE_LEAD) {
         let at = results_end(&lines);
-        let mut block = vec![String::new(), results_table(&gated)];
+        let mut table = results_table(&gated);
+        for row in baseline_rows(&gated, stated, baselines) {
+            table.push('\n');
+            table.push_str(&row);
+        }
+        let mut block = vec![String::new(), table];
         if at == lines.len() && results_heading(&lines).is_none() {
             block.insert(0, "## Results: gate intervals".into());
             block.insert(0, String::new());
@@ -107,6 +127,39 @@ pub fn results_table(gated: &[(&str, &GateEvidence)]) -> String {
         ));
     }
     out.join("\n")
+}
+
+/// A row of the interval table per baseline a gate named, summarised on the run the gate
+/// read: what the claim was measured beside.
+fn baseline_rows(
+    gated: &[(&str, &GateEvidence)],
+    stated: &[Stated],
+    baselines: &BTreeMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut hs: Vec<&str> = gated.iter().map(|(h, _)| *h).collect();
+    hs.dedup();
+    let mut out = Vec::new();
+    for h in hs {
+        let names = baselines.get(h).map(Vec::as_slice).unwrap_or_default();
+        // Only on the rows the gate read: after a top-up the run folder's results hold the
+        // last look's rows alone, and a baseline on fewer rows than its claim is no match.
+        let gate_n = gated.iter().find(|(g, _)| *g == h).and_then(|(_, e)| e.n);
+        for b in super::interval_rows::baselines(stated, h, names) {
+            let e = &b.evidence;
+            if e.n != gate_n {
+                continue;
+            }
+            let n = e.n.map_or("n ?".into(), |n| format!("n {n}"));
+            out.push(format!(
+                "| {} | {} | baseline | {} ({n}, {}) | — |",
+                md_text(h),
+                md_text(e.metric.as_deref().unwrap_or("?")),
+                interval_text(e, 3),
+                md_text(&method_text(e)),
+            ));
+        }
+    }
+    out
 }
 
 /// `0.936 [0.928, 0.944]` at `decimals`; the mean alone where no interval was recorded.
@@ -237,7 +290,7 @@ fn method_start(lines: &[String]) -> usize {
 /// In Results, a number that states a gated quantity's mean (at the precision written, at
 /// least three decimals) on a line that names its sub-hypothesis, metric or quantity gains
 /// its interval: `0.9356` → `0.9356 [0.9280, 0.9440] (95% CI, n 5, t)`.
-fn annotate_results(lines: &mut [String], gated: &[(&str, &GateEvidence)]) {
+fn annotate_results(lines: &mut [String], gated: &[(&str, &GateEvidence)], stated: &[Stated]) {
     let Some((start, end)) = results_range(lines) else {
         return;
     };
@@ -260,8 +313,17 @@ fn annotate_results(lines: &mut [String], gated: &[(&str, &GateEvidence)]) {
             })
             .map(|(_, e)| *e)
             .collect();
-        if !named.is_empty() {
-            *line = annotate_line(line, &named);
+        // Another attempt's value, or a baseline's: the line names its hypothesis and metric.
+        let others: Vec<&GateEvidence> = stated
+            .iter()
+            .filter(|s| {
+                names(line, &s.hypothesis)
+                    && s.evidence.metric.as_deref().is_some_and(|m| names(line, m))
+            })
+            .map(|s| &s.evidence)
+            .collect();
+        if !named.is_empty() || !others.is_empty() {
+            *line = annotate_line(line, &named, &others);
         }
     }
 }
@@ -277,7 +339,10 @@ fn names(line: &str, word: &str) -> bool {
         })
 }
 
-fn annotate_line(line: &str, named: &[&GateEvidence]) -> String {
+/// `line` with an interval after each number that is the mean of a gate it names (first) or
+/// of one other attempt it names; a number two attempts with different intervals share is
+/// left alone rather than given either's.
+fn annotate_line(line: &str, named: &[&GateEvidence], others: &[&GateEvidence]) -> String {
     let mut out = String::with_capacity(line.len() + 48);
     let bytes = line.as_bytes();
     let mut i = 0;
@@ -301,13 +366,26 @@ fn annotate_line(line: &str, named: &[&GateEvidence]) -> String {
             .next()
             .is_some_and(|c| c.is_alphanumeric() || c == '_');
         let already = line[k..].trim_start().starts_with('[') || line[k..].starts_with(" \\[");
-        if let (Ok(x), true, false, false) = (token.parse::<f64>(), decimals >= 3, glued, already)
-            && let Some(e) = named.iter().find(|e| {
-                let negative = i > 0 && bytes[i - 1] == b'-';
-                let x = if negative { -x } else { x };
-                e.mean
-                    .is_some_and(|m| (m - x).abs() <= 0.5 * 10f64.powi(-(decimals as i32)) + 1e-12)
+        let negative = i > 0 && bytes[i - 1] == b'-';
+        let tol = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-12;
+        let fits = |e: &&GateEvidence, x: f64| {
+            let x = if negative { -x } else { x };
+            e.mean.is_some_and(|m| (m - x).abs() <= tol)
+        };
+        let rounded = |v: Option<f64>| v.map(|v| format!("{v:.decimals$}"));
+        let pick = |x: f64| {
+            named.iter().find(|e| fits(e, x)).or_else(|| {
+                let fit: Vec<&&GateEvidence> = others.iter().filter(|e| fits(e, x)).collect();
+                let first = *fit.first()?;
+                fit.iter()
+                    .all(|e| {
+                        rounded(e.lo) == rounded(first.lo) && rounded(e.hi) == rounded(first.hi)
+                    })
+                    .then_some(first)
             })
+        };
+        if let (Ok(x), true, false, false) = (token.parse::<f64>(), decimals >= 3, glued, already)
+            && let Some(e) = pick(x)
         {
             out.push_str(&line[copied..k]);
             out.push_str(&annotation(e, decimals));

@@ -40,6 +40,7 @@ fn vsa(gates: Vec<(&str, Vec<GateEvidence>)>) -> Vsa {
                 },
                 prerequisites: Vec::new(),
                 post_hoc: false,
+                confirmation_seeds: None,
                 line: 1,
             })
             .collect(),

@@ -15,6 +15,7 @@ pub mod draw;
 pub mod emit;
 pub mod figure_pdf;
 pub mod figures;
+pub mod interval_rows;
 pub mod intervals;
 pub mod pdf;
 pub mod refs;
@@ -68,10 +69,44 @@ pub fn with_reference_note(md: &str, records: &[refs::Record]) -> String {
 /// `md` with the intervals the run's gates were decided on ([`intervals::with_intervals`]);
 /// unchanged when the VSA holds none or cannot be read (the paper then says what it said).
 pub fn with_gate_intervals(run: &Path, md: &str) -> String {
-    match crate::vsa::Store::new(run.join("verification_state.yaml")).load() {
-        Ok(snap) => intervals::with_intervals(md, &snap.vsa),
-        Err(_) => md.to_string(),
-    }
+    let Ok(snap) = crate::vsa::Store::new(run.join("verification_state.yaml")).load() else {
+        return md.to_string();
+    };
+    // Every attempt's own interval too, from the trusted results (the registry's reading).
+    let confidence = intervals::gated(&snap.vsa)
+        .iter()
+        .find_map(|(_, e)| e.confidence)
+        .unwrap_or(crate::evidence::CONFIDENCE);
+    let stated = crate::report::registry_build::build(run)
+        .map(|r| interval_rows::stated(&r, confidence))
+        .unwrap_or_default();
+    let baselines = snap
+        .vsa
+        .sub_hypotheses
+        .iter()
+        .map(|h| {
+            let names: Vec<String> = snap
+                .doc
+                .root
+                .as_ref()
+                .and_then(|r| {
+                    r.get("sub_hypotheses")?
+                        .get(&h.id)?
+                        .get("gate")?
+                        .get("baselines")
+                })
+                .and_then(|n| n.as_seq())
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (h.id.clone(), names)
+        })
+        .collect();
+    intervals::with_stated(md, &snap.vsa, &stated, &baselines)
 }
 
 /// The run's retrieved works (`literature.jsonl`), keys assigned.

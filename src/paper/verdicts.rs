@@ -128,6 +128,7 @@ mod tests {
                     },
                     prerequisites: Vec::new(),
                     post_hoc: false,
+                    confirmation_seeds: None,
                     line: 1,
                 })
                 .collect(),

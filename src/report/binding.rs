@@ -89,11 +89,27 @@ pub fn bind(index: &ClaimIndex, registry: &Registry, m: &Mentions) -> Binding {
         names_owner = true;
     }
 
-    let by_metric: Vec<usize> = set
+    let mut by_metric: Vec<usize> = set
         .iter()
         .copied()
         .filter(|&i| names_metric(key(i), m))
         .collect();
+    // Within a named sub-hypothesis, a metric named by its own name narrows past its
+    // family: "h-e1 … accuracy" is the rule's accuracy, not the `accuracy_lda` or
+    // `accuracy_majority` baselines measured beside it on the same rows.
+    let exact: Vec<usize> = by_metric
+        .iter()
+        .copied()
+        .filter(|&i| {
+            key(i)
+                .metric
+                .as_ref()
+                .is_some_and(|n| m.metrics.contains(n))
+        })
+        .collect();
+    if names_owner && m.summaries.is_empty() && !exact.is_empty() && exact.len() < by_metric.len() {
+        by_metric = exact;
+    }
     let names_metric = !by_metric.is_empty();
     if names_metric {
         set = by_metric;

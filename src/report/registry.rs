@@ -109,6 +109,19 @@ pub struct Registry {
     /// registry loaded from a file, which does not say.
     #[serde(skip_serializing_if = "super::runs::RunIndex::is_empty")]
     pub runs: super::runs::RunIndex,
+    /// The measured results files that report repeats, with their rows: what the paper's
+    /// per-attempt intervals are computed from. Not serialised (the entries carry the means).
+    #[serde(skip)]
+    pub repeats: Vec<RepeatsFile>,
+}
+
+/// One trusted results file's `repeats`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepeatsFile {
+    pub hypothesis: String,
+    /// `h-e1` for the run the gate read (`results/`), `h-e1.attempt2` for a kept attempt.
+    pub label: String,
+    pub rows: crate::evidence::Repeats,
 }
 
 impl Registry {
@@ -118,6 +131,7 @@ impl Registry {
             origin: Origin::Measured { files: Vec::new() },
             warnings: Vec::new(),
             runs: super::runs::RunIndex::default(),
+            repeats: Vec::new(),
         }
     }
 

@@ -8,8 +8,14 @@
 //!   name says lower is better: loss, error, rmse…). Index keys (step, epoch, time) get a
 //!   `final` only: "trained for 11,200 steps" is a claim, a "best step" is not.
 //! - `verification_state.yaml`: `<h>.gate.<path>` for numbers under a gate's `result` or
-//!   `actual` keys (what was observed, not what was required), read with `crate::yaml`.
-//! - Declared, never verifying a measurement: a gate's thresholds, `h-*/03_config.md`
+//!   `actual` keys (what was observed, not what was required), and the `mean` youra computed
+//!   from the repeats (`gate.evidence`, keyed under the run the gate read), read with
+//!   `crate::yaml`.
+//! - A results file's `repeats`: `<h>.results.repeats.mean.<metric>`, the mean over the rows
+//!   (the rows themselves are not entries: a paper reports means, and per-fold values would
+//!   verify almost any number).
+//! - Declared, never verifying a measurement: a gate's thresholds and its intervals'
+//!   confidence, `h-*/03_config.md`
 //!   pairs, and dataset sizes from the data (`registry_data`).
 //!
 //! A malformed file or log line is skipped with a warning, never fatal: its numbers then
@@ -130,6 +136,16 @@ pub fn build(run: &Path) -> Result<Registry, ReportError> {
                 match crate::exec::collected::results_json(&m) {
                     Ok(v) => {
                         registry.entries.extend(json_entries(&label, &json_rel, &v));
+                        registry.entries.extend(repeat_means(&label, &json_rel, &v));
+                        if suffix.is_empty()
+                            && let Ok(Some(rows)) = crate::evidence::Repeats::from_results(&v)
+                        {
+                            registry.repeats.push(super::registry::RepeatsFile {
+                                hypothesis: h.clone(),
+                                label: label.clone(),
+                                rows,
+                            });
+                        }
                         files.push(json_rel);
                         // What ran, for a text that names one run (`runs`): the record
                         // that collected it, else the attempt folder's number.
@@ -277,6 +293,11 @@ pub fn json_entries(h: &str, source: &str, value: &Value) -> Vec<Entry> {
     json_leaves(value, &mut Vec::new(), &mut leaves);
     leaves
         .into_iter()
+        // A `repeats` row is one fold of one seed: what a paper reports is youra's mean over
+        // the rows (`repeat_means`). Thousands of per-row values would let almost any number
+        // "match" something measured, and a row's `seed` or `fold` would bind "ten folds" to a
+        // fold number.
+        .filter(|(segments, _)| segments.first().is_none_or(|s| s != "repeats"))
         .map(|(segments, v)| {
             let pointer: String = segments.iter().map(|s| format!("/{}", escape(s))).collect();
             let key = format!("{h}.results.{}", segments.join("."));
@@ -424,12 +445,35 @@ pub fn gate_entries(root: &Node) -> Vec<Entry> {
             for (segments, v) in leaves {
                 // Measured (`result`, `actual`) or declared (the criterion's threshold).
                 let declared = match segments.last().map(String::as_str) {
-                    Some("result" | "actual") => false,
-                    Some("value" | "threshold" | "required") => true,
+                    // `evidence`'s mean: youra's own summary of the repeats. Its bounds are not
+                    // claims a text makes of the metric (a `min_group_accuracy_hi` would read as
+                    // another minimum), and youra writes them into the paper itself.
+                    Some("result" | "actual" | "mean") => false,
+                    // The interval's confidence is the run's setting (`[evidence] confidence`):
+                    // "a 95% interval" states it, it measures nothing.
+                    Some("value" | "threshold" | "required" | "confidence") => true,
                     _ => continue,
                 };
                 let rest = segments.join(".");
-                let e = Entry::new(format!("{h}.gate.{rest}"), v).with_origin(
+                // An interval's mean is the value of its metric (`h-e1 · accuracy`),
+                // not of a metric called `mean`: keyed by the metric the evidence item names.
+                let named = match segments.as_slice() {
+                    [ev, i, which] if ev == "evidence" => gate
+                        .get("evidence")
+                        .and_then(Node::as_seq)
+                        .and_then(|items| items.get(i.parse::<usize>().ok()?))
+                        .and_then(|item| item.get("metric")?.as_str())
+                        .filter(|_| which == "mean")
+                        .map(str::to_string),
+                    _ => None,
+                };
+                // The interval's values belong to the run the gate read (`results/`): keyed
+                // under it, so a text naming another attempt cannot bind them.
+                let key = match named {
+                    Some(n) => format!("{h}.results.gate.{n}"),
+                    None => format!("{h}.gate.{rest}"),
+                };
+                let e = Entry::new(key, v).with_origin(
                     "verification_state.yaml",
                     format!("sub_hypotheses.{h}.gate.{rest}"),
                 );
@@ -438,6 +482,29 @@ pub fn gate_entries(root: &Node) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// The mean of each metric over a results file's `repeats` rows, as youra computes it for
+/// the gate (`<h>.results.repeats.mean.<metric>`): what a paper reports for an attempt that
+/// measured repeats. Rows youra would refuse give no entries (their numbers stay leaves).
+pub fn repeat_means(h: &str, source: &str, value: &Value) -> Vec<Entry> {
+    let Ok(Some(rows)) = crate::evidence::Repeats::from_results(value) else {
+        return Vec::new();
+    };
+    let mut sums: std::collections::BTreeMap<&str, (f64, usize)> = Default::default();
+    for row in &rows.rows {
+        for (k, v) in &row.values {
+            let e = sums.entry(k.as_str()).or_default();
+            e.0 += v;
+            e.1 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(k, (sum, n))| {
+            Entry::new(format!("{h}.results.repeats.mean.{k}"), sum / n as f64)
+                .with_origin(source, "/repeats".into())
+        })
+        .collect()
 }
 
 /// Every plain numeric scalar under `node`, with its path of keys and list indices.

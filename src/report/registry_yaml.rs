@@ -130,6 +130,7 @@ pub fn from_yaml(bytes: &[u8], file: &str) -> Result<Registry, crate::yaml::Yaml
         },
         warnings: Vec::new(),
         runs: Default::default(),
+        repeats: Vec::new(),
     })
 }
 
@@ -226,6 +227,7 @@ mod tests {
             },
             warnings: Vec::new(),
             runs: Default::default(),
+            repeats: Vec::new(),
         };
         let text = to_yaml(&registry, "2026-01-01T00:00:00Z");
         assert!(

@@ -226,8 +226,13 @@ impl RunIndex {
             {
                 out.ordinals.push(o as u32 + 1);
             }
+            // "attempt 2" names the second attempt; "attempt, five folds" does not name the
+            // fifth: a number word after a run noun is a count of what follows it.
             if RUN_NOUNS.contains(&w.as_str())
-                && let Some(n) = next.and_then(count_of).filter(|n| *n > 0)
+                && let Some(n) = next
+                    .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+                    .and_then(count_of)
+                    .filter(|n| *n > 0)
             {
                 out.ordinals.push(n as u32);
             }

@@ -95,13 +95,17 @@ pub fn find<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Option<&
     )
 }
 
-/// The declared value (a threshold, a seed, a config value) `w` states, if any.
-pub fn declared<'r>(w: &Written, registry: &'r Registry, tolerance: f64) -> Option<&'r Entry> {
-    registry
-        .entries
-        .iter()
-        .filter(|e| e.declared)
-        .find(|e| verifies(w, e, tolerance))
+/// The declared value (a threshold, a seed, a config value) `w` states, if any. A declared
+/// value is stated as chosen, not rounded from a measurement: `w` states it only where the
+/// value rounds to `w` at `w`'s own precision ("0.9" states the threshold 0.9; "0.8953" does
+/// not, however near: it is a measurement, to be bound as one).
+pub fn declared<'r>(w: &Written, registry: &'r Registry, _tolerance: f64) -> Option<&'r Entry> {
+    registry.entries.iter().filter(|e| e.declared).find(|e| {
+        scales(w, e).iter().any(|s| {
+            let a = w.value * s;
+            (a - e.value).abs() <= w.half_step * s * (1.0 + SLACK)
+        })
+    })
 }
 
 /// The registry value closest to `w` (relative difference, best scaling), if any.

@@ -103,6 +103,7 @@ mod tests {
             gate: Gate::default(),
             prerequisites: pre.iter().map(|s| s.to_string()).collect(),
             post_hoc: false,
+            confirmation_seeds: None,
             line: 1,
         }
     }

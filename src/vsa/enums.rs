@@ -215,6 +215,7 @@ mod tests {
                 },
                 prerequisites: Vec::new(),
                 post_hoc,
+                confirmation_seeds: None,
                 line: 1,
             }
         };

@@ -121,6 +121,9 @@ pub struct SubHypothesis {
     /// Stated after a redesign or reset (`post_hoc: true` or `stated_after_pivots` > 0):
     /// not pre-registered (issue 40 item 5).
     pub post_hoc: bool,
+    /// The fresh seeds a settled plan-tree search's chosen node was confirmed on
+    /// (`search.confirmation_seeds`): its gate reads that run, not the selection's.
+    pub confirmation_seeds: Option<String>,
     /// Line of the entry in the file.
     pub line: usize,
 }
@@ -374,5 +377,15 @@ impl Vsa {
             })
             .map(|h| h.id.as_str())
             .collect()
+    }
+}
+
+/// A measured value as shown to a reader: at most four decimals (a mean over repeats is a
+/// long float the paper, the card and the report all round the same way); text that is no
+/// number is shown as written.
+pub fn shown_value(v: &str) -> String {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => format!("{}", (x * 1e4).round() / 1e4),
+        _ => v.to_string(),
     }
 }

@@ -318,6 +318,10 @@ impl Reader {
                 || text(h.get("stated_after_pivots"))
                     .and_then(|t| t.trim().parse::<u32>().ok())
                     .is_some_and(|n| n > 0),
+            confirmation_seeds: h
+                .get("search")
+                .and_then(|s| text(s.get("confirmation_seeds")))
+                .filter(|t| !t.trim().is_empty()),
             line: h.pos.line,
             id,
         }

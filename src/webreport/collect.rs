@@ -148,7 +148,7 @@ pub fn gate_row(h: &SubHypothesis) -> GateRow {
         g.measured
             .iter()
             .find(|(k, _)| k == m)
-            .map(|(_, v)| v.clone())
+            .map(|(_, v)| crate::vsa::model::shown_value(v))
     };
     let mut criteria: Vec<CriterionRow> = g
         .rules
@@ -183,7 +183,7 @@ pub fn gate_row(h: &SubHypothesis) -> GateRow {
             criteria.push(CriterionRow {
                 metric: metric.clone(),
                 required: String::new(),
-                measured: Some(value.clone()),
+                measured: Some(crate::vsa::model::shown_value(value)),
                 met: None,
             });
         }

@@ -434,13 +434,13 @@ fn the_demos_rejected_escalation_leaves_a_record_of_the_route_taken() {
     assert!(r.contains("rejected by"), "who decided: {r}");
     assert!(r.contains("proposed Pivot by the controller"), "{r}");
     // Lessons come from the causes the critic believed (0.62, 0.35), not the one it
-    // rejected (0.1: a robust scale for mass).
+    // rejected (0.1: standardize within each sex).
     let lessons = &r[r.find("## Lessons Learned").unwrap()..r.find("## Routing Decision").unwrap()];
     assert!(
-        lessons.contains("repeat the cross-validation over ten seeds"),
+        lessons.contains("score the gain with more folds"),
         "{lessons}"
     );
-    assert!(!lessons.contains("robust scale"), "{lessons}");
+    assert!(!lessons.contains("within each sex"), "{lessons}");
     // The controller's choices are in the events, the second one resting on the first record.
     let routes = events(&dir, "controller_route");
     assert_eq!(routes.len(), 4, "{routes:?}");

@@ -1,7 +1,9 @@
 //! The offline demo: the bundled transcript is the one `tests/it/common/demo.rs` generates, and
-//! the study runs offline with real experiments on the penguin data and the plan tree on —
-//! h-e1's unscaled rule misses, bill depth alone is tried and pruned, standardized bills
-//! pass; h-m1's redundancy claim misses and its recovery proposes a Pivot that waits. Each
+//! the study runs offline with real experiments on the penguin data (5 seeds x 5 folds, every
+//! gate on its interval) and the plan tree on — h-e1's unscaled caliper rule misses, bill
+//! depth alone is tried and pruned, standardized calipers pass on a confirmation run on fresh
+//! seeds; h-m1's bill-first claim misses (flipper length adds more than 0.01) and its
+//! recovery proposes a Pivot that waits. Each
 //! answer has its recorded continuation to a paper: the waiting policy's reject (headless),
 //! an approve (the redesign) and an override with Proceed (the negative result kept).
 
@@ -91,9 +93,10 @@ fn assert_the_figures(dir: &Path) {
         "h-e1 (existence): accuracy by share of the training data",
         "share of the training data",
         "attempt 1",
-        "attempt 2: --features bill_depth_mm",
+        "attempt 2: bill_depth_mm --standardize",
         "attempt 3: --standardize (kept)",
-        "gate threshold 0.92",
+        "confirmation (fresh seeds)",
+        "gate threshold 0.93",
     ] {
         assert!(text_y(&curve, label) > 0.0, "{label}");
     }
@@ -102,7 +105,11 @@ fn assert_the_figures(dir: &Path) {
         "a label every row shares is not drawn"
     );
     assert!(!curve.contains(">\nstep\n<"), "not plotted against steps");
-    for label in ["attempt 1", "gate threshold 0.92"] {
+    assert!(
+        !curve.contains(">\nattempt 5"),
+        "the restore of the chosen node is drawn once, as the kept attempt"
+    );
+    for label in ["attempt 1", "gate threshold 0.93"] {
         assert!(
             text_y(&curve, label) > 400.0,
             "{label}: the legend is under the 400-pixel plot"
@@ -110,9 +117,8 @@ fn assert_the_figures(dir: &Path) {
     }
     let gates = read("gates.svg");
     for label in [
-        "h-e1 (existence) accuracy &gt;= 0.92: measured 0.9356, met",
-        "h-m1 (mechanism) gain &lt;= 0.02: measured 0.0342, missed",
-        "h-c1 (condition) min_group_accuracy &gt;= 0.9: measured 0.9638, met",
+        "h-e1 (existence) accuracy &gt;= 0.93: measured 0.9708 [0.9497 to 0.9918], pass",
+        "h-m1 (mechanism) gain &lt;= 0.01: measured 0.0357 [0.015 to 0.0564], fail",
     ] {
         text_y(&gates, label);
     }
@@ -222,17 +228,20 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         dir.join("memory/failure_h-e1_run1.md").is_file(),
         "the first h-e1 run failed its gate and was attributed"
     );
-    // The search went on after the standardized pass: the flipper-length sibling ran last
-    // and missed; the gate is the best node's, and so are the results the workspace holds
-    // once the search settles (its code and results checked out of the node's commit).
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("h-e1/results/experiment_results.json")).unwrap(),
-    )
-    .unwrap();
+    // The search went on after the standardized pass: the flipper-and-depth sibling ran
+    // last and missed; the search chose the best node on its selection seeds (0–4) and the
+    // gate reads that node's confirmation run on fresh seeds, whose rows the workspace holds.
+    let results = results_of(&dir.join("h-e1/results/experiment_results.json"));
     assert_eq!(
-        results["metrics"]["accuracy"], 0.9356,
-        "the best node's run, not the last (0.7746)"
+        results["repeats"][0]["seed"], 1_000_000,
+        "the confirmation run's rows"
     );
+    assert_eq!(
+        results["repeats"].as_array().unwrap().len(),
+        25,
+        "5 seeds x 5 folds"
+    );
+    assert_eq!(round4(mean_of(&results, "accuracy")), 0.9708);
     let snap = Store::new(dir.join("verification_state.yaml"))
         .load()
         .unwrap();
@@ -250,9 +259,31 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
             .try_fold(e1, |n, k| n.get(k))
             .and_then(|n| n.as_str().map(str::to_string))
     };
+    let measured: f64 = field(&["gate", "measured", "accuracy"])
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(round4(measured), 0.9708);
     assert_eq!(
-        field(&["gate", "measured", "accuracy"]).as_deref(),
-        Some("0.9356")
+        field(&["search", "confirmation_seeds"]).as_deref(),
+        Some("1000000,1000001,1000002,1000003,1000004")
+    );
+    let ev = |k: &str| {
+        e1.get("gate")
+            .and_then(|g| g.get("evidence"))
+            .and_then(|e| e.as_seq())
+            .and_then(|s| s.first())
+            .and_then(|n| n.get(k))
+            .and_then(|n| n.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        (ev("verdict"), ev("n"), ev("repeats"), ev("method")),
+        ("PASS".into(), "25".into(), "5".into(), "corrected t".into())
+    );
+    assert!(
+        ev("lo").parse::<f64>().unwrap() > 0.93,
+        "PASS: the lower bound clears 0.93"
     );
     assert_eq!(field(&["search", "best_node"]).as_deref(), Some("n-0003"));
     assert_eq!(field(&["search", "settled"]).as_deref(), Some("true"));
@@ -263,17 +294,16 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         "{:?}",
         field(&["search", "why"])
     );
-    // Every attempt is kept: unscaled (1), bill depth alone (2), standardized (3), then the
-    // current one.
-    for (n, acc) in [(1, 0.8832), (2, 0.6137), (3, 0.9356)] {
-        let r: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                dir.join(format!("h-e1/results/attempts/{n}/experiment_results.json")),
-            )
-            .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(r["metrics"]["accuracy"], acc, "attempt {n}");
+    // Every attempt is kept, on the selection seeds: unscaled (1), bill depth alone (2),
+    // standardized (3), flipper and depth (4); then the current one (the confirmation).
+    for (n, acc) in [(1, "0.8953"), (2, "0.6181"), (3, "0.9708"), (4, "0.7853")] {
+        let r = results_of(&dir.join(format!("h-e1/results/attempts/{n}/experiment_results.json")));
+        assert_eq!(r["repeats"][0]["seed"], 0, "attempt {n}");
+        assert_eq!(
+            format!("{:.4}", mean_of(&r, "accuracy")),
+            acc,
+            "attempt {n}"
+        );
     }
     assert_the_plan_tree(&dir);
     assert_the_figures(&dir);
@@ -284,22 +314,35 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
             "# Plan for h-e1",
             "# Bill depth alone",
             "# Standardize the features",
-            "# Flipper length for bill length"
+            "# Flipper length and bill depth"
         ]
     );
-    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten folds"]);
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Three folds"]);
     let decision = events(&dir)
         .into_iter()
         .find(|e| e.kind == "decision")
         .expect("a decision event");
     assert_eq!(decision.actor.as_deref(), Some("policy"));
     assert_eq!(decision.action.as_deref(), Some("Method-Refine"));
-    let paper = paper(&dir);
+    let paper = youra::paper::with_gate_intervals(&dir, &paper(&dir));
+    let tex = std::fs::read_to_string(dir.join("paper/paper.tex")).unwrap();
     assert!(
-        paper.contains("| h-m1 (mean of ten seeds) | gain from body mass | 0.0342 | missed |"),
-        "{paper}"
+        tex.contains("0.8953 {[}0.8711, 0.9194{]} (95\\% CI, n 25, corrected t)"),
+        "{tex}"
     );
-    assert!(paper.contains("| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |"));
+    // Every value in Results carries youra's interval of its own attempt; the baselines
+    // have rows; the gates' table and the statistics paragraph are there.
+    for row in [
+        "| h-e1 first attempt (unscaled) | accuracy | 0.8953 \\[0.8711, 0.9194\\] (95% CI, n 25, corrected t) | missed |",
+        "| h-m1 second attempt (ten folds) | gain from flipper length | 0.0357 \\[0.0149, 0.0564\\] (95% CI, n 50, corrected t) | missed |",
+        "| h\\-e1 | accuracy\\_majority | baseline | 0.441 \\[0.376, 0.506\\] (n 25, 95\\% corrected t) | — |",
+        "Each gate was decided on a 95% confidence interval",
+        "Gate intervals, computed by youra from the repeats",
+        "| h\\-e1 | accuracy\\_lda | baseline | 0.981 \\[0.965, 0.996\\] (n 25, 95\\% corrected t) | — |",
+        "a confirmation run of that configuration on fresh seeds",
+    ] {
+        assert!(paper.contains(row), "{row}\n{paper}");
+    }
     let check = common::youra(&["report", "check", dir.to_str().unwrap()]);
     let (out, _) = common::text(&check);
     assert!(check.status.success(), "{out}");
@@ -307,6 +350,23 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
         out.contains("0 MAJOR, 0 MINOR"),
         "declared values are not flagged: {out}"
     );
+}
+
+fn results_of(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The mean of `metric` over a results file's repeats.
+fn mean_of(results: &serde_json::Value, metric: &str) -> f64 {
+    let rows = results["repeats"].as_array().expect("repeats");
+    rows.iter()
+        .map(|r| r[metric].as_f64().unwrap())
+        .sum::<f64>()
+        / rows.len() as f64
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
 }
 
 /// A demo run the engine drives in a child process until its escalation waits.
@@ -398,8 +458,8 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             status(&dir, "h-m2"),
             status(&dir, "h-c2")
         ),
-        ("PARTIAL".into(), "PARTIAL".into(), "PARTIAL".into()),
-        "the redesigned claims, post hoc and measured once, are exploratory, never validated"
+        ("VALIDATED".into(), "VALIDATED".into(), "VALIDATED".into()),
+        "the redesigned claims, post hoc, were measured on fresh seeds and pass there"
     );
     assert_eq!(
         status(&dir, "h-m1"),
@@ -409,9 +469,9 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
     // Each redesigned search went on after its pass; the code each recorded continuation runs
     // matches the plan of the node the policy chose.
     for (h, after) in [
-        ("h-e2", "# Ten seeds"),
-        ("h-m2", "# Ten folds"),
-        ("h-c2", "# Ten seeds"),
+        ("h-e2", "# Ten folds"),
+        ("h-m2", "# Three folds"),
+        ("h-c2", "# Ten folds"),
     ] {
         assert_eq!(executed_plans(&dir, h)[1..], [after], "{h}");
     }
@@ -450,12 +510,14 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
     }
     assert!(seen >= 2, "h-m1 has records: {seen}");
     let p = paper(&dir);
-    assert!(p.contains("| h-m2 | gain from body mass | 0.0323 | inconclusive (post hoc) |"));
-    // The redesigned plan's claims are post hoc (issue 40 item 5): marked in the VSA, asked
-    // for fresh seeds, and named in the paper's Method with what one measurement can show.
     assert!(
-        p.contains("Post hoc: h-e2, h-m2 and h-c2 were stated after a redesign of the plan")
-            && p.contains("read their results as exploratory"),
+        p.contains("| h-m2 (post hoc, fresh seeds) | gain from flipper length | 0.0358 | met |"),
+        "{p}"
+    );
+    // The redesigned plan's claims are post hoc (issue 40 item 5): marked in the VSA, asked
+    // for fresh seeds, and named in the paper's Method.
+    assert!(
+        p.contains("Post hoc: h-e2, h-m2 and h-c2 were stated after a redesign of the plan"),
         "{p}"
     );
     let snap = Store::new(dir.join("verification_state.yaml"))
@@ -469,21 +531,44 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
             .map(|s| s.text.clone())
     };
     assert_eq!(field("post_hoc").as_deref(), Some("true"));
-    // Measured once, so not confirmed: INCONCLUSIVE with why, and the run went on.
+    // Measured on fresh seeds, so the interval decides: a PASS whose lower bound clears 0.01.
     let h = snap.vsa.hypothesis("h-m2").expect("h-m2");
-    assert_eq!(
-        h.gate.result,
-        Some(youra::vsa::enums::GateResult::Inconclusive)
-    );
+    assert_eq!(h.gate.result, Some(youra::vsa::enums::GateResult::Pass));
     assert!(
-        h.gate.undecided.iter().any(|c| c
-            .reason
-            .as_deref()
-            .is_some_and(|r| r.starts_with("post hoc: stated after 1 redesign"))),
+        h.gate.evidence[0].lo.unwrap() > 0.01,
         "{:?}",
-        h.gate.undecided
+        h.gate.evidence
     );
     assert_eq!(field("stated_after_pivots").as_deref(), Some("1"));
+    // Its confirmation too ran on seeds no run before the redesign used.
+    let confirmed = snap
+        .doc
+        .root
+        .as_ref()
+        .and_then(|r| {
+            r.get("sub_hypotheses")?
+                .get("h-m2")?
+                .get("search")?
+                .get("confirmation_seeds")?
+                .as_scalar()
+        })
+        .map(|s| s.text.clone());
+    // It needed twenty: five, ten and fifteen fresh seeds left its interval across 0.01.
+    let seeds: Vec<i64> = confirmed
+        .unwrap()
+        .split(',')
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!(seeds, (1_010_000..1_010_020).collect::<Vec<i64>>());
+    assert_eq!(h.gate.evidence[0].n, Some(60), "20 seeds x 3 folds");
+    let topups = events(&dir)
+        .into_iter()
+        .filter(|e| e.kind == "repeats" && e.hypothesis.as_deref() == Some("h-m2"))
+        .count();
+    assert_eq!(
+        topups, 3,
+        "INCONCLUSIVE, then more repeats, three times, then a verdict"
+    );
     // Every h-m2 attempt's card (the last one's under results/, the others' under
     // results/attempts/<n>/) names the seeds youra asked for.
     let results = dir.join("h-m2/results");
@@ -501,10 +586,22 @@ fn approving_the_pivot_archives_and_runs_the_redesigned_hypothesis_to_a_paper() 
         .collect();
     assert!(!cards.is_empty(), "h-m2's attempts left run cards");
     for card in &cards {
-        assert!(
-            card.contains("\"YOURA_SEEDS\": \"10000\""),
-            "a post-hoc claim's experiment gets fresh seeds: {card}"
-        );
+        let v: serde_json::Value = serde_json::from_str(card).unwrap();
+        let seeds = v.to_string();
+        let seeds = seeds
+            .split("\"YOURA_SEEDS\":\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_else(|| panic!("no YOURA_SEEDS: {card}"));
+        for s in seeds.split(',') {
+            let s: i64 = s.parse().unwrap();
+            // The redesign's stride (10 000), on the selection's range or the confirmation's:
+            // never a seed measured before the claim was stated.
+            assert!(
+                (10_000..11_000).contains(&s) || (1_010_000..1_011_000).contains(&s),
+                "a post-hoc claim's experiment gets fresh seeds: {seeds}"
+            );
+        }
     }
     assert!(
         std::fs::read_dir(dir.join("_archive")).unwrap().count() >= 1,
@@ -528,9 +625,8 @@ fn overriding_with_proceed_keeps_the_negative_result() {
         ],
     );
     finish(&dir, child);
-    // This branch's tree differs from the reject's, and so does the node chosen after h-c1's
-    // pass (its recorded code follows it).
-    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten seeds"]);
+    // The node chosen after h-c1's pass (its recorded code follows it).
+    assert_eq!(executed_plans(&dir, "h-c1")[1..], ["# Ten folds"]);
     assert_eq!(
         (
             status(&dir, "h-e1"),
@@ -541,11 +637,11 @@ fn overriding_with_proceed_keeps_the_negative_result() {
     );
     let p = paper(&dir);
     assert!(
-        p.contains("| h-m1 | gain from body mass | 0.0323 | missed |"),
+        p.contains("| h-m1 | gain from flipper length | 0.0369 | missed |"),
         "{p}"
     );
     assert!(
-        !p.contains("ten seeds"),
+        !p.contains("ten folds"),
         "the rejected continuation is not served: {p}"
     );
     // The paper's deviations from the plan name the override, who gave it and why.

@@ -79,7 +79,7 @@ fn the_demo_judges_each_prediction_and_refuses_an_overclaim() {
     assert_eq!(end, youra::engine::RunEnd::Completed, "{ours:#?}");
 
     // Refused, with the reason, and resumed: the second attempt's prompt names it.
-    let refusal = "P2: supported is not what the evidence allows (refuted or inconclusive); rests on h-m1 (MUST_WORK FAIL: gain = 0.0342)";
+    let refusal = "P2: supported is not what the evidence allows (refuted or inconclusive); rests on h-m1 (MUST_WORK FAIL: gain = 0.0357)";
     let retry = std::fs::read_dir(dir.join("transcripts"))
         .unwrap()
         .filter_map(Result::ok)
@@ -96,9 +96,9 @@ fn the_demo_judges_each_prediction_and_refuses_an_overclaim() {
     // One row per prediction, bound to the measured values.
     let evidence = std::fs::read_to_string(dir.join("045_validated_hypothesis.md")).unwrap();
     for row in [
-        "| P1 | accuracy >= 0.92 | h-e1 (MUST_WORK PASS: accuracy = 0.9356) | supported |",
-        "| P2 | gain <= 0.02 | h-m1 (MUST_WORK FAIL: gain = 0.0342) | refuted |",
-        "| P3 | min accuracy within sex >= 0.9 | h-c1 (SHOULD_WORK PASS: min_group_accuracy = 0.9638) | supported |",
+        "| P1 | accuracy >= 0.93 | h-e1 (MUST_WORK PASS: accuracy = 0.9708) | supported |",
+        "| P2 | gain <= 0.01 | h-m1 (MUST_WORK FAIL: gain = 0.0357) | refuted |",
+        "| P3 | min accuracy within sex >= 0.9 | h-c1 (SHOULD_WORK PASS: min_group_accuracy = 0.9603) | supported |",
     ] {
         assert!(evidence.contains(row), "{row}\n--\n{evidence}");
     }
@@ -123,8 +123,8 @@ fn the_demo_judges_each_prediction_and_refuses_an_overclaim() {
     let discussion = draft.split("## Discussion").nth(1).expect("a Discussion");
     let at = |s: &str| discussion.find(s).unwrap_or(usize::MAX);
     assert!(
-        at("- **P1** (accuracy >= 0.92): supported") < at("- **P2** (gain <= 0.02): refuted")
-            && at("- **P2** (gain <= 0.02): refuted")
+        at("- **P1** (accuracy >= 0.93): supported") < at("- **P2** (gain <= 0.01): refuted")
+            && at("- **P2** (gain <= 0.01): refuted")
                 < at("- **P3** (min accuracy within sex >= 0.9): supported")
             && at("- **P3**") < usize::MAX,
         "{discussion}"

@@ -33,6 +33,7 @@ fn gate() -> Vec<HypothesisGate> {
         measured: vec![("accuracy".into(), 0.8)],
         passed: Some(false),
         intervals: vec![None],
+        confirmed: false,
     }]
 }
 

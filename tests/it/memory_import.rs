@@ -128,10 +128,10 @@ fn demo_lessons_go_into_a_new_runs_prior_and_the_debate_reads_them() {
     assert_eq!(
         lines[0],
         // The third cause's fix (0.1: rejected by the critic) is no lesson.
-        "- from run demo (failure_h-e1_run1), failure h-e1: standardize both features on each training fold before computing centroids; add a third measurement to the claim",
+        "- from run demo (failure_h-e1_run1), failure h-e1: standardize the three features on each training fold before computing centroids; add body mass to the claim",
     );
     assert!(
-        lines[1].starts_with("- from run demo (failure_h-m1_run1), failure h-m1: check the gain over repeated cross-validation seeds"),
+        lines[1].starts_with("- from run demo (failure_h-m1_run1), failure h-m1: reframe the claim: flipper length adds information beyond the bills"),
         "{earlier}"
     );
     assert_eq!(lines.len(), 2, "{earlier}");

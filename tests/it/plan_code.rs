@@ -122,8 +122,11 @@ fn checkouts_reproduce(run: &Path, scratch: &Path) {
     }
 }
 
-/// The settled search's best node is what `code/` and `results/` (attempts aside) hold.
+/// The settled search's best node is what `code/` and `results/` (attempts aside) hold; where
+/// the gate read a confirmation run (the plan asks for repeats), `results/` is that run's:
+/// the node's code on the confirmation seeds.
 fn best_is_in_the_workspace(run: &Path, h: &str, best: &str) {
+    let confirmed = vsa_field(run, &["sub_hypotheses", h, "search", "confirmation_seeds"]);
     let t = tree(run);
     let node = NodeId::new(best).unwrap();
     let (repo, commit) = node_code::locate(run, &t, &node).unwrap();
@@ -141,6 +144,17 @@ fn best_is_in_the_workspace(run: &Path, h: &str, best: &str) {
     );
     // The command record stays in the commit.
     want.retain(|p, _| !p.contains("__pycache__") && p != node_code::COMMAND_FILE);
+    if let Some(seeds) = confirmed {
+        let results: serde_json::Value =
+            serde_json::from_slice(&have["results/experiment_results.json"]).unwrap();
+        let first = seeds.split(',').next().unwrap().parse::<i64>().unwrap();
+        assert_eq!(
+            results["repeats"][0]["seed"], first,
+            "{h}: the confirmation's rows"
+        );
+        have.retain(|p, _| p.starts_with("code/"));
+        want.retain(|p, _| p.starts_with("code/"));
+    }
     assert_eq!(
         have.keys().collect::<Vec<_>>(),
         want.keys().collect::<Vec<_>>(),

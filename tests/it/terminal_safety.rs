@@ -261,10 +261,10 @@ fn hostile_run(tmp: &Path) -> std::path::PathBuf {
     ]);
     let memory = run.join("memory/failure_h-e1_run1.md");
     let text = std::fs::read_to_string(&memory).unwrap();
-    assert!(text.contains("1. standardize both features"), "{text}");
+    assert!(text.contains("1. standardize the three features"), "{text}");
     let text = text
         .replace(
-            "1. standardize both features",
+            "1. standardize the three features",
             &format!("1. {HOSTILE} standardize"),
         )
         .replace(

@@ -18,7 +18,8 @@ use crate::exec::JobOutcome;
 use crate::rundir::events::Event;
 
 /// The first seed of a confirmation run: far above any seed a selection's looks reach
-/// (`max_repeats` ≤ 1000), so no row of the search is measured again.
+/// (`max_repeats` ≤ 1000), so no row of the search is measured again. A post-hoc claim adds
+/// its own stride (`post_hoc::seed_base`), so no confirmation row is one measured before it.
 pub const CONFIRMATION_SEED: i64 = 1_000_000;
 
 /// Whether a settled search is confirmed on fresh seeds: where the plan asks for repeats.
@@ -193,8 +194,10 @@ pub(super) fn settle_or_confirm(
         StageError::MustStop(format!("{id}: {node}'s restored code cannot be read: {e}"))
     })?;
     let rule = ctx.evidence.rule();
-    let seeds: Vec<i64> =
-        (CONFIRMATION_SEED..CONFIRMATION_SEED + rule.min_repeats as i64).collect();
+    // A claim stated after a pivot confirms on its own fresh range too: the plain range was
+    // measured before the claim was stated (by the archived hypothesis's confirmation).
+    let base = CONFIRMATION_SEED + p.seed_base;
+    let seeds: Vec<i64> = (base..base + rule.min_repeats as i64).collect();
     ctx.emit(
         Event::new("confirmation")
             .hypothesis(&id)

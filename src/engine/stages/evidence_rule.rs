@@ -89,7 +89,7 @@ impl Basis {
             .gate
             .measured
             .iter()
-            .map(|(m, v)| format!("{m} = {v}"))
+            .map(|(m, v)| format!("{m} = {}", crate::vsa::model::shown_value(v)))
             .collect();
         if measured.is_empty() {
             measured = h

@@ -137,7 +137,7 @@ fn head_lines(app: &App, c: &Card, width: u16) -> Vec<Line<'static>> {
                 .measured
                 .iter()
                 .find(|(k, _)| *k == rule.metric)
-                .map(|(_, v)| v.clone());
+                .map(|(_, v)| crate::vsa::model::shown_value(v));
             let failed = h
                 .gate
                 .failed_checks

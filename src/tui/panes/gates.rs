@@ -179,7 +179,7 @@ fn criteria_lines(app: &App, h: &SubHypothesis, t: &Theme, width: usize) -> Vec<
                 .measured
                 .iter()
                 .find(|(m, _)| *m == c.metric)
-                .map(|(_, v)| v.clone());
+                .map(|(_, v)| crate::vsa::model::shown_value(v));
             let met = measured
                 .as_deref()
                 .and_then(|v| v.parse::<f64>().ok())

@@ -6,33 +6,36 @@
 use super::script::{CENTROID_PY, Script, code_reply, verdict};
 
 const SCOPING: &str = "## Research Question
-Can a nearest-centroid classifier on bill length and bill depth alone tell the three Palmer penguin species
-(Adelie, Chinstrap, Gentoo) apart with at least 92 % cross-validated accuracy?
+Can a nearest-centroid classifier on the three caliper measurements (bill length, bill depth and flipper
+length) tell the three Palmer penguin species (Adelie, Chinstrap, Gentoo) apart with at least 93 %
+cross-validated accuracy, and is it the bill that carries the species signal?
 
 ## Motivation
-Bill measurements are quick to take in the field with calipers; body mass needs a scale and a calm bird.
-If the bill alone separates the species, field surveys can skip the weighing.
+Calipers and a ruler are quick in the field; every extra measurement is another minute with a restless bird.
+If the bill alone carries the signal, surveys can skip the flipper too.
 
 ## Scope
-In: the 344 penguins of the Palmer Archipelago data (Gorman et al. 2014), bill length and depth, body mass
-and sex as comparisons, a classifier simple enough to explain (nearest centroid), 5-fold cross-validation.
+In: the 344 penguins of the Palmer Archipelago data (Gorman et al. 2014), bill length and depth, flipper
+length, sex as a condition, a classifier simple enough to explain (nearest centroid), 5-fold cross-validation
+repeated over five seeds, a majority-class and a linear-discriminant baseline on the same folds.
 Out: deep models, images, other colonies. Compute: one CPU, seconds per experiment.
 
 ## Success Criteria
-Accuracy ≥ 0.92 on held-out folds for bill measurements alone; a body-mass gain of at most 0.02 for the
-claim that mass is redundant.
+Accuracy ≥ 0.93 on held-out folds for the three caliper measurements, decided on its 95 % interval; a
+flipper-length gain of at most 0.01 over the bill alone for the claim that the bill carries the signal.
 ";
 
 const LITERATURE: &str = "## Related Work
 Gorman, Williams and Fraser (2014) measured the three species across three islands and described the sexual
 dimorphism in bill and body size. Horst, Hill and Gorman (2020) released the measurements as the
 palmerpenguins data set for teaching classification. Bill depth is known to separate Gentoo from the others;
-bill length separates Adelie from Chinstrap.
+bill length separates Adelie from Chinstrap. Fisher's linear discriminant is the standard rule for such
+measurements.
 
 ## Gaps
-1. How far bill measurements alone go without any learned model.
-2. Whether body mass adds anything once bill length and depth are known.
-3. Whether a bill-only classifier holds within each sex, given the dimorphism.
+1. How far the caliper measurements go without any learned model.
+2. Whether flipper length, a measure of body size, adds anything once bill length and depth are known.
+3. Whether a caliper classifier holds within each sex, given the dimorphism.
 
 ## Sources
 - [@gorman2014ecological] Gorman, Williams and Fraser (2014), PLoS ONE: the measurements.
@@ -41,29 +44,29 @@ bill length separates Adelie from Chinstrap.
 - [@tibshirani2002diagnosis] Tibshirani et al. (2002): nearest shrunken centroids.
 ";
 
-/// Gap Selection before the first debate: the bill-only gap, the one the data answers first.
-const GAP: &str = r#"{"gap": 1, "evidence": ["Bill depth is known to separate Gentoo from the others; bill length separates Adelie from Chinstrap.", "Horst, Hill and Gorman (2020) released the measurements for teaching classification [@horst2020palmerpenguins]."], "rationale": "The species signal in the bill is documented but never measured without a learned model; body mass (gap 2) is tested as the redundancy the same claim implies."}"#;
+/// Gap Selection before the first debate: the caliper gap, the one the data answers first.
+const GAP: &str = r#"{"gap": 1, "evidence": ["Bill depth is known to separate Gentoo from the others; bill length separates Adelie from Chinstrap.", "Horst, Hill and Gorman (2020) released the measurements for teaching classification [@horst2020palmerpenguins]."], "rationale": "The species signal in the calipers is documented but never measured without a learned model; flipper length (gap 2) is tested as the redundancy a bill-first mechanism implies."}"#;
 
-/// Gap Selection on the re-entry after the redesign: the memory records that body mass was
-/// not redundant, so the debate turns to what mass adds.
-const PIVOT_GAP: &str = r#"{"gap": 2, "evidence": ["Gorman, Williams and Fraser (2014) described the sexual dimorphism in bill and body size [@gorman2014ecological].", "This run's failure record: body mass added 0.0323 over standardized bills, above the 0.02 the redundancy claim allowed."], "rationale": "The refuted redundancy claim leaves gap 2 open in the other direction: what body mass adds once the bill is known."}"#;
+/// Gap Selection on the re-entry after the redesign: the memory records that flipper length
+/// was not redundant, so the debate turns to what body size adds.
+const PIVOT_GAP: &str = r#"{"gap": 2, "evidence": ["Gorman, Williams and Fraser (2014) described the sexual dimorphism in bill and body size [@gorman2014ecological].", "This run's failure record: flipper length added 0.0369 over standardized bills (95% CI 0.0158 to 0.0579 over five seeds), above the 0.01 the bill-first claim allowed."], "rationale": "The refuted bill-first claim leaves gap 2 open in the other direction: what body size adds once the bill is known."}"#;
 
 const TURNS: [(&str, &str); 6] = [
     (
         "novelty",
-        "Species separation from bills is textbook; the new part is the claim that a *centroid* rule with two numbers is enough, and the test of redundancy of mass.\nProposal: claim bill length and depth suffice for ≥ 0.92 accuracy with a nearest-centroid rule.",
+        "Species separation from measurements is textbook; the new part is the claim that a *centroid* rule on three caliper numbers is enough, and the test of whether the bill alone carries the signal.\nProposal: claim the three caliper measurements suffice for ≥ 0.93 accuracy with a nearest-centroid rule.",
     ),
     (
         "falsifiability",
-        "Put numbers on it: 5-fold cross-validated accuracy ≥ 0.92 for bills alone; refuted below 0.88. For mass, a gain above 0.02 refutes redundancy.\nProposal: state both thresholds in the gate criteria.",
+        "Put numbers on it: 5-fold cross-validated accuracy ≥ 0.93, decided on its interval over five seeds; refuted below 0.90. For the bill, a flipper-length gain above 0.01 refutes it.\nProposal: state both thresholds in the gate criteria.",
     ),
     (
         "impact",
-        "Field teams weigh birds because they doubt the bill; a clean negative on mass would change practice.\nProposal: report the mass gain as its own sub-hypothesis.",
+        "Field teams measure flippers because they doubt the bill; a clean result on flipper length would change practice.\nProposal: report the flipper gain as its own sub-hypothesis.",
     ),
     (
         "feasibility",
-        "342 complete rows, standard library only, seconds per run. A per-sex check is cheap too.\nProposal: add a per-sex condition as a SHOULD_WORK sub-hypothesis.",
+        "342 complete rows, standard library only, seconds per run even over five seeds. A per-sex check is cheap too.\nProposal: add a per-sex condition as a SHOULD_WORK sub-hypothesis.",
     ),
     (
         "strengthening",
@@ -71,27 +74,27 @@ const TURNS: [(&str, &str); 6] = [
     ),
     (
         "stress_testing",
-        "A centroid rule is scale-sensitive: millimetres of length and depth are not on one scale. If the raw rule fails, that is a method problem, not a refutation.\nProposal: keep scaling in mind when judging a failure.",
+        "A centroid rule is scale-sensitive: flipper length (about 201 mm, spread 14) is not on the scale of bill depth (spread 2). If the raw rule fails, that is a method problem, not a refutation. And a rule is only worth its baselines: run the majority class and Fisher's discriminant on the same folds.\nProposal: keep scaling in mind when judging a failure, and name both baselines.",
     ),
 ];
 
-const SYNTHESIS: &str = r#"{"hypothesis": "Bill length and bill depth alone classify the three Palmer penguin species with a nearest-centroid rule at ≥ 0.92 cross-validated accuracy; body mass adds at most 0.02.", "mechanism": "Dietary niche separation shaped bills: Gentoo long and shallow, Adelie short and deep, Chinstrap long and deep.", "predictions": ["accuracy >= 0.92 on bill length and depth", "gain from body mass <= 0.02", "accuracy >= 0.9 within each sex"], "agreements": ["5-fold cross-validation", "a per-sex check"], "open_objections": ["scale sensitivity of the centroid rule"], "novelty": "A two-number, model-free test of redundancy of body mass."}"#;
+const SYNTHESIS: &str = r#"{"hypothesis": "Bill length, bill depth and flipper length classify the three Palmer penguin species with a nearest-centroid rule at ≥ 0.93 cross-validated accuracy; the bill carries the signal, so flipper length adds at most 0.01 to bill length and depth.", "mechanism": "Dietary niche separation shaped bills: Gentoo long and shallow, Adelie short and deep, Chinstrap long and deep.", "predictions": ["accuracy >= 0.93 on the three caliper measurements", "gain from flipper length <= 0.01", "accuracy >= 0.9 within each sex"], "agreements": ["5-fold cross-validation over five seeds", "majority-class and linear-discriminant baselines", "a per-sex check"], "open_objections": ["scale sensitivity of the centroid rule"], "novelty": "A model-free test of whether the bill alone carries the species signal."}"#;
 
-const REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v1", "title": "Bills alone separate Palmer penguin species", "statement": "A nearest-centroid rule on bill length and bill depth classifies Adelie, Chinstrap and Gentoo penguins with at least 0.92 cross-validated accuracy, and adding body mass raises accuracy by at most 0.02."}, "predictions": ["accuracy >= 0.92", "gain <= 0.02", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.88 with bills alone, or a body-mass gain above 0.02.", "assumptions": ["rows with missing measurements are missing at random", "the three islands share one species signature"]}"#;
+const REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v1", "title": "Calipers separate Palmer penguin species, and the bill carries the signal", "statement": "A nearest-centroid rule on bill length, bill depth and flipper length classifies Adelie, Chinstrap and Gentoo penguins with at least 0.93 cross-validated accuracy, and adding flipper length to the bill raises accuracy by at most 0.01."}, "predictions": ["accuracy >= 0.93", "gain <= 0.01", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.90 on the three measurements, or a flipper-length gain above 0.01.", "assumptions": ["rows with missing measurements are missing at random", "the three islands share one species signature"]}"#;
 
 const PLAN: &str = r#"{"sub_hypotheses": [
- {"id": "h-e1", "type": "EXISTENCE", "statement": "A nearest-centroid rule on bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": [], "predictions": ["P1"]},
- {"id": "h-m1", "type": "MECHANISM", "statement": "Adding body mass to bill length and depth raises accuracy by at most 0.02: the bills carry the species signal.", "gate": {"type": "MUST_WORK", "criterion": "gain <= 0.02"}, "prerequisites": ["h-e1"], "predictions": ["P2"]},
- {"id": "h-c1", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e1"], "predictions": ["P3"]}
-], "rationale": "Existence first (does the bill suffice), then the mechanism (the bills carry the signal, so mass is redundant), then the condition the dimorphism raises."}"#;
+ {"id": "h-e1", "type": "EXISTENCE", "statement": "A nearest-centroid rule on bill length, bill depth and flipper length reaches at least 0.93 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.93"}, "prerequisites": [], "predictions": ["P1"]},
+ {"id": "h-m1", "type": "MECHANISM", "statement": "Adding flipper length to bill length and depth raises accuracy by at most 0.01: the bill carries the species signal.", "gate": {"type": "MUST_WORK", "criterion": "gain <= 0.01"}, "prerequisites": ["h-e1"], "predictions": ["P2"]},
+ {"id": "h-c1", "type": "CONDITION", "statement": "The caliper rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e1"], "predictions": ["P3"]}
+], "rationale": "Existence first (do the calipers suffice), then the mechanism (the bill carries the signal, so flipper length is redundant), then the condition the dimorphism raises."}"#;
 
 fn brief(what: &str, metric: &str, op: &str, value: f64, procedure: &str) -> String {
     format!(
-        "## Dataset\nPalmer penguins (data/penguins.csv, 344 rows, 342 with both bill measurements; CC0).\n\n## Model\nNearest centroid: each species is the mean of its training rows; a bird gets the species of the closest mean (Euclidean).\n\n## Metrics\n{what}\n\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: {metric}\n    op: \"{op}\"\n    value: {value}\n```\n\n## Procedure\n{procedure}\n"
+        "## Dataset\nPalmer penguins (data/penguins.csv, 344 rows, 342 with the caliper measurements; CC0).\n\n## Model\nNearest centroid: each species is the mean of its training rows; a bird gets the species of the closest mean (Euclidean).\n\n## Metrics\n{what}\n\n## Gate Criteria\n```yaml\ncriteria:\n  - metric: {metric}\n    op: \"{op}\"\n    value: {value}\n```\n\n## Baselines\n- `accuracy_majority`: the majority class of the training folds\n- `accuracy_lda`: Fisher's linear discriminant on the same measurements and folds\n\n## Procedure\n{procedure}\n"
     )
 }
 
-const TASKS: &str = r##"{"tasks": [{"id": "T1", "title": "Load and clean the table", "spec_section": "Dataset", "description": "read data/penguins.csv, drop rows with NA in the used columns", "test_first": false}, {"id": "T2", "title": "Nearest-centroid classifier", "spec_section": "Model", "description": "fit means per species on training rows", "test_first": false}, {"id": "T3", "title": "Cross-validation and learning curve", "spec_section": "Procedure", "description": "5 folds, seed 0; curve at 20..100 % of the training rows", "test_first": false}, {"id": "T4", "title": "Report metrics", "spec_section": "Metrics", "description": "stream the curve to YOURA_METRICS_FILE, final metrics to experiment_results.json", "test_first": false}], "prd": "# PRD\nMeasure the gate metric honestly from the CSV.", "architecture": "# Architecture\n`centroid.py`: load, fit, cross-validate, report.", "logic": "# Logic\nShuffle with seed 0, split into 5 folds, fit centroids on 4, score the 5th.", "config": "# Config\nfolds: 5, seed: 0"}"##;
+const TASKS: &str = r##"{"tasks": [{"id": "T1", "title": "Load and clean the table", "spec_section": "Dataset", "description": "read data/penguins.csv, drop rows with NA in the used columns", "test_first": false}, {"id": "T2", "title": "Nearest-centroid classifier and baselines", "spec_section": "Model", "description": "fit means per species on training rows; the majority class and a linear discriminant on the same rows", "test_first": false}, {"id": "T3", "title": "Cross-validation over the seeds", "spec_section": "Procedure", "description": "5 folds for every seed in YOURA_SEEDS; learning curve at 20..100 % of the training rows for the first seed", "test_first": false}, {"id": "T4", "title": "Report the repeats", "spec_section": "Metrics", "description": "stream the curve to YOURA_METRICS_FILE, one row per seed and fold to experiment_results.json", "test_first": false}], "prd": "# PRD\nMeasure the gate metric and its baselines honestly from the CSV, once per seed and fold.", "architecture": "# Architecture\n`centroid.py`: load, fit, cross-validate, report.", "logic": "# Logic\nFor each seed: shuffle, split into 5 folds, fit centroids on 4, score the 5th, with both baselines on the same fold.", "config": "# Config\nfolds: 5, seeds: YOURA_SEEDS"}"##;
 
 /// The controller's PHASE_COMPLETE, naming the step that follows (`next_stage`, and where
 /// a hypothesis loop opens, `next_hypothesis`): the demo's controller keeps the lifecycle's
@@ -108,30 +111,32 @@ fn controller_ok(next_stage: &str, next_hypothesis: Option<&str>) -> String {
     v.to_string()
 }
 const CONSISTENT: &str = r#"{"consistent": true, "findings": []}"#;
-const CV: &str = "5-fold cross-validation, seed 0, with a learning curve over 20, 40, 60, 80 and 100 % of each training fold.";
+const CV: &str = "5-fold cross-validation on every seed youra gives (five to start), the baselines on the same folds, with a learning curve over 20, 40, 60, 80 and 100 % of each training fold of the first seed.";
+
+/// The three caliper measurements of h-e1's claim.
+const CALIPERS: &str = "bill_length_mm,bill_depth_mm,flipper_length_mm";
 
 /// The plan tree's expansion of h-e1's first plan after the unscaled run missed its gate:
 /// three substantively different children, with the reflector's (fallible) priors.
 const E1_EXPANSION: &str = r##"{"children": [
- {"plan": "# Bill depth alone\n\nDrop bill length, whose millimetres swamp the distance, and classify on bill depth alone, which separates Gentoo; keep the 5-fold protocol.", "prior": {"estimate": 0.6, "hypothesis": "length only adds scale noise", "rationale": "depth carries the Gentoo split", "changes": ["one feature"], "risks": ["Adelie and Chinstrap overlap in depth"]}},
- {"plan": "# Standardize the features\n\nPut bill length and bill depth on one scale (z-scores fitted on each training fold) before computing the centroids; keep the 5-fold protocol.", "prior": {"estimate": 0.55, "hypothesis": "scale is the problem", "rationale": "the saturating curve", "changes": ["z-scores"], "risks": ["none"]}},
- {"plan": "# Flipper length for bill length\n\nReplace bill length by flipper length, a size measure on a similar scale to depth's spread.", "prior": {"estimate": 0.3, "hypothesis": "size separates better than length", "rationale": "Gentoo are larger", "changes": ["a feature"], "risks": ["changes the claim"]}}
+ {"plan": "# Bill depth alone\n\nDrop the two long measurements, whose millimetres swamp the distance, and classify on bill depth alone, which separates Gentoo; keep the protocol.", "prior": {"estimate": 0.6, "hypothesis": "the long measurements only add scale noise", "rationale": "depth carries the Gentoo split", "changes": ["one feature"], "risks": ["Adelie and Chinstrap overlap in depth"]}},
+ {"plan": "# Standardize the features\n\nPut the three measurements on one scale (z-scores fitted on each training fold) before computing the centroids; keep the protocol.", "prior": {"estimate": 0.55, "hypothesis": "scale is the problem", "rationale": "the flat curve", "changes": ["z-scores"], "risks": ["none"]}},
+ {"plan": "# Flipper length and bill depth\n\nDrop bill length and classify on standardized flipper length and bill depth, one size and one shape measure.", "prior": {"estimate": 0.3, "hypothesis": "size and depth separate better than length", "rationale": "Gentoo are larger", "changes": ["a feature"], "risks": ["changes the claim"]}}
 ]}"##;
 
 /// The expansion of h-m1's plan after its gain missed (the continuation of a rejected pivot).
 const M1_EXPANSION: &str = r##"{"children": [
- {"plan": "# Ten folds\n\nUse 10 folds instead of 5, so each classifier trains on more birds and the gain is measured on smaller, more numerous test folds.", "prior": {"estimate": 0.45, "hypothesis": "more training rows shrink the gain", "rationale": "the curve still rises at 100 %", "changes": ["10 folds"], "risks": ["noisier folds"]}},
- {"plan": "# Repeat over ten seeds\n\nRepeat the 5-fold cross-validation with seeds 0 to 9 and judge the mean gain of body mass, with its range: one split of 342 birds may overstate it.", "prior": {"estimate": 0.2, "hypothesis": "the gain is split noise", "rationale": "folds of 68 birds", "changes": ["ten seeds"], "risks": ["the gain may be real"]}}
+ {"plan": "# Ten folds\n\nUse 10 folds instead of 5, so each classifier trains on more birds and the gain is measured on smaller, more numerous test folds.", "prior": {"estimate": 0.45, "hypothesis": "more training rows shrink the gain", "rationale": "the bill-only curve still moves at 100 %", "changes": ["10 folds"], "risks": ["noisier folds"]}},
+ {"plan": "# Three folds\n\nUse 3 folds, so each test fold holds a third of the birds and the gain is measured on larger test folds.", "prior": {"estimate": 0.2, "hypothesis": "small test folds inflate the gain", "rationale": "folds of about 68 birds", "changes": ["3 folds"], "risks": ["less training data per rule"]}}
 ]}"##;
 
 /// After a pass the search tries one more node (`[plan] after_pass = 1` in the demo): the
-/// reflector's children of a passing plan. The first repeats the protocol over ten seeds
-/// (a sturdier estimate of the same rule); the second moves to ten folds.
+/// reflector's children of a passing plan, the same rule scored with 10 folds or with 3.
 fn refinement(what: &str) -> String {
     format!(
         r##"{{"children": [
- {{"plan": "# Ten seeds\n\nKeep {what} and repeat the 5-fold cross-validation with seeds 0 to 9; report the mean, so one lucky split cannot carry the result.", "prior": {{"estimate": 0.6, "hypothesis": "one split may flatter the rule", "rationale": "folds of about 68 birds", "changes": ["ten seeds"], "risks": ["a lower mean"]}}}},
- {{"plan": "# Ten folds\n\nKeep {what} but score it with 10 folds, so each rule trains on 90 % of the birds.", "prior": {{"estimate": 0.4, "hypothesis": "more training rows help", "rationale": "the curve still rises", "changes": ["10 folds"], "risks": ["noisier folds"]}}}}
+ {{"plan": "# Ten folds\n\nKeep {what} but score it with 10 folds, so each rule trains on 90 % of the birds.", "prior": {{"estimate": 0.6, "hypothesis": "more training rows help", "rationale": "the curve still moves at 100 %", "changes": ["10 folds"], "risks": ["noisier folds"]}}}},
+ {{"plan": "# Three folds\n\nKeep {what} but score it with 3 folds, so each test fold holds a third of the birds.", "prior": {{"estimate": 0.4, "hypothesis": "larger test folds give a steadier score", "rationale": "folds of about 68 birds", "changes": ["3 folds"], "risks": ["less training data per rule"]}}}}
 ]}}"##
     )
 }
@@ -151,6 +156,9 @@ fn refined(s: &mut Script, h: &str, what: &str, args: &[&str], next: (&str, Opti
         &refinement(what),
     );
     attempt(s, h, args, &controller_ok(next.0, next.1));
+    // The search settles: the chosen node runs again on fresh seeds (the confirmation run),
+    // and its output is checked for fabrication like any run.
+    s.reply("judge", "coding_validation", Some(h), 1, CONSISTENT);
 }
 
 fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
@@ -176,21 +184,21 @@ fn e1_unscaled_causes() -> String {
     candidates(&[
         (
             "Method",
-            "The centroid distance is unscaled: bill length (about 44 mm, spread 5.5) outweighs bill depth (about 17 mm, spread 2.0), so depth, which separates Gentoo, barely counts",
-            "signature=saturation: the curve flattens near 0.88 from 20 % of the data on",
-            "standardize both features on each training fold before computing centroids",
+            "The centroid distance is unscaled: flipper length (about 201 mm, spread 14) outweighs bill depth (about 17 mm, spread 2.0), so depth, which separates Gentoo, barely counts",
+            "signature=saturation: the curve stays near 0.89 from 20 % of the data on",
+            "standardize the three features on each training fold before computing centroids",
         ),
         (
             "Design",
-            "Adelie and Chinstrap overlap in bill depth, so no bill-only rule can separate them well",
+            "Adelie and Chinstrap overlap in bill depth and flipper length, so no caliper rule can separate them well",
             "decay: early gains vanish, slope is flat",
-            "add a third measurement to the claim",
+            "add body mass to the claim",
         ),
         (
             "Method",
-            "Five folds of about 68 birds make the accuracy estimate noisy",
+            "Five folds of about 68 birds make each fold's accuracy noisy",
             "volatility across the curve's steps",
-            "repeat the cross-validation with several seeds",
+            "score the rule with more folds",
         ),
     ])
 }
@@ -200,14 +208,14 @@ fn e1_depth_causes() -> String {
         (
             "Method",
             "Bill depth alone cannot tell Adelie from Chinstrap: their depths overlap (means 18.3 and 18.4 mm); the length that separates them was dropped",
-            "signature=saturation: the curve stays near 0.61 at every training share, slope near 0",
-            "keep both bill measurements and standardize them on each training fold",
+            "signature=saturation: the curve stays near 0.62 at every training share, slope near 0",
+            "keep the three measurements and standardize them on each training fold",
         ),
         (
             "Design",
-            "The existence claim needs a second measurement beyond the bill",
+            "The existence claim needs a measurement beyond the calipers",
             "slope near 0 over the curve",
-            "add flipper length to the claim",
+            "add body mass to the claim",
         ),
         (
             "Method",
@@ -222,21 +230,21 @@ fn m1_causes() -> String {
     candidates(&[
         (
             "Design",
-            "The mechanism claim is framed wrongly: body mass carries size, which splits Adelie from Chinstrap where their bills overlap, so mass cannot be redundant and no change of method will make it so",
-            "slope: the with-mass curve rises above the bill-only curve at every training share; gain 0.0323 with both arms standardized",
-            "check the gain over repeated cross-validation seeds; if it holds, reframe the claim: body mass adds information beyond the bills",
+            "The mechanism claim is framed wrongly: flipper length carries body size, which splits Adelie from Chinstrap where their bills overlap, so it cannot be redundant and no change of method will make it so",
+            "slope: the with-flipper curve lies above the bill-only curve at every training share; the gain's interval over five seeds lies above 0.01",
+            "reframe the claim: flipper length adds information beyond the bills",
         ),
         (
             "Method",
-            "One seed of 5-fold cross-validation: a gain of 0.03 is about two birds per fold and may be split noise",
+            "Five folds of about 68 birds: each fold's gain is two or three birds and may vary with the split",
             "volatility across the curve's steps",
-            "repeat the cross-validation over ten seeds",
+            "score the gain with more folds",
         ),
         (
             "Method",
-            "Body mass in grams is standardized with the bills but has outliers that pull its centroids",
-            "volatility of the with-mass curve across its steps",
-            "use a robust scale for mass",
+            "Flipper length is standardized with the bills but differs by sex, which may pull its centroids",
+            "volatility of the with-flipper curve across its steps",
+            "standardize within each sex",
         ),
     ])
 }
@@ -245,8 +253,8 @@ fn m1_repeated_causes() -> String {
     candidates(&[
         (
             "Method",
-            "The seeds cannot explain the miss: the gain is 0.0321 to 0.0352 over ten seeds",
-            "volatility is low: `\"gain_min\": 0.0321` and `\"gain_max\": 0.0352` over ten seeds",
+            "The folds cannot explain the miss: scored with ten folds over five seeds, the gain's interval still lies above 0.01",
+            "volatility is low: the with-flipper curve stays above the bill-only curve at every share",
             "none: the gain is stable; the finding stands",
         ),
         (
@@ -257,9 +265,9 @@ fn m1_repeated_causes() -> String {
         ),
         (
             "Method",
-            "Ten folds might shrink the gain",
-            "slope: the curve still rises at 100 %",
-            "use 10 folds",
+            "Three folds might shrink the gain",
+            "slope: the curve still moves at 100 %",
+            "use 3 folds",
         ),
     ])
 }
@@ -317,8 +325,8 @@ fn attempt(s: &mut Script, h: &str, args: &[&str], controller: &str) {
 /// demo reads the same under either router (`router = "table"` makes no such call).
 const E1_ROUTE: &str = r#"{"level": "repair", "next_stage": "coding_validation", "cause": 1, "records": [], "reason": "the distance is unscaled, a method fault the same hypothesis can fix: standardize the features and run Coding & Validation again"}"#;
 const E1_DEPTH_ROUTE: &str = r#"{"level": "repair", "next_stage": "coding_validation", "cause": 1, "records": ["failure_h-e1_run1"], "reason": "the method is still at fault and the first record's lesson (standardize) is untried; the hypothesis stands"}"#;
-const M1_ROUTE: &str = r#"{"level": "redesign", "next_stage": "hypothesis_debate", "cause": 1, "records": [], "reason": "the measured gain contradicts the mechanism as framed (body mass is not redundant): a hypothesis-level fault for a new debate"}"#;
-const M1_REPEATED_ROUTE: &str = r#"{"level": "proceed", "next_stage": "experiment_design", "cause": 1, "records": ["failure_h-m1_run1"], "reason": "ten seeds agree on the gain and the critic believes no cause: the refutation is a valid finding; record it and go on"}"#;
+const M1_ROUTE: &str = r#"{"level": "redesign", "next_stage": "hypothesis_debate", "cause": 1, "records": [], "reason": "the measured gain contradicts the mechanism as framed (flipper length is not redundant): a hypothesis-level fault for a new debate"}"#;
+const M1_REPEATED_ROUTE: &str = r#"{"level": "proceed", "next_stage": "experiment_design", "cause": 1, "records": ["failure_h-m1_run1"], "reason": "ten folds agree with five on the gain and the critic believes no cause: the refutation is a valid finding; record it and go on"}"#;
 
 #[allow(clippy::too_many_arguments)]
 fn failing(
@@ -346,7 +354,7 @@ fn failing(
 
 fn review(reviewer: &str) -> String {
     match reviewer {
-        "Bored Reviewer" => r#"{"findings": [{"severity": "MINOR", "section": "Limitations", "claim": "one seed", "problem": "a single seed is mentioned only at the end", "fix": "say it in the Method too"}]}"#.into(),
+        "Bored Reviewer" => r#"{"findings": [{"severity": "MINOR", "section": "Limitations", "claim": "one data set", "problem": "that all birds come from one data set is mentioned only at the end", "fix": "say it in the Method too"}]}"#.into(),
         _ => r#"{"findings": []}"#.into(),
     }
 }
@@ -401,7 +409,8 @@ fn paper(s: &mut Script, p: &Paper) {
         "# {}\n\n{}\n{}\n{}\n{}",
         p.title,
         p.abstract_,
-        p.foundation.replace("(seed 0)", "(one seed, 0)"),
+        p.foundation
+            .replace("over five seeds.", "over five seeds, on one data set."),
         p.experiments,
         p.closure
     );
@@ -428,34 +437,37 @@ struct Paper {
 }
 
 const FOUNDATION: &str = "## Introduction
-Field surveys of penguins measure bills with calipers and weigh birds on a scale. We ask whether the bill
-alone tells the three Palmer species apart, and whether body mass adds anything once the bill is known.
+Field surveys of penguins measure bills with calipers and flippers with a ruler. We ask whether these caliper
+measurements tell the three Palmer species apart, and whether the bill alone carries the species signal.
 
 ## Related Work
 Gorman et al. (2014) collected the measurements [@gorman2014ecological]; Horst et al. (2020) released them as the
 palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a close relative of Fisher's linear
-discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
+discriminant [@fisher1936use], the standard rule for such measurements and our second baseline; shrunken
+centroids carried it to gene expression [@tibshirani2002diagnosis].
 
 ## Method
-A nearest centroid classifier on standardized bill length and bill depth, fitted on four folds and scored by
-accuracy on the fifth, with 5-fold cross-validation (seed 0). A learning curve refits on growing shares of the
-training rows. The plan tree searched the method of the first sub-hypothesis: after the unscaled rule missed,
-bill depth alone was tried and pruned, and standardized bills met the gate.
+A nearest centroid classifier on standardized bill length, bill depth and flipper length, fitted on four folds and
+scored by accuracy on the fifth, with 5-fold cross-validation repeated over five seeds. The
+majority class and Fisher's linear discriminant are scored on the same folds as baselines. A learning curve refits
+on growing shares of the training rows. The plan tree searched the method of the first sub-hypothesis: after the
+unscaled rule missed, bill depth alone was tried and pruned, and standardized measurements met the gate.
 ";
 
-/// The paper when the failed redundancy claim stands (the pivot overridden with Proceed).
+/// The paper when the failed bill-first claim stands (the pivot overridden with Proceed).
 const KEPT: Paper = Paper {
-    title: "Bills alone separate Palmer penguin species; body mass is not redundant",
+    title: "Calipers separate Palmer penguin species; flipper length is not redundant",
     verdicts: [
-        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
-        ("refuted", "h-m1 missed its MUST_WORK gate: body mass adds 0.0323, above the 0.02 allowed; the researcher kept this negative result."),
-        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
+        ("supported", "h-e1 met its MUST_WORK gate: on fresh seeds, standardized caliper measurements reach an accuracy of 0.9708, the whole 95% interval above 0.93."),
+        ("refuted", "h-m1 missed its MUST_WORK gate: flipper length adds 0.0369 over the bills, the whole 95% interval above the 0.01 allowed; the researcher kept this negative result."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: on fresh seeds the lowest accuracy within a sex is 0.9576, the whole 95% interval above 0.9."),
     ],
     evidence: "## Mechanism Claims
-The bill signature carries the species: once length and depth are put on one scale, the centroid rule reaches
-the existence gate. The per-sex condition holds. Body mass is not redundant: it adds more than the 0.02 the
-hypothesis allowed, so the mechanism claim that bills carry *all* the species signal is refuted; the researcher
-kept this negative result instead of redesigning the hypothesis.
+The calipers carry the species: once the three measurements are put on one scale, the centroid rule clears the
+existence gate on its interval, though Fisher's discriminant stays ahead of it. The per-sex condition holds.
+Flipper length is not redundant: it adds more than the 0.01 the hypothesis allowed, so the mechanism claim that
+the bill carries *all* the species signal is refuted; the researcher kept this negative result instead of
+redesigning the hypothesis.
 
 ## Assumptions
 - Rows with missing measurements are missing at random: not tested (2 of 344 rows dropped).
@@ -464,155 +476,163 @@ kept this negative result instead of redesigning the hypothesis.
     foundation: FOUNDATION,
     experiments: concat!(
         "## Experiments
-Three experiments ran on penguins.csv in the sandbox: bills alone (h-e1), bills plus body mass (h-m1), and
-bills alone within each sex (h-c1). The failure analysis of h-e1 traced its miss to the unscaled distance.
+Three experiments ran on penguins.csv in the sandbox, each over five seeds of 5-fold cross-validation: the three
+caliper measurements (h-e1), the bills with and without flipper length (h-m1), and the caliper rule within each
+sex (h-c1). The failure analysis of h-e1 traced its miss to the unscaled distance.
 
 ## Results
 
 | Sub-hypothesis | Metric | Value | Gate |
 |---|---|---|---|
 ",
-        "| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |
-| h-e1 (bill depth alone, pruned) | accuracy | 0.6137 | missed |
-| h-e1 (standardized) | accuracy | 0.9356 | met |
-| h-e1 (flipper length, tried after the pass) | accuracy | 0.7746 | missed |",
+        "| h-e1 first attempt (unscaled) | accuracy | 0.8953 | missed |
+| h-e1 second attempt (depth alone) | accuracy | 0.6181 | missed |
+| h-e1 fourth attempt (flipper, depth) | accuracy | 0.7853 | missed |
+| h-e1 fifth attempt (fresh seeds) | accuracy | 0.9708 | met |",
         "
-| h-m1 | gain from body mass | 0.0323 | missed |
-| h-c1 | lowest accuracy within a sex | 0.9638 | met |
+| h-m1 | gain from flipper length | 0.0369 | missed |
+| h-c1 third attempt (fresh seeds) | lowest accuracy within a sex | 0.9576 | met |
 "
     ),
     closure: "## Discussion
-Bills separate the species once their two measurements share a scale; the unscaled rule is a method error, not
-a refutation. Body mass still adds a little, so the redundancy claim fails.
-
-## Limitations
-One data set, one simple classifier, one seed; islands were not examined.
-
-## Conclusion
-Calipers alone give a strong species rule; a scale still helps.
-",
-    abstract_: "## Abstract
-On the Palmer penguins, a nearest-centroid rule on standardized bill length and depth classifies the three
-species with cross-validated accuracy above the 0.92 target, and keeps its accuracy within each sex. Body mass
-adds more than the 0.02 we allowed, so it is not redundant.
-",
-};
-
-/// The paper after the pivot was rejected: the method was checked first (ten seeds).
-const CHECKED: Paper = Paper {
-    title: "Bills alone separate Palmer penguin species; body mass adds a stable three points",
-    verdicts: [
-        ("supported", "h-e1 met its MUST_WORK gate: standardized bills reach an accuracy of 0.9356."),
-        ("refuted", "h-m1 missed its MUST_WORK gate twice: body mass adds 0.0342 on average over ten seeds, above the 0.02 allowed."),
-        ("supported", "h-c1 met its SHOULD_WORK gate: the lowest accuracy within a sex is 0.9638."),
-    ],
-    evidence: "## Mechanism Claims
-The bill signature carries the species once length and depth share a scale. The per-sex condition holds. The
-redundancy of body mass is refuted, and not by a lucky split: over ten seeds of cross-validation its gain stays
-above the 0.02 the hypothesis allowed.
-
-## Assumptions
-- Rows with missing measurements are missing at random: not tested (2 of 344 rows dropped).
-- One species signature across islands: not tested; islands were not used.
-",
-    foundation: FOUNDATION,
-    experiments: concat!(
-        "## Experiments
-Four experiments ran on penguins.csv in the sandbox. When body mass missed its gate, the proposed redesign was
-rejected and the method checked instead: the cross-validation was repeated over ten seeds.
-
-## Results
-
-| Sub-hypothesis | Metric | Value | Gate |
-|---|---|---|---|
-",
-        "| h-e1 (unscaled, first run) | accuracy | 0.8832 | missed |
-| h-e1 (bill depth alone, pruned) | accuracy | 0.6137 | missed |
-| h-e1 (standardized) | accuracy | 0.9356 | met |
-| h-e1 (flipper length, tried after the pass) | accuracy | 0.7746 | missed |",
-        "
-| h-m1 (one seed) | gain from body mass | 0.0323 | missed |
-| h-m1 (mean of ten seeds) | gain from body mass | 0.0342 | missed |
-| h-c1 | lowest accuracy within a sex | 0.9638 | met |
-"
-    ),
-    closure: "## Discussion
-Bills separate the species once their two measurements share a scale. The gain of h-m1 from body mass lies
-between 0.0321 and 0.0352 over ten seeds, so the redundancy claim fails for a reason, not by chance.
+The calipers separate the species once their three measurements share a scale; the unscaled rule is a method
+error, not a refutation. Fisher's discriminant, which also weighs how the measurements vary together, stays ahead
+of the centroid rule. Flipper length adds about four points over the bills, so the bill-first claim fails.
 
 ## Limitations
 One data set, one simple classifier; islands were not examined.
 
 ## Conclusion
-Calipers alone give a strong species rule; a scale still helps, by about three points.
+Calipers give a strong species rule; the flipper, not only the bill, carries part of the signal.
 ",
     abstract_: "## Abstract
-On the Palmer penguins, a nearest-centroid rule on standardized bill length and depth classifies the three
-species with cross-validated accuracy above the 0.92 target, and keeps it within each sex. Body mass adds a
-stable gain over ten seeds of cross-validation, so it is not redundant.
+On the Palmer penguins, a nearest-centroid rule on standardized bill length, bill depth and flipper length
+classifies the three species with a cross-validated accuracy whose interval on fresh seeds clears the target, and keeps its
+accuracy within each sex. Flipper length adds more than the 0.01 we allowed over the bills, so it is not redundant.
 ",
 };
 
-/// The paper after the approved pivot: the redesigned hypothesis (mass adds information),
-/// stated after the redesign and measured once, so none of its claims is confirmed (issue 40
-/// item 5: the gates are INCONCLUSIVE, the paper says so and marks them exploratory).
-const REDESIGNED: Paper = Paper {
-    title: "Bills classify Palmer penguin species; what body mass adds is not yet confirmed",
+/// The paper after the pivot was rejected: the method was checked first (ten folds).
+const CHECKED: Paper = Paper {
+    title: "Calipers separate Palmer penguin species; flipper length adds a stable four points",
     verdicts: [
-        ("inconclusive", "h-e2 was stated after the redesign and measured once (accuracy 0.9356): one measurement cannot show it differs from the one that prompted the redesign."),
-        ("inconclusive", "h-m2 was stated after the redesign and measured once (gain 0.0323): the same split that prompted the redesign, so it is no confirmation."),
-        ("inconclusive", "h-c2 was stated after the redesign and measured once (lowest accuracy within a sex 0.9638): exploratory, not confirmed."),
+        ("supported", "h-e1 met its MUST_WORK gate: on fresh seeds, standardized caliper measurements reach an accuracy of 0.9708, the whole 95% interval above 0.93."),
+        ("refuted", "h-m1 missed its MUST_WORK gate twice: flipper length adds 0.0357 with ten folds (0.0369 with five), the whole 95% interval above the 0.01 allowed."),
+        ("supported", "h-c1 met its SHOULD_WORK gate: on fresh seeds the lowest accuracy within a sex is 0.9603, the whole 95% interval above 0.9."),
     ],
     evidence: "## Mechanism Claims
-After the redesign, the claims were stated knowing what the first measurements said and were measured once: the
-bills may carry most of the species signal once put on one scale, and body mass may add what they miss, but no
-claim is confirmed. A pre-registered measurement on fresh seeds would decide them.
+The calipers carry the species once the three measurements share a scale. The per-sex condition holds. The
+claim that flipper length is redundant is refuted, and not by the choice of folds: with ten folds as with five,
+the interval of its gain lies above the 0.01 the hypothesis allowed.
+
+## Assumptions
+- Rows with missing measurements are missing at random: not tested (2 of 344 rows dropped).
+- One species signature across islands: not tested; islands were not used.
+",
+    foundation: FOUNDATION,
+    experiments: concat!(
+        "## Experiments
+Four experiments ran on penguins.csv in the sandbox, each over five seeds. When flipper length missed its gate,
+the proposed redesign was rejected and the method checked instead: the gain was scored again with ten folds.
+
+## Results
+
+| Sub-hypothesis | Metric | Value | Gate |
+|---|---|---|---|
+",
+        "| h-e1 first attempt (unscaled) | accuracy | 0.8953 | missed |
+| h-e1 second attempt (depth alone) | accuracy | 0.6181 | missed |
+| h-e1 fourth attempt (flipper, depth) | accuracy | 0.7853 | missed |
+| h-e1 fifth attempt (fresh seeds) | accuracy | 0.9708 | met |",
+        "
+| h-m1 first attempt (five folds) | gain from flipper length | 0.0369 | missed |
+| h-m1 second attempt (ten folds) | gain from flipper length | 0.0357 | missed |
+| h-c1 third attempt (fresh seeds) | lowest accuracy within a sex | 0.9603 | met |
+"
+    ),
+    closure: "## Discussion
+The calipers separate the species once their three measurements share a scale, though Fisher's discriminant
+stays ahead of the centroid rule. The gain of h-m1 from flipper length is 0.0357 with ten folds
+and 0.0369 with five folds, each interval above 0.01, so the bill-first claim fails for a reason, not by chance.
+
+## Limitations
+One data set, one simple classifier; islands were not examined.
+
+## Conclusion
+Calipers give a strong species rule; the flipper adds about four points to the bill.
+",
+    abstract_: "## Abstract
+On the Palmer penguins, a nearest-centroid rule on standardized bill length, bill depth and flipper length
+classifies the three species with a cross-validated accuracy whose interval on fresh seeds clears the target, and keeps it
+within each sex. Flipper length adds a gain whose interval stays above 0.01 with five folds and with ten, so it is
+not redundant.
+",
+};
+
+/// The paper after the approved pivot: the redesigned hypothesis (flipper length adds
+/// information), stated after the redesign and so measured on fresh seeds only (issue 40
+/// item 5): its claims are post hoc, and the paper says so.
+const REDESIGNED: Paper = Paper {
+    title: "Calipers classify Palmer penguin species, and flipper length adds what the bill misses",
+    verdicts: [
+        ("supported", "h-e2, stated after the redesign, met its MUST_WORK gate on fresh seeds: standardized caliper measurements reach an accuracy of 0.9707."),
+        ("supported", "h-m2, stated after the redesign, met its MUST_WORK gate on fresh seeds: flipper length adds 0.0358 over the bills; five, ten and fifteen seeds left it undecided, twenty put its whole interval above 0.01."),
+        ("supported", "h-c2, stated after the redesign, met its SHOULD_WORK gate on fresh seeds: the lowest accuracy within a sex is 0.9596."),
+    ],
+    evidence: "## Mechanism Claims
+After the redesign, the claims were stated knowing what the first measurements said, so youra measured them on
+seeds no earlier run had used: there the caliper rule clears 0.93, flipper length adds more than 0.01 over the
+bills, and the rule holds within each sex. The claims are post hoc; the fresh seeds are what make them evidence.
 
 ## Assumptions
 - Rows with missing measurements are missing at random: not tested (2 of 344 rows dropped).
 - One species signature across islands: not tested; islands were not used.
 ",
     foundation: "## Introduction
-Field surveys of penguins measure bills with calipers and weigh birds on a scale. A first hypothesis, that body
-mass is redundant once the bill is known, failed its gate and was redesigned: we now ask what mass adds, knowing
-that the answer was suggested by the measurement that failed the first.
+Field surveys of penguins measure bills with calipers and flippers with a ruler. A first hypothesis, that the bill
+carries the species signal and flipper length is redundant, failed its gate and was redesigned: we now ask what
+flipper length adds, knowing that the answer was suggested by the measurement that failed the first.
 
 ## Related Work
 Gorman et al. (2014) collected the measurements [@gorman2014ecological]; Horst et al. (2020) released them as the
 palmerpenguins data [@horst2020palmerpenguins]. A nearest-centroid rule is a close relative of Fisher's linear
-discriminant [@fisher1936use]; shrunken centroids carried it to gene expression [@tibshirani2002diagnosis].
+discriminant [@fisher1936use], our second baseline; shrunken centroids carried it to gene expression
+[@tibshirani2002diagnosis].
 
 ## Method
-A nearest centroid classifier on standardized bill length and bill depth, with and without body mass, fitted on
-four folds and scored by accuracy on the fifth, with 5-fold cross-validation (seed 0).
+A nearest centroid classifier on standardized bill length and bill depth, with and without flipper length,
+fitted on four folds and scored by accuracy on the fifth, with 5-fold cross-validation repeated over five seeds,
+fresh ones for the redesigned claims. The majority class and Fisher's linear discriminant are scored on the same
+folds as baselines.
 ",
     experiments: "## Experiments
-Three experiments ran on penguins.csv in the sandbox after the redesign: bills alone (h-e2), bills plus body mass
-(h-m2), and bills alone within each sex (h-c2). The work on the first hypothesis is archived.
+Three experiments ran on penguins.csv in the sandbox after the redesign, each on fresh seeds: the three caliper
+measurements (h-e2), the bills with and without flipper length (h-m2), and the caliper rule within each sex
+(h-c2). The work on the first hypothesis is archived.
 
 ## Results
 
 | Sub-hypothesis | Metric | Value | Gate |
 |---|---|---|---|
-| h-e2 | accuracy | 0.9356 | inconclusive (post hoc) |
-| h-m2 | gain from body mass | 0.0323 | inconclusive (post hoc) |
-| h-c2 | lowest accuracy within a sex | 0.9638 | inconclusive (post hoc) |
+| h-e2 (post hoc, fresh seeds) | accuracy | 0.9707 | met |
+| h-m2 (post hoc, fresh seeds) | gain from flipper length | 0.0358 | met |
+| h-c2 (post hoc, fresh seeds) | lowest accuracy within a sex | 0.9596 | met |
 ",
     closure: "## Discussion
-Bills separate the species once their two measurements share a scale, and body mass appears to add what they
-miss; but each of these claims was stated after the redesign and measured once on the split that prompted it, so
-the run reports them as exploratory rather than confirmed.
+The calipers separate the species once their three measurements share a scale, and flipper length adds what the
+bill misses. Each of these claims was stated after the redesign; each was measured on seeds no earlier run had
+used, so the first measurement's split cannot be what confirms it.
 
 ## Limitations
-One data set, one simple classifier, one seed; the redesigned claims are post hoc; islands were not examined.
+One data set, one simple classifier; the redesigned claims are post hoc; islands were not examined.
 
 ## Conclusion
-Calipers give a strong species rule; whether body mass adds to it needs a measurement on fresh seeds.
+Calipers give a strong species rule, and the flipper is part of it.
 ",
     abstract_: "## Abstract
-On the Palmer penguins, a nearest-centroid rule on standardized bill length and depth classifies the three
-species well; after a failed redundancy claim, the redesigned claims that body mass adds to the bills are
-exploratory: stated after the redesign and measured once, none is confirmed.
+On the Palmer penguins, a nearest-centroid rule on standardized bill length, bill depth and flipper length
+classifies the three species well; after a failed bill-first claim, the redesigned claim that flipper length adds
+to the bills was measured on fresh seeds and holds: its gain's interval lies above 0.01.
 ",
 };
 
@@ -643,19 +663,19 @@ fn debate(s: &mut Script, gap: &str, turns: &[(&str, &str)], synthesis: &str, re
 const PIVOT_TURNS: [(&str, &str); 6] = [
     (
         "novelty",
-        "The archived claim said mass is redundant; the data said it adds three points. The new question is what mass adds.\nProposal: claim that body mass adds at least 0.02.",
+        "The archived claim said flipper length is redundant; the data said it adds about four points. The new question is what body size adds.\nProposal: claim that flipper length adds at least 0.01.",
     ),
     (
         "falsifiability",
-        "Keep the numbers: bills ≥ 0.92, a mass gain ≥ 0.02, refuted below 0.01.\nProposal: state the thresholds in the gates.",
+        "Keep the numbers: the calipers ≥ 0.93, a flipper gain ≥ 0.01, each on its interval; refuted below 0.005.\nProposal: state the thresholds in the gates.",
     ),
     (
         "impact",
-        "Telling teams that the scale matters is as useful as telling them it does not.\nProposal: keep the per-sex check.",
+        "Telling teams that the flipper matters is as useful as telling them it does not.\nProposal: keep the per-sex check.",
     ),
     (
         "feasibility",
-        "The same code and data answer it in seconds.\nProposal: reuse the standardized rule.",
+        "The same code and data answer it in seconds, on seeds no earlier run used.\nProposal: reuse the standardized rule.",
     ),
     (
         "strengthening",
@@ -667,15 +687,15 @@ const PIVOT_TURNS: [(&str, &str); 6] = [
     ),
 ];
 
-const PIVOT_SYNTHESIS: &str = r#"{"hypothesis": "Standardized bill length and depth classify the three Palmer penguin species at ≥ 0.92 with a nearest-centroid rule, and body mass adds at least 0.02 by splitting Adelie from Chinstrap.", "mechanism": "Bill shape carries most of the species signal; size separates the two species whose bills overlap.", "predictions": ["accuracy >= 0.92 on standardized bills", "gain from body mass >= 0.02", "accuracy >= 0.9 within each sex"], "agreements": ["both arms standardized"], "open_objections": [], "novelty": "What body mass adds once the bill is known."}"#;
+const PIVOT_SYNTHESIS: &str = r#"{"hypothesis": "Standardized bill length, bill depth and flipper length classify the three Palmer penguin species at ≥ 0.93 with a nearest-centroid rule, and flipper length adds at least 0.01 to the bills by splitting Adelie from Chinstrap.", "mechanism": "Bill shape carries most of the species signal; size separates the two species whose bills overlap.", "predictions": ["accuracy >= 0.93 on the standardized calipers", "gain from flipper length >= 0.01", "accuracy >= 0.9 within each sex"], "agreements": ["both arms standardized", "fresh seeds"], "open_objections": [], "novelty": "What body size adds once the bill is known."}"#;
 
-const PIVOT_REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v2", "title": "Bills classify penguin species and body mass adds what they miss", "statement": "Body mass splits Adelie from Chinstrap where their bills overlap: weighing the birds lifts the species rule by at least 0.02 over standardized bill measurements alone, which already reach 0.92."}, "predictions": ["accuracy >= 0.92", "gain >= 0.02", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.88 on standardized bills, or a body-mass gain below 0.01.", "assumptions": ["rows with missing measurements are missing at random"]}"#;
+const PIVOT_REFINEMENT: &str = r#"{"main_hypothesis": {"id": "H-Bills-v2", "title": "Calipers classify penguin species and flipper length adds what the bill misses", "statement": "Flipper length splits Adelie from Chinstrap where their bills overlap: it lifts the species rule by at least 0.01 over standardized bill measurements alone, and the three calipers reach 0.93."}, "predictions": ["accuracy >= 0.93", "gain >= 0.01", "min accuracy within sex >= 0.9"], "falsification": "Accuracy below 0.90 on the standardized calipers, or a flipper-length gain below 0.005.", "assumptions": ["rows with missing measurements are missing at random"]}"#;
 
 const PIVOT_PLAN: &str = r#"{"sub_hypotheses": [
- {"id": "h-e2", "type": "EXISTENCE", "statement": "A nearest-centroid rule on standardized bill length and depth reaches at least 0.92 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.92"}, "prerequisites": [], "predictions": ["P1"]},
- {"id": "h-m2", "type": "MECHANISM", "statement": "Adding body mass to standardized bill length and depth raises accuracy by at least 0.02.", "gate": {"type": "MUST_WORK", "criterion": "gain >= 0.02"}, "prerequisites": ["h-e2"], "predictions": ["P2"]},
- {"id": "h-c2", "type": "CONDITION", "statement": "The bill-only rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e2"], "predictions": ["P3"]}
-], "rationale": "The redesign keeps the existence and the condition, and turns the refuted redundancy into the prediction that mass adds information."}"#;
+ {"id": "h-e2", "type": "EXISTENCE", "statement": "A nearest-centroid rule on standardized bill length, bill depth and flipper length reaches at least 0.93 accuracy in 5-fold cross-validation.", "gate": {"type": "MUST_WORK", "criterion": "accuracy >= 0.93"}, "prerequisites": [], "predictions": ["P1"]},
+ {"id": "h-m2", "type": "MECHANISM", "statement": "Adding flipper length to standardized bill length and depth raises accuracy by at least 0.01.", "gate": {"type": "MUST_WORK", "criterion": "gain >= 0.01"}, "prerequisites": ["h-e2"], "predictions": ["P2"]},
+ {"id": "h-c2", "type": "CONDITION", "statement": "The caliper rule keeps at least 0.9 accuracy within each sex.", "gate": {"type": "SHOULD_WORK", "criterion": "min_group_accuracy >= 0.9"}, "prerequisites": ["h-e2"], "predictions": ["P3"]}
+], "rationale": "The redesign keeps the existence and the condition, and turns the refuted redundancy into the prediction that flipper length adds information."}"#;
 
 /// The study up to h-m1's escalation: scoping, literature, the debate, the plan, h-e1's
 /// plan-tree search (the unscaled root misses, bill depth alone is pruned, standardized
@@ -707,11 +727,11 @@ fn until_the_escalation(s: &mut Script) {
             &controller_ok("Experiment Design", Some("h-e1")),
         );
     let accuracy = "accuracy: the share of held-out birds whose species the rule gets right.";
-    design(s, "h-e1", accuracy, "accuracy", ">=", 0.92);
+    design(s, "h-e1", accuracy, "accuracy", ">=", 0.93);
     failing(
         s,
         "h-e1",
-        &[],
+        &["--features", CALIPERS],
         &e1_unscaled_causes(),
         &[0.72, 0.2, 0.1],
         &verdict("Valid", 0.55),
@@ -727,40 +747,51 @@ fn until_the_escalation(s: &mut Script) {
     failing(
         s,
         "h-e1",
-        &["--features", "bill_depth_mm"],
+        &["--features", "bill_depth_mm", "--standardize"],
         &e1_depth_causes(),
         &[0.66, 0.2, 0.1],
         &verdict("Valid", 0.7),
         E1_DEPTH_ROUTE,
     );
     s.round(2);
-    passing(s, "h-e1", &["--standardize"]);
+    passing(s, "h-e1", &["--features", CALIPERS, "--standardize"]);
     s.round(3);
     refined(
         s,
         "h-e1",
-        "the standardized bill features",
-        &["--features", "flipper_length_mm,bill_depth_mm"],
+        "the standardized caliper features",
+        &[
+            "--features",
+            "flipper_length_mm,bill_depth_mm",
+            "--standardize",
+        ],
         ("Experiment Design", Some("h-m1")),
     );
     s.round(0);
     design(
         s,
         "h-m1",
-        "gain: accuracy with body mass added minus accuracy with bills alone (both standardized).",
+        "gain: accuracy with flipper length added minus accuracy with the bills alone (both standardized), paired fold by fold.",
         "gain",
         "<=",
-        0.02,
+        0.01,
     );
     failing(
         s,
         "h-m1",
-        &["--standardize", "--compare", "body_mass_g"],
+        &["--standardize", "--compare", "flipper_length_mm"],
         &m1_causes(),
         &[0.62, 0.35, 0.1],
         &verdict("Valid", 0.55),
         M1_ROUTE,
     );
+}
+
+/// The per-sex rule's arguments followed by `more`.
+fn sexed(more: &[&'static str]) -> Vec<&'static str> {
+    let mut v = vec!["--features", CALIPERS, "--standardize", "--by", "sex"];
+    v.extend_from_slice(more);
+    v
 }
 
 /// h-c1's design, its passing root and one node after the pass; `after` is the code of the
@@ -775,12 +806,16 @@ fn h_c1(s: &mut Script, after: &[&str]) {
         ">=",
         0.9,
     );
-    passing(s, "h-c1", &["--standardize", "--by", "sex"]);
+    passing(
+        s,
+        "h-c1",
+        &["--features", CALIPERS, "--standardize", "--by", "sex"],
+    );
     s.round(1);
     refined(
         s,
         "h-c1",
-        "the standardized bill rule within each sex",
+        "the standardized caliper rule within each sex",
         after,
         ("Evidence Check", None),
     );
@@ -808,8 +843,8 @@ pub fn script() -> Script {
         &[
             "--standardize",
             "--compare",
-            "body_mass_g",
-            "--repeats",
+            "flipper_length_mm",
+            "--folds",
             "10",
         ],
         &m1_repeated_causes(),
@@ -818,11 +853,11 @@ pub fn script() -> Script {
         M1_REPEATED_ROUTE,
     );
     s.round(0);
-    h_c1(&mut s, &["--standardize", "--by", "sex", "--folds", "10"]);
+    h_c1(&mut s, &sexed(&["--folds", "3"]));
     paper(&mut s, &CHECKED);
     // Overridden with Proceed: the failure stands as the finding.
     s.after("Proceed").round(0);
-    h_c1(&mut s, &["--standardize", "--by", "sex", "--repeats", "10"]);
+    h_c1(&mut s, &sexed(&["--folds", "10"]));
     paper(&mut s, &KEPT);
     // Approved: the Pivot archives the work from the debate on and debates again.
     s.after("Pivot").round(1);
@@ -844,38 +879,50 @@ pub fn script() -> Script {
     // A regenerated sub-hypothesis counts the redesign in its round (progress::round).
     s.round(1000);
     let accuracy = "accuracy: the share of held-out birds whose species the rule gets right.";
-    design(&mut s, "h-e2", accuracy, "accuracy", ">=", 0.92);
-    passing(&mut s, "h-e2", &["--standardize"]);
+    design(&mut s, "h-e2", accuracy, "accuracy", ">=", 0.93);
+    passing(&mut s, "h-e2", &["--features", CALIPERS, "--standardize"]);
     s.round(1001);
     refined(
         &mut s,
         "h-e2",
-        "the standardized bill features",
-        &["--standardize", "--repeats", "10"],
+        "the standardized caliper features",
+        &["--features", CALIPERS, "--standardize", "--folds", "10"],
         ("Experiment Design", Some("h-m2")),
     );
     s.round(1000);
     design(
         &mut s,
         "h-m2",
-        "gain: accuracy with body mass added minus accuracy with bills alone (both standardized).",
+        "gain: accuracy with flipper length added minus accuracy with the bills alone (both standardized), paired fold by fold.",
         "gain",
         ">=",
-        0.02,
+        0.01,
     );
     passing(
         &mut s,
         "h-m2",
-        &["--standardize", "--compare", "body_mass_g"],
+        &["--standardize", "--compare", "flipper_length_mm"],
     );
     s.round(1001);
     refined(
         &mut s,
         "h-m2",
-        "the standardized comparison with body mass",
-        &["--standardize", "--compare", "body_mass_g", "--folds", "10"],
+        "the standardized comparison with flipper length",
+        &[
+            "--standardize",
+            "--compare",
+            "flipper_length_mm",
+            "--folds",
+            "3",
+        ],
         ("Experiment Design", Some("h-c2")),
     );
+    // The confirmation's first five fresh seeds straddle 0.01 (INCONCLUSIVE): youra runs the
+    // same code on five more seeds at a time (each look at a stricter confidence) until the
+    // interval decides, at twenty; each run is checked too.
+    for _ in 0..3 {
+        s.reply("judge", "coding_validation", Some("h-m2"), 1, CONSISTENT);
+    }
     s.round(1000);
     design(
         &mut s,
@@ -885,13 +932,17 @@ pub fn script() -> Script {
         ">=",
         0.9,
     );
-    passing(&mut s, "h-c2", &["--standardize", "--by", "sex"]);
+    passing(
+        &mut s,
+        "h-c2",
+        &["--features", CALIPERS, "--standardize", "--by", "sex"],
+    );
     s.round(1001);
     refined(
         &mut s,
         "h-c2",
-        "the standardized bill rule within each sex",
-        &["--standardize", "--by", "sex", "--repeats", "10"],
+        "the standardized caliper rule within each sex",
+        &sexed(&["--folds", "10"]),
         ("Evidence Check", None),
     );
     s.round(1);
