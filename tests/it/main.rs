@@ -34,6 +34,7 @@ mod controller_routing;
 mod data_fetch;
 mod debate;
 mod demo;
+mod demo_post_hoc;
 mod engine_loops;
 mod engine_steering;
 mod engine_tools;
