@@ -248,6 +248,32 @@ mod tests {
     }
 
     #[test]
+    fn an_exact_metric_name_narrows_past_its_family_within_a_named_hypothesis() {
+        let reg = registry(&[
+            "h-e1.results.repeats.mean.accuracy",           // 0
+            "h-e1.results.repeats.mean.accuracy_lda",       // 1
+            "h-e1.results.repeats.mean.accuracy_majority",  // 2
+            "h-c1.results.repeats.mean.min_group_accuracy", // 3
+            "h-c1.results.repeats.mean.accuracy",           // 4
+        ]);
+        let index = ClaimIndex::new(&reg);
+        let cases: &[(&str, &[usize])] = &[
+            ("h-e1 | accuracy |", &[0]),
+            // The longer name mentions "accuracy" too: both stay (a baseline row names its
+            // metric; the demo's Results leave baselines to youra's own interval table).
+            ("h-e1 baseline | accuracy_majority |", &[0, 2]),
+            // A summary named ("lowest") keeps the family's reading: its own narrowing decides.
+            ("h-c1 | lowest accuracy within a sex |", &[3]),
+            // No sub-hypothesis named: each sub-hypothesis's own accuracy.
+            ("the accuracy", &[0, 4]),
+        ];
+        for (text, want) in cases {
+            let b = bind(&index, &reg, &index.mentions(text));
+            assert_eq!(b.candidates, *want, "{text}");
+        }
+    }
+
+    #[test]
     fn values_no_hypothesis_owns_stay_under_a_named_one() {
         // YouRA's registry: most results sit in sections, not under `h_*`.
         let reg = registry(&[

@@ -125,3 +125,58 @@ fn build_reads_results_logs_and_gates() {
         Some("h-e1/results/experiment_results.json#/accuracy".to_string())
     );
 }
+
+/// A results file's `repeats` (issue 40): youra's mean of each metric is an entry, the rows
+/// are not (per-fold values would verify almost any number, a row's `fold` would bind "ten
+/// folds"); the gate's interval mean is keyed under the run it read; its confidence is a
+/// setting, declared.
+#[test]
+fn repeats_give_means_not_rows_and_the_gate_mean_is_the_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path();
+    write(
+        run,
+        "h-e1/results/experiment_results.json",
+        r#"{"repeats": [{"seed": 0, "fold": 0, "accuracy": 0.9, "accuracy_lda": 0.95},
+                        {"seed": 0, "fold": 1, "accuracy": 0.8, "accuracy_lda": 0.97}],
+            "partitions": 2}"#,
+    );
+    write(
+        run,
+        "verification_state.yaml",
+        "sub_hypotheses:\n  h-e1:\n    gate:\n      result: PASS\n      evidence:\n      \
+         - metric: accuracy\n        mean: 0.85\n        lo: 0.7\n        hi: 0.99\n        \
+         confidence: 0.95\n",
+    );
+    let r = build(run).expect("build");
+    assert!(
+        r.entries
+            .iter()
+            .all(|e| !e.key.contains(".repeats.0") && !e.key.contains(".repeats.1")),
+        "no per-row entry: {:?}",
+        r.entries
+    );
+    let mean = r
+        .value("h-e1.results.repeats.mean.accuracy")
+        .expect("a mean");
+    assert!((mean - 0.85).abs() < 1e-12);
+    assert!(r.value("h-e1.results.repeats.mean.accuracy_lda").is_some());
+    assert_eq!(r.value("h-e1.results.partitions"), Some(2.0));
+    assert_eq!(r.value("h-e1.results.gate.accuracy"), Some(0.85));
+    assert!(
+        r.get("h-e1.results.gate.accuracy_lo").is_none(),
+        "bounds are youra's annotation"
+    );
+    assert!(
+        r.entries
+            .iter()
+            .any(|e| e.declared && e.key.ends_with("confidence") && e.value == 0.95),
+        "{:?}",
+        r.entries
+    );
+    assert_eq!(
+        r.repeats.len(),
+        1,
+        "the rows kept for the paper's intervals"
+    );
+}

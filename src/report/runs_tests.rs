@@ -154,3 +154,23 @@ fn tokens_and_words_table() {
     assert_eq!(singular("class"), "class");
     assert_eq!(stem("standardized"), stem("standardize"));
 }
+
+#[test]
+fn a_number_word_after_a_run_noun_counts_what_follows_it() {
+    let mut ix = RunIndex::default();
+    ix.runs.push(describe(
+        "h-m1",
+        "h-m1",
+        Some(2),
+        &json!({"partitions": 10}),
+    ));
+    let cases: &[(&str, &[u32])] = &[
+        ("h-m1 attempt 2", &[2]),
+        ("h-m1, second attempt", &[2]),
+        ("h-m1 first attempt, five folds", &[1]),
+        ("h-m1 attempt five", &[]),
+    ];
+    for (text, want) in cases {
+        assert_eq!(ix.words(text).ordinals, *want, "{text}");
+    }
+}

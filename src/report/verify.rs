@@ -178,6 +178,28 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_value_is_stated_only_at_its_written_precision() {
+        let mut r = Registry::empty();
+        r.entries = vec![
+            entry("h-c1.gate.criteria.0.value", 0.9).declared(),
+            entry("h-e1.gate.evidence.0.confidence", 0.95).declared(),
+        ];
+        let found = |text: &str| declared(&written(text), &r, DEFAULT_TOLERANCE).map(|e| e.value);
+        let cases: &[(&str, Option<f64>)] = &[
+            ("0.9", Some(0.9)),
+            ("0.90", Some(0.9)),
+            // Within 1% of 0.9, but written to four places: a measurement, not the threshold.
+            ("0.8953", None),
+            ("0.9012", None),
+            ("95%", Some(0.95)),
+            ("95.4%", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(found(text), *want, "{text}");
+        }
+    }
+
+    #[test]
     fn within_at_the_tolerance_edges() {
         let cases = [
             (99.0, 100.0, true),   // 0.99×
