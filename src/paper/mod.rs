@@ -85,24 +85,7 @@ pub fn with_gate_intervals(run: &Path, md: &str) -> String {
         .sub_hypotheses
         .iter()
         .map(|h| {
-            let names: Vec<String> = snap
-                .doc
-                .root
-                .as_ref()
-                .and_then(|r| {
-                    r.get("sub_hypotheses")?
-                        .get(&h.id)?
-                        .get("gate")?
-                        .get("baselines")
-                })
-                .and_then(|n| n.as_seq())
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(|i| i.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let names = crate::vsa::model::gate_baselines(&snap.doc, &h.id);
             (h.id.clone(), names)
         })
         .collect();

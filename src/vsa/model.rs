@@ -380,6 +380,27 @@ impl Vsa {
     }
 }
 
+/// The baselines Experiment Design recorded for `id` (`sub_hypotheses.<id>.gate.baselines`):
+/// the one reading of them, for the engine and the paper.
+pub fn gate_baselines(doc: &crate::yaml::Document, id: &str) -> Vec<String> {
+    doc.root
+        .as_ref()
+        .and_then(|r| {
+            r.get("sub_hypotheses")?
+                .get(id)?
+                .get("gate")?
+                .get("baselines")
+        })
+        .and_then(|n| n.as_seq())
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A measured value as shown to a reader: at most four decimals (a mean over repeats is a
 /// long float the paper, the card and the report all round the same way); text that is no
 /// number is shown as written.

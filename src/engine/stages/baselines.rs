@@ -66,15 +66,7 @@ pub fn parse(section: &str) -> Vec<String> {
 
 /// The baselines Experiment Design recorded for `id`.
 pub fn recorded(snap: &Snapshot, id: &str) -> Vec<String> {
-    super::fields::hypothesis_node(snap, id, &["gate", "baselines"])
-        .and_then(|n| n.as_seq())
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|i| i.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::vsa::model::gate_baselines(&snap.doc, id)
 }
 
 #[cfg(test)]
