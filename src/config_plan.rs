@@ -48,8 +48,8 @@ impl Default for PlanSettings {
         PlanSettings {
             budget_tokens: 0,
             budget_secs: None,
-            // The allocation sweep's evidence (docs/decisions/0005-plan-tree-rules.md):
-            // greedy is never behind adaptive in 30 settings, ahead in 22.
+            // The allocation sweep's choice around the engine's model (decision 0041,
+            // `plan::bench::choice`): greedy behind no policy in 34 settings.
             policy: crate::plan::Policy::Greedy,
             alpha_max: crate::plan::ALPHA_MAX,
             delta: crate::plan::DELTA,

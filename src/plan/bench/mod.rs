@@ -9,6 +9,7 @@
 //! best observed (noisy) reward. "First" repeats the paper's protocol: the share of disjoint
 //! draws of 8 tasks on which a searcher has the highest mean max observed reward.
 
+pub mod choice;
 mod stats;
 pub mod sweep;
 
@@ -161,9 +162,13 @@ pub struct Row {
     /// Mean executions per task, and the share of them that failed.
     pub attempts: f64,
     pub failed: f64,
+    /// Mean plans executed per task (a node's runs and retries are one).
+    pub nodes: f64,
     /// Mean reflector calls per task, and the share of tokens they took (D.1: 38%).
     pub calls: f64,
     pub planning: f64,
+    /// The share of tokens spent diagnosing (the engine's; 0 at the paper calibration).
+    pub diagnosis: f64,
     /// Mean executions to reach 90% of the reference, over the tasks that did; their share.
     pub to_90: Option<f64>,
     pub reached: f64,
@@ -190,6 +195,7 @@ fn row(name: String, outs: &[Outcome], reference: &[f64]) -> Row {
     let n = outs.len().max(1) as f64;
     let attempts: usize = outs.iter().map(Outcome::attempts).sum();
     let failures: usize = outs.iter().map(|o| o.failures).sum();
+    let tokens = outs.iter().map(|o| o.tokens).sum::<u64>().max(1) as f64;
     Row {
         name,
         mean,
@@ -199,9 +205,10 @@ fn row(name: String, outs: &[Outcome], reference: &[f64]) -> Row {
         seen_ci95: 1.96 * seen_se,
         attempts: attempts as f64 / n,
         failed: failures as f64 / attempts.max(1) as f64,
+        nodes: outs.iter().map(|o| o.nodes as f64).sum::<f64>() / n,
         calls: outs.iter().map(|o| o.expansions as f64).sum::<f64>() / n,
-        planning: outs.iter().map(|o| o.planning_tokens).sum::<u64>() as f64
-            / outs.iter().map(|o| o.tokens).sum::<u64>().max(1) as f64,
+        planning: outs.iter().map(|o| o.planning_tokens).sum::<u64>() as f64 / tokens,
+        diagnosis: outs.iter().map(|o| o.diagnosis_tokens).sum::<u64>() as f64 / tokens,
         to_90: (!reached.is_empty()).then(|| mean_se(&reached).0),
         reached: reached.len() as f64 / n,
         first_of_4: None,
@@ -221,7 +228,7 @@ fn pct(x: f64) -> String {
 /// The rows as a table (shared with the sweep's blocks).
 pub fn table(rows: &[Row]) -> String {
     let mut s = format!(
-        "{:<16} {:>8} {:>6} {:>6} {:>7} {:>6} {:>8} {:>6} {:>5} {:>5} {:>6} {:>7} {:>6} {:>6}\n",
+        "{:<16} {:>8} {:>6} {:>6} {:>7} {:>6} {:>8} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7} {:>6} {:>6}\n",
         "searcher",
         "best/ref",
         "±95%",
@@ -232,6 +239,7 @@ pub fn table(rows: &[Row]) -> String {
         "failed",
         "calls",
         "plan",
+        "diag",
         "to 90%",
         "reached",
         "1st/4",
@@ -241,7 +249,7 @@ pub fn table(rows: &[Row]) -> String {
         let to = r.to_90.map_or_else(|| "-".into(), |t| format!("{t:.1}"));
         let _ = writeln!(
             s,
-            "{:<16} {:>8.3} {:>6.3} {:>6.3} {:>7.3} {:>6.3} {:>8.1} {:>6} {:>5.1} {:>5} {:>6} {:>7} {:>6} {:>6}",
+            "{:<16} {:>8.3} {:>6.3} {:>6.3} {:>7.3} {:>6.3} {:>8.1} {:>6} {:>5.1} {:>5} {:>5} {:>6} {:>7} {:>6} {:>6}",
             r.name,
             r.mean,
             r.ci95,
@@ -252,6 +260,7 @@ pub fn table(rows: &[Row]) -> String {
             pct(r.failed),
             r.calls,
             pct(r.planning),
+            pct(r.diagnosis),
             to,
             pct(r.reached),
             r.first_of_4.map_or_else(|| "-".into(), pct),
@@ -265,7 +274,8 @@ pub fn table(rows: &[Row]) -> String {
 pub fn describe(spec: &TaskSpec) -> String {
     format!(
         "B {:.1}M tokens, expansion {}–{}k, root draft {}–{}k, execution {}–{}k ×{} per tree \
-         node, {:.0}% of executions fail, reflection gain {:+.2}, at most {} attempts",
+         node, {:.0}% of executions fail, a failed node retried {}×, diagnosis {:.0}%/{:.0}% of \
+         a miss's/gain's execution, reflection gain {:+.2}, at most {} attempts (executions)",
         spec.budget_tokens as f64 / 1e6,
         spec.expand_cost.0 / 1000,
         spec.expand_cost.1 / 1000,
@@ -275,6 +285,9 @@ pub fn describe(spec: &TaskSpec) -> String {
         spec.exec_cost.1 / 1000,
         spec.exec_runs,
         spec.fail_rate * 100.0,
+        spec.max_node_retries,
+        spec.diagnosis.0 * 100.0,
+        spec.diagnosis.1 * 100.0,
         spec.reflect_gain,
         spec.attempt_cap
     )

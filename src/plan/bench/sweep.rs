@@ -4,7 +4,10 @@
 //! also the root's headroom and the long-run spread among siblings), and, beside them, the
 //! planning cost and the budget; the reflection's quality (issue 27: a reflector's child
 //! better than a blind edit), FIRE's double execution, and D.1's stated expansion cost
-//! against the joint calibration. One at a time, not a grid: 30 settings.
+//! against the joint calibration; and what the engine adds to the paper (a failed node's
+//! retries, the diagnosis of each rewarded node). One at a time, not a grid: 34 settings
+//! around the engine's model (`TaskSpec::engine`), since the policy chosen here is the one
+//! the engine runs by default (`choice`: the tree policy that loses least to the others).
 //! Every setting meets the same task seeds. Per setting: the table, and adaptive against
 //! the best other tree policy and against keep-or-revert as paired 95% intervals, so the
 //! verdict is read from a distribution and not from one ordering.
@@ -14,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{DRAW, Verdict};
 use super::{Results, Row, describe, draws, evaluate, mean_se, paired, table};
-use crate::plan::sim::{D1_STATED, JOINT_D1, TaskSpec};
+use crate::plan::sim::{D1_STATED, ENGINE_DIAGNOSIS, JOINT_D1, TaskSpec};
 
 /// A property of the tasks the sweep varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -41,10 +44,15 @@ pub enum Knob {
     /// 0: the joint D.1 calibration (default); 1: D.1's stated 100–300k per expansion with
     /// the root's draft charged as one (the calibration before issue 27).
     Calibration,
+    /// `max_node_retries`: how often a failed node runs again (the engine's 2; 0 the paper
+    /// calibration's rule).
+    Retries,
+    /// A multiple of the engine's diagnosis shares (0: none, the paper's accounting).
+    Diagnosis,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 11] = [
+    pub const ALL: [Knob; 13] = [
         Knob::Drift,
         Knob::EarlyLongCorr,
         Knob::PriorCorr,
@@ -56,6 +64,8 @@ impl Knob {
         Knob::ReflectGain,
         Knob::ExecRuns,
         Knob::Calibration,
+        Knob::Retries,
+        Knob::Diagnosis,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +81,8 @@ impl Knob {
             Knob::ReflectGain => "reflect gain",
             Knob::ExecRuns => "exec runs",
             Knob::Calibration => "D.1 stated",
+            Knob::Retries => "retries",
+            Knob::Diagnosis => "diagnosis×",
         }
     }
 
@@ -88,6 +100,8 @@ impl Knob {
             Knob::ReflectGain => &[0.0, 0.02, 0.04, 0.08],
             Knob::ExecRuns => &[1.0, 2.0],
             Knob::Calibration => &[0.0, 1.0],
+            Knob::Retries => &[0.0, 2.0, 5.0],
+            Knob::Diagnosis => &[0.0, 1.0, 2.0],
         }
     }
 
@@ -95,7 +109,7 @@ impl Knob {
     pub fn show(self, value: f64) -> String {
         match self {
             Knob::Drift | Knob::EarlyLongCorr | Knob::ReflectGain => format!("{value:+.2}"),
-            Knob::ExecRuns | Knob::Calibration => format!("{value:.0}"),
+            Knob::ExecRuns | Knob::Calibration | Knob::Retries => format!("{value:.0}"),
             _ => format!("{value:.2}"),
         }
     }
@@ -115,6 +129,8 @@ impl Knob {
             Knob::Calibration => {
                 f64::from(u8::from((spec.expand_cost, spec.draft_cost) == D1_STATED))
             }
+            Knob::Retries => f64::from(spec.max_node_retries),
+            Knob::Diagnosis => spec.diagnosis.0 / ENGINE_DIAGNOSIS.0,
         }
     }
 
@@ -136,6 +152,10 @@ impl Knob {
             Knob::Calibration => {
                 (spec.expand_cost, spec.draft_cost) =
                     if value >= 0.5 { D1_STATED } else { JOINT_D1 };
+            }
+            Knob::Retries => spec.max_node_retries = value.round().max(0.0) as u32,
+            Knob::Diagnosis => {
+                spec.diagnosis = (ENGINE_DIAGNOSIS.0 * value, ENGINE_DIAGNOSIS.1 * value);
             }
         }
         spec
@@ -159,9 +179,10 @@ impl Setting {
     }
 }
 
-/// The default first, then each knob's other levels (one at a time, not a grid).
+/// The default (the engine's model) first, then each knob's other levels (one at a time,
+/// not a grid).
 pub fn settings() -> Vec<Setting> {
-    let base = TaskSpec::default();
+    let base = TaskSpec::engine();
     let mut out = vec![Setting {
         knob: None,
         value: 0.0,
@@ -221,6 +242,8 @@ pub struct Point {
     pub versus: Vec<Versus>,
     /// `CHECKS`, on best/ref.
     pub checks: Vec<Check>,
+    /// Each tree policy against every other on best/ref (`choice` reads them).
+    pub standings: Vec<Standing>,
 }
 
 const ADAPTIVE: &str = "adaptive";
@@ -288,6 +311,7 @@ fn versus(r: &Results) -> Vec<Versus> {
 
 fn point(setting: Setting, tasks: usize, seed: u64) -> Point {
     let r = evaluate(setting.spec, tasks, seed);
+    let standings = standings(&r);
     let rows = r.rows();
     let adaptive_rank = rows
         .iter()
@@ -300,6 +324,7 @@ fn point(setting: Setting, tasks: usize, seed: u64) -> Point {
         checks: checks(&r),
         rows,
         adaptive_rank,
+        standings,
     }
 }
 
@@ -346,10 +371,10 @@ pub fn render(points: &[Point], tasks: usize, seed: u64) -> String {
          varied at a time around the default\n\
          default: {}\n\
          1st/4, 1st: share of {} disjoint draws of {DRAW} tasks ranked first by mean max obs\n",
-        describe(&TaskSpec::default()),
+        describe(&TaskSpec::engine()),
         draws(tasks).len()
     );
-    let d = TaskSpec::default();
+    let d = TaskSpec::engine();
     let levels: Vec<String> = Knob::ALL
         .iter()
         .map(|k| format!("{} {}", k.name(), k.show(k.get(&d))))
@@ -440,6 +465,8 @@ pub fn summary(points: &[Point]) -> String {
     for (a, b) in CHECKS {
         let _ = writeln!(s, "{}", check_line(points, a, b));
     }
+    s.push('\n');
+    s.push_str(&super::choice::render(points));
     s
 }
 
@@ -510,6 +537,8 @@ pub fn tally(points: &[Point], against_loop: bool, measure: Measure) -> [usize; 
     n
 }
 
+pub use super::choice::{Standing, standings};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,7 +546,7 @@ mod tests {
     #[test]
     fn settings_move_one_knob_at_a_time_from_the_default() {
         let all = settings();
-        let base = TaskSpec::default();
+        let base = TaskSpec::engine();
         assert_eq!(all[0].spec, base);
         let others: usize = Knob::ALL.iter().map(|k| k.levels().len() - 1).sum();
         assert_eq!(
@@ -549,6 +578,7 @@ mod tests {
             adaptive_rank: 1,
             versus,
             checks: Vec::new(),
+            standings: Vec::new(),
         };
         let points = [
             point(vec![

@@ -7,7 +7,8 @@
 //! - `task.rs` the hidden plans: a reward and a long-run value per node, observed outcomes,
 //!   the reflector's prior, costs, a reference best
 //! - `search.rs` one search: a tree policy through the real plan-tree code, or
-//!   AutoResearch's keep-or-revert loop
+//!   AutoResearch's keep-or-revert loop; each execution an attempt, failed nodes retried and
+//!   rewarded ones diagnosed as the engine does (`TaskSpec::engine`)
 //!
 //! Every hidden quantity is a pure function of (task seed, the node's place in the tree):
 //! the k-th child of a node is the same plan whichever searcher reaches it, with the same
@@ -19,7 +20,7 @@ mod spec;
 mod task;
 
 pub use search::{Outcome, run_linear, run_tree};
-pub use spec::{D1_STATED, JOINT_D1, TaskSpec};
+pub use spec::{D1_STATED, ENGINE_DIAGNOSIS, JOINT_D1, TaskSpec};
 pub use task::{Hidden, Task};
 
 use crate::rng::{Draw, XorShift64};

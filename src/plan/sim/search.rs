@@ -1,6 +1,8 @@
 //! One search on one synthetic task until the budget or the attempt cap is spent: a tree
 //! policy through the real plan-tree code (`select`, `expand`, `record_outcome` with
-//! pruning, `record_failure`, the budget's r and α), or AutoResearch's keep-or-revert loop.
+//! pruning, `record_failed_attempt` with the engine's retries, the budget's r and α), or
+//! AutoResearch's keep-or-revert loop. Every execution is an attempt (the paper's count);
+//! a rewarded node's diagnosis is charged as the engine spends it (`TaskSpec::diagnosis`).
 
 use std::collections::HashMap;
 
@@ -27,11 +29,16 @@ pub struct Outcome {
     /// The running best true reward after each execution.
     pub trace: Vec<f64>,
     pub failures: usize,
+    /// Plans executed: a node's runs (`exec_runs`) and its retries after failures are one.
+    pub nodes: usize,
     /// Reflector calls: root drafts and expansions (0 for the linear loop).
     pub expansions: usize,
     /// Tokens spent, and the part of them spent by the reflector.
     pub tokens: u64,
     pub planning_tokens: u64,
+    /// The part spent diagnosing rewarded nodes (the engine's attribution, critic, clamp
+    /// judge and controller; 0 at the paper calibration).
+    pub diagnosis_tokens: u64,
 }
 
 impl Outcome {
@@ -86,17 +93,41 @@ pub fn run_tree(task: &Task, policy: Policy, rules: TreeRules, seed: u64) -> Out
         };
         let Some(&h) = hidden.get(node) else { break };
         if let Action::Execute { .. } = action {
-            let runs = spec.exec_runs.max(1);
-            charge(&mut budget, &mut out, task.exec_cost(h) * u64::from(runs));
-            let seen = task.observe_runs(h, runs);
+            // Retries continue the node's executions: the k-th is its own draw.
+            let runs = u64::from(spec.exec_runs.max(1));
+            let retry = tree
+                .get(node)
+                .map_or(0, |n| n.failed_attempts().len() as u64);
+            let before = out.seen;
+            let (mut spent, mut seen) = (0u64, None::<f64>);
+            for k in retry * runs..(retry + 1) * runs {
+                let cost = task.execution_cost(h, k);
+                spent += cost;
+                charge(&mut budget, &mut out, cost);
+                let r = task.observe_execution(h, k);
+                out.executed(h, r);
+                seen = match (seen, r) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            out.nodes += usize::from(retry == 0);
             let recorded = match seen {
-                Some(reward) => tree.record_outcome(node, packet(reward), DELTA),
-                None => tree.record_failure(node, packet(0.0)),
+                Some(reward) => tree.record_outcome(node, packet(reward), DELTA).map(|_| ()),
+                None => tree
+                    .record_failed_attempt(node, packet(0.0), spec.max_node_retries)
+                    .map(|_| ()),
             };
             if recorded.is_err() {
                 break;
             }
-            out.executed(h, seen);
+            if let Some(reward) = seen {
+                let (miss, gain) = spec.diagnosis;
+                let share = if reward > before { gain } else { miss };
+                let tokens = (spent as f64 * share).round() as u64;
+                out.diagnosis_tokens += tokens;
+                charge(&mut budget, &mut out, tokens);
+            }
             continue;
         }
         let Some(n) = tree.get(node) else { break };
@@ -152,12 +183,14 @@ pub fn run_linear(task: &Task) -> Outcome {
     out.tokens += task.exec_cost(incumbent);
     let mut incumbent_seen = task.observe(incumbent);
     out.executed(incumbent, incumbent_seen);
+    out.nodes += 1;
     let mut tries = 0u64;
     while out.tokens < spec.budget_tokens && out.attempts() < spec.attempt_cap {
         let next = task.child(incumbent, tries);
         out.tokens += task.exec_cost(next);
         let seen = task.observe(next);
         out.executed(next, seen);
+        out.nodes += 1;
         if seen > incumbent_seen {
             (incumbent, incumbent_seen, tries) = (next, seen, 0);
         } else {

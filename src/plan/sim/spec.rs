@@ -56,8 +56,37 @@ pub struct TaskSpec {
     /// paper does not measure it.
     pub reflect_gain: f64,
     /// Executions per tree node, the node scored by the best of them and charged for all
-    /// (FIRE-Bench's protocol in the reference code, `n_runs`: 2). The loop runs once.
+    /// (FIRE-Bench's protocol in the reference code, `n_runs`: 2). The loop runs once. Each
+    /// execution is one attempt, as the paper's 13.33 counts them.
     pub exec_runs: u32,
+    /// Times a node whose executions all failed is left unrun and selected again before it
+    /// is Failed (the engine's `[plan] max_node_retries`; 0 = Failed at once, the paper
+    /// calibration's rule). Each retry is executions, charged and counted.
+    pub max_node_retries: u32,
+    /// The engine's diagnosis of a node that produced a reward, as shares of its execution
+    /// tokens: (a miss, a gain). A miss (the node did not beat the best observed so far:
+    /// the engine's gate FAIL) gets attribution, its critic, the clamp judge and the
+    /// controller; a gain only the clamp judge. The paper charges no diagnosis: (0, 0).
+    pub diagnosis: (f64, f64),
+}
+
+/// The engine's diagnosis shares, from the demo's ledger (`youra demo`, decision 0041): a
+/// gate FAIL's four diagnosis calls took 3.4–3.6k tokens beside its node's 9.5–11.9k of
+/// execution (0.29–0.37), a PASS's clamp judge 1.0–1.1k beside 9.6–9.9k (0.10–0.11).
+pub const ENGINE_DIAGNOSIS: (f64, f64) = (0.33, 0.105);
+
+impl TaskSpec {
+    /// The engine's model: the paper calibration with what youra's engine adds to it — a
+    /// failed node retried up to `[plan] max_node_retries` (2) times, and each rewarded
+    /// execution diagnosed (`ENGINE_DIAGNOSIS`). The sweep's default: the policy the engine
+    /// runs by default is chosen on it.
+    pub fn engine() -> TaskSpec {
+        TaskSpec {
+            max_node_retries: crate::plan::MAX_NODE_RETRIES,
+            diagnosis: ENGINE_DIAGNOSIS,
+            ..TaskSpec::default()
+        }
+    }
 }
 
 /// Appendix D.1's stated expansion cost, the root's draft charged as an expansion: the
@@ -92,6 +121,8 @@ impl Default for TaskSpec {
             noise: 0.05,
             reflect_gain: 0.0,
             exec_runs: 1,
+            max_node_retries: 0,
+            diagnosis: (0.0, 0.0),
         }
     }
 }

@@ -105,17 +105,33 @@ impl Task {
     /// (`None` if all failed). The first run is `observe(h)`.
     pub fn observe_runs(&self, h: Hidden, runs: u32) -> Option<f64> {
         (0..u64::from(runs.max(1)))
-            .filter_map(|k| {
-                let run = match k {
-                    0 => h,
-                    k => Hidden {
-                        key: mix(h.key ^ mix(k ^ SALT_RUN)),
-                        ..h
-                    },
-                };
-                self.observe(run)
-            })
+            .filter_map(|k| self.observe_execution(h, k))
             .reduce(f64::max)
+    }
+
+    /// What the `k`-th execution ever of `h` reports (a second run, a retry after a
+    /// failure): execution 0 is `observe(h)`, each later one its own draw of noise and
+    /// failure on the same plan.
+    pub fn observe_execution(&self, h: Hidden, k: u64) -> Option<f64> {
+        let run = match k {
+            0 => h,
+            k => Hidden {
+                key: mix(h.key ^ mix(k ^ SALT_RUN)),
+                ..h
+            },
+        };
+        self.observe(run)
+    }
+
+    /// The tokens of the `k`-th execution of `h` (execution 0: `exec_cost(h)`).
+    pub fn execution_cost(&self, h: Hidden, k: u64) -> u64 {
+        match k {
+            0 => self.exec_cost(h),
+            k => self.exec_cost(Hidden {
+                key: mix(h.key ^ mix(k ^ SALT_RUN)),
+                ..h
+            }),
+        }
     }
 
     /// Whether executing `h` ends without a reward.
