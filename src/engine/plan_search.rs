@@ -202,8 +202,9 @@ fn expand(
         .get(node)
         .ok_or_else(|| StageError::MustStop(format!("plan tree: {node} vanished")))?;
     let plan = parent.plan.clone().unwrap_or_default();
-    // What the reflector sees (`plan::evidence`): result, log tail, diff, the failure
-    // analysis while it is this node's, siblings and children; 1..room children asked for.
+    // What the reflector sees (`plan::evidence`): result, log head and tail, diff, the
+    // failure analysis while it is this node's, siblings and children, the whole search in
+    // outline and its memory of earlier proposals; 1..room children asked for.
     // The diff: the node's code and command from its parent's (`plan::node_code`), bounded;
     // a node without code (run before code per node) leaves the slot saying so.
     let fix = super::stages::fields::snapshot_field(ctx, id, "refinement");
@@ -436,11 +437,16 @@ pub fn record(
         COMMIT_KEY.into(),
         serde_json::Value::String(commit.as_str().to_string()),
     );
-    // The log's tail for the reflector (`plan::evidence`): the log moves to
-    // `results/attempts/` at the next attempt; `tail_lines` masks secrets.
+    // The log brief for the reflector (`plan::evidence`: the reference's 100 head and 500
+    // tail lines, within its cap): the log moves to `results/attempts/` at the next
+    // attempt; `brief_lines` masks secrets.
     if let Some(log) = logs.first() {
-        let tail = crate::exec::tail_lines(&ctx.run.join(log), crate::plan::LOG_TAIL_LINES);
-        extra.insert(crate::plan::LOG_TAIL_KEY.into(), tail.join("\n").into());
+        let b = crate::exec::brief_lines(
+            &ctx.run.join(log),
+            crate::plan::LOG_HEAD_LINES,
+            crate::plan::LOG_TAIL_LINES,
+        );
+        crate::plan::keep_log_brief(&mut extra, &b.head, &b.tail, b.omitted);
     }
     if let Some(x) = &scored {
         extra.insert(crate::plan::PASSED_KEY.into(), x.passed.into());

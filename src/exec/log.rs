@@ -22,21 +22,94 @@ pub fn tail_lines(path: &Path, n: usize) -> Vec<String> {
         .collect()
 }
 
-fn read_tail(path: &Path) -> io::Result<String> {
-    // The tail goes into a repair prompt: a log (or a `results/` folder) the experiment
-    // replaced by a link to a file outside its sandbox must not be read through it, so the
-    // last two components (`results/run.log`) are opened following no link.
+/// The first and last lines of a job's log: the reflector's log brief (PrimeScientist's
+/// `log_brief.log`: head and tail of the run, the middle left out).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Brief {
+    /// The first lines; empty when the whole log fits in `tail`.
+    pub head: Vec<String>,
+    pub tail: Vec<String>,
+    /// Lines left out between them (`None`: too long a log to count cheaply).
+    pub omitted: Option<usize>,
+}
+
+/// The first `head` and last `tail` lines of `path`, secrets masked, read as `tail_lines`
+/// reads (no link followed, at most two windows of the file). A log of at most
+/// `head + tail` lines is all tail.
+pub fn brief_lines(path: &Path, head: usize, tail: usize) -> Brief {
+    let secrets = crate::redact::known_secrets();
+    let mask = |v: Vec<String>| -> Vec<String> {
+        v.into_iter()
+            .map(|l| crate::redact::redact(&l, &secrets).into_owned())
+            .collect()
+    };
+    let Ok(mut file) = open_log(path) else {
+        return Brief::default();
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return Brief::default();
+    };
+    if len <= 2 * TAIL_WINDOW {
+        let mut bytes = Vec::new();
+        if file.take(2 * TAIL_WINDOW).read_to_end(&mut bytes).is_err() {
+            return Brief::default();
+        }
+        let all = last_lines(&String::from_utf8_lossy(&bytes), usize::MAX);
+        if all.len() <= head + tail {
+            return Brief {
+                tail: mask(all),
+                ..Brief::default()
+            };
+        }
+        let omitted = all.len() - head - tail;
+        return Brief {
+            head: mask(all[..head].to_vec()),
+            tail: mask(all[all.len() - tail..].to_vec()),
+            omitted: Some(omitted),
+        };
+    }
+    let mut bytes = Vec::new();
+    if (&mut file)
+        .take(TAIL_WINDOW)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return Brief::default();
+    }
+    // The window's last line may be cut: keep whole lines only.
+    let end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let first = last_lines(&String::from_utf8_lossy(&bytes[..end]), usize::MAX);
+    Brief {
+        head: mask(first.into_iter().take(head).collect()),
+        tail: mask(
+            read_tail(path)
+                .map(|t| last_lines(&t, tail))
+                .unwrap_or_default(),
+        ),
+        omitted: None,
+    }
+}
+
+/// The log opened for reading, following no link (see `read_tail`).
+fn open_log(path: &Path) -> io::Result<File> {
     let grandparent = path
         .parent()
         .and_then(Path::parent)
         .filter(|b| !b.as_os_str().is_empty());
-    let mut file = match grandparent {
+    match grandparent {
         Some(base) => {
             let rel = path.strip_prefix(base).unwrap_or(path);
-            crate::fsutil::open_beneath(base, rel, crate::fsutil::Beneath::Read)?
+            crate::fsutil::open_beneath(base, rel, crate::fsutil::Beneath::Read)
         }
-        None => crate::fsutil::open_nofollow(path)?,
-    };
+        None => crate::fsutil::open_nofollow(path),
+    }
+}
+
+fn read_tail(path: &Path) -> io::Result<String> {
+    // The tail goes into a repair prompt: a log (or a `results/` folder) the experiment
+    // replaced by a link to a file outside its sandbox must not be read through it, so the
+    // last two components (`results/run.log`) are opened following no link.
+    let mut file = open_log(path)?;
     let len = file.metadata()?.len();
     let start = len.saturating_sub(TAIL_WINDOW);
     file.seek(SeekFrom::Start(start))?;
@@ -129,6 +202,53 @@ fn last_byte(path: &Path) -> io::Result<Option<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_brief_keeps_head_and_tail_and_counts_the_middle() -> io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let log = dir.path().join("results").join("run.log");
+        std::fs::create_dir_all(log.parent().unwrap_or(dir.path()))?;
+        // (lines in the log, head, tail, expected head, tail, omitted)
+        let table: [(usize, usize, usize, usize, usize, Option<usize>); 3] = [
+            (8, 3, 5, 0, 8, None),
+            (20, 3, 5, 3, 5, Some(12)),
+            (700, 100, 500, 100, 500, Some(100)),
+        ];
+        for (n, head, tail, want_head, want_tail, omitted) in table {
+            let text: String = (1..=n).map(|i| format!("line {i}\n")).collect();
+            std::fs::write(&log, text)?;
+            let b = brief_lines(&log, head, tail);
+            assert_eq!(
+                (b.head.len(), b.tail.len(), b.omitted),
+                (want_head, want_tail, omitted),
+                "{n}"
+            );
+            assert_eq!(
+                b.tail.last().map(String::as_str),
+                Some(format!("line {n}").as_str())
+            );
+            if want_head > 0 {
+                assert_eq!(b.head[0], "line 1");
+            }
+        }
+        // Beyond two windows: the head from the start, the tail from the end, the middle
+        // not counted; every line whole.
+        let long: String = (1..=40_000)
+            .map(|i| format!("epoch {i} loss 0.{i:05}\n"))
+            .collect();
+        std::fs::write(&log, long)?;
+        let b = brief_lines(&log, 100, 500);
+        assert_eq!((b.head.len(), b.tail.len(), b.omitted), (100, 500, None));
+        assert_eq!(b.head[0], "epoch 1 loss 0.00001");
+        assert_eq!(b.tail[499], "epoch 40000 loss 0.40000");
+        // A link planted as the log is not followed.
+        let outside = dir.path().join("secret");
+        std::fs::write(&outside, "do not read\n")?;
+        std::fs::remove_file(&log)?;
+        std::os::unix::fs::symlink(&outside, &log)?;
+        assert_eq!(brief_lines(&log, 100, 500), Brief::default());
+        Ok(())
+    }
 
     #[test]
     fn a_fifo_as_the_log_is_refused_at_once() -> io::Result<()> {

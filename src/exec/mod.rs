@@ -50,7 +50,7 @@ pub use job::{
 };
 pub use limits::{ChildLimits, signal_group};
 pub use local::LocalBackend;
-pub use log::tail_lines;
+pub use log::{Brief, brief_lines, tail_lines};
 pub use metrics::{
     MetricRecord, MetricsBatch, MetricsReader, read_metrics, read_metrics_beneath, read_results,
     read_results_beneath,

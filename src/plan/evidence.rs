@@ -1,8 +1,10 @@
 //! What the reflector sees when it expands a node (PrimeScientist §3.3; the reference's
 //! reflector reads the node's packet and verifier tail, its log brief, its diff from the
-//! baseline and the other nodes' priors and packets, the pruned children first): the node's
-//! measured result, the tail of its log, its code diff from its parent, the failure analysis
-//! while it is about this node, and how its siblings and children fared.
+//! baseline and the other nodes' priors and packets, the pruned children first, and resumes
+//! one session that remembers its earlier proposals): the node's measured result, the head
+//! and tail of its log, its code diff from its parent, the failure analysis while it is
+//! about this node, how its siblings and children fared, the whole search in outline and
+//! what the reflector proposed before and how it went (`evidence_search.rs`).
 //!
 //! Pure: the engine captures the log tail into the packet when it records the attempt (the
 //! log itself moves to `results/attempts/` at the next attempt) and computes the diff; this
@@ -18,10 +20,19 @@ use super::tree::{PlanNode, PlanTree};
 
 /// The packet key of the attempt's log tail (lines joined by `\n`, secrets masked).
 pub const LOG_TAIL_KEY: &str = "log_tail";
-/// Lines of the log the packet keeps: the error and what led to it, not the whole run.
-pub const LOG_TAIL_LINES: usize = 40;
-/// At most this many characters of the tail reach the prompt (its end is kept).
-pub const LOG_TAIL_CHARS: usize = 4_000;
+/// The packet key of the log's first lines, kept when the log is longer than head and tail.
+pub const LOG_HEAD_KEY: &str = "log_head";
+/// The packet key of how many lines were left out between head and tail (absent: uncounted).
+pub const LOG_OMITTED_KEY: &str = "log_omitted";
+/// The reference's log brief: the first 100 lines (set-up, data, configuration) and the last
+/// 500 (the training curve's end, the error and what led to it).
+pub const LOG_HEAD_LINES: usize = 100;
+pub const LOG_TAIL_LINES: usize = 500;
+/// The brief's token cap, in characters (about 4 a token: 1k tokens of head, 4k of tail):
+/// each part keeps its start (head) or its end (tail) within its share, in the packet and
+/// in the prompt.
+pub const LOG_HEAD_CHARS: usize = 4_000;
+pub const LOG_TAIL_CHARS: usize = 16_000;
 /// At most this many characters of a diff reach the prompt.
 pub const DIFF_CHARS: usize = 6_000;
 /// A longer log line is cut: a progress bar or a dumped array says nothing more at 10 kB.
@@ -37,12 +48,17 @@ pub struct Evidence {
     pub plan: String,
     /// Reward, gate outcome and measured metrics; or why there are none.
     pub result: String,
+    /// The log brief: its head, what was left out, its tail.
     pub log_tail: String,
     pub diff: String,
     /// The failure analysis's requested change, while it is about this node.
     pub failure: String,
     /// Siblings and children: first lines of their plans, rewards, pruned or failed.
     pub branch: String,
+    /// The sub-hypothesis's whole tree in outline, this node marked.
+    pub tree: String,
+    /// The reflector's earlier proposals in this search, how each fared, and its calibration.
+    pub memory: String,
 }
 
 /// The evidence for expanding `node`. `diff`: its code diff from its parent's, when the run
@@ -69,11 +85,47 @@ pub fn evidence(
         result: result(node),
         log_tail: log_tail(node),
         diff: match diff.map(str::trim_end).filter(|d| !d.trim().is_empty()) {
-            Some(d) => bound_head(&mask(d), DIFF_CHARS),
+            Some(d) => bound_head(&mask(d), DIFF_CHARS, "diff"),
             None => NO_DIFF.to_string(),
         },
         failure: mask(&failure),
         branch: branch(tree, node),
+        tree: mask(&super::evidence_search::outline(
+            tree,
+            hypothesis.as_deref(),
+            &node.id,
+        )),
+        memory: mask(&super::evidence_search::memory(
+            tree,
+            hypothesis.as_deref(),
+            &node.id,
+        )),
+    }
+}
+
+/// Keep the log brief in an attempt's packet, bounded as the prompt bounds it (a tree of
+/// many nodes stays small): `head` and `tail` lines, `omitted` between them.
+pub fn keep_log_brief(
+    extra: &mut serde_json::Map<String, Value>,
+    head: &[String],
+    tail: &[String],
+    omitted: Option<usize>,
+) {
+    let cut = |l: &String| l.chars().take(LINE_CHARS).collect::<String>();
+    let tail: Vec<String> = tail.iter().map(cut).collect();
+    extra.insert(
+        LOG_TAIL_KEY.into(),
+        bound_tail(&tail.join("\n"), LOG_TAIL_CHARS).into(),
+    );
+    if !head.is_empty() {
+        let head: Vec<String> = head.iter().map(cut).collect();
+        extra.insert(
+            LOG_HEAD_KEY.into(),
+            bound_head(&head.join("\n"), LOG_HEAD_CHARS, "log head").into(),
+        );
+        if let Some(n) = omitted {
+            extra.insert(LOG_OMITTED_KEY.into(), n.into());
+        }
     }
 }
 
@@ -129,7 +181,7 @@ fn hypothesis_of(tree: &PlanTree, node: &PlanNode) -> Option<String> {
     }
 }
 
-fn passed(node: &PlanNode) -> Option<bool> {
+pub(super) fn passed(node: &PlanNode) -> Option<bool> {
     node.packet.as_ref()?.extra.get(PASSED_KEY)?.as_bool()
 }
 
@@ -168,26 +220,50 @@ fn result(node: &PlanNode) -> String {
     out
 }
 
+/// The log brief for the prompt: the head (when the log was longer than head and tail), a
+/// line saying what was left out, the tail; each part within its share of the cap.
 fn log_tail(node: &PlanNode) -> String {
-    let tail = node
-        .packet
-        .as_ref()
-        .and_then(|p| p.extra.get(LOG_TAIL_KEY))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    if tail.trim().is_empty() {
+    let text = |key: &str| {
+        node.packet
+            .as_ref()
+            .and_then(|p| p.extra.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let (head, tail) = (text(LOG_HEAD_KEY), text(LOG_TAIL_KEY));
+    if tail.trim().is_empty() && head.trim().is_empty() {
         return "(no log recorded for this node)".into();
     }
-    let lines: Vec<String> = tail
-        .lines()
-        .rev()
-        .take(LOG_TAIL_LINES)
-        .map(|l| l.chars().take(LINE_CHARS).collect())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    bound_tail(&mask(&lines.join("\n")), LOG_TAIL_CHARS)
+    let lines = |t: &str, n: usize, from_end: bool| -> String {
+        let all: Vec<String> = t
+            .lines()
+            .map(|l| l.chars().take(LINE_CHARS).collect())
+            .collect();
+        let kept = match from_end {
+            true => &all[all.len().saturating_sub(n)..],
+            false => &all[..n.min(all.len())],
+        };
+        kept.join("\n")
+    };
+    let tail = bound_tail(&mask(&lines(tail, LOG_TAIL_LINES, true)), LOG_TAIL_CHARS);
+    if head.trim().is_empty() {
+        return tail;
+    }
+    let head = bound_head(
+        &mask(&lines(head, LOG_HEAD_LINES, false)),
+        LOG_HEAD_CHARS,
+        "log head",
+    );
+    let omitted = node
+        .packet
+        .as_ref()
+        .and_then(|p| p.extra.get(LOG_OMITTED_KEY))
+        .and_then(Value::as_u64)
+        .map_or_else(
+            || "… the middle of the log is left out …".to_string(),
+            |n| format!("… {n} lines of the log are left out …"),
+        );
+    format!("{head}\n{omitted}\n{tail}")
 }
 
 /// Siblings (the parent's other children) and the node's own children, one line each.
@@ -235,7 +311,7 @@ fn list(out: &mut String, nodes: &[&PlanNode]) {
 }
 
 /// `n-0004 [pruned, reward 0.421, gate missed] Bill depth alone — tested: …`.
-fn entry(n: &PlanNode) -> String {
+pub(super) fn entry(n: &PlanNode) -> String {
     let mut tags = vec![n.status.name().to_string()];
     if let Some(p) = n.packet.as_ref().filter(|_| n.status != NodeStatus::Failed) {
         tags.push(format!("reward {:.3}", p.reward));
@@ -263,7 +339,7 @@ fn entry(n: &PlanNode) -> String {
     line
 }
 
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.chars().count() > LINE_CHARS {
         true => format!("{}…", flat.chars().take(LINE_CHARS).collect::<String>()),
@@ -293,8 +369,8 @@ fn bound_tail(text: &str, limit: usize) -> String {
     )
 }
 
-/// The first `limit` characters, to a line end, with a last line saying what was cut.
-fn bound_head(text: &str, limit: usize) -> String {
+/// The first `limit` characters, to a line end, with a last line saying what (`what`) was cut.
+fn bound_head(text: &str, limit: usize, what: &str) -> String {
     let total = text.chars().count();
     if total <= limit {
         return text.to_string();
@@ -302,7 +378,7 @@ fn bound_head(text: &str, limit: usize) -> String {
     let cut: String = text.chars().take(limit).collect();
     let cut = cut.rsplit_once('\n').map_or(cut.as_str(), |(head, _)| head);
     format!(
-        "{cut}\n… diff cut: {} of {total} characters shown",
+        "{cut}\n… {what} cut: {} of {total} characters shown",
         cut.chars().count()
     )
 }

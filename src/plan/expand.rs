@@ -66,6 +66,8 @@ pub fn expansion_prompt(e: &Evidence, m: usize) -> String {
             ("diff", &e.diff),
             ("failure", &e.failure),
             ("tree_context", &e.branch),
+            ("tree", &e.tree),
+            ("memory", &e.memory),
             ("m", &m),
         ],
     )

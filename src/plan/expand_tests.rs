@@ -190,6 +190,8 @@ fn evidence_of(plan: &str, result: &str) -> Evidence {
         diff: "DIFF".into(),
         failure: "accuracy short by 0.1".into(),
         branch: "BRANCH".into(),
+        tree: "TREE OUTLINE".into(),
+        memory: "MEMORY OF PROPOSALS".into(),
     }
 }
 
@@ -203,6 +205,8 @@ fn the_prompt_names_every_variable() {
         "```diff\nDIFF\n```",
         "accuracy short by 0.1",
         "BRANCH",
+        "TREE OUTLINE",
+        "MEMORY OF PROPOSALS",
         "between 1 and 3 child plans",
         "(1 to 3 children)",
     ] {

@@ -28,6 +28,7 @@ mod directives;
 mod eligibility;
 mod error;
 mod evidence;
+mod evidence_search;
 mod expand;
 mod files;
 mod git_run;
@@ -61,8 +62,8 @@ pub use directives::{
 pub use eligibility::{Avail, Blocked, availability};
 pub use error::{PlanError, PlanWarning};
 pub use evidence::{
-    DIFF_CHARS, Evidence, LOG_TAIL_KEY, LOG_TAIL_LINES, NO_DIFF, evidence, fix_applies,
-    latest_recorded,
+    DIFF_CHARS, Evidence, LOG_HEAD_KEY, LOG_HEAD_LINES, LOG_TAIL_KEY, LOG_TAIL_LINES, NO_DIFF,
+    evidence, fix_applies, keep_log_brief, latest_recorded,
 };
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,

@@ -75,6 +75,7 @@ mod plan_budget;
 mod plan_budget_per_h;
 mod plan_code;
 mod plan_ledger;
+mod plan_reflector_evidence;
 mod plan_steering;
 mod plan_tree;
 mod planned_criteria;
