@@ -39,6 +39,10 @@ pub struct PlanSettings {
     /// budget lasts (the paper's search). The VSA's `sub_hypotheses.<h>.search.after_pass`,
     /// when set, overrides it for that sub-hypothesis.
     pub after_pass: Option<u32>,
+    /// Who drafts each search's root plan: `design` (the design brief is the root, no
+    /// call) or `reflector` (PrimeScientist: the reflector drafts it from the brief and
+    /// what the run's other searches found, a charged call). See decision 0041.
+    pub root_plan: crate::plan::RootPlan,
     /// Seed of the selection's draws (with the tree's size, so a restart draws the same).
     pub seed: u64,
 }
@@ -58,6 +62,7 @@ impl Default for PlanSettings {
             max_node_retries: crate::plan::MAX_NODE_RETRIES,
             tree_rules: crate::plan::TreeRules::default(),
             after_pass: None,
+            root_plan: crate::plan::RootPlan::Design,
             seed: 7,
         }
     }
@@ -77,6 +82,8 @@ impl PlanSettings {
              # sub-hypothesis searches under its own budget_tokens (0 = no plan tree).\n\
              [plan]\n\
              budget_tokens = {}\n\
+             # The reflector drafts each search's first plan from the design (\"design\": the brief is it).\n\
+             root_plan = \"reflector\"\n\
              # policy = \"greedy\"        # greedy, adaptive, uct, random, fixed\n\
              # after_pass = 1           # attempts after the first pass; unset = while the budget lasts\n\
              # max_node_retries = 2     # a node whose run failed is run again before it is Failed\n",
@@ -125,6 +132,11 @@ mod tests {
             toml::from_str(&PlanSettings::init_toml()).expect("the [plan] TOML parses");
         let plan: PlanSettings = value["plan"].clone().try_into().expect("a [plan]");
         assert_eq!(plan.budget_tokens, PlanSettings::INIT_BUDGET_TOKENS);
+        assert_eq!(plan.root_plan, crate::plan::RootPlan::Reflector);
+        assert_eq!(
+            PlanSettings::default().root_plan,
+            crate::plan::RootPlan::Design
+        );
         assert!(plan.budget_tokens > 0);
         // Everything else is the compiled default, which keeps the tree off without [plan].
         let default = PlanSettings::default();

@@ -248,7 +248,8 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
          approval_timeout_s = {wait:.1}\napproval_default = \"reject\"\n\n\
          # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
          # After a pass the search tries one more node, and the best node's result is the gate's.\n\
-         [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\n\n\
+         # The reflector drafts each search's first plan from the design.\n\
+         [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\nroot_plan = \"reflector\"\n\n\
          # Every gate reads 5 seeds x 5 folds and decides on its 95% interval\n\
          # (docs/decisions/0035-gates-on-repeats.md); `[evidence]` changes how many.\n\
          {exec}",

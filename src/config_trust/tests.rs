@@ -137,6 +137,7 @@ const PLAIN: &[(&str, &str)] = &[
     ),
     ("plan.policy", "how the plan tree chooses"),
     ("plan.tree_rules", "which rules shape the plan tree"),
+    ("plan.root_plan", "who drafts a search's first plan"),
     ("recovery.router", "which recovery rule decides"),
     ("recovery.show_table_choice", "what the controller is shown"),
     ("evidence.interval", "how an interval is computed"),

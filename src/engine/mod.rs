@@ -26,6 +26,7 @@ mod next_choice;
 pub mod outage;
 mod parallel;
 mod plan_open;
+mod plan_root;
 mod plan_search;
 pub mod progress;
 pub mod prompts;

@@ -121,9 +121,13 @@ pub fn next(
         tree.save(ctx.run, std::slice::from_ref(&node))
             .map_err(err("save"))?;
     }
-    // The root plan's drafting is a charged call of this sub-hypothesis (once; after a
-    // kill between the tree's save and the budget's, here again).
-    if !budget.root_tokens.contains_key(id)
+    // The reflector drafts the root when the run asks (its call is planning, charged from
+    // the ledger); otherwise the design brief is the root, and the design's call is the
+    // search's planning, charged once (after a kill between the tree's save and the
+    // budget's, here again).
+    super::plan_root::draft_if_due(ctx, s, &mut tree, id)?;
+    if super::plan_root::drafted_by_design(s)
+        && !budget.root_tokens.contains_key(id)
         && budget.charge_root(id, super::plan_open::root_draft_tokens(ctx.run, id))
     {
         save_budget(ctx.run, &budget).map_err(err("save the budget"))?;

@@ -8,6 +8,9 @@
 //!   what running them showed, then its calibration so far (estimates against the rate at
 //!   which its proposals beat their parent): what it tried and what it learned.
 //!
+//! - `insights`: what the run's other searches found (the reference's `insights/`, real
+//!   discoveries of other tasks), for the reflector drafting a new search's root.
+//!
 //! Pure and bounded; the text is the plans' and the reflector's own, masked by the caller.
 
 use super::evidence::{entry, one_line};
@@ -175,6 +178,66 @@ pub fn memory(tree: &PlanTree, hypothesis: Option<&str>, at: &NodeId) -> String 
     out
 }
 
+/// Sub-hypotheses listed in `insights`; the rest are counted.
+pub const INSIGHT_SEARCHES: usize = 8;
+
+/// What every other sub-hypothesis's search found: its plans run, its best by reward (title,
+/// reward, gate) and the directions that did not pay (pruned or failed), one block each.
+pub fn insights(tree: &PlanTree, except: &str) -> String {
+    let mut ids: Vec<&str> = tree
+        .roots()
+        .filter_map(|r| r.hypothesis_id.as_deref())
+        .filter(|h| *h != except)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    if ids.is_empty() {
+        return "(none: this is the run's first search)".into();
+    }
+    let mut out = String::new();
+    for h in ids.iter().take(INSIGHT_SEARCHES) {
+        let mine: Vec<&PlanNode> = tree
+            .roots()
+            .filter(|r| r.hypothesis_id.as_deref() == Some(*h))
+            .collect();
+        let nodes: Vec<&PlanNode> = walk(tree, &mine).into_iter().map(|(_, n)| n).collect();
+        let ran: Vec<&PlanNode> = nodes
+            .iter()
+            .copied()
+            .filter(|n| n.status.has_reward())
+            .collect();
+        if ran.is_empty() {
+            out.push_str(&format!("- {h}: no plan has run yet.\n"));
+            continue;
+        }
+        let best = ran
+            .iter()
+            .filter(|n| n.status != NodeStatus::Failed)
+            .max_by(|a, b| {
+                let r = |n: &PlanNode| n.packet.as_ref().map_or(0.0, |p| p.reward);
+                r(a).total_cmp(&r(b))
+            });
+        out.push_str(&format!("- {h}: {} plan(s) run", ran.len()));
+        match best {
+            Some(b) => out.push_str(&format!("; the best: {}\n", entry(b))),
+            None => out.push_str("; every one failed without a result\n"),
+        }
+        for n in ran
+            .iter()
+            .filter(|n| matches!(n.status, NodeStatus::Pruned | NodeStatus::Failed))
+        {
+            out.push_str(&format!("  - did not pay: {}\n", entry(n)));
+        }
+    }
+    if ids.len() > INSIGHT_SEARCHES {
+        out.push_str(&format!(
+            "- … and {} more searches\n",
+            ids.len() - INSIGHT_SEARCHES
+        ));
+    }
+    out.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +279,27 @@ mod tests {
         assert!(m.contains("too hopeful"), "{m}");
         let first = memory(&t, Some("h-m1"), &id("n-0005"));
         assert_eq!(first, "(none: this is your first expansion in this search)");
+    }
+
+    #[test]
+    fn insights_name_each_other_searchs_best_and_what_did_not_pay() {
+        let t = fixture();
+        let i = insights(&t, "h-m2");
+        let lines: Vec<&str> = i.lines().collect();
+        assert!(
+            lines[0].starts_with("- h-e1: 3 plan(s) run; the best: n-0001 ["),
+            "{i}"
+        );
+        assert!(i.contains("did not pay: n-0002 [failed]"), "{i}");
+        assert!(i.contains("did not pay: n-0003 [pruned"), "{i}");
+        assert!(i.contains("- h-m1: 1 plan(s) run; the best: n-0005"), "{i}");
+        assert!(
+            !insights(&t, "h-e1").contains("h-e1"),
+            "its own search is not an insight"
+        );
+        assert_eq!(
+            insights(&PlanTree::new(), "h-e1"),
+            "(none: this is the run's first search)"
+        );
     }
 }

@@ -74,7 +74,7 @@ pub fn expansion_prompt(e: &Evidence, m: usize) -> String {
 }
 
 /// `template` with each `{{name}}` of `vars` replaced; other braces are kept.
-fn fill(template: &str, vars: &[(&str, &str)]) -> String {
+pub(super) fn fill(template: &str, vars: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() * 2);
     let mut rest = template;
     while let Some(i) = rest.find("{{") {
@@ -166,7 +166,7 @@ fn children(reply: &str) -> Result<Vec<Value>, ExpandError> {
 
 /// From the first `{` or `[` to the last matching closer: models wrap JSON in prose or
 /// fences however they are asked.
-fn json_part(reply: &str) -> &str {
+pub(super) fn json_part(reply: &str) -> &str {
     let start = reply.find(['{', '[']);
     let end = reply.rfind(['}', ']']);
     match (start, end) {
@@ -175,7 +175,7 @@ fn json_part(reply: &str) -> &str {
     }
 }
 
-fn prior(raw: Option<&Value>, label: &str, notes: &mut Vec<String>) -> Prior {
+pub(super) fn prior(raw: Option<&Value>, label: &str, notes: &mut Vec<String>) -> Prior {
     let Some(Value::Object(map)) = raw else {
         notes.push(format!("{label}: no `prior`; P = 0.5 is used"));
         return Prior::default();

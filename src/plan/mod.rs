@@ -39,6 +39,7 @@ mod node_files;
 mod object_id;
 mod policy;
 mod reward;
+mod root_draft;
 mod rules;
 mod save;
 mod select;
@@ -65,6 +66,7 @@ pub use evidence::{
     DIFF_CHARS, Evidence, LOG_HEAD_KEY, LOG_HEAD_LINES, LOG_TAIL_KEY, LOG_TAIL_LINES, NO_DIFF,
     evidence, fix_applies, keep_log_brief, latest_recorded,
 };
+pub use evidence_search::insights;
 pub use expand::{
     EXPANSION_PROMPT, ExpandError, Expansion, SIMILARITY_LIMIT, expansion_prompt, parse_expansion,
     similarity,
@@ -81,6 +83,7 @@ pub use policy::{
     probabilities, sample_index, uct_score, weight,
 };
 pub use reward::{Criterion, Op, UnknownOp, all_met, met, reward, satisfaction, score, shortfall};
+pub use root_draft::{DRAFTED_BY, ROOT_PROMPT, RootPlan, UnknownRootPlan, parse_root, root_prompt};
 pub use rules::{ChildState, TreeRules, UnknownRules};
 pub use save::{FileWrite, SELECTION_FILE, apply_writes, save_budget, save_selection};
 pub use select::{force, select};

@@ -311,7 +311,8 @@ fn youra_demo_headless_answers_the_escalation_by_the_waiting_policy() {
     assert_eq!(
         executed_plans(&dir, "h-e1"),
         [
-            "# Plan for h-e1",
+            // The reflector's draft of the root (`[plan] root_plan = "reflector"`).
+            "# Nearest centroid on the three caliper measurements",
             "# Bill depth alone",
             "# Standardize the features",
             "# Flipper length and bill depth"

@@ -77,26 +77,31 @@ fn a_later_sub_hypothesis_starts_at_r_1_and_the_ledger_is_split_by_sub_hypothesi
         let h = node_code::node_hypothesis(&tree, &node).expect("a node of a sub-hypothesis");
         *want.entry(h).or_default() += c[4].parse::<u64>().unwrap() + c[5].parse::<u64>().unwrap();
     }
-    // The root plans' drafting (the design brief, by the executor at Experiment Design) is
-    // each sub-hypothesis's planning too: charged once, with the ledger's counts of that call.
-    let drafts: Vec<u64> = ledger
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').collect::<Vec<_>>())
-        .filter(|c| c[1] == "executor" && c[2] == "experiment_design")
-        .map(|c| c[4].parse::<u64>().unwrap() + c[5].parse::<u64>().unwrap())
-        .collect();
-    let roots: Vec<u64> = ["h-e1", "h-m1", "h-c1"]
-        .iter()
-        .map(|h| now.root_tokens[*h])
-        .collect();
-    assert_eq!(
-        roots, drafts,
-        "the root of each, in the order they were designed"
-    );
-    assert!(roots.iter().all(|&t| t > 0), "{roots:?}");
-    for (h, t) in now.root_tokens.iter() {
-        *want.entry(h.clone()).or_default() += t;
+    // The demo's roots are drafted by the reflector (`[plan] root_plan = "reflector"`): each
+    // draft is a planning row of the root's own, counted above as its search's planning; the
+    // design brief is no longer charged as the root.
+    assert!(now.root_tokens.is_empty(), "{:?}", now.root_tokens);
+    for h in ["h-e1", "h-m1", "h-c1"] {
+        let root = tree
+            .roots()
+            .find(|r| r.hypothesis_id.as_deref() == Some(h))
+            .unwrap_or_else(|| panic!("{h}'s root"));
+        let tag = root.id.as_str();
+        assert!(
+            ledger.lines().any(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                c[1] == "reflector" && c[7] == tag && c[9] == "planning"
+            }),
+            "{h}: no reflector planning row of {tag}"
+        );
+        assert_eq!(
+            root.prior
+                .extra
+                .get(youra::plan::DRAFTED_BY)
+                .and_then(|v| v.as_str()),
+            Some("reflector"),
+            "{h}"
+        );
     }
     assert_eq!(now.hypothesis_tokens, want);
     assert_eq!(now.hypothesis_tokens.values().sum::<u64>(), now.used_tokens);
@@ -276,6 +281,8 @@ fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
         .debate(6, true)
         .planning()
         .design_and_plan("h-e1", &brief("accuracy", ">=", 0.92))
+        // init's [plan] has the reflector draft the root from the brief.
+        .reply("reflector", "coding_validation", Some("h-e1"), 1, ROOT)
         .passing_attempt("h-e1", &code_reply("centroid.py", CENTROID_PY, &[]));
     let extra = format!(
         "experiment_time_limit_s = 60\n\n{}",
@@ -294,13 +301,37 @@ fn youra_init_turns_the_plan_tree_on_and_a_run_made_like_it_searches_one() {
     assert!(root.packet.as_ref().is_some_and(|p| p.reward > 0.0));
     let budget = loaded.budget.expect("plan/budget.json");
     assert_eq!(budget.total_tokens, 150_000);
-    // Its drafting (the design brief) was charged to h-e1, with its execution.
+    // The reflector drafted the root, and the root ran that plan: the coder was asked to
+    // execute it, and the draft's call was charged to h-e1 as planning.
     assert!(
-        budget.root_tokens.get("h-e1").is_some_and(|&t| t > 0),
-        "{budget:?}"
+        root.plan
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("# Nearest centroid, as designed")
     );
-    assert!(budget.spent_by("h-e1") > budget.root_tokens["h-e1"]);
+    assert_eq!(
+        root.prior
+            .extra
+            .get(youra::plan::DRAFTED_BY)
+            .and_then(|v| v.as_str()),
+        Some("reflector")
+    );
+    assert!(budget.root_tokens.is_empty(), "{budget:?}");
+    assert!(budget.split.planning > 0, "{budget:?}");
+    assert!(budget.spent_by("h-e1") > budget.split.planning);
+    let ledger = std::fs::read_to_string(run.join("ledger.tsv")).unwrap();
+    assert!(
+        ledger
+            .lines()
+            .any(|l| l.contains("\treflector\tcoding_validation\t")
+                && l.contains(&format!("\t{}\t", root.id))
+                && l.ends_with("\tplanning")),
+        "{ledger}"
+    );
 }
+
+/// The reflector's first plan for h-e1 (init's `root_plan = "reflector"`).
+const ROOT: &str = r##"{"plan": "# Nearest centroid, as designed\n\nThe brief's rule on the bill measurements with 5-fold cross-validation; every open choice decided.", "prior": {"estimate": 0.5, "hypothesis": "the designed rule passes"}}"##;
 
 #[test]
 fn the_engine_runs_a_crashed_node_again_and_counts_each_execution() {

@@ -296,6 +296,45 @@ fn design(s: &mut Script, h: &str, what: &str, metric: &str, op: &str, value: f6
             1,
             &controller_ok("Coding & Validation", None),
         );
+    // The search opens: the reflector drafts its first plan from the brief (`[plan]
+    // root_plan = "reflector"`).
+    s.reply("reflector", "coding_validation", Some(h), 1, &root_plan(h));
+}
+
+/// The reflector's first plan of `h`'s search: what the brief leaves open decided, the
+/// plan the coder's recorded reply then implements.
+fn root_plan(h: &str) -> String {
+    let (title, method, estimate, tests) = match h {
+        "h-e1" | "h-e2" => (
+            "Nearest centroid on the three caliper measurements",
+            "Nearest class centroid on bill length, bill depth and flipper length. The brief fixes no scaling: the plain rule on millimetres first, so that any later change is measured against it.",
+            if h == "h-e1" { 0.5 } else { 0.7 },
+            "the caliper rule reaches the brief's accuracy",
+        ),
+        "h-m1" | "h-m2" => (
+            "Flipper length's gain over the standardized bills",
+            "Two nearest-centroid rules on z-scores fitted on each training fold: bill length and depth alone, and the same with flipper length added; the gain is their accuracy difference, paired fold by fold.",
+            0.45,
+            "flipper length adds little once the bills are known",
+        ),
+        _ => (
+            "The standardized caliper rule within each sex",
+            "The standardized nearest-centroid rule on the three calipers, scored separately on female and male birds; the smaller of the two accuracies is the metric.",
+            0.6,
+            "the rule holds for both sexes",
+        ),
+    };
+    serde_json::json!({
+        "plan": format!("# {title}\n\n**Data**: data/penguins.csv, the birds with every caliper measurement (and a recorded sex where the claim is per sex).\n\n**Method**: {method}\n\n**Procedure**: 5-fold cross-validation on every seed youra gives, the majority-class and LDA baselines on the same folds, and a learning curve over 20–100 % of each training fold of the first seed."),
+        "prior": {
+            "estimate": estimate,
+            "hypothesis": tests,
+            "rationale": "the brief's design, with its open choices decided",
+            "changes": ["the brief's open choices decided"],
+            "risks": ["the plain rule may miss the gate"],
+        },
+    })
+    .to_string()
 }
 
 /// One Coding & Validation attempt whose experiment meets its gate; the search goes on
