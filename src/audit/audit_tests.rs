@@ -206,12 +206,17 @@ fn deep_nesting_is_cut_and_noted_not_a_crash() {
     assert_eq!(r.verdict, verdict::Verdict::Fabricated);
 }
 
-/// Data read through a library youra does not know (`h5py`) is neither constructed nor
-/// outnumbered by the noise added to it: the census says nothing, and the output stays
-/// unknown rather than synthetic.
+/// Data read through a library youra does not know (`h5py`, a lab's `fancyloader` given a
+/// data set's name) is neither constructed nor outnumbered by the noise added to it: the
+/// census says nothing, and the output stays unknown rather than synthetic (while the same
+/// shape built with numpy from the program's own numbers is constructed: `census_constructed_numpy`).
 #[test]
 fn data_from_an_unknown_reader_is_not_called_generated() {
-    for case in ["census_unknown_reader", "census_unknown_reader_noise"] {
+    for case in [
+        "census_unknown_reader",
+        "census_unknown_reader_noise",
+        "census_unknown_library",
+    ] {
         let report = audit_case(&fixtures().join(case));
         assert_eq!(report.verdict, verdict::Verdict::Unknown, "{case}");
         assert!(

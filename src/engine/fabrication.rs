@@ -132,6 +132,18 @@ mod tests {
     }
 
     #[test]
+    fn data_through_a_library_the_audit_does_not_know_is_not_refused() {
+        // Issue 44's risk: a real run reading its data through an unknown library, no metric
+        // followable, must not be sent to repair as synthetic when the brief names a dataset.
+        let lab = "import json\nimport fancyloader\nfrom mylab.models import build_model\nraw = fancyloader.open_split('penguins', 0.8)\ntrain_data = raw[0]\nmodel = build_model(width=8)\nacc = model.fit_and_score(train_data)\njson.dump({'accuracy': acc}, open('results/experiment_results.json', 'w'))\n";
+        assert_eq!(run(&[("train.py", lab)], &[rec(0.5), rec(0.7)]), vec![]);
+        // The same program building its data from its own numbers is refused.
+        let built = "import json\nimport numpy as np\nfrom mylab.models import build_model\ngrid = np.arange(97 * 97)\ntrain_data = np.stack([grid // 97, grid % 97], axis=-1)\nmodel = build_model(width=8)\nacc = model.fit_and_score(train_data)\njson.dump({'accuracy': acc}, open('results/experiment_results.json', 'w'))\n";
+        let found = run(&[("train.py", built)], &[rec(0.5), rec(0.7)]);
+        assert!(found.iter().any(|f| f.kind == "data-census"), "{found:?}");
+    }
+
+    #[test]
     fn honest_code_has_no_findings() {
         assert_eq!(
             run(&[("train.py", HONEST)], &[rec(0.5), rec(0.7), rec(0.9)]),

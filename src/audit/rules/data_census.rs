@@ -8,12 +8,15 @@
 //! Noise added to loaded rows is loaded data (its roots hold the loader), so augmentation
 //! never counts as generated. Data-named values built from neither, by code that loads
 //! nothing at all (`x ∘ y mod p` over `range(p)`, a simulator's state), are constructed by
-//! the program: synthetic too, more weakly.
+//! the program: synthetic too, more weakly. A value that comes out of a library call youra
+//! does not know (`fancyloader.open_split("cifar10", 0.8)`) is not constructed: the library
+//! may read data, so its constant arguments say nothing, and the census stays silent rather
+//! than refuse a real run (the engine's fabrication gate acts on a Synthetic verdict).
 
 use crate::audit::classify;
 use crate::audit::ctx::Ctx;
 use crate::audit::flow::{Flow, RootKind};
-use crate::audit::ir::How;
+use crate::audit::ir::{Expr, How};
 use crate::audit::verdict::{Evidence, Origin, Weight};
 
 pub const RULE: &str = "data-census";
@@ -25,6 +28,87 @@ const DATA_LIBS: [&str; 10] = [
     "h5py", "sqlite3", "pyarrow", "netCDF4", "xarray", "scipy.io", "tables", "zarr", "lmdb",
     "duckdb",
 ];
+
+/// Libraries that compute rather than read: a value built through them from the code's own
+/// numbers is still constructed by the program (`np.arange(p)`, `torch.randperm(n)`).
+const COMPUTE_LIBS: [&str; 14] = [
+    "numpy",
+    "torch",
+    "math",
+    "itertools",
+    "functools",
+    "collections",
+    "jax",
+    "scipy",
+    "sympy",
+    "random",
+    "statistics",
+    "operator",
+    "networkx",
+    "pandas",
+];
+
+/// How deep `external` follows names to their assignments.
+const EXTERNAL_DEPTH: usize = 4;
+
+/// Whether `e` (in `scope` of module `m`, before `line`) comes out of a call to a library
+/// outside the program that youra does not classify and that is not a computing library:
+/// directly, or through names assigned from one.
+fn external(
+    ctx: &Ctx,
+    flow: &Flow,
+    m: usize,
+    scope: usize,
+    e: &Expr,
+    line: usize,
+    depth: usize,
+) -> bool {
+    if depth > EXTERNAL_DEPTH {
+        return false;
+    }
+    let module = &ctx.program.modules[m];
+    let go = |x: &Expr| external(ctx, flow, m, scope, x, line, depth + 1);
+    match e {
+        Expr::Call(c) => {
+            let unknown_lib = flow.definition(m, scope, &c.callee).is_none()
+                && classify::kind(&c.callee) == classify::CallKind::Other
+                && library_of(module, &c.callee).is_some_and(|lib| {
+                    !COMPUTE_LIBS
+                        .iter()
+                        .any(|k| lib == *k || lib.starts_with(&format!("{k}.")))
+                });
+            unknown_lib || c.args.iter().chain(c.recv.iter()).any(go)
+        }
+        Expr::Name(n) => {
+            let base = n.split('.').next().unwrap_or(n);
+            module
+                .scopes
+                .get(scope)
+                .into_iter()
+                .chain(module.scopes.first())
+                .any(|sc| {
+                    sc.assigns
+                        .iter()
+                        .filter(|a| a.target == base && a.line < line)
+                        .any(|a| go(&a.value))
+                })
+        }
+        Expr::Ops { parts, .. } | Expr::Group(parts) => parts.iter().any(go),
+        Expr::Guarded(a, b) => go(a) || go(b),
+        Expr::Num(_) | Expr::Str | Expr::Const | Expr::Outcome => false,
+    }
+}
+
+/// The module a call's callee is imported from (`fancyloader.open_split` after `import
+/// fancyloader`; `read_shards` after `from mylab.io import read_shards`), if it is imported.
+fn library_of<'m>(module: &'m crate::audit::ir::Module, callee: &str) -> Option<&'m str> {
+    let first = callee.split('.').next().unwrap_or(callee);
+    module
+        .imports
+        .iter()
+        .find(|i| i.local == first)
+        .map(|i| i.module.as_str())
+}
 
 /// A data-named assignment and where its value comes from.
 struct Site {
@@ -84,8 +168,12 @@ pub fn check(ctx: &Ctx) -> Vec<Evidence> {
                         loaded.push(site(&l.what))
                     }
                     // Built from the code's own numbers (`range(p)`): a value from a library
-                    // youra does not know (`h5py.File(p)["x"]`) has none, and may be data.
-                    (None, None) if roots.iter().any(|r| r.kind == RootKind::Constant) => {
+                    // youra does not know (`h5py.File(p)["x"]`) has none, and may be data;
+                    // nor is one whose constants only pass through such a library's call.
+                    (None, None)
+                        if roots.iter().any(|r| r.kind == RootKind::Constant)
+                            && !external(ctx, &flow, m, s, &a.value, a.line, 0) =>
+                    {
                         built.push(site(""))
                     }
                     _ => {}
