@@ -97,14 +97,20 @@ pub fn read(doc: &Document) -> Vec<Deviation> {
     out
 }
 
-/// What the history says: decisions, criterion changes, field and hand edits.
+/// What the history says: decisions, recovery's own redesigns and resets, criterion
+/// changes, field and hand edits.
 fn from_history(items: &[Node]) -> Vec<Deviation> {
     let mut out = Vec::new();
+    // A researcher's (or the waiting policy's) answer in the recovery under way: the
+    // redesign it leads to is that decision, already listed.
+    let mut answered = false;
+    // Who routed the recovery under way: the controller, or the table.
+    let mut router = "the recovery table";
     // The escalation a decision answers: the last one raised before it.
     let mut raised: Option<Flow> = None;
     // Each hypothesis's criteria written once already: the engine's first write is the plan.
     let mut planned: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
         let path = text(item.get("path")).unwrap_or_default();
         let actor = text(item.get("actor")).unwrap_or_else(|| "someone".into());
         let event = text(item.get("event")).unwrap_or_default();
@@ -118,7 +124,27 @@ fn from_history(items: &[Node]) -> Vec<Deviation> {
             }
             continue;
         }
+        match event.as_str() {
+            "recovery_begun" => {
+                (answered, router) = (false, "the recovery table");
+                continue;
+            }
+            "recovery_decided" => {
+                if text(item.get("new")).is_some_and(|n| n.contains("routed by the controller")) {
+                    router = "the controller";
+                }
+                continue;
+            }
+            "routing" if path == "recovery.failed_hypotheses" => {
+                if !std::mem::take(&mut answered) {
+                    out.push(recovery_route(items, i, router, when, why));
+                }
+                continue;
+            }
+            _ => {}
+        }
         if path == "workflow.pending_escalation.decision" {
+            answered = true;
             let mut dev = decision(&raised, &flow(text(item.get("new"))), when, why);
             if event == "steer" {
                 // A researcher's answer: who and what from the entry's own fields.
@@ -175,6 +201,34 @@ fn from_history(items: &[Node]) -> Vec<Deviation> {
         }
     }
     out
+}
+
+/// Recovery's own redesign or reset of a failed hypothesis (`items[at]` archives it): a
+/// reset when the same routing sends Problem Scoping back to the start.
+fn recovery_route(
+    items: &[Node],
+    at: usize,
+    router: &str,
+    when: Option<Timestamp>,
+    why: String,
+) -> Deviation {
+    let archived = flow(text(items[at].get("new")));
+    let hypothesis = field(&archived, "hypothesis").unwrap_or_else(|| "a sub-hypothesis".into());
+    let reset = items[at + 1..]
+        .iter()
+        .take_while(|x| text(x.get("event")).as_deref() == Some("routing"))
+        .any(|x| text(x.get("path")).as_deref() == Some("phases.problem_scoping"));
+    let (kind, back) = match reset {
+        true => ("reset", "Problem Scoping"),
+        false => ("redesign", "Hypothesis Debate"),
+    };
+    Deviation {
+        kind: kind.into(),
+        what: format!("{hypothesis} failed; back to {back}, its work archived"),
+        who: router.into(),
+        why,
+        when,
+    }
 }
 
 fn decision(
@@ -280,6 +334,51 @@ mod tests {
 
     fn of(yaml: &str) -> Vec<Deviation> {
         read(&crate::yaml::parse(yaml.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn recoverys_own_redesign_and_reset_are_listed_and_an_answered_one_is_not_twice() {
+        let yaml = r#"revision: 9
+history:
+- {event: recovery_begun, actor: engine, timestamp: '2026-12-01T10:00:00Z', path: workflow.pending_transition, new: '{kind: recovery}'}
+- {event: recovery_decided, actor: engine, timestamp: '2026-12-01T10:00:01Z', path: workflow.pending_transition, new: '{kind: recovery, note: "routed by the controller; because chose reset"}'}
+- {event: routing, actor: engine, timestamp: '2026-12-01T10:00:02Z', path: recovery.failed_hypotheses, new: '{hypothesis: h-e1, statement: s}', reason: 'h-e1: Design-Pivot (scale)'}
+- {event: routing, actor: engine, timestamp: '2026-12-01T10:00:02Z', path: phases.problem_scoping, new: '{status: NOT_STARTED}'}
+- {event: recovery_begun, actor: engine, timestamp: '2026-12-01T11:00:00Z', path: workflow.pending_transition, new: '{kind: recovery}'}
+- {event: recovery_decided, actor: engine, timestamp: '2026-12-01T11:00:01Z', path: workflow.pending_transition, new: '{kind: recovery, note: "table"}'}
+- {event: routing, actor: engine, timestamp: '2026-12-01T11:00:02Z', path: recovery.failed_hypotheses, new: '{hypothesis: h-m1}', reason: 'h-m1: Design-Pivot'}
+- {event: routing, actor: engine, timestamp: '2026-12-01T11:00:02Z', path: phases.hypothesis_debate, new: '{status: NOT_STARTED}'}
+- {event: recovery_begun, actor: engine, timestamp: '2026-12-01T12:00:00Z', path: workflow.pending_transition, new: '{kind: recovery}'}
+- {event: escalation, actor: engine, timestamp: '2026-12-01T12:00:01Z', path: workflow.pending_escalation, new: '{id: esc-3, hypothesis: h-c1, proposed_action: Pivot}'}
+- {event: steer, actor: ana, timestamp: '2026-12-01T12:00:02Z', path: workflow.pending_escalation.decision, new: '{verdict: approved, by: ana}', reason: go}
+- {event: routing, actor: engine, timestamp: '2026-12-01T12:00:03Z', path: recovery.failed_hypotheses, new: '{hypothesis: h-c1}', reason: 'h-c1: Pivot'}
+"#;
+        let rows: Vec<(String, String, String)> = of(yaml)
+            .into_iter()
+            .map(|d| (d.kind, d.who, d.what))
+            .collect();
+        let want = [
+            (
+                "reset",
+                "the controller",
+                "h-e1 failed; back to Problem Scoping, its work archived",
+            ),
+            (
+                "redesign",
+                "the recovery table",
+                "h-m1 failed; back to Hypothesis Debate, its work archived",
+            ),
+            (
+                "approval",
+                "ana",
+                "Pivot proposed for h-c1 (esc-3): approved",
+            ),
+        ];
+        let want: Vec<(String, String, String)> = want
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect();
+        assert_eq!(rows, want);
     }
 
     #[test]

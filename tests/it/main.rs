@@ -88,6 +88,7 @@ mod replay_compare;
 mod report;
 mod report_claims;
 mod report_html;
+mod reset_end_to_end;
 mod review_tui;
 mod routing_bench;
 mod routing_youra;
