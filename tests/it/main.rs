@@ -90,6 +90,7 @@ mod report_claims;
 mod report_html;
 mod reset_end_to_end;
 mod review_tui;
+mod routers_part;
 mod routing_bench;
 mod routing_youra;
 mod run_card;
