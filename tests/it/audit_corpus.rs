@@ -65,3 +65,20 @@ fn every_fabricated_output_of_the_public_corpus_is_caught() {
     let s = scores();
     assert_eq!(s.fabricated_recall, 1.0, "{s:?}");
 }
+
+/// The second held-out corpus (issue 44: fabricated detection had no fair measure) holds
+/// Claude Code's `experiments_and_writeups` outputs and four of its o4-mini pipeline's, 9 of
+/// 14 fabricated; labelled by reading and committed before its one audit (a9209e0), no rule
+/// changed since: not real P 0.92 R 0.92, fabricated P 0.70 R 0.78 (7 of 9 caught). Its
+/// figures are floors, and the same rule as above holds: a rule changed while looking at
+/// its misses ends its use as a held-out measure.
+#[test]
+fn the_second_held_out_corpus_keeps_its_first_audit() {
+    let s = scores_of("heldout2");
+    assert_eq!(s.rows.len(), 14);
+    assert_eq!(s.cited_exist, s.cited);
+    assert!(s.not_real_precision >= 0.9, "{s:?}");
+    assert!(s.not_real_recall >= 0.9, "{s:?}");
+    assert!(s.fabricated_recall >= 0.77, "{s:?}");
+    assert!(s.matrix[2][2] >= 7, "{:?}", s.matrix);
+}
