@@ -13,8 +13,10 @@ use super::ctx::StageCtx;
 use super::error::StageError;
 use super::plan_open::err;
 
-/// `id`'s root when it still waits for the reflector's draft: untested, never run, unmarked.
-fn due(tree: &PlanTree, id: &str) -> Option<NodeId> {
+/// `id`'s root when it still waits for the reflector's draft: untested, never run, unmarked,
+/// and still the design brief as it was added (`design_root`): a root a researcher edited
+/// before it ran (`youra steer … edit`) keeps their plan.
+fn due(tree: &PlanTree, id: &str, design_root: &str) -> Option<NodeId> {
     tree.roots()
         .find(|r| {
             r.hypothesis_id.as_deref() == Some(id)
@@ -22,6 +24,7 @@ fn due(tree: &PlanTree, id: &str) -> Option<NodeId> {
                 && r.packet.is_none()
                 && r.failed_attempts().is_empty()
                 && !r.prior.extra.contains_key(DRAFTED_BY)
+                && r.plan.as_deref().map(str::trim) == Some(design_root.trim())
         })
         .map(|r| r.id.clone())
 }
@@ -31,18 +34,19 @@ pub fn drafted_by_design(s: &PlanSettings) -> bool {
     s.root_plan == RootPlan::Design
 }
 
-/// Draft `id`'s root with the reflector when the setting asks and the root waits for it;
-/// the tree is saved with the draft.
+/// Draft `id`'s root with the reflector when the setting asks and the root waits for it
+/// (`design_root`: the plan it was added with); the tree is saved with the draft.
 pub fn draft_if_due(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     tree: &mut PlanTree,
     id: &str,
+    design_root: &str,
 ) -> Result<(), StageError> {
     if drafted_by_design(s) {
         return Ok(());
     }
-    let Some(root) = due(tree, id) else {
+    let Some(root) = due(tree, id, design_root) else {
         return Ok(());
     };
     let brief = ctx
@@ -103,4 +107,51 @@ fn root_schema() -> crate::llm::ReplySchema {
         "plan_root",
         js::object(&[("plan", js::text()), ("prior", prior)]),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Draft, Prior};
+
+    fn tree_with_root(plan: &str, prior: Prior) -> PlanTree {
+        let mut t = PlanTree::new();
+        t.add_root(
+            Draft {
+                plan: plan.into(),
+                prior,
+                hypothesis_id: Some("h-e1".into()),
+            },
+            "t",
+        );
+        t
+    }
+
+    #[test]
+    fn only_an_untouched_design_root_waits_for_the_reflector() {
+        let brief = "# Plan for h-e1\n\nthe brief";
+        let marked = Prior {
+            extra: [(DRAFTED_BY.to_string(), "reflector".into())]
+                .into_iter()
+                .collect(),
+            ..Prior::default()
+        };
+        // (root plan, prior, asked for, due)
+        let table = [
+            (brief, Prior::default(), "h-e1", true),
+            (brief, Prior::default(), "h-m1", false),
+            (brief, marked, "h-e1", false),
+            ("# A researcher's edit", Prior::default(), "h-e1", false),
+        ];
+        for (plan, prior, h, want) in table {
+            let t = tree_with_root(plan, prior);
+            assert_eq!(due(&t, h, brief).is_some(), want, "{plan} {h}");
+        }
+        // Once run, never drafted.
+        let mut t = tree_with_root(brief, Prior::default());
+        let root = t.roots().next().unwrap().id.clone();
+        t.record_outcome(&root, crate::plan::Packet::default(), 0.05)
+            .unwrap();
+        assert!(due(&t, "h-e1", brief).is_none());
+    }
 }

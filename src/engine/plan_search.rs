@@ -125,7 +125,7 @@ pub fn next(
     // the ledger); otherwise the design brief is the root, and the design's call is the
     // search's planning, charged once (after a kill between the tree's save and the
     // budget's, here again).
-    super::plan_root::draft_if_due(ctx, s, &mut tree, id)?;
+    super::plan_root::draft_if_due(ctx, s, &mut tree, id, root_plan)?;
     if super::plan_root::drafted_by_design(s)
         && !budget.root_tokens.contains_key(id)
         && budget.charge_root(id, super::plan_open::root_draft_tokens(ctx.run, id))
