@@ -13,7 +13,8 @@
 
 use serde_json::Value;
 
-use super::best::{MEASURED_KEY, PASSED_KEY, subtree};
+use super::best::{MEASURED_KEY, subtree};
+use super::evidence_line::{LINE_CHARS, entry, one_line, passed};
 use super::files::NodeStatus;
 use super::id::NodeId;
 use super::tree::{PlanNode, PlanTree};
@@ -35,8 +36,6 @@ pub const LOG_HEAD_CHARS: usize = 4_000;
 pub const LOG_TAIL_CHARS: usize = 16_000;
 /// At most this many characters of a diff reach the prompt.
 pub const DIFF_CHARS: usize = 6_000;
-/// A longer log line is cut: a progress bar or a dumped array says nothing more at 10 kB.
-const LINE_CHARS: usize = 240;
 /// Siblings and children listed; the rest are counted.
 const TREE_ENTRIES: usize = 12;
 /// The diff slot when no code diff was recorded (no code per node, or not executed).
@@ -181,10 +180,6 @@ fn hypothesis_of(tree: &PlanTree, node: &PlanNode) -> Option<String> {
     }
 }
 
-pub(super) fn passed(node: &PlanNode) -> Option<bool> {
-    node.packet.as_ref()?.extra.get(PASSED_KEY)?.as_bool()
-}
-
 /// Reward, gate and metrics of the node's attempt, or why it has none.
 fn result(node: &PlanNode) -> String {
     let Some(p) = node.packet.as_ref().filter(|_| node.status.has_reward()) else {
@@ -307,43 +302,6 @@ fn list(out: &mut String, nodes: &[&PlanNode]) {
     }
     if nodes.len() > TREE_ENTRIES {
         out.push_str(&format!("- … and {} more\n", nodes.len() - TREE_ENTRIES));
-    }
-}
-
-/// `n-0004 [pruned, reward 0.421, gate missed] Bill depth alone — tested: …`.
-pub(super) fn entry(n: &PlanNode) -> String {
-    let mut tags = vec![n.status.name().to_string()];
-    if let Some(p) = n.packet.as_ref().filter(|_| n.status != NodeStatus::Failed) {
-        tags.push(format!("reward {:.3}", p.reward));
-    }
-    match passed(n) {
-        Some(true) => tags.push("gate passed".into()),
-        Some(false) => tags.push("gate missed".into()),
-        None => {}
-    }
-    if n.vetoed {
-        tags.push("vetoed by the researcher".into());
-    }
-    let title = n
-        .plan
-        .as_deref()
-        .and_then(|p| p.lines().map(str::trim).find(|l| !l.is_empty()))
-        .unwrap_or("(plan not read)")
-        .trim_start_matches('#')
-        .trim();
-    let mut line = format!("{} [{}] {}", n.id, tags.join(", "), one_line(title));
-    let tested = n.prior.hypothesis.trim();
-    if matches!(n.status, NodeStatus::Pruned | NodeStatus::Failed) && !tested.is_empty() {
-        line.push_str(&format!(" — it tested: {}", one_line(tested)));
-    }
-    line
-}
-
-pub(super) fn one_line(s: &str) -> String {
-    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.chars().count() > LINE_CHARS {
-        true => format!("{}…", flat.chars().take(LINE_CHARS).collect::<String>()),
-        false => flat,
     }
 }
 

@@ -13,7 +13,7 @@
 //!
 //! Pure and bounded; the text is the plans' and the reflector's own, masked by the caller.
 
-use super::evidence::{entry, one_line};
+use super::evidence_line::{entry, one_line};
 use super::files::NodeStatus;
 use super::id::NodeId;
 use super::tree::{PlanNode, PlanTree};

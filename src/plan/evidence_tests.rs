@@ -2,6 +2,7 @@
 //! node, the bounds on log and diff, and what a branch summary names.
 
 use super::*;
+use crate::plan::best::PASSED_KEY;
 use crate::plan::files::{Packet, Prior};
 use crate::plan::tree::Draft;
 

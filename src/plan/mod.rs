@@ -28,6 +28,7 @@ mod directives;
 mod eligibility;
 mod error;
 mod evidence;
+mod evidence_line;
 mod evidence_search;
 mod expand;
 mod files;
