@@ -10,7 +10,7 @@ use crate::audit::verdict::{Evidence, Weight};
 
 pub const RULE: &str = "mock-backend";
 
-const NOTES: [&str; 17] = [
+const NOTES: [&str; 24] = [
     "no api key",
     "api key not",
     "without an api key",
@@ -28,6 +28,15 @@ const NOTES: [&str; 17] = [
     "simulated api",
     "fake response",
     "placeholder result",
+    // Results (not a back-end) that stand in for a run: "Generating mock results",
+    // "Starting … mock experiments".
+    "mock result",
+    "mock experiment",
+    "simulated result",
+    "simulated experiment",
+    "dummy result",
+    "fake result",
+    "fabricated result",
 ];
 
 fn note_in(text: &str) -> Option<&'static str> {
