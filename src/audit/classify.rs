@@ -64,8 +64,8 @@ pub fn mock_name(name: &str) -> bool {
 }
 
 /// Whether a function's name says it stands in for what it should measure
-/// (`generate_mock_results`, `simulated_response`, `fake_scores`): a mock word and a
-/// result word. `create_dummy_input` (a shape for tracing a model) is neither.
+/// (`generate_mock_results`, `simulated_response`, `fake_scores`, `create_dummy_logs`): a
+/// mock word and a result word (the logs a write-up quotes are results). `create_dummy_input` (a shape for tracing a model) is neither.
 pub fn mock_result_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let mock = mock_name(name)
@@ -73,7 +73,7 @@ pub fn mock_result_name(name: &str) -> bool {
             .iter()
             .any(|w| lower.contains(&format!("_{w}_")));
     mock && [
-        "result", "metric", "score", "response", "output", "eval", "answer", "accurac",
+        "result", "metric", "score", "response", "output", "eval", "answer", "accurac", "logs",
     ]
     .iter()
     .any(|w| lower.contains(w))
@@ -253,6 +253,9 @@ mod tests {
             ("fake_scores", true),
             ("MockLLM", false),
             ("create_dummy_input", false),
+            ("create_dummy_logs", true),
+            ("setup_logs", false),
+            ("create_mock_logger", false),
             ("simulate_user", false),
             ("generate_results", false),
             ("evaluate", false),
