@@ -205,6 +205,75 @@ pub fn stop_engine(cancel: &AtomicBool) {
 const DEMO_DATA: &[u8] = include_bytes!("../../assets/demo/data/penguins.csv");
 const DEMO_DATA_LICENSE: &str = include_str!("../../assets/demo/data/LICENSE.md");
 
+/// The second recorded study (`youra demo --study sex`): a small network telling a
+/// penguin's sex from its measurements, trained for epochs; its path needs what the
+/// penguins never do (a redesign the controller chooses where the table would reset, a
+/// SHOULD_WORK miss retried from Experiment Design). docs/decisions/0042-second-study.md.
+pub const SEX_BUNDLE: &str = include_str!("../../assets/studies/sex/replay.jsonl");
+pub const SEX_TOPIC: &str = include_str!("../../assets/studies/sex/topic.txt");
+
+/// Which recorded study `youra demo` replays.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Study {
+    /// The species from calipers (the default): INTERACTIVE, an escalation to answer.
+    #[default]
+    Penguins,
+    /// Sex from measurements with a small network: UNATTENDED, the routers part.
+    Sex,
+}
+
+impl Study {
+    fn bundle(self) -> &'static str {
+        match self {
+            Study::Penguins => DEMO_BUNDLE,
+            Study::Sex => SEX_BUNDLE,
+        }
+    }
+
+    fn topic(self) -> &'static str {
+        match self {
+            Study::Penguins => DEMO_TOPIC,
+            Study::Sex => SEX_TOPIC,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Study::Penguins => "penguins-demo",
+            Study::Sex => "penguins-sex-study",
+        }
+    }
+
+    fn mode(self) -> &'static str {
+        match self {
+            Study::Penguins => "INTERACTIVE",
+            Study::Sex => "UNATTENDED",
+        }
+    }
+
+    /// `[plan]` and `[recovery]`: the penguins search on after a pass; the second study
+    /// settles at its first pass and confirms it on fresh seeds.
+    fn plan(self) -> &'static str {
+        match self {
+            Study::Penguins => {
+                "# The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
+                 # After a pass the search tries one more node, and the best node's result is the gate's.\n\
+                 # The reflector drafts each search's first plan from the design.\n\
+                 [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\nroot_plan = \"reflector\"\n"
+            }
+            Study::Sex => {
+                "# The plan tree: each Coding & Validation attempt executes a node; a failed one is\n\
+                 # expanded by the reflector. A search settles at its first pass and confirms it on\n\
+                 # fresh seeds. The reflector drafts each search's first plan from the design.\n\
+                 [plan]\nbudget_tokens = 150000\nafter_pass = 0\nroot_plan = \"reflector\"\n\n\
+                 # Who routes a failure: the Independent Controller (the default), bounded by SAGE's\n\
+                 # table; `router = \"table\"` for the table alone (the two part at h-c1).\n\
+                 [recovery]\nrouter = \"controller\"\n"
+            }
+        }
+    }
+}
+
 /// How `youra demo` runs: the pace of the replayed replies, whether anyone watches (headless
 /// runs answer the escalation by the waiting policy), and `--step`'s breakpoint.
 #[derive(Debug, Clone, Copy, Default)]
@@ -217,6 +286,10 @@ pub struct DemoOptions {
     pub step: bool,
     /// Where the experiments run (`--exec slurm`: `[exec] backend = "slurm"`).
     pub exec: crate::exec::BackendKind,
+    /// Which recorded study.
+    pub study: Study,
+    /// `--router table`: SAGE's table routes every failure (the bundle answers either).
+    pub table_router: bool,
 }
 
 /// The pace of the demo in the TUI: about a minute to the escalation.
@@ -246,14 +319,12 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
          [engine]\ncontroller_retry_wait_s = 0.0\nliterature_search = false\nexperiment_time_limit_s = 120.0\n\
          # An escalation waits this long for the researcher (0 = until answered), then:\n\
          approval_timeout_s = {wait:.1}\napproval_default = \"reject\"\n\n\
-         # The plan tree: each Coding & Validation attempt executes a node; refinements expand it.\n\
-         # After a pass the search tries one more node, and the best node's result is the gate's.\n\
-         # The reflector drafts each search's first plan from the design.\n\
-         [plan]\nbudget_tokens = 150000\npolicy = \"adaptive\"\nafter_pass = 1\nroot_plan = \"reflector\"\n\n\
+         {plan}\n\
          # Every gate reads 5 seeds x 5 folds and decides on its 95% interval\n\
          # (docs/decisions/0035-gates-on-repeats.md); `[evidence]` changes how many.\n\
          {exec}",
         pace = o.pace_ms,
+        plan = o.study.plan(),
         exec = match o.exec {
             crate::exec::BackendKind::Local => "",
             // The clients find the cluster through SLURM_CONF or /etc/slurm/slurm.conf.
@@ -262,10 +333,17 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
             }
         },
     );
+    let llm = match (o.table_router, o.study) {
+        (false, _) => llm,
+        (true, Study::Sex) => llm.replace("router = \"controller\"", "router = \"table\""),
+        (true, Study::Penguins) => format!(
+            "{llm}\n# SAGE's table routes every failure (youra demo --router table).\n[recovery]\nrouter = \"table\"\n"
+        ),
+    };
     let opts = InitOptions {
-        topic: DEMO_TOPIC.trim().to_string(),
-        name: Some("penguins-demo".into()),
-        mode: "INTERACTIVE".into(),
+        topic: o.study.topic().trim().to_string(),
+        name: Some(o.study.name().into()),
+        mode: o.study.mode().into(),
         llm_toml: llm,
     };
     init(&dir, &opts).wrap_err("cannot create the demo run")?;
@@ -277,7 +355,7 @@ pub fn demo_dir(dir: Option<PathBuf>, o: DemoOptions) -> color_eyre::Result<Path
         }
         std::fs::write(&p, bytes).wrap_err_with(|| format!("cannot write {}", p.display()))
     };
-    write("replay/demo.jsonl", DEMO_BUNDLE.as_bytes())?;
+    write("replay/demo.jsonl", o.study.bundle().as_bytes())?;
     write(
         crate::engine::literature::RECORDED,
         DEMO_LITERATURE.as_bytes(),
@@ -307,6 +385,8 @@ pub fn demo_cmd(
     fast: bool,
     step: bool,
     exec: crate::exec::BackendKind,
+    study: Study,
+    table_router: bool,
 ) -> color_eyre::Result<i32> {
     // In the TUI the replies come at a watchable pace (--fast: quickly); headless, as fast
     // as they are read.
@@ -322,6 +402,8 @@ pub fn demo_cmd(
             headless,
             step,
             exec,
+            study,
+            table_router,
         },
     )?;
     super::trust_cmd::record_own(&dir, "demo");

@@ -267,7 +267,40 @@ pub enum Command {
         /// clients must work here: SLURM_CONF or /etc/slurm/slurm.conf).
         #[arg(long, value_enum, default_value = "local")]
         exec: ExecArg,
+        /// Which recorded study: `penguins` (the species from calipers, an escalation to
+        /// answer) or `sex` (a small network trained for epochs; the controller and SAGE's
+        /// table part at a failure: rerun it with `[recovery] router = "table"` and
+        /// `youra compare` the two).
+        #[arg(long, value_enum, default_value = "penguins")]
+        study: StudyArg,
+        /// Who routes a failure: the Independent Controller (the default) or SAGE's table
+        /// alone (`[recovery] router`); the recorded bundle answers either.
+        #[arg(long, value_enum, default_value = "controller")]
+        router: RouterArg,
     },
+}
+
+/// `youra demo --router`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RouterArg {
+    Controller,
+    Table,
+}
+
+/// `youra demo --study`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum StudyArg {
+    Penguins,
+    Sex,
+}
+
+impl From<StudyArg> for engine_cmd::Study {
+    fn from(a: StudyArg) -> Self {
+        match a {
+            StudyArg::Penguins => engine_cmd::Study::Penguins,
+            StudyArg::Sex => engine_cmd::Study::Sex,
+        }
+    }
 }
 
 /// `youra demo --exec`.
@@ -417,13 +450,23 @@ pub fn run() -> color_eyre::Result<i32> {
             fast,
             step,
             exec,
+            study,
+            router,
         } => {
             if !headless {
                 // Before the demo run is made: without a terminal, `--headless` is the way.
                 crate::tui::require_terminal()
                     .wrap_err("`youra demo` shows the TUI; add --headless to run it without")?;
             }
-            engine_cmd::demo_cmd(dir.map(abs), headless, fast, step, exec.into())
+            engine_cmd::demo_cmd(
+                dir.map(abs),
+                headless,
+                fast,
+                step,
+                exec.into(),
+                study.into(),
+                router == RouterArg::Table,
+            )
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;

@@ -101,6 +101,7 @@ mod sandbox_root;
 mod signals;
 mod start_errors;
 mod steering;
+mod study_sex;
 mod terminal_safety;
 mod tools;
 mod tui_compare;

@@ -99,7 +99,7 @@ const TASKS: &str = r##"{"tasks": [{"id": "T1", "title": "Load and clean the tab
 /// The controller's PHASE_COMPLETE, naming the step that follows (`next_stage`, and where
 /// a hypothesis loop opens, `next_hypothesis`): the demo's controller keeps the lifecycle's
 /// order, and each choice is bounded by the steps the engine offered it.
-fn controller_ok(next_stage: &str, next_hypothesis: Option<&str>) -> String {
+pub(crate) fn controller_ok(next_stage: &str, next_hypothesis: Option<&str>) -> String {
     let mut v = serde_json::json!({
         "decision": "PHASE_COMPLETE",
         "reason": "the artifact has every required part and its claims follow from the state",
@@ -110,7 +110,7 @@ fn controller_ok(next_stage: &str, next_hypothesis: Option<&str>) -> String {
     }
     v.to_string()
 }
-const CONSISTENT: &str = r#"{"consistent": true, "findings": []}"#;
+pub(crate) const CONSISTENT: &str = r#"{"consistent": true, "findings": []}"#;
 const CV: &str = "5-fold cross-validation on every seed youra gives (five to start), the baselines on the same folds, with a learning curve over 20, 40, 60, 80 and 100 % of each training fold of the first seed.";
 
 /// The three caliper measurements of h-e1's claim.
@@ -161,7 +161,7 @@ fn refined(s: &mut Script, h: &str, what: &str, args: &[&str], next: (&str, Opti
     s.reply("judge", "coding_validation", Some(h), 1, CONSISTENT);
 }
 
-fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
+pub(crate) fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
     let items: Vec<serde_json::Value> = list
         .iter()
         .map(|(category, description, evidence, fix)| {
@@ -171,7 +171,7 @@ fn candidates(list: &[(&str, &str, &str, &str)]) -> String {
     serde_json::json!({ "candidates": items }).to_string()
 }
 
-fn severities(s: &[f64]) -> String {
+pub(crate) fn severities(s: &[f64]) -> String {
     let scores: Vec<serde_json::Value> = s
         .iter()
         .enumerate()
@@ -391,7 +391,7 @@ fn failing(
     .reply("controller", "coding_validation", Some(h), 1, route);
 }
 
-fn review(reviewer: &str) -> String {
+pub(crate) fn review(reviewer: &str) -> String {
     match reviewer {
         "Bored Reviewer" => r#"{"findings": [{"severity": "MINOR", "section": "Limitations", "claim": "one data set", "problem": "that all birds come from one data set is mentioned only at the end", "fix": "say it in the Method too"}]}"#.into(),
         _ => r#"{"findings": []}"#.into(),
@@ -400,7 +400,7 @@ fn review(reviewer: &str) -> String {
 
 /// The paper's replies, given its parts: Evidence Check, the four drafting groups, the
 /// three reviewers, and the final refinement.
-fn paper(s: &mut Script, p: &Paper) {
+pub(crate) fn paper(s: &mut Script, p: &Paper) {
     let (claims, assumptions) = p
         .evidence
         .split_once("## Assumptions\n")
@@ -463,16 +463,16 @@ fn paper(s: &mut Script, p: &Paper) {
         );
 }
 
-struct Paper {
-    title: &'static str,
+pub(crate) struct Paper {
+    pub title: &'static str,
     /// Evidence Check's verdict and explanation for P1, P2 and P3.
-    verdicts: [(&'static str, &'static str); 3],
+    pub verdicts: [(&'static str, &'static str); 3],
     /// Its mechanism claims and assumptions (Markdown, `## Assumptions` between them).
-    evidence: &'static str,
-    foundation: &'static str,
-    experiments: &'static str,
-    closure: &'static str,
-    abstract_: &'static str,
+    pub evidence: &'static str,
+    pub foundation: &'static str,
+    pub experiments: &'static str,
+    pub closure: &'static str,
+    pub abstract_: &'static str,
 }
 
 const FOUNDATION: &str = "## Introduction
@@ -677,7 +677,13 @@ to the bills was measured on fresh seeds and holds: its gain's interval lies abo
 
 /// The debate: Gap Selection, then six exchanges until the moderator finds every criterion
 /// settled.
-fn debate(s: &mut Script, gap: &str, turns: &[(&str, &str)], synthesis: &str, refinement: &str) {
+pub(crate) fn debate(
+    s: &mut Script,
+    gap: &str,
+    turns: &[(&str, &str)],
+    synthesis: &str,
+    refinement: &str,
+) {
     s.reply("executor", "hypothesis_debate", None, 1, gap);
     let personas: Vec<&str> = turns.iter().map(|(p, _)| *p).collect();
     for (i, (_, text)) in turns.iter().enumerate() {

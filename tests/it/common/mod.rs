@@ -10,6 +10,7 @@ pub mod pty;
 pub mod replay_copy;
 pub mod revisions;
 pub mod script;
+pub mod study_sex;
 pub mod trust;
 pub mod tui;
 
