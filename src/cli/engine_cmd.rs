@@ -267,8 +267,10 @@ impl Study {
                  # fresh seeds. The reflector drafts each search's first plan from the design.\n\
                  [plan]\nbudget_tokens = 150000\nafter_pass = 0\nroot_plan = \"reflector\"\n\n\
                  # Who routes a failure: the Independent Controller (the default), bounded by SAGE's\n\
-                 # table; `router = \"table\"` for the table alone (the two part at h-c1).\n\
-                 [recovery]\nrouter = \"controller\"\n"
+                 # table; `router = \"table\"` for the table alone (the two part at h-c1). A gate is\n\
+                 # refined at most once: h-m1's second miss, which its retries would allow, reaches\n\
+                 # the cap and is recorded as a limitation.\n\
+                 [recovery]\nrouter = \"controller\"\nshould_work_retries = 2\nmax_refines = 1\n"
             }
         }
     }

@@ -2,7 +2,7 @@
 //! to a checked paper under the Independent Controller and, from the same bundle, under
 //! SAGE's table; the two part at h-c1's route (the controller redesigns, the table resets)
 //! and `youra compare` says so; on the way a SHOULD_WORK miss is retried from Experiment
-//! Design, every experiment trains a network for epochs with its curve streamed, and each
+//! Design until the refine cap makes it a limitation, every experiment trains a network for epochs with its curve streamed, and each
 //! search runs its plan tree.
 
 use crate::common;
@@ -63,7 +63,10 @@ fn under_both_routers_the_study_reaches_a_checked_paper_and_compare_marks_where_
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    assert!(epochs.len() >= 60 && epochs.len().is_multiple_of(60), "{curve}");
+    assert!(
+        epochs.len() >= 60 && epochs.len().is_multiple_of(60),
+        "{curve}"
+    );
     assert!(
         epochs
             .iter()
@@ -82,6 +85,18 @@ fn under_both_routers_the_study_reaches_a_checked_paper_and_compare_marks_where_
             records.iter().any(|r| r.id.starts_with("limitation_h-m1")),
             "{:?}",
             records.iter().map(|r| &r.id).collect::<Vec<_>>()
+        );
+        // Its second miss reached the refine cap.
+        let capped: Vec<String> = common::events_of(dir, "refine_cap")
+            .into_iter()
+            .filter_map(|e| e.message)
+            .collect();
+        assert_eq!(capped.len(), 1, "{capped:?}");
+        assert!(
+            capped[0].contains("h-m1: Design-Refine would be refine 2 of this gate")
+                && capped[0].contains("recorded as a limitation"),
+            "{}",
+            capped[0]
         );
         // The restated claims pass on fresh seeds, and the paper checks.
         for h in ["h-e2", "h-m2", "h-c2"] {

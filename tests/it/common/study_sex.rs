@@ -1,7 +1,8 @@
 //! The second recorded study (`youra demo --study sex`, issue 41 item 5): can a small neural
 //! network tell a Palmer penguin's sex from its measurements, and does the species help?
 //! Its experiments train a network for epochs (assets/studies/sex/code/mlp.py), and its path
-//! needs what the penguins never do: a SHOULD_WORK miss retried from Experiment Design, and
+//! needs what the penguins never do: a SHOULD_WORK miss retried from Experiment Design until
+//! the refine cap (`[recovery] max_refines = 1`) makes it a limitation, and
 //! a failure where the Independent Controller redesigns (archive → Hypothesis Debate → new
 //! sub-hypotheses → their gates) while SAGE's table would reset (archive → Problem Scoping).
 //! One bundle carries both continuations, keyed by stage and round, so the study replays
@@ -212,6 +213,8 @@ const M1_EXPANSION: &str = r##"{"children": [
  {"plan": "# Ten folds\n\nThe same networks scored with 10 folds, so the gain is measured on more, smaller test folds.", "prior": {"estimate": 0.15, "hypothesis": "noisy folds hide the gain", "rationale": "volatility across folds", "changes": ["10 folds"], "risks": ["noisier folds"]}}
 ]}"##;
 
+const M1_AGAIN_ROUTE: &str = r#"{"level": "Design-Refine", "cause": 1, "records": ["failure_h-m1_run1"], "reason": "the wider network changed nothing; another design could still try fewer claims"}"#;
+
 const M1_ROUTE: &str = r#"{"level": "Design-Refine", "cause": 2, "records": [], "reason": "a SHOULD_WORK miss the design may still fix: try a wider network from Experiment Design"}"#;
 
 fn c1_causes() -> String {
@@ -401,7 +404,8 @@ pub fn script() -> Script {
     s.round(0);
 
     // h-m1 (SHOULD_WORK): the species adds 0.019, not 0.05: retried from Experiment Design
-    // with a wider network, it misses again and is recorded as a limitation.
+    // with a wider network, it misses again, reaches the refine cap, and is recorded as a
+    // limitation.
     let gain =
         "gain: accuracy with the species as an input minus accuracy without, paired fold by fold.";
     design(
@@ -444,15 +448,17 @@ pub fn script() -> Script {
         1,
         M1_EXPANSION,
     );
-    s.reply(
-        "executor",
-        "coding_validation",
-        Some("h-m1"),
-        1,
-        &code(&["--standardize", "--compare-species", "--hidden", "12"]),
-    )
-    .reply("judge", "coding_validation", Some("h-m1"), 1, CONSISTENT)
-    .ok("coding_validation", Some("h-m1"), 1);
+    // It misses again; its retries (2) would allow another, but the refine cap (1) does
+    // not: a limitation.
+    failing(
+        &mut s,
+        "h-m1",
+        &["--standardize", "--compare-species", "--hidden", "12"],
+        &m1_causes(),
+        &[0.6, 0.3, 0.1],
+        &verdict("Valid", 0.6),
+        M1_AGAIN_ROUTE,
+    );
     s.round(0);
 
     // h-c1 (MUST_WORK): the lowest species is far below 0.90. The controller resets; the
