@@ -1,6 +1,7 @@
 //! The `youra` command line: argument parsing and dispatch. Each subcommand lives in its
 //! own module and composes the library layers; nothing here writes a file by itself.
 
+use demo_args::{ExecArg, RouterArg, StudyArg};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,7 @@ mod audit_cmd;
 mod bench_cmd;
 mod compare_cmd;
 mod data_cmd;
+mod demo_args;
 mod doctor_cmd;
 pub mod engine_cmd;
 mod init_cmd;
@@ -278,45 +280,6 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "controller")]
         router: RouterArg,
     },
-}
-
-/// `youra demo --router`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RouterArg {
-    Controller,
-    Table,
-}
-
-/// `youra demo --study`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum StudyArg {
-    Penguins,
-    Sex,
-}
-
-impl From<StudyArg> for engine_cmd::Study {
-    fn from(a: StudyArg) -> Self {
-        match a {
-            StudyArg::Penguins => engine_cmd::Study::Penguins,
-            StudyArg::Sex => engine_cmd::Study::Sex,
-        }
-    }
-}
-
-/// `youra demo --exec`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ExecArg {
-    Local,
-    Slurm,
-}
-
-impl From<ExecArg> for crate::exec::BackendKind {
-    fn from(a: ExecArg) -> Self {
-        match a {
-            ExecArg::Local => crate::exec::BackendKind::Local,
-            ExecArg::Slurm => crate::exec::BackendKind::Slurm,
-        }
-    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -10,6 +10,7 @@
 //! draws of 8 tasks on which a searcher has the highest mean max observed reward.
 
 pub mod choice;
+mod knob;
 mod stats;
 pub mod sweep;
 
