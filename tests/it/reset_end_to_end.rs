@@ -7,7 +7,9 @@
 use crate::common;
 
 use common::evidence::baseline_brief;
-use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
+use common::script::{
+    CENTROID_PY, Script, brief, code_reply, replay_run, route, verdict, with_data,
+};
 use youra::engine::RunEnd;
 
 /// The new round's plan: the scaled rule the failure's lessons point to, then what body mass
@@ -21,48 +23,6 @@ const REPLAN: &str = r#"{"sub_hypotheses":[
 /// The new round's debate ends on a hypothesis unlike the failed one (a re-proposal of a
 /// failed statement is refused, `reflect::distinct`).
 const REFINED: &str = r#"{"main_hypothesis":{"id":"H-Scale-v1","title":"Scale first","statement":"Once every caliper measurement is put on a common scale, a centroid rule tells Adelie, Chinstrap and Gentoo apart in at least 88 of 100 held-out birds."},"predictions":["accuracy >= 0.88"],"falsification":"accuracy below 0.9","assumptions":["the training folds estimate the scale"]}"#;
-
-/// A debate of six turns that converges on `REFINED`.
-fn debate(s: &mut Script) {
-    s.gap();
-    for (i, persona) in common::script::PERSONAS.iter().enumerate() {
-        s.reply(
-            "controller",
-            "hypothesis_debate",
-            None,
-            1,
-            &common::script::moderator(false, persona),
-        )
-        .reply(
-            "persona",
-            "hypothesis_debate",
-            None,
-            1,
-            &format!("Turn {}: scale the features first.", i + 1),
-        );
-    }
-    s.reply(
-        "controller",
-        "hypothesis_debate",
-        None,
-        1,
-        &common::script::moderator(true, "novelty"),
-    )
-    .reply(
-        "executor",
-        "hypothesis_debate",
-        None,
-        1,
-        common::script::SYNTHESIS,
-    )
-    .reply("executor", "hypothesis_debate", None, 1, REFINED)
-    .ok("hypothesis_debate", None, 1);
-}
-
-fn route(level: &str) -> String {
-    serde_json::json!({"level": level, "cause": 1, "records": [], "reason": format!("chose {level}")})
-        .to_string()
-}
 
 /// Every gate on five seeds (the default): the new round's claims are post hoc, and only
 /// rows per seed on fresh seeds can decide them.
@@ -90,7 +50,7 @@ fn script() -> Script {
     );
     // The new round, from Problem Scoping.
     s.round(1).scoping().literature();
-    debate(&mut s);
+    s.debate_to(REFINED);
     s.reply("executor", "verification_planning", None, 1, REPLAN)
         .ok("verification_planning", None, 1);
     // A regenerated sub-hypothesis counts the reset in its round (`progress::round`).

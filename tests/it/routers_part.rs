@@ -11,7 +11,9 @@ use crate::common;
 use std::path::Path;
 
 use common::evidence::baseline_brief;
-use common::script::{CENTROID_PY, Script, brief, code_reply, replay_run, verdict, with_data};
+use common::script::{
+    CENTROID_PY, Script, brief, code_reply, replay_run, route, verdict, with_data,
+};
 use youra::engine::RunEnd;
 
 const CONFIG: &str = "experiment_time_limit_s = 60\n\n[evidence]\nmin_repeats = 5\n";
@@ -26,11 +28,6 @@ const REPLAN: &str = r#"{"sub_hypotheses":[
  {"id":"h-m2","type":"MECHANISM","statement":"Adding body mass to the calipers raises accuracy by at most 0.02.","gate":{"type":"SHOULD_WORK","criterion":"gain <= 0.02"},"prerequisites":["h-e2"]},
  {"id":"h-c2","type":"CONDITION","statement":"The caliper rule holds within each sex.","gate":{"type":"SHOULD_WORK","criterion":"min_group_accuracy >= 0.85"},"prerequisites":["h-e2"]}
 ],"rationale":"The redesign adds the size measurement the failed rule lacked."}"#;
-
-fn route(level: &str) -> String {
-    serde_json::json!({"level": level, "cause": 1, "records": [], "reason": format!("chose {level}")})
-        .to_string()
-}
 
 fn code(args: &[&str]) -> String {
     code_reply("centroid.py", CENTROID_PY, args)
@@ -55,42 +52,6 @@ fn rest(s: &mut Script, m: &str, c: &str) {
             c,
             &code(&["--features", CALIPERS, "--standardize", "--by", "sex"]),
         );
-}
-
-fn debate(s: &mut Script) {
-    s.gap();
-    for (i, persona) in common::script::PERSONAS.iter().enumerate() {
-        s.reply(
-            "controller",
-            "hypothesis_debate",
-            None,
-            1,
-            &common::script::moderator(false, persona),
-        )
-        .reply(
-            "persona",
-            "hypothesis_debate",
-            None,
-            1,
-            &format!("Turn {}: the rule lacks a size measurement.", i + 1),
-        );
-    }
-    s.reply(
-        "controller",
-        "hypothesis_debate",
-        None,
-        1,
-        &common::script::moderator(true, "novelty"),
-    )
-    .reply(
-        "executor",
-        "hypothesis_debate",
-        None,
-        1,
-        common::script::SYNTHESIS,
-    )
-    .reply("executor", "hypothesis_debate", None, 1, REFINED)
-    .ok("hypothesis_debate", None, 1);
 }
 
 /// One bundle, both continuations: keyed by stage and round, each router's path finds its own.
@@ -122,7 +83,7 @@ fn script() -> Script {
     // sub-hypotheses (round 1000: a regenerated sub-hypothesis counts the redesign), the
     // paper (round 1).
     s.round(1);
-    debate(&mut s);
+    s.debate_to(REFINED);
     s.reply("executor", "verification_planning", None, 1, REPLAN)
         .ok("verification_planning", None, 1);
     s.round(1000)

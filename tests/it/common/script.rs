@@ -176,6 +176,16 @@ impl Script {
     /// A debate of `turns` exchanges whose moderator declares convergence at the end
     /// (or never, when `converge` is false), after Gap Selection.
     pub fn debate(&mut self, turns: usize, converge: bool) -> &mut Self {
+        self.debate_ending(turns, converge, REFINEMENT)
+    }
+
+    /// A converging debate of six turns whose refinement is `refinement`: a recovery round's
+    /// new hypothesis (a re-proposal of a failed statement is refused, `reflect::distinct`).
+    pub fn debate_to(&mut self, refinement: &str) -> &mut Self {
+        self.debate_ending(6, true, refinement)
+    }
+
+    fn debate_ending(&mut self, turns: usize, converge: bool, refinement: &str) -> &mut Self {
         self.gap();
         for i in 0..turns {
             self.reply(
@@ -207,7 +217,7 @@ impl Script {
             );
         }
         self.reply("executor", "hypothesis_debate", None, 1, SYNTHESIS);
-        self.reply("executor", "hypothesis_debate", None, 1, REFINEMENT);
+        self.reply("executor", "hypothesis_debate", None, 1, refinement);
         self.ok("hypothesis_debate", None, 1)
     }
 
@@ -368,6 +378,12 @@ pub fn candidates(first: &str) -> String {
 
 pub fn scores(s1: f64) -> String {
     serde_json::json!({"scores": [{"candidate": 1, "severity": s1}, {"candidate": 2, "severity": 0.2}, {"candidate": 3, "severity": 0.1}]}).to_string()
+}
+
+/// The controller's recovery choice: `level`, resting on cause 1 and no record.
+pub fn route(level: &str) -> String {
+    serde_json::json!({"level": level, "cause": 1, "records": [], "reason": format!("chose {level}")})
+        .to_string()
 }
 
 pub fn verdict(v: &str, kappa: f64) -> String {
