@@ -217,6 +217,10 @@ fn event_loop(
     let mut last_draw = Instant::now() - FRAME;
     let mut watch_go = Some(watch_go);
     loop {
+        // Checked first: a quit handled while a frame was due must not wait for another event.
+        if app.quit {
+            return Ok(());
+        }
         if dirty {
             let wait = FRAME.saturating_sub(last_draw.elapsed());
             if wait.is_zero() {
@@ -238,9 +242,6 @@ fn event_loop(
         dirty |= handle(app, ev, terminal, ctx)?;
         while let Ok(ev) = rx.try_recv() {
             dirty |= handle(app, ev, terminal, ctx)?;
-        }
-        if app.quit {
-            return Ok(());
         }
     }
 }

@@ -141,3 +141,28 @@ fn suspend_resume_and_terminate_keep_the_terminal_sane() {
         "restored on SIGTERM"
     );
 }
+
+/// A `q` that arrives while a frame is still due (keys a few milliseconds apart, inside one
+/// 16 ms frame) quits at once; it once waited for some later event that never came.
+#[test]
+fn quit_inside_a_frame_quits_without_another_event() {
+    for _ in 0..5 {
+        let (dir, run) = temp_run(&example_run());
+        let Session {
+            mut child,
+            mut writer,
+            screen,
+            _master,
+            ..
+        } = spawn_tui(&run, dir.path());
+        screen.wait_for("2 Gates");
+        std::thread::sleep(Duration::from_millis(200));
+        for key in [b"j", b"k", b"q"] {
+            writer.write_all(key).unwrap();
+            writer.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(4));
+        }
+        let status = wait_exit(&mut child, "youra did not quit on a q inside a frame");
+        assert!(status.success());
+    }
+}
