@@ -247,7 +247,9 @@ fn taken_branches(
 }
 
 /// Which modules run: the scripts a log names (`python train.py`) and what they import,
-/// or, when no log names one, every module outside the tests.
+/// or, when no log names one, every module outside the tests. Where a log names some, a
+/// module whose own message the log prints ran too (`logger.info("Generating mock
+/// results")` in a script no command line shows), with what it imports.
 fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     let n = program.modules.len();
     let commands: Vec<&str> = logs
@@ -266,6 +268,9 @@ fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
     if !run.iter().any(|x| *x) {
         return program.modules.iter().map(|m| !m.is_test).collect();
     }
+    for m in printed(program, logs) {
+        run[m] = true;
+    }
     let mut stack: Vec<usize> = (0..n).filter(|i| run[*i]).collect();
     while let Some(i) = stack.pop() {
         for imp in &program.modules[i].imports {
@@ -277,6 +282,38 @@ fn executed(program: &Program, logs: &[TextFile]) -> Vec<bool> {
         }
     }
     run
+}
+
+/// The modules (outside the tests) whose own message a log prints: a fragment of one of
+/// its string literals of at least 20 characters and three words, outside any `{…}`, not a
+/// path. Shorter ones ("Epoch", "Loss: ") are printed by every script alike.
+fn printed(program: &Program, logs: &[TextFile]) -> Vec<usize> {
+    let mut owner: Vec<usize> = Vec::new();
+    let mut fragments: Vec<&str> = Vec::new();
+    for (m, module) in program.modules.iter().enumerate() {
+        if module.is_test {
+            continue;
+        }
+        for (_, s) in &module.strings {
+            for f in s.split('\u{1f}').map(str::trim) {
+                if f.len() >= 20 && f.split_whitespace().count() >= 3 && !f.contains('/') {
+                    owner.push(m);
+                    fragments.push(f);
+                }
+            }
+        }
+    }
+    let Ok(search) = aho_corasick::AhoCorasick::new(&fragments) else {
+        return vec![];
+    };
+    let mut out: Vec<usize> = logs
+        .iter()
+        .flat_map(|log| search.find_overlapping_iter(&log.text))
+        .map(|hit| owner[hit.pattern().as_usize()])
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Dict literals that weigh metrics rather than report them: three or more entries, every
