@@ -110,6 +110,8 @@ fn counter_examples_carry_no_fabricated_or_synthetic_evidence() {
         "weights_dict",
         // A second script whose messages no log prints did not run.
         "printed_script_not_shown",
+        // A results file stamped by `time.time()` when its code ran.
+        "clock_timestamp",
         // `precision 1.0` when nothing was found and nothing was to be found.
         "degenerate_branch",
         // An imported module's `__main__` self-test draws sample numbers, not results.

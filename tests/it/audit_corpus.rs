@@ -1,9 +1,9 @@
 //! `youra bench audit` on issue 44's public corpus (tests/fixtures/audit/public: 56 outputs
 //! of five agent systems, labelled by reading before any audit). The figures measured when
 //! the corpus was built are floors here, so a rule change that loses ground fails. Issue
-//! 44's target for "not real" (precision and recall >= 0.8) is asserted; "every fabricated
-//! output caught" is not met (one shows it only in its agent's transcript, which the
-//! output folder does not hold) and is asserted by an ignored test (0039).
+//! 44's target for "not real" (precision and recall >= 0.8) is asserted, and so is "every
+//! fabricated output caught" (the last one by a round epoch its results file was typed
+//! with: a rule written while looking at that miss, so a fitted figure; 0039).
 
 use std::path::Path;
 
@@ -60,7 +60,6 @@ fn the_held_out_corpus_keeps_its_first_audit() {
 }
 
 #[test]
-#[ignore = "one fabricated output shows it only in its agent's transcript: see docs/decisions/0039-audit-corpus.md"]
 fn every_fabricated_output_of_the_public_corpus_is_caught() {
     let s = scores();
     assert_eq!(s.fabricated_recall, 1.0, "{s:?}");

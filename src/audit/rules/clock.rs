@@ -3,7 +3,9 @@
 //! look like a run is stamped by hand (`08:45:00,000`, `08:47:30,100`). Five or more
 //! millisecond stamps that are all whole tenths of a second, or eight or more distinct
 //! second stamps that are all multiples of five, were not read off a clock: chance gives
-//! either less than once in a billion.
+//! either less than once in a billion. A result file's time stamp is read off a clock too:
+//! one that is a round epoch (`"timestamp": 1620000000`, a multiple of 100,000 seconds,
+//! chance one in 100,000) was typed with the file, not written when its code ran.
 
 use crate::audit::ctx::{Ctx, TextFile};
 use crate::audit::verdict::{Evidence, Weight};
@@ -11,7 +13,75 @@ use crate::audit::verdict::{Evidence, Weight};
 pub const RULE: &str = "log-clock";
 
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
-    ctx.logs.iter().filter_map(invented).collect()
+    let mut out: Vec<Evidence> = ctx.logs.iter().filter_map(invented).collect();
+    out.extend(ctx.results.iter().filter_map(typed_stamp));
+    out
+}
+
+/// Whether a result file's key names a moment (not a duration: `train_time` is one).
+fn names_a_moment(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.contains("timestamp")
+        || k.ends_with("_at")
+        || ["time", "created", "date"].contains(&k.as_str())
+}
+
+/// A round epoch under a key naming a moment, in seconds (2001–2096) or milliseconds.
+fn round_epoch(x: f64) -> bool {
+    let whole = x.fract() == 0.0;
+    whole
+        && ((1e9..4e9).contains(&x) && x % 1e5 == 0.0
+            || (1e12..4e12).contains(&x) && x % 1e8 == 0.0)
+}
+
+fn typed_stamp(file: &TextFile) -> Option<Evidence> {
+    let value: serde_json::Value = serde_json::from_str(&file.text).ok()?;
+    let mut stack = vec![(&value, 0usize)];
+    let mut found = None;
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            serde_json::Value::Object(map) if depth <= 8 => {
+                for (k, x) in map {
+                    match x.as_f64() {
+                        Some(n) if names_a_moment(k) && round_epoch(n) => {
+                            found = Some((k.clone(), x.to_string()));
+                        }
+                        _ => stack.push((x, depth + 1)),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) if depth <= 8 => {
+                stack.extend(items.iter().take(1_000).map(|x| (x, depth + 1)))
+            }
+            _ => {}
+        }
+    }
+    let (key, shown) = found?;
+    let quoted = format!("\"{key}\"");
+    let line = file
+        .text
+        .lines()
+        .position(|l| l.contains(&quoted))
+        .map_or(1, |i| i + 1);
+    Some(Evidence {
+        file: file.path.clone(),
+        line,
+        rule: RULE,
+        excerpt: file
+            .text
+            .lines()
+            .nth(line - 1)
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(100)
+            .collect(),
+        detail: format!(
+            "`{key}` is {shown}, a round epoch (a clock gives one in 100,000): the file was typed, not written when its code ran"
+        ),
+        weight: Weight::Fabricated,
+        strength: 0.7,
+    })
 }
 
 fn invented(log: &TextFile) -> Option<Evidence> {
@@ -130,6 +200,30 @@ mod tests {
         assert!(invented(&log(seconds)).is_none());
         assert!(invented(&log("08:00:00,000 a\n08:00:01,000 b\n")).is_none());
         assert!(invented(&log("epoch 1 loss 0.31\nversion 1:2:3\n")).is_none());
+    }
+
+    #[test]
+    fn a_round_epoch_in_a_result_file_was_typed() {
+        let file = |text: &str| TextFile {
+            path: "results/experiment_results.json".into(),
+            text: text.into(),
+        };
+        let typed =
+            "{\n  \"setup\": {\n    \"timestamp\": 1620000000\n  },\n  \"accuracy\": 0.91\n}";
+        let e = typed_stamp(&file(typed)).expect("typed");
+        assert_eq!((e.line, e.weight), (3, Weight::Fabricated));
+        assert!(typed_stamp(&file("{\"created_at\": 1700000000000}")).is_some());
+        // Counter-examples: a clock's reading, a duration, a count, a small round number.
+        for text in [
+            "{\"timestamp\": 1746840839.6856678}",
+            "{\"timestamp\": 1746840839}",
+            "{\"train_time\": 1000000000}",
+            "{\"n_tokens\": 2000000000}",
+            "{\"time\": 100000}",
+            "{\"runs\": [{\"timestamp\": 1746840800.5}]}",
+        ] {
+            assert!(typed_stamp(&file(text)).is_none(), "{text}");
+        }
     }
 
     #[test]
