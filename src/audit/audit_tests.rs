@@ -112,6 +112,10 @@ fn counter_examples_carry_no_fabricated_or_synthetic_evidence() {
         "printed_script_not_shown",
         // A results file stamped by `time.time()` when its code ran.
         "clock_timestamp",
+        // Noise added to rows a function receives is augmentation, not generated data.
+        "noise_on_argument",
+        // Requirements passed as `constraints={…}`, `performance_thresholds={…}`.
+        "thresholds_keyword",
         // `precision 1.0` when nothing was found and nothing was to be found.
         "degenerate_branch",
         // An imported module's `__main__` self-test draws sample numbers, not results.

@@ -166,8 +166,10 @@ const NOT_MEASURED: [&str; 16] = [
     "lr",
     "tolerance",
 ];
-const SETTING_HOLDERS: [&str; 10] = [
+const SETTING_HOLDERS: [&str; 12] = [
     "config",
+    "constraints",
+    "requirements",
     "cfg",
     "params",
     "hparams",
@@ -224,6 +226,9 @@ mod tests {
             ("learning_rate", None, false),
             ("accuracy", Some("config"), false),
             ("target_accuracy", None, false),
+            ("recall", Some("performance_thresholds"), false),
+            ("min_recall", Some("constraints"), false),
+            ("recall", Some("results"), true),
         ] {
             assert_eq!(is_metric_key(key, holder, &[]), want, "{key} in {holder:?}");
         }

@@ -248,6 +248,33 @@ impl<'p> Flow<'p> {
                         .unwrap_or_default();
                     return root(RootKind::Noise, m, line, &format!("{lit} + a random draw"));
                 }
+                // Noise added to a value youra cannot follow (a function's argument: data
+                // loaded by its caller, perhaps) is augmentation of that value; the draw does
+                // not make it generated data (`x_test + np.random.normal(…)`).
+                let data = |r: &Roots| {
+                    r.iter()
+                        .any(|x| matches!(x.kind, RootKind::Param | RootKind::Unresolved))
+                        && !r.iter().any(|x| {
+                            matches!(
+                                x.kind,
+                                RootKind::Generator | RootKind::Literal | RootKind::Constant
+                            )
+                        })
+                };
+                // The draw's own arguments may be such values (`size=x_test.shape`).
+                let noise = |r: &Roots| {
+                    r.iter().any(|x| x.kind == RootKind::Generator)
+                        && !r
+                            .iter()
+                            .any(|x| matches!(x.kind, RootKind::Loader | RootKind::Mock))
+                };
+                if *additive && each.iter().any(data) && each.iter().any(noise) {
+                    let mut out = Roots::new();
+                    each.into_iter()
+                        .filter(|r| !noise(r))
+                        .for_each(|r| add(&mut out, r));
+                    return out;
+                }
                 let mut out = Roots::new();
                 each.into_iter().for_each(|r| add(&mut out, r));
                 out

@@ -241,7 +241,16 @@ impl Builder<'_> {
                     "keyword_argument" => {
                         let name = c.child_by_field_name("name").map(|k| self.text(k));
                         if let Some(v) = c.child_by_field_name("value") {
+                            let from = self.m.sites.len();
+                            let is_dict = v.kind() == "dictionary";
                             let v = self.expr(v, scope, inner, d);
+                            // `thresholds={"recall": 0.95}`: the keyword holds the dict's
+                            // keys as an assignment's name would.
+                            if let Some(name) = name.as_ref().filter(|_| is_dict) {
+                                for s in &mut self.m.sites[from..] {
+                                    s.holder.get_or_insert_with(|| name.clone());
+                                }
+                            }
                             args.push(v);
                             keywords.push(name);
                         }
