@@ -339,11 +339,19 @@ impl<'p> Flow<'p> {
             let live = self.live(m, &sc.assigns, name, limit);
             if !live.is_empty() {
                 let mut out = Roots::new();
-                for a in live {
+                // `best_step = n_steps` then `if …: best_step = step`: the first is the
+                // default a conditional update replaces, not the value reported.
+                let updated = live
+                    .iter()
+                    .any(|a| a.conditional && !matches!(a.value, Expr::Num(_)));
+                let first = live.len() - 1;
+                for (k, a) in live.into_iter().enumerate() {
                     // `q *= 0.9`, `n += 1`: a number that scales or steps the value it
                     // changes, not the value.
                     let step = a.how == How::Augment && matches!(a.value, Expr::Num(_));
-                    let mut r = self.expr(m, i, &a.value, a.line, direct && !step, depth);
+                    let default = updated && k == first && k > 0 && !a.conditional;
+                    let direct = direct && !step && !default;
+                    let mut r = self.expr(m, i, &a.value, a.line, direct, depth);
                     // `y = (rng.random(n) < p)`: labels drawn against a rate are generated
                     // data, not outcomes typed in for a metric.
                     if classify::data_name(&a.target) {

@@ -137,6 +137,47 @@ impl Builder<'_> {
                 v
             }
             "lambda" => Expr::Group(vec![]),
+            // `[p + noise for p in base]`: each element is the body's value, and how many
+            // there are is the iterables' (`sum(1 for r in rows)` counts rows). The clauses,
+            // read first, bind the body's names.
+            "list_comprehension" | "set_comprehension" | "generator_expression" => {
+                let body = n.child_by_field_name("body");
+                let mut parts = Vec::new();
+                for c in named(n) {
+                    if Some(c) == body {
+                        continue;
+                    }
+                    let iterable = c
+                        .child_by_field_name("right")
+                        .filter(|_| c.kind() == "for_in_clause");
+                    self.expr(c, scope, ctx, d);
+                    if let Some(r) = iterable {
+                        parts.push(self.expr(r, scope, ctx, d));
+                    }
+                }
+                if let Some(b) = body {
+                    parts.insert(0, self.expr(b, scope, ctx, d));
+                }
+                Expr::Ops {
+                    additive: false,
+                    parts,
+                }
+            }
+            // The clause binds its names as a `for` loop does.
+            "for_in_clause" => {
+                if let (Some(l), Some(r)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) {
+                    let v = self.expr(r, scope, ctx, d);
+                    let inner = Ctx {
+                        conditional: true,
+                        ..ctx
+                    };
+                    self.target(l, v, crate::audit::ir::How::Set, scope, inner, d);
+                }
+                Expr::Group(vec![])
+            }
             // `(1.0 + kl)`: the parentheses change nothing about where the value comes from.
             "parenthesized_expression" if named(n).len() == 1 => {
                 self.expr(named(n)[0], scope, ctx, d)
@@ -261,6 +302,32 @@ impl Builder<'_> {
                     }
                 }
             }
+        }
+        // `results["pass_rates"].append(rate)`: each appended value is reported under the key,
+        // as `results["pass_rates"] = rate` would be.
+        if matches!(callee.as_str(), ".append" | ".extend")
+            && let Some(obj) = f
+                .and_then(|f| f.child_by_field_name("object"))
+                .filter(|o| o.kind() == "subscript")
+            && let Some(key) = obj
+                .child_by_field_name("subscript")
+                .filter(|k| is_plain_string(*k, self.src))
+                .map(|k| string_text(k, self.src))
+            && let Some(value) = args.first()
+        {
+            let holder = obj
+                .child_by_field_name("value")
+                .filter(|b| is_chain(*b))
+                .map(|b| self.text(b));
+            self.m.sites.push(MetricSite {
+                key,
+                value: value.clone(),
+                line: line(n),
+                scope,
+                holder,
+                guarded: ctx.conditional,
+                dict: None,
+            });
         }
         // `open(path, "w")` writes: it is no source of data.
         let mut callee = callee;
