@@ -86,14 +86,22 @@ fn typed_stamp(file: &TextFile) -> Option<Evidence> {
 
 fn invented(log: &TextFile) -> Option<Evidence> {
     let (mut millis, mut seconds) = (Vec::new(), Vec::new());
+    let mut messages = std::collections::HashSet::new();
     for (i, line) in log.text.lines().enumerate() {
         let head: String = line.chars().take(40).collect();
         if let Some((sec, ms)) = stamp(&head) {
             match ms {
                 Some(ms) => millis.push((i + 1, ms)),
-                None => seconds.push((i + 1, sec)),
+                None => {
+                    seconds.push((i + 1, sec));
+                    let text: String = line.chars().filter(|c| !c.is_ascii_digit()).collect();
+                    messages.insert(text);
+                }
             }
         }
+    }
+    if let Some(e) = one_per_second(log, &seconds, messages.len()) {
+        return Some(e);
     }
     let (first, detail) = if millis.len() >= 5 && millis.iter().all(|(_, ms)| ms % 100 == 0) {
         (
@@ -122,19 +130,53 @@ fn invented(log: &TextFile) -> Option<Evidence> {
         file: log.path.clone(),
         line: first,
         rule: RULE,
-        excerpt: log
-            .text
-            .lines()
-            .nth(first - 1)
-            .unwrap_or("")
-            .trim()
-            .chars()
-            .take(100)
-            .collect(),
+        excerpt: excerpt(log, first),
         detail,
         weight: Weight::Fabricated,
         strength: 0.7,
     })
+}
+
+/// A narrative stamped one line per second: twenty or more second stamps, no two lines in
+/// the same second, most exactly one second after the line before, and the lines saying
+/// different things. A program's log puts quick steps in the same second; a loop that waits a
+/// second between lines repeats one message.
+fn one_per_second(log: &TextFile, seconds: &[(usize, u32)], distinct: usize) -> Option<Evidence> {
+    if seconds.len() < 20 || distinct < 10 {
+        return None;
+    }
+    let deltas: Vec<i64> = seconds
+        .windows(2)
+        .map(|w| i64::from(w[1].1) - i64::from(w[0].1))
+        .collect();
+    let ones = deltas.iter().filter(|d| **d == 1).count();
+    if deltas.contains(&0) || ones * 10 < deltas.len() * 6 {
+        return None;
+    }
+    let first = seconds[0].0;
+    Some(Evidence {
+        file: log.path.clone(),
+        line: first,
+        rule: RULE,
+        excerpt: excerpt(log, first),
+        detail: format!(
+            "{ones} of the log's {} steps are exactly one second and none is shorter: the lines were stamped one per second by hand, not by a clock",
+            deltas.len()
+        ),
+        weight: Weight::Fabricated,
+        strength: 0.7,
+    })
+}
+
+fn excerpt(log: &TextFile, line: usize) -> String {
+    log.text
+        .lines()
+        .nth(line - 1)
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(100)
+        .collect()
 }
 
 /// The first `HH:MM:SS` in `head` (a time of day), as seconds since midnight, with its
@@ -200,6 +242,66 @@ mod tests {
         assert!(invented(&log(seconds)).is_none());
         assert!(invented(&log("08:00:00,000 a\n08:00:01,000 b\n")).is_none());
         assert!(invented(&log("epoch 1 loss 0.31\nversion 1:2:3\n")).is_none());
+    }
+
+    #[test]
+    fn a_narrative_stamped_one_line_per_second_was_typed() {
+        let steps = [
+            "Starting",
+            "Loading config",
+            "Loading model",
+            "Model loaded",
+            "Downloading data",
+            "Prepared samples",
+            "Created splits",
+            "Loaded dataset",
+            "Running experiments",
+            "Processing sample",
+            "Generating text",
+            "Generation complete",
+            "Discovering concepts",
+            "Built graph",
+            "Running baselines",
+            "Completed baselines",
+            "Computing metrics",
+            "Completed experiment",
+            "Generating report",
+            "Pipeline complete",
+            "Done",
+        ];
+        let at = |t: u32| format!("{:02}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
+        let mut t = 5 * 3600;
+        let typed: String = steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                t += if i % 5 == 4 { 150 } else { 1 };
+                format!("2025-05-11 {} [INFO] {s}\n", at(t))
+            })
+            .collect();
+        let e = invented(&log(&typed)).expect("one per second");
+        assert_eq!((e.line, e.weight), (1, Weight::Fabricated));
+        // A program's log: quick steps share a second.
+        let mut t = 5 * 3600;
+        let clocked: String = steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                t += [0, 1, 0, 3, 1][i % 5];
+                format!("2025-05-11 {} [INFO] {s}\n", at(t))
+            })
+            .collect();
+        assert!(invented(&log(&clocked)).is_none());
+        // A loop that waits a second between lines says the same thing each time.
+        let polling: String = (0..30)
+            .map(|i| {
+                format!(
+                    "2025-05-11 {} [INFO] waiting for job 17, try {i}\n",
+                    at(3600 + i)
+                )
+            })
+            .collect();
+        assert!(invented(&log(&polling)).is_none());
     }
 
     #[test]
