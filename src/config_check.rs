@@ -7,7 +7,7 @@
 
 use toml::{Table, Value};
 
-use crate::config::RunConfig;
+use crate::config_model::RunConfig;
 use crate::config_sources::KeyPath;
 
 /// Settings that moved: (old key path, new key path). Refused with the new place, so a run

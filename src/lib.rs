@@ -15,6 +15,7 @@ pub mod compare;
 pub mod config;
 pub mod config_check;
 pub mod config_evidence;
+pub mod config_model;
 pub mod config_plan;
 pub mod config_review;
 pub mod config_sources;
