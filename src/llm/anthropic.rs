@@ -11,7 +11,7 @@ use reqwest::blocking::Client;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::anthropic_stream::read_stream;
+use super::anthropic_stream::{finish_reason, read_stream};
 use super::http::{self, Post};
 use super::{
     CallKey, ChatRequest, ChatResponse, HttpConfig, LlmError, Message, MessageRole, Provider,
@@ -282,17 +282,6 @@ fn parse_message(url: &str, bytes: &[u8]) -> Result<ChatResponse, LlmError> {
         finish_reason: reply.stop_reason.map(|r| finish_reason(&r)),
         reasoning,
     })
-}
-
-/// Anthropic's stop reasons in the OpenAI words the rest of youra uses.
-pub(super) fn finish_reason(stop_reason: &str) -> String {
-    match stop_reason {
-        "end_turn" | "stop_sequence" => "stop",
-        "max_tokens" => "length",
-        "tool_use" => "tool_calls",
-        other => other,
-    }
-    .to_string()
 }
 
 #[cfg(test)]

@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::anthropic::finish_reason;
 use super::http;
-use super::openai::tool_arguments;
+use super::openai_wire::tool_arguments;
 use super::sse::{SseItem, SseReader};
 use super::{ChatResponse, LlmError, ToolCall, Usage};
 
@@ -164,6 +163,17 @@ pub fn read_stream(
             return assembly.finish(url);
         }
     }
+}
+
+/// Anthropic's stop reasons in the OpenAI words the rest of youra uses.
+pub(super) fn finish_reason(stop_reason: &str) -> String {
+    match stop_reason {
+        "end_turn" | "stop_sequence" => "stop",
+        "max_tokens" => "length",
+        "tool_use" => "tool_calls",
+        other => other,
+    }
+    .to_string()
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod http_config;
 pub mod ledger;
 mod openai;
 mod openai_stream;
+mod openai_wire;
 mod outage_watch;
 pub mod reasoning;
 pub mod recorder;

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::http;
-use super::openai::{WireUsage, error_in_body, estimated_usage, tool_arguments};
+use super::openai_wire::{WireUsage, error_in_body, estimated_usage, tool_arguments};
 use super::sse::{SseItem, SseReader};
 use super::{ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
 

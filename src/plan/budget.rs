@@ -10,10 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::policy::{ALPHA_MAX, Policy};
-
-/// The smallest remaining share: r is clamped into (0, 1] so 1/r stays finite.
-pub const MIN_SHARE: f64 = 1e-9;
+use super::policy::{ALPHA_MAX, MIN_SHARE, Policy};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Budget {

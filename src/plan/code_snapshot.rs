@@ -15,8 +15,8 @@ use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use super::code_error::{CODE_DIR, RESULTS_DIR};
 use super::code_tree::{self, reserved};
-use super::node_code::{CODE_DIR, RESULTS_DIR};
 
 /// The most bytes `code/` may hold when it is taken (code, not data: `data/` is bound
 /// read-only for that).

@@ -11,8 +11,8 @@ use std::io;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path};
 
+use super::code_error::CodeError;
 use super::git_run::{Input, Io, TempFile, git};
-use super::node_code::CodeError;
 use super::object_id::ObjectId;
 
 /// The most files one tree takes from a folder; more are left out and named.

@@ -64,7 +64,7 @@ pub struct TreeFile {
     /// How Q and widening were computed (`rules.rs`); absent in a tree written before the
     /// setting existed, which the youra rules built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rules: Option<super::rules::TreeRules>,
+    pub rules: Option<super::tree_rules::TreeRules>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -24,14 +24,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::node_code::CodeError;
+use super::code_error::CodeError;
 
 /// The longest one git call may take: far above any honest call (hashing a large result
 /// file takes seconds), far below forever.
 pub const DEADLINE: Duration = Duration::from_secs(300);
 /// git's empty tree, which every git knows without storing it.
 pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-const INSTALL: &str = "apt-get install -y git";
 
 /// Settings given on every call; a `-c` on the command line wins over the repository's
 /// `config` and anything it includes.
@@ -229,11 +228,6 @@ pub fn refused(git_dir: &Path) -> Option<String> {
         }
     }
     None
-}
-
-/// The install hint for [`CodeError::GitMissing`].
-pub fn install_hint() -> &'static str {
-    INSTALL
 }
 
 /// A file removed when an operation ends (a temporary index).

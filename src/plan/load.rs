@@ -10,26 +10,16 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
-
 use super::budget::Budget;
 use super::error::{PlanError, PlanWarning, io, json_message};
 use super::files::{
     BUDGET_FILE, NODES_DIR, NodeEntry, PACKET_FILE, PLAN_DIR, STATS_FILE, TREE_FILE, TreeFile,
 };
-use super::id::NodeId;
-use super::node_files::{NodeFiles, NodeFilesCache, read_files};
+use super::node_files::{NodeFiles, NodeFilesCache, read_files, read_json};
+pub use super::node_files::{Plans, node_dir};
 use super::rules::TreeRules;
 use super::structure::normalise;
 use super::tree::{PlanNode, PlanTree};
-
-/// Whether to read every `plan.md` (the TUI reads one on demand; the engine and tests
-/// may want them all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plans {
-    Skip,
-    Read,
-}
 
 #[derive(Debug)]
 pub struct Loaded {
@@ -41,10 +31,6 @@ pub struct Loaded {
 
 pub fn plan_dir(run: &Path) -> PathBuf {
     run.join(PLAN_DIR)
-}
-
-pub fn node_dir(run: &Path, id: &NodeId) -> PathBuf {
-    run.join(PLAN_DIR).join(NODES_DIR).join(id.as_str())
 }
 
 /// Load `<run>/plan/`. No `tree.json` is an empty tree (no plan yet), not an error.
@@ -172,33 +158,6 @@ fn node_files(
     kept.into_iter()
         .map(|k| k.or_else(|| read.next()).unwrap_or_default())
         .collect()
-}
-
-/// A JSON file, or `None` with a warning saying what was done instead. Missing is silent:
-/// the caller knows whether the file was required.
-pub(super) fn read_json<T: DeserializeOwned>(
-    path: &Path,
-    warnings: &mut Vec<PlanWarning>,
-    instead: &str,
-) -> Option<T> {
-    let bytes = match crate::fsutil::read_run_file(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == ErrorKind::NotFound => return None,
-        Err(e) => {
-            warnings.push(PlanWarning::new(
-                path,
-                format!("cannot read: {e}; {instead}"),
-            ));
-            return None;
-        }
-    };
-    match serde_json::from_slice(&bytes) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            warnings.push(PlanWarning::json(path, &e, instead));
-            None
-        }
-    }
 }
 
 /// The node from its entry in `tree.json` and its files.

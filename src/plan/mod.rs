@@ -22,6 +22,7 @@ pub mod bench;
 mod best;
 mod budget;
 mod charge;
+mod code_error;
 pub mod code_snapshot;
 mod code_tree;
 mod directives;
@@ -48,11 +49,12 @@ mod selection;
 pub mod sim;
 mod structure;
 mod tree;
+mod tree_rules;
 mod values;
 
 pub use crate::rng::{Draw, Fixed, XorShift64};
 pub use best::{Best, MEASURED_KEY, PASSED_KEY, Room, best_passing, goes_on, subtree};
-pub use budget::{Budget, MIN_SHARE, SpendKind, Split, compact, remaining_share};
+pub use budget::{Budget, SpendKind, Split, compact, remaining_share};
 pub use charge::{
     Charged, EXPAND_PREFIX, LEDGER_FILE, charge_clock, charge_from_ledger, charge_rows,
     charge_rows_owned, spent_now,
@@ -80,8 +82,8 @@ pub use id::{BadNodeId, NodeId, unsafe_reason};
 pub use load::{Loaded, Plans, load, load_since, node_dir, plan_dir, read_selection};
 pub use node_files::{NodeFiles, NodeFilesCache};
 pub use policy::{
-    ALPHA_MAX, EPSILON, FIXED_ALPHA, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax, floored,
-    probabilities, sample_index, uct_score, weight,
+    ALPHA_MAX, EPSILON, FIXED_ALPHA, MIN_SHARE, Policy, UCT_C, UnknownPolicy, Value, alpha, argmax,
+    floored, probabilities, sample_index, uct_score, weight,
 };
 pub use reward::{Criterion, Op, UnknownOp, all_met, met, reward, satisfaction, score, shortfall};
 pub use root_draft::{DRAFTED_BY, ROOT_PROMPT, RootPlan, UnknownRootPlan, parse_root, root_prompt};

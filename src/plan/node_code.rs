@@ -22,6 +22,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use super::code_error::{CODE_DIR, CODE_REPOS, CodeError, RESULTS_DIR};
 use super::code_snapshot::CodeSnapshot;
 use super::code_tree::{self, Entry};
 use super::git_run::{self, EMPTY_TREE, Io, git};
@@ -29,44 +30,18 @@ use super::id::NodeId;
 pub use super::object_id::ObjectId;
 use super::tree::PlanTree;
 
-/// Under the run: one bare repository per sub-hypothesis, `<h>.git`.
-pub const CODE_REPOS: &str = ".youra/code";
 /// The key of `packet.json` that names the node's commit.
 pub const COMMIT_KEY: &str = "commit";
 /// The most characters of a diff the reflector's prompt carries.
 pub const DIFF_LIMIT: usize = 4_000;
 /// The most characters of a diff a person is shown (`youra plan diff`, the Plan pane).
 pub const SHOWN_LIMIT: usize = 2_000_000;
-/// What youra commits of a workspace.
-pub const CODE_DIR: &str = "code";
-pub const RESULTS_DIR: &str = "results";
 /// The commit's record of the command that ran the node's code (`{"argv": […], "workdir":
 /// "code"}`): with `code/`, what re-runs the node. Not written into the workspace.
 pub const COMMAND_FILE: &str = "command.json";
 const REF_PREFIX: &str = "refs/nodes/";
 /// One date for every commit: a commit's hash then depends on its code and its parent only.
 const FIXED_DATE: &str = "2000-01-01T00:00:00+0000";
-
-#[derive(Debug, thiserror::Error)]
-pub enum CodeError {
-    #[error(
-        "git was not found on PATH: youra keeps each plan node's code in a git repository per sub-hypothesis ({CODE_REPOS}/<h>.git); install it (`{}`) and resume the run",
-        git_run::install_hint()
-    )]
-    GitMissing,
-    #[error("git {what} failed in {}: {stderr}", .repo.display())]
-    Git {
-        what: String,
-        repo: PathBuf,
-        stderr: String,
-    },
-    #[error("{}: {source}", .path.display())]
-    Io { path: PathBuf, source: io::Error },
-    /// A request youra refuses (an unsafe id, a node without code, a non-empty folder, a
-    /// packet whose commit is not an object id).
-    #[error("{0}")]
-    Refused(String),
-}
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CodeError + '_ {
     move |source| CodeError::Io {

@@ -4,12 +4,56 @@
 //! 5,000-node tree is 15,000 files, read again on every node write before (issue 30).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
+
 use super::error::PlanWarning;
-use super::files::{PACKET_FILE, PLAN_MD, PRIOR_FILE, Packet, Prior, STATS_FILE, Stats};
-use super::load::{Plans, node_dir, read_json};
+use super::files::{
+    NODES_DIR, PACKET_FILE, PLAN_DIR, PLAN_MD, PRIOR_FILE, Packet, Prior, STATS_FILE, Stats,
+};
+use super::id::NodeId;
+
+/// Whether to read every `plan.md` (the TUI reads one on demand; the engine and tests
+/// may want them all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plans {
+    Skip,
+    Read,
+}
+
+pub fn node_dir(run: &Path, id: &NodeId) -> PathBuf {
+    run.join(PLAN_DIR).join(NODES_DIR).join(id.as_str())
+}
+
+/// A JSON file, or `None` with a warning saying what was done instead. Missing is silent:
+/// the caller knows whether the file was required.
+pub(super) fn read_json<T: DeserializeOwned>(
+    path: &Path,
+    warnings: &mut Vec<PlanWarning>,
+    instead: &str,
+) -> Option<T> {
+    let bytes = match crate::fsutil::read_run_file(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == ErrorKind::NotFound => return None,
+        Err(e) => {
+            warnings.push(PlanWarning::new(
+                path,
+                format!("cannot read: {e}; {instead}"),
+            ));
+            return None;
+        }
+    };
+    match serde_json::from_slice(&bytes) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            warnings.push(PlanWarning::json(path, &e, instead));
+            None
+        }
+    }
+}
 
 /// One node's files as read.
 #[derive(Debug, Clone, Default)]

@@ -6,7 +6,8 @@ use std::f64::consts::SQRT_2;
 use std::fmt;
 use std::str::FromStr;
 
-use super::budget::MIN_SHARE;
+/// The smallest remaining share: r is clamped into (0, 1] so 1/r stays finite.
+pub const MIN_SHARE: f64 = 1e-9;
 
 /// α's cap (PrimeScientist §4.1).
 pub const ALPHA_MAX: f64 = 10.0;

@@ -16,60 +16,9 @@
 //! The choice is recorded in `tree.json` (`rules`), because the stored Q depends on it; a
 //! tree written before the key existed was built by the youra rules.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
 use super::eligibility::{Avail, Blocked, availability};
 use super::files::NodeStatus;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub enum TreeRules {
-    /// PrimeScientist's reference code (see the module doc).
-    #[default]
-    Reference,
-    /// youra's rules before issue 27, kept for comparison.
-    Youra,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a set of tree rules: use reference or youra")]
-pub struct UnknownRules(pub String);
-
-impl FromStr for TreeRules {
-    type Err = UnknownRules;
-    fn from_str(s: &str) -> Result<TreeRules, UnknownRules> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "reference" => Ok(TreeRules::Reference),
-            "youra" => Ok(TreeRules::Youra),
-            _ => Err(UnknownRules(s.to_string())),
-        }
-    }
-}
-
-impl fmt::Display for TreeRules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TreeRules::Reference => "reference",
-            TreeRules::Youra => "youra",
-        })
-    }
-}
-
-impl TryFrom<String> for TreeRules {
-    type Error = UnknownRules;
-    fn try_from(s: String) -> Result<TreeRules, UnknownRules> {
-        s.parse()
-    }
-}
-
-impl From<TreeRules> for String {
-    fn from(r: TreeRules) -> String {
-        r.to_string()
-    }
-}
+pub use super::tree_rules::{TreeRules, UnknownRules};
 
 impl TreeRules {
     /// Whether a node with this status (and its subtree) counts toward its ancestors' Q.

@@ -15,25 +15,9 @@ use serde::Serialize;
 use super::corpus::{Corpus, Hit, same};
 use super::markdown::{self, LineKind};
 use super::numbers;
-use super::provenance_match::{dataset_names, phrase_at};
+pub use super::provenance_match::Claim;
+use super::provenance_match::{claim, dataset_names, phrase_at};
 use super::vocab::{ClaimKind, HYPERS, TERMS};
-
-/// Something the paper says was used.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Claim {
-    pub kind: ClaimKind,
-    /// Canonical name (`t-test`, `learning rate`).
-    pub name: String,
-    /// As the paper wrote it.
-    pub text: String,
-    pub line: usize,
-    pub column: usize,
-    /// The value a hyperparameter claim states.
-    pub value: Option<f64>,
-    pub mentions: usize,
-    /// The spellings searched for in the run.
-    pub spellings: Vec<String>,
-}
 
 /// A claim and where the run shows it, if anywhere.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,19 +96,6 @@ fn merge(claims: &mut Vec<Claim>, claim: Claim) {
         Some(c) if (c.line, c.column) == (claim.line, claim.column) => {}
         Some(c) => c.mentions += 1,
         None => claims.push(claim),
-    }
-}
-
-pub(super) fn claim(kind: ClaimKind, name: &str, text: &str, spellings: Vec<String>) -> Claim {
-    Claim {
-        kind,
-        name: name.to_string(),
-        text: text.to_string(),
-        line: 0,
-        column: 0,
-        value: None,
-        mentions: 1,
-        spellings,
     }
 }
 

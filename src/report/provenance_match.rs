@@ -1,8 +1,40 @@
-//! Finding vocabulary phrases and `<Name> dataset` mentions in a line of prose.
+//! Finding vocabulary phrases and `<Name> dataset` mentions in a line of prose, and the
+//! claim each one makes.
+
+use serde::Serialize;
 
 use super::corpus::squash;
-use super::provenance::{Claim, claim};
 use super::vocab::{ClaimKind, TERMS};
+
+/// Something the paper says was used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Claim {
+    pub kind: ClaimKind,
+    /// Canonical name (`t-test`, `learning rate`).
+    pub name: String,
+    /// As the paper wrote it.
+    pub text: String,
+    pub line: usize,
+    pub column: usize,
+    /// The value a hyperparameter claim states.
+    pub value: Option<f64>,
+    pub mentions: usize,
+    /// The spellings searched for in the run.
+    pub spellings: Vec<String>,
+}
+
+pub(super) fn claim(kind: ClaimKind, name: &str, text: &str, spellings: Vec<String>) -> Claim {
+    Claim {
+        kind,
+        name: name.to_string(),
+        text: text.to_string(),
+        line: 0,
+        column: 0,
+        value: None,
+        mentions: 1,
+        spellings,
+    }
+}
 
 const SEPARATORS: &[char] = &[' ', '-', '_', '–', '—', '\u{a0}'];
 

@@ -124,7 +124,7 @@ pub struct MemoryRecord {
     pub category: Option<String>,
     /// Where the record came from when `youra memory import` copied it into this run's
     /// prior; `None` for the run's own records.
-    pub provenance: Option<super::prior::Provenance>,
+    pub provenance: Option<super::provenance::Provenance>,
     /// Where the pipeline went next, as written (`ROUTED_TO_PHASE_0`, `SELF_MODIFY → h-e1-v2`,
     /// or free text): a Routing section's `Outcome`, else a Reflection Outcome / Routing /
     /// Routed To / Reflection field, else a Reflection section's `Outcome`, else the first
@@ -187,7 +187,7 @@ pub fn parse_record(rel_id: &str, path: &Path, text: &str) -> MemoryRecord {
         date,
         final_status: pick(&["Final Status", "Gate Result", "Status", "Result"]),
         category: category(&fields),
-        provenance: super::prior::Provenance::from_front_matter(&front_matter),
+        provenance: super::provenance::Provenance::from_front_matter(&front_matter),
         failure_type: pick(&["Failure Type"]),
         gate_type: pick(&["Gate Type"]),
         routing_decision: routing(&lines, &fields),

@@ -14,6 +14,7 @@ pub mod memory;
 pub mod own;
 pub mod plain;
 pub mod prior;
+mod provenance;
 pub mod summary;
 pub mod tail;
 

@@ -1,4 +1,4 @@
-//! The typed history as a list whose copies share their entries. A snapshot after a write
+//! The typed history (its entries, and a list of them whose copies share their entries). A snapshot after a write
 //! holds the history before it plus the write's own entries; a copy of a 30,000-entry
 //! `Vec` per write was what made an engine step grow with the study's age (issue 30).
 //! Entries live in chunks behind `Arc`s: a clone copies one pointer per chunk, and a push
@@ -8,7 +8,47 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::model::HistoryEntry;
+use super::timestamp::Timestamp;
+
+/// One entry of the VSA's `history`, typed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HistoryEntry {
+    pub timestamp: Option<Timestamp>,
+    pub event: Option<String>,
+    /// Who made the change: `researcher`, `engine`, `editor`, … (youra's field).
+    pub actor: Option<String>,
+    pub phase: Option<String>,
+    pub hypothesis: Option<String>,
+    pub status: Option<String>,
+    pub details: Option<String>,
+    pub reason: Option<String>,
+    pub path: Option<String>,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    /// The revision youra's write of this entry made (youra's field).
+    pub revision: Option<u64>,
+    pub forced: bool,
+}
+
+impl HistoryEntry {
+    /// A one-line summary for listings.
+    pub fn summary(&self) -> String {
+        if let Some(path) = &self.path {
+            let old = self.old.as_deref().unwrap_or("null");
+            let new = self.new.as_deref().unwrap_or("null");
+            return format!("{path}: {old} -> {new}");
+        }
+        let head = self
+            .event
+            .as_deref()
+            .or(self.status.as_deref())
+            .unwrap_or("(entry)");
+        match self.details.as_deref().or(self.reason.as_deref()) {
+            Some(d) => format!("{head}: {d}"),
+            None => head.to_string(),
+        }
+    }
+}
 
 /// Entries per chunk: a shared last chunk is copied whole on the next push.
 const CHUNK: usize = 64;

@@ -10,7 +10,7 @@ pub use super::transition::{Transition, TransitionStep};
 use super::enums::{
     ExecutionMode, GateResult, GateType, HypothesisStatus, HypothesisType, WorkflowStatus,
 };
-use super::timestamp::Timestamp;
+pub use super::history_list::HistoryEntry;
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Vsa {
@@ -316,45 +316,6 @@ pub struct FailedCheck {
     pub reason: Option<String>,
     /// A check written as one sentence instead of a mapping.
     pub text: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct HistoryEntry {
-    pub timestamp: Option<Timestamp>,
-    pub event: Option<String>,
-    /// Who made the change: `researcher`, `engine`, `editor`, … (youra's field).
-    pub actor: Option<String>,
-    pub phase: Option<String>,
-    pub hypothesis: Option<String>,
-    pub status: Option<String>,
-    pub details: Option<String>,
-    pub reason: Option<String>,
-    pub path: Option<String>,
-    pub old: Option<String>,
-    pub new: Option<String>,
-    /// The revision youra's write of this entry made (youra's field).
-    pub revision: Option<u64>,
-    pub forced: bool,
-}
-
-impl HistoryEntry {
-    /// A one-line summary for listings.
-    pub fn summary(&self) -> String {
-        if let Some(path) = &self.path {
-            let old = self.old.as_deref().unwrap_or("null");
-            let new = self.new.as_deref().unwrap_or("null");
-            return format!("{path}: {old} -> {new}");
-        }
-        let head = self
-            .event
-            .as_deref()
-            .or(self.status.as_deref())
-            .unwrap_or("(entry)");
-        match self.details.as_deref().or(self.reason.as_deref()) {
-            Some(d) => format!("{head}: {d}"),
-            None => head.to_string(),
-        }
-    }
 }
 
 impl Vsa {

@@ -688,9 +688,10 @@ fn file_of<'a>(by_module: &BTreeMap<&[String], &'a File>, segments: &[String]) -
 }
 
 /// Modules whose files still import each other in a loop (issue 29 broke those of `engine/`,
-/// `exec/` and `cli/`); every other module is held to none. The test fails when one of these
+/// `exec/` and `cli/`; issue 45 those of `llm/`, `plan/`, `report/` and `rundir/`, and vsa's
+/// history list); every other module is held to none. The test fails when one of these
 /// has no loop left, so the list only shrinks.
-const MODULES_WITH_FILE_LOOPS: &[&str] = &["llm", "plan", "report", "rundir", "tui", "vsa"];
+const MODULES_WITH_FILE_LOOPS: &[&str] = &["tui", "vsa"];
 
 /// The files of a module import each other in no loop: a loop means two files share a piece
 /// that belongs in a small file below both (the stages of `engine/` share `stages/fields.rs`,

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::Results;
 use super::stats::{Verdict, mean_se, paired};
-use super::{Results, sweep::Point};
 
 /// One tree policy in one setting (or summed over settings by `choose`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -69,11 +69,16 @@ pub struct Record {
     pub behind_in: usize,
 }
 
+/// What the choice reads of one setting's result (the sweep's `Point`): its standings.
+pub trait Standings {
+    fn standings(&self) -> &[Standing];
+}
+
 /// Every policy's record over `points`, the choice first: fewest losses, then most wins,
 /// then the best mean rank, then the name (so the order is total and reproducible).
-pub fn choose(points: &[Point]) -> Vec<Record> {
+pub fn choose<P: Standings>(points: &[P]) -> Vec<Record> {
     let mut by: BTreeMap<&str, Record> = BTreeMap::new();
-    for st in points.iter().flat_map(|p| &p.standings) {
+    for st in points.iter().flat_map(|p| p.standings()) {
         let r = by.entry(&st.name).or_insert_with(|| Record {
             name: st.name.clone(),
             ..Record::default()
@@ -99,7 +104,7 @@ pub fn choose(points: &[Point]) -> Vec<Record> {
 }
 
 /// The records as a table and the choice in one line.
-pub fn render(points: &[Point]) -> String {
+pub fn render<P: Standings>(points: &[P]) -> String {
     let records = choose(points);
     let mut s = format!(
         "policy by the sweep: each tree policy (reference rules) against every other on \
@@ -132,7 +137,7 @@ pub fn render(points: &[Point]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::bench::sweep::settings;
+    use crate::plan::bench::sweep::{Point, settings};
 
     fn point(standings: &[(&str, usize, usize, usize)]) -> Point {
         Point {

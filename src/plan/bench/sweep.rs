@@ -105,6 +105,12 @@ pub struct Point {
     pub standings: Vec<Standing>,
 }
 
+impl super::choice::Standings for Point {
+    fn standings(&self) -> &[Standing] {
+        &self.standings
+    }
+}
+
 const ADAPTIVE: &str = "adaptive";
 const LOOP: &str = "keep-or-revert";
 /// Adaptive under youra's earlier tree rules: not a rival policy, the rules' comparison.
