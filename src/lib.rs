@@ -9,39 +9,26 @@
 //! sandbox, [`tools`] connects MCP servers and offers their tools to the roles, and [`cli`] composes them into the `youra` command.
 //! See `docs/ARCHITECTURE.md`.
 
-pub mod audit;
 pub mod cli;
-pub mod compare;
-pub mod config;
-pub mod config_check;
-pub mod config_evidence;
-pub mod config_model;
-pub mod config_plan;
-pub mod config_review;
-pub mod config_sources;
-pub mod config_trust;
-pub mod config_words;
-pub mod engine;
-pub mod evidence;
-pub mod exec;
-pub mod fsutil;
-pub mod ids;
-pub mod llm;
-pub mod logging;
-pub mod notice;
-pub mod paper;
-pub mod plan;
-pub mod redact;
-pub mod reflect;
-pub mod report;
-pub mod rng;
-pub mod rundir;
-pub mod stage;
-pub mod steer;
-pub mod term;
-pub mod tools;
-pub mod tui;
-pub mod vocab;
-pub mod vsa;
-pub mod webreport;
-pub mod yaml;
+
+// Every module of the workspace at the path it had in one crate (`youra::vsa::Store`),
+// for the tests, the benches and the binary.
+pub use youra_audit::audit;
+pub use youra_base::{fsutil, ids, logging, redact, rng, stage, term, vocab, yaml};
+pub use youra_config::{
+    config, config_check, config_evidence, config_model, config_plan, config_review,
+    config_sources, config_trust, config_words,
+};
+pub use youra_engine::engine;
+pub use youra_evidence::evidence;
+pub use youra_exec::exec;
+pub use youra_llm::llm;
+pub use youra_paper::paper;
+pub use youra_plan::plan;
+pub use youra_reflect::{compare, notice, reflect, steer};
+pub use youra_report::report;
+pub use youra_rundir::rundir;
+pub use youra_tools::tools;
+pub use youra_tui::tui;
+pub use youra_vsa::vsa;
+pub use youra_webreport::webreport;

@@ -216,9 +216,10 @@ fn without_strings(line: &str) -> String {
     out
 }
 
-/// The loop sites of `src/engine/` outside test modules: (file under src/, line, text).
+/// The loop sites of `crates/engine/src/engine/` outside test modules: (file under the
+/// crate's src/, line, text).
 fn loop_sites() -> Vec<(String, usize, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/src");
     let mut files = Vec::new();
     let mut stack = vec![root.join("engine")];
     while let Some(d) = stack.pop() {

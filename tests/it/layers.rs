@@ -241,6 +241,28 @@ fn load_crate(src: &Path) -> Vec<File> {
     files
 }
 
+/// The source folders of the workspace: the `youra` package's and each crate's under
+/// `crates/`, sorted.
+fn source_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![root().join("src")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .filter(|p| p.join("lib.rs").is_file())
+        .collect();
+    crates.sort();
+    dirs.extend(crates);
+    dirs
+}
+
+/// Every file of every crate. A crate's modules keep the paths they had in one crate (its
+/// root names the lower crates' modules), and module names are unique across crates, so one
+/// module tree holds them all.
+fn load_workspace() -> Vec<File> {
+    source_dirs().iter().flat_map(|d| load_crate(d)).collect()
+}
+
 /// `dir` is where a plain `mod x;` in this file looks for `x.rs` or `x/mod.rs`.
 fn load_file(
     src: &Path,
@@ -335,7 +357,8 @@ fn load_file(
         }
         i += 1;
     }
-    let rel = path.strip_prefix(src.parent().unwrap()).unwrap_or(path);
+    let _ = src;
+    let rel = path.strip_prefix(root()).unwrap_or(path);
     out.push(File {
         rel: rel.display().to_string(),
         module,
@@ -558,8 +581,7 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_import_points_down_the_layers() {
     let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
     let table = read_table(&doc);
-    let src = root().join("src");
-    let files = load_crate(&src);
+    let files = load_workspace();
     let mut problems = Vec::new();
 
     // Every module of the crate has a line; every line and every allowed name is a module.
@@ -571,7 +593,7 @@ fn every_import_points_down_the_layers() {
     for m in &modules {
         if !table.contains_key(m) {
             problems.push(format!(
-                "src/lib.rs declares `{m}`, which has no line in docs/ARCHITECTURE.md's layers table: \
+                "a crate's lib.rs declares `{m}`, which has no line in docs/ARCHITECTURE.md's layers table: \
                  add `{m}: <the modules it may import>`"
             ));
         }
@@ -580,7 +602,7 @@ fn every_import_points_down_the_layers() {
         for name in std::iter::once(m).chain(allowed) {
             if !modules.contains(name) {
                 problems.push(format!(
-                    "layers table: `{name}` (line `{m}`) is no module of src/lib.rs"
+                    "layers table: `{name}` (line `{m}`) is no module of any crate"
                 ));
             }
         }
@@ -589,15 +611,18 @@ fn every_import_points_down_the_layers() {
         }
     }
 
-    // Every file under src/ is one this test reads (else a `mod` form it does not follow).
+    // Every file under a source folder is one this test reads (else a `mod` form it does not
+    // follow).
     let mut on_disk = Vec::new();
-    rs_files(&src, &mut on_disk);
+    for dir in source_dirs() {
+        rs_files(&dir, &mut on_disk);
+    }
     let read: BTreeSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
     for path in on_disk {
         let rel = path.strip_prefix(root()).unwrap().display().to_string();
         if rel != "src/main.rs" && !read.contains(rel.as_str()) {
             problems.push(format!(
-                "{rel}: no `mod` from src/lib.rs reaches it (a stray file, or a `mod` form tests/it/layers.rs does not follow)"
+                "{rel}: no `mod` from its crate's lib.rs reaches it (a stray file, or a `mod` form tests/it/layers.rs does not follow)"
             ));
         }
     }
@@ -688,17 +713,16 @@ fn file_of<'a>(by_module: &BTreeMap<&[String], &'a File>, segments: &[String]) -
 }
 
 /// Modules whose files still import each other in a loop (issue 29 broke those of `engine/`,
-/// `exec/` and `cli/`; issue 45 those of `llm/`, `plan/`, `report/` and `rundir/`, and vsa's
-/// history list); every other module is held to none. The test fails when one of these
+/// `exec/` and `cli/`; issue 45 those of `llm/`, `plan/`, `report/`, `rundir/` and `vsa/`); every other module is held to none. The test fails when one of these
 /// has no loop left, so the list only shrinks.
-const MODULES_WITH_FILE_LOOPS: &[&str] = &["tui", "vsa"];
+const MODULES_WITH_FILE_LOOPS: &[&str] = &["tui"];
 
 /// The files of a module import each other in no loop: a loop means two files share a piece
 /// that belongs in a small file below both (the stages of `engine/` share `stages/fields.rs`,
 /// not each other). Loops across modules are the layers table's to refuse.
 #[test]
 fn a_modules_files_import_each_other_in_no_loop() {
-    let files = load_crate(&root().join("src"));
+    let files = load_workspace();
     let by_module: BTreeMap<&[String], &File> =
         files.iter().map(|f| (f.module.as_slice(), f)).collect();
     let top = |f: &File| f.module.first().cloned().unwrap_or_default();
@@ -813,4 +837,134 @@ fn strongly_connected<'a>(
         }
     }
     s.out
+}
+
+/// The crates the workspace's packages name (`youra-vsa` …) and the modules each holds.
+fn crates_and_modules() -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for dir in source_dirs() {
+        let manifest = std::fs::read_to_string(dir.parent().unwrap().join("Cargo.toml")).unwrap();
+        let name = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect("a package name")
+            .to_string();
+        let modules = load_crate(&dir)
+            .into_iter()
+            .filter(|f| f.module.len() == 1)
+            .map(|f| f.module[0].clone());
+        out.entry(name).or_default().extend(modules);
+    }
+    out
+}
+
+/// The workspace's packages depend on each other as the layers table says: a crate's
+/// dependencies are the crates of the modules its modules' lines name, no more and no fewer
+/// (read from `cargo metadata`). So the compiler refuses an import across crates that the
+/// table does not allow; the tests above hold the lines between modules of one crate. A
+/// dev-dependency (a test's fixture from another crate) may only point down.
+#[test]
+fn the_workspace_graph_is_the_layers_table() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let table = read_table(&doc);
+    let crates = crates_and_modules();
+    let crate_of: BTreeMap<&str, &str> = crates
+        .iter()
+        .flat_map(|(c, ms)| ms.iter().map(move |m| (m.as_str(), c.as_str())))
+        .collect();
+    let mut want: BTreeMap<&str, BTreeSet<&str>> = crates
+        .keys()
+        .map(|c| (c.as_str(), BTreeSet::new()))
+        .collect();
+    for (m, allowed) in &table {
+        let c = crate_of[m.as_str()];
+        for a in allowed {
+            let to = crate_of[a.as_str()];
+            if to != c {
+                want.get_mut(c).unwrap().insert(to);
+            }
+        }
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut dev: Vec<(String, String)> = Vec::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap().to_string();
+        let deps = got.entry(name.clone()).or_default();
+        for d in p["dependencies"].as_array().unwrap() {
+            let to = d["name"].as_str().unwrap();
+            if !crates.contains_key(to) {
+                continue;
+            }
+            match d["kind"].as_str() {
+                None => {
+                    deps.insert(to.to_string());
+                }
+                Some("dev") => dev.push((name.clone(), to.to_string())),
+                Some(_) => {}
+            }
+        }
+    }
+    let want: BTreeMap<String, BTreeSet<String>> = want
+        .into_iter()
+        .map(|(c, d)| (c.to_string(), d.into_iter().map(String::from).collect()))
+        .collect();
+    let mut problems = Vec::new();
+    for (c, w) in &want {
+        let g = got.get(c).cloned().unwrap_or_default();
+        for extra in g.difference(w) {
+            problems.push(format!(
+                "{c} depends on {extra}, which no line of its modules in the layers table names"
+            ));
+        }
+        for missing in w.difference(&g) {
+            problems.push(format!(
+                "{c} does not depend on {missing}, which the layers table lets its modules import"
+            ));
+        }
+    }
+    // Everything a crate reaches through its dependencies, to see that a dev-dependency
+    // points down.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.to_string()];
+        while let Some(c) = stack.pop() {
+            for d in want.get(&c).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    stack.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    for (from, to) in &dev {
+        if reach(to).contains(from) {
+            problems.push(format!(
+                "{from} has a dev-dependency on {to}, which depends on {from}: move the test up"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the workspace's graph is not the layers table (docs/ARCHITECTURE.md):\n{}",
+        problems.join("\n")
+    );
 }

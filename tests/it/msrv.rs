@@ -40,10 +40,15 @@ fn locked(lock: &str) -> Vec<(String, String)> {
 /// A package manifest's `[package] rust-version`, if it declares one.
 fn declared(manifest: &str) -> Option<String> {
     let value: toml::Value = toml::from_str(manifest).ok()?;
-    value
-        .get("package")?
-        .get("rust-version")?
-        .as_str()
+    // A workspace root states it once for its crates (`[workspace.package]`).
+    let own = value.get("package").and_then(|p| p.get("rust-version"));
+    let shared = value
+        .get("workspace")
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("rust-version"));
+    own.and_then(|v| v.as_str())
+        .filter(|v| !v.is_empty())
+        .or_else(|| shared.and_then(|v| v.as_str()))
         .map(str::to_string)
 }
 

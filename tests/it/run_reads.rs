@@ -2,7 +2,7 @@
 //! folder or a workspace goes through `fsutil`'s readers, which follow no link, take regular
 //! files only (a FIFO is refused without blocking: one left as a metrics file, or in a
 //! handed run folder, froze the engine and `youra status`) and cap the bytes. This test fails,
-//! naming file:line, when code under `src/` opens a file for reading any other way.
+//! naming file:line, when code under `src/` or a crate's `src/` opens a file for reading any other way.
 //!
 //! It reads source text: `#[cfg(test)]` code (from the attribute to the file's end, and the
 //! `*_tests.rs` files) is skipped, since tests read the files they wrote themselves.
@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 
 /// The only places that may call the standard library's readers, and why.
 const ALLOWED: &[(&str, &str)] = &[
-    ("src/fsutil.rs", "the readers themselves"),
-    ("src/fsutil/beneath.rs", "the readers themselves"),
+    ("crates/base/src/fsutil.rs", "the readers themselves"),
     (
-        "src/exec/supervise.rs",
+        "crates/base/src/fsutil/beneath.rs",
+        "the readers themselves",
+    ),
+    (
+        "crates/exec/src/exec/supervise.rs",
         "reads /proc/<pid>/stat of the job's processes: the kernel's files, not a run's",
     ),
 ];
@@ -41,7 +44,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// (file:line, the line) for each direct read outside [`ALLOWED`].
 fn direct_reads(root: &Path) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    for dir in crate::common::source_dirs(root) {
+        rust_files(&dir, &mut files);
+    }
     let mut found = Vec::new();
     for path in files {
         let rel = path

@@ -148,3 +148,20 @@ pub fn listener() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     });
     (url, hits)
 }
+
+/// The source folders of the workspace under `root`: `src/` (the `youra` package: the binary
+/// and `cli`) and each crate's `crates/<name>/src/`, sorted. Tests that read youra's own
+/// source (the one-reader, gateway and loop scans) walk them all.
+pub fn source_dirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut dirs = vec![root.join("src")];
+    if let Ok(entries) = std::fs::read_dir(root.join("crates")) {
+        let mut crates: Vec<std::path::PathBuf> = entries
+            .flatten()
+            .map(|e| e.path().join("src"))
+            .filter(|p| p.is_dir())
+            .collect();
+        crates.sort();
+        dirs.extend(crates);
+    }
+    dirs
+}
