@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
+use youra::tui::effect::AppEvent;
 use youra::tui::follow::Follower;
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::{read_run_since, read_run_with};
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 fn size(var: &str, default: usize) -> usize {

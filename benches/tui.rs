@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
+use youra::tui::effect::AppEvent;
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::{SetRequest, Store};
 
 const HYPOTHESES: usize = 2_000;

@@ -8,10 +8,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::rundir::jobs::{ExperimentIndex, queue};
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
+use youra::tui::effect::AppEvent;
 use youra::tui::experiments::RunState;
 use youra::tui::keymap::Keymap;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 /// h-e1 ran and exited 0; h-e10 exited 3, then started again on a GPU and still runs.

@@ -173,7 +173,8 @@ fn a_garbage_line_in_the_middle_is_named_and_the_rest_is_read() {
 
 mod window {
     use super::append;
-    use youra::tui::event_pages::{self, PageRequest, Select};
+    use youra::tui::event_pages;
+    use youra::tui::event_pages_state::{Page, PageRequest, Select};
     use youra::tui::follow::{Follower, TAIL_FIRST_BYTES, WINDOW};
 
     fn grow(path: &std::path::Path, from: usize, to: usize, pad: usize) {
@@ -197,7 +198,7 @@ mod window {
         )
     }
 
-    fn page(f: &mut Follower, path: &std::path::Path, from: u64, to: u64) -> event_pages::Page {
+    fn page(f: &mut Follower, path: &std::path::Path, from: u64, to: u64) -> Page {
         let index = f.events().lines.unwrap().clone();
         event_pages::run(PageRequest {
             path: path.to_path_buf(),

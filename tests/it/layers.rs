@@ -2,7 +2,7 @@
 //! `src/` reaches only the top-level modules that its own module's line in
 //! `docs/ARCHITECTURE.md` (between `<!-- layers:begin -->` and `<!-- layers:end -->`) allows,
 //! every module of `src/lib.rs` has a line, the table has no loop, and the files of a module
-//! import each other in no loop (but in the modules still named in `MODULES_WITH_FILE_LOOPS`).
+//! import each other in no loop. No loop is tolerated: issue 45 broke the last ones.
 //!
 //! Pure std and a hand-rolled lexer, so it runs in milliseconds and needs no parser crate.
 //! What it reads: comments and string literals are blanked first; `mod` declarations are
@@ -664,13 +664,9 @@ fn every_import_points_down_the_layers() {
     );
 }
 
-/// Loops the table still allows, each named with why; the test fails when one is gone, so
-/// this list only shrinks. Empty since `RunConfig`'s types moved to `config_model`, below both
-/// the loader (`config`) and its checks (`config_check`).
-const KNOWN_LOOPS: &[&[&str]] = &[];
-
 /// The table itself points one way: no module may import, through any chain, a module that
-/// may import it back (but the loops named in [`KNOWN_LOOPS`]).
+/// may import it back. (The last such loop, `config` ↔ `config_check`, went when
+/// `RunConfig`'s types moved to `config_model`, below both.)
 #[test]
 fn the_layers_table_has_no_loop() {
     let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
@@ -683,25 +679,16 @@ fn the_layers_table_has_no_loop() {
         })
         .collect();
     let loops = strongly_connected(&edges);
-    let known: Vec<Vec<&str>> = KNOWN_LOOPS.iter().map(|l| l.to_vec()).collect();
-    let mut problems = Vec::new();
-    for l in &loops {
-        if !known.contains(l) {
-            problems.push(format!(
+    let problems: Vec<String> = loops
+        .iter()
+        .map(|l| {
+            format!(
                 "the layers table allows a loop among {}: one of them must not import the other; \
                  move what they share below both",
                 l.join(", ")
-            ));
-        }
-    }
-    for k in &known {
-        if !loops.contains(k) {
-            problems.push(format!(
-                "{} no longer form a loop in the table: remove them from KNOWN_LOOPS",
-                k.join(", ")
-            ));
-        }
-    }
+            )
+        })
+        .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -712,14 +699,10 @@ fn file_of<'a>(by_module: &BTreeMap<&[String], &'a File>, segments: &[String]) -
         .find_map(|k| by_module.get(&segments[..k]).copied())
 }
 
-/// Modules whose files still import each other in a loop (issue 29 broke those of `engine/`,
-/// `exec/` and `cli/`; issue 45 those of `llm/`, `plan/`, `report/`, `rundir/` and `vsa/`); every other module is held to none. The test fails when one of these
-/// has no loop left, so the list only shrinks.
-const MODULES_WITH_FILE_LOOPS: &[&str] = &["tui"];
-
 /// The files of a module import each other in no loop: a loop means two files share a piece
 /// that belongs in a small file below both (the stages of `engine/` share `stages/fields.rs`,
-/// not each other). Loops across modules are the layers table's to refuse.
+/// not each other; the TUI's state files sit below `app.rs`, its behaviour above). None is
+/// tolerated. Loops across modules are the layers table's to refuse.
 #[test]
 fn a_modules_files_import_each_other_in_no_loop() {
     let files = load_workspace();
@@ -748,28 +731,19 @@ fn a_modules_files_import_each_other_in_no_loop() {
     };
     let cycles = strongly_connected(&edges);
     let mut report = String::new();
-    let mut looped = BTreeSet::new();
     for scc in &cycles {
-        let module = module_of(scc[0]);
-        looped.insert(module.clone());
-        if MODULES_WITH_FILE_LOOPS.contains(&module.as_str()) {
-            continue;
-        }
-        let _ = writeln!(report, "a loop among {}:", scc.join(", "));
+        let _ = writeln!(
+            report,
+            "a loop among {} (in {}/):",
+            scc.join(", "),
+            module_of(scc[0])
+        );
         for from in scc {
             for (to, (line, written)) in &edges[from] {
                 if scc.contains(to) {
                     let _ = writeln!(report, "  {from}:{line}: `{written}` → {to}");
                 }
             }
-        }
-    }
-    for m in MODULES_WITH_FILE_LOOPS {
-        if !looped.contains(*m) {
-            let _ = writeln!(
-                report,
-                "{m}/ has no file loop left: remove it from MODULES_WITH_FILE_LOOPS"
-            );
         }
     }
     assert!(

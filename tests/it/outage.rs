@@ -172,7 +172,9 @@ fn an_outage_is_waited_out_and_the_run_goes_on_by_itself() {
 fn tui_status_line(run: &Path) -> String {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    use youra::tui::app::{App, AppEvent, update};
+    use youra::tui::app::App;
+    use youra::tui::effect::AppEvent;
+    use youra::tui::update::update;
     let found = youra::rundir::discover(run).expect("run");
     let store = youra::vsa::Store::new(&found.vsa);
     let mut app = App::new(

@@ -10,11 +10,13 @@ use std::process::Command;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
 use youra::tui::draw::draw;
+use youra::tui::effect::AppEvent;
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 fn demo(dir: &Path) {
@@ -157,7 +159,7 @@ fn the_paper_view_lists_the_demos_figures_references_and_pdf() {
     );
     key(&mut app, KeyCode::Home);
     let top = screen(&app, &dir, w, h);
-    let Some(youra::tui::dialogs::Overlay::Paper(v)) = &app.overlay else {
+    let Some(youra::tui::dialogs::overlay::Overlay::Paper(v)) = &app.overlay else {
         panic!("the paper view is open");
     };
     assert_eq!(v.scroll, 0, "Home goes to the first line");
@@ -186,7 +188,7 @@ fn the_paper_view_lists_the_demos_figures_references_and_pdf() {
     );
     assert_eq!(
         effects,
-        vec![youra::tui::app::Effect::Copy(pdf.display().to_string())]
+        vec![youra::tui::effect::Effect::Copy(pdf.display().to_string())]
     );
     assert_eq!(
         app.toast.clone().map(|(m, _)| m).as_deref(),

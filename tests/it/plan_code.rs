@@ -494,9 +494,11 @@ fn d_in_the_plan_pane_opens_the_nodes_diff_escaped() {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use youra::tui::app::{App, AppEvent, Effect, update};
+    use youra::tui::app::App;
+    use youra::tui::effect::{AppEvent, Effect};
     use youra::tui::keymap::Keymap;
     use youra::tui::theme::{ColorDepth, Theme};
+    use youra::tui::update::update;
 
     let (_g, run) = example_with_code();
     let dir = youra::rundir::discover(&run).unwrap();

@@ -10,10 +10,12 @@ use common::replay_copy::{recorded, s, steer, walk, youra_exits};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use youra::tui::app::{App, AppEvent, PaneId, update};
+use youra::tui::app::{App, PaneId};
+use youra::tui::effect::AppEvent;
 use youra::tui::keymap::{Command, Key, Keymap, Mode};
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 fn app_for(dir: &Path) -> App {
@@ -30,7 +32,7 @@ fn app_for(dir: &Path) -> App {
     app
 }
 
-fn press(app: &mut App, c: char) -> Vec<youra::tui::app::Effect> {
+fn press(app: &mut App, c: char) -> Vec<youra::tui::effect::Effect> {
     update(
         app,
         AppEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),

@@ -12,8 +12,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::cli::engine_cmd::{DemoOptions, demo_dir};
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
 use youra::tui::draw::draw;
+use youra::tui::effect::AppEvent;
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 use crate::common::tui::app_for;

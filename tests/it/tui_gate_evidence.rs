@@ -16,9 +16,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
 use youra::tui::draw::draw;
+use youra::tui::effect::AppEvent;
 use youra::tui::theme::{ColorDepth, Role, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 const OLD_GATE: &str = "    gate:

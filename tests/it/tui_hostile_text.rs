@@ -14,11 +14,13 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::rundir::events::Event;
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
 use youra::tui::draw::draw;
+use youra::tui::effect::AppEvent;
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 /// U+202E, U+2066, ESC [2J, BEL and C1 0x9B, between plain words.

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use youra::tui::app::AppEvent;
+use youra::tui::data::RunRead;
+use youra::tui::effect::AppEvent;
 use youra::tui::follow::Follower;
 use youra::tui::refresh::{base_of, refresh};
-use youra::tui::run_view::{RunRead, read_run_first, read_run_since, read_run_with};
+use youra::tui::run_view::{read_run_first, read_run_since, read_run_with};
 use youra::tui::watch::{ChangeSet, Changes, watch_naming};
 use youra::vsa::Store;
 

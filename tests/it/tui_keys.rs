@@ -5,11 +5,13 @@ use crate::common;
 use common::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::steer::Verb;
-use youra::tui::app::{App, AppEvent, Effect, PaneId, update};
-use youra::tui::dialogs::Overlay;
+use youra::tui::app::{App, PaneId};
+use youra::tui::dialogs::overlay::Overlay;
+use youra::tui::effect::{AppEvent, Effect};
 use youra::tui::keymap::{Command, Key, Keymap, Mode};
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 use youra::vsa::mutation::Change;
 
@@ -510,7 +512,9 @@ fn every_binding_does_what_its_command_says() {
             C::OpenLog if mode == Mode::Escalation => assert!(
                 matches!(
                     a.overlay,
-                    Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Log))
+                    Some(Overlay::Escalation(
+                        youra::tui::dialogs::overlay::CardTab::Log
+                    ))
                 ),
                 "{what}"
             ),
@@ -535,7 +539,7 @@ fn every_binding_does_what_its_command_says() {
             ),
             C::ToggleGrouping => assert_eq!(
                 a.lessons.grouping,
-                youra::tui::lessons::Grouping::Category,
+                youra::tui::lessons_state::Grouping::Category,
                 "{what}"
             ),
             C::OpenRecord => assert!(matches!(a.overlay, Some(Overlay::Viewer(_))), "{what}"),
@@ -600,7 +604,9 @@ fn every_binding_does_what_its_command_says() {
             C::OpenChart => assert!(
                 matches!(
                     a.overlay,
-                    Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Chart))
+                    Some(Overlay::Escalation(
+                        youra::tui::dialogs::overlay::CardTab::Chart
+                    ))
                 ),
                 "{what}"
             ),
@@ -759,17 +765,23 @@ fn the_escalation_card_decides_through_the_steering_dialogs() {
     type_str(&mut a, "El");
     assert!(matches!(
         a.overlay,
-        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Log))
+        Some(Overlay::Escalation(
+            youra::tui::dialogs::overlay::CardTab::Log
+        ))
     ));
     type_str(&mut a, "g");
     assert!(matches!(
         a.overlay,
-        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Chart))
+        Some(Overlay::Escalation(
+            youra::tui::dialogs::overlay::CardTab::Chart
+        ))
     ));
     press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
     assert!(matches!(
         a.overlay,
-        Some(Overlay::Escalation(youra::tui::dialogs::CardTab::Causes))
+        Some(Overlay::Escalation(
+            youra::tui::dialogs::overlay::CardTab::Causes
+        ))
     ));
     press(&mut a, KeyCode::Esc, KeyModifiers::NONE);
     assert!(a.overlay.is_none());
@@ -829,7 +841,7 @@ fn grown_app(n: usize) -> (tempfile::TempDir, App) {
 }
 
 /// The one page request `effects` carries, run as the runtime runs it, and fed back.
-fn page_in(app: &mut App, effects: Vec<Effect>) -> youra::tui::event_pages::PageRequest {
+fn page_in(app: &mut App, effects: Vec<Effect>) -> youra::tui::event_pages_state::PageRequest {
     let [Effect::ReadEvents(req)] = effects.as_slice() else {
         panic!("one page request: {effects:?}")
     };
@@ -838,13 +850,13 @@ fn page_in(app: &mut App, effects: Vec<Effect>) -> youra::tui::event_pages::Page
     req.clone()
 }
 
-fn selected_event(app: &App) -> youra::tui::run_view::EventRow {
+fn selected_event(app: &App) -> youra::tui::rows::EventRow {
     youra::tui::event_pages::visible(app)[app.selected(PaneId::Events)].clone()
 }
 
 #[test]
 fn g_pageup_pagedown_and_search_page_through_the_event_log_on_disk() {
-    use youra::tui::event_pages::{PAGE, Select};
+    use youra::tui::event_pages_state::{PAGE, Select};
     use youra::tui::follow::WINDOW;
     let n = WINDOW + 1000;
     let (_dir, mut a) = grown_app(n);

@@ -8,9 +8,11 @@ use common::lessons::{app_with, demo_run, lessons_fixture, type_keys};
 use common::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use youra::tui::app::{App, Effect, PaneId};
-use youra::tui::dialogs::Overlay;
-use youra::tui::lessons::{Grouping, entries};
+use youra::tui::app::{App, PaneId};
+use youra::tui::dialogs::overlay::Overlay;
+use youra::tui::effect::Effect;
+use youra::tui::lessons::entries;
+use youra::tui::lessons_state::Grouping;
 
 fn screen(app: &App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();

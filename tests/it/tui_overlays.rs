@@ -13,12 +13,14 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::steer::{RoutingAction, Verb};
-use youra::tui::app::{App, AppEvent, Effect, PaneId, update};
-use youra::tui::dialogs::{CardTab, Overlay};
+use youra::tui::app::{App, PaneId};
+use youra::tui::dialogs::overlay::{CardTab, Overlay};
 use youra::tui::draw::draw;
+use youra::tui::effect::{AppEvent, Effect};
 use youra::tui::keymap::{Keymap, Mode};
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 fn app_at(dir: &Path) -> App {

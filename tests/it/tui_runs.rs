@@ -16,11 +16,13 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use youra::rundir::RunDir;
 use youra::rundir::summary::{self, RunStatus};
-use youra::tui::app::{App, AppEvent, Effect, PaneId, update};
+use youra::tui::app::{App, PaneId};
 use youra::tui::draw::draw;
+use youra::tui::effect::{AppEvent, Effect};
 use youra::tui::keymap::{Keymap, Mode};
 use youra::tui::runs_view;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 
 /// The example run's escalation block: removed from the runs that no longer wait on it.
 const ESCALATION_START: &str = "  pending_escalation:\n";

@@ -7,9 +7,11 @@ use common::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
 use youra::tui::draw::draw;
+use youra::tui::effect::AppEvent;
 use youra::tui::run_view::read_run;
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 use crate::common::tui::app_for;

@@ -443,16 +443,18 @@ fn a_name_written_by_hand_with_escapes_reaches_no_terminal_and_no_card() {
         youra::tui::theme::Theme::builtin("dark", youra::tui::theme::ColorDepth::TrueColor)
             .unwrap(),
     );
-    youra::tui::app::update(
+    youra::tui::update::update(
         &mut app,
-        youra::tui::app::AppEvent::Loaded(Box::new(youra::tui::run_view::read_run(&found, &store))),
+        youra::tui::effect::AppEvent::Loaded(Box::new(youra::tui::run_view::read_run(
+            &found, &store,
+        ))),
     );
     let card = youra::tui::escalation_view::card(&app.data.vsa.as_ref().unwrap().vsa).unwrap();
     assert_eq!(card.approvals.len(), 1);
     // E opens the card.
-    youra::tui::app::update(
+    youra::tui::update::update(
         &mut app,
-        youra::tui::app::AppEvent::Key(ratatui::crossterm::event::KeyEvent::new(
+        youra::tui::effect::AppEvent::Key(ratatui::crossterm::event::KeyEvent::new(
             ratatui::crossterm::event::KeyCode::Char('E'),
             ratatui::crossterm::event::KeyModifiers::NONE,
         )),

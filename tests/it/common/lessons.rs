@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use youra::tui::app::{App, AppEvent, Effect, update};
+use youra::tui::app::App;
+use youra::tui::effect::{AppEvent, Effect};
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::{read_lessons, read_run};
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 /// youra's own old run with three records, an archive and an attempt log.

@@ -3,10 +3,12 @@
 
 use std::path::Path;
 
-use youra::tui::app::{App, AppEvent, update};
+use youra::tui::app::App;
+use youra::tui::effect::AppEvent;
 use youra::tui::keymap::Keymap;
 use youra::tui::run_view::read_run;
 use youra::tui::theme::{ColorDepth, Theme};
+use youra::tui::update::update;
 use youra::vsa::Store;
 
 /// The app on `dir` with the default keymap and the dark theme, after its first read.

@@ -5,7 +5,7 @@
 //! compares it with the last one, so each waiting event rings exactly once; [`bytes`] is
 //! what the runtime writes.
 
-use super::app::Data;
+use super::data::Data;
 use crate::notice::clean;
 use crate::vsa::enums::WorkflowStatus as W;
 

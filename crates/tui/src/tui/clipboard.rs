@@ -7,8 +7,9 @@
 //! Copied text is cleaned of control and bidi characters (newlines and tabs kept): a log
 //! line from an experiment must not paste `ESC [2J` or U+202E into the next terminal.
 
-use super::app::{App, Effect, PaneId};
-use super::dialogs::Overlay;
+use super::app::{App, PaneId};
+use super::dialogs::overlay::Overlay;
+use super::effect::Effect;
 
 /// Terminals cap what one OSC 52 may carry (xterm ≈ 100 kB, tmux's buffer limits): a longer
 /// text is cut here, and the footer says so.

@@ -1,14 +1,16 @@
 //! What each pane command does to the state, and which effects it asks for.
 
-use super::app::{App, Effect, PaneId, cycle_focus, focus, move_selection, open_edit};
-use super::dialogs::Overlay;
+use super::app::{App, PaneId};
 use super::dialogs::edit::EditDialog;
+use super::dialogs::overlay::Overlay;
 use super::dialogs::picker::Picker;
 use super::dialogs::reason::ReasonDialog;
 use super::dialogs::viewer::Viewer;
+use super::effect::Effect;
 use super::filters::{cycle, distinct};
 use super::keymap::Command;
 use super::lessons;
+use super::nav::{cycle_focus, focus, move_selection, open_edit};
 use crate::stage::Stage;
 use crate::steer::{RoutingAction, Verb, availability};
 use crate::vsa::Base;

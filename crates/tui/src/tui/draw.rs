@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::app::{App, PaneId};
-use super::dialogs::Overlay;
+use super::dialogs::overlay::Overlay;
 use super::keymap::{Command, Mode};
 use super::panes;
 use super::theme::Role;

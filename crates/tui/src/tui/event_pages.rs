@@ -3,74 +3,17 @@
 //! to the newest, PageDown past the oldest row shown reads the page before it from disk,
 //! PageUp past the newest the page after it; `/` searches the whole file on disk, `n` / `N`
 //! the next older / newer hit. Reads and searches are effects run off the UI thread; they
-//! come back as [`AppEvent::EventsPage`](super::app::AppEvent::EventsPage).
-
-use std::path::PathBuf;
+//! come back as [`AppEvent::EventsPage`](super::effect::AppEvent::EventsPage).
 
 use ratatui::crossterm::event::KeyEvent;
 
-use super::app::{App, Effect, PaneId};
-use super::follow::EventCounts;
+use super::app::{App, PaneId};
+use super::effect::Effect;
+use super::event_pages_state::{PAGE, Page, PageRequest, STEP, Select};
 use super::keymap::Command;
-use super::lessons::{Search, SearchEdit};
-use super::run_view::EventRow;
+use super::lessons_state::{Search, SearchEdit};
+use super::rows::EventRow;
 use crate::rundir::event_lines::{self, LineIndex};
-
-/// Lines read per page from disk.
-pub const PAGE: u64 = 200;
-/// Rows one PageUp / PageDown moves within what is shown.
-pub const STEP: usize = 10;
-
-/// `events.jsonl` beyond the rows in memory, as of the last read.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventsFile {
-    pub path: PathBuf,
-    /// Where its lines start (`None` until the whole file is indexed: the quick first read).
-    pub index: Option<LineIndex>,
-    /// The line of the oldest row kept in memory (0: none, or not indexed yet).
-    pub first_line: u64,
-    pub counts: EventCounts,
-    /// Rows newer than the newest one shown when the TUI last quit: the file's, the VSA
-    /// history's and the log's, counted by the reader, not per frame.
-    pub new_since_seen: usize,
-}
-
-/// Lines `from ..= to` read from disk, newest first; `select`: which row to select.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page {
-    pub from: u64,
-    pub to: u64,
-    pub rows: Vec<EventRow>,
-    pub select: Select,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Select {
-    Newest,
-    Oldest,
-    /// A search hit.
-    Line(u64),
-}
-
-/// A read or a search the runtime runs on a worker ([`run`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PageRequest {
-    pub path: PathBuf,
-    pub index: LineIndex,
-    pub from: u64,
-    pub to: u64,
-    pub select: Select,
-    /// Find first: the hit's page is read (`from`/`to` are ignored).
-    pub search: Option<(String, u64, bool)>,
-}
-
-/// The Events pane's state beyond the live window.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventsView {
-    /// Older (or searched) lines read from disk; `None`: the newest rows, live.
-    pub page: Option<Page>,
-    pub search: Search,
-}
 
 /// The rows the pane lists now, newest first: the page read from disk, or the live window
 /// through the filters. A search hit is listed whatever the filters say.
@@ -271,7 +214,7 @@ pub fn run(req: PageRequest) -> Result<Page, String> {
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line)
             && v.is_object()
         {
-            let mut row = super::run_view::event_row(&v);
+            let mut row = super::rows::event_row(&v);
             row.line = n;
             rows.push(row);
         }

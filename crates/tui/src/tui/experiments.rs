@@ -8,7 +8,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::run_view::Metrics;
+use super::rows::Metrics;
 use crate::rundir::events::Event;
 use crate::rundir::jobs::{ExperimentIndex, JobRow};
 

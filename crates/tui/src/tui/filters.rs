@@ -4,7 +4,7 @@
 
 use crate::rundir::memory::{MemoryKind, MemoryRecord};
 
-use super::run_view::EventRow;
+use super::rows::EventRow;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filters {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::run_view::{EventRow, Metrics};
+use super::rows::{EventRow, Metrics};
 use crate::llm::ledger::Totals;
 use crate::rundir::event_lines::{self, LineIndex};
 use crate::rundir::events::Event;
@@ -214,7 +214,7 @@ impl Follower {
         let mut tail = Tail::from_offset(path, from);
         let _ = tail.read(|_, line| {
             if let Ok(v) = serde_json::from_slice::<Value>(line) {
-                let row = super::run_view::event_row(&v);
+                let row = super::rows::event_row(&v);
                 index_experiment(&mut self.index, &row, v);
                 self.window.push_back(row);
             }
@@ -258,7 +258,7 @@ impl Follower {
             if !v.is_object() {
                 return;
             }
-            let mut row = super::run_view::event_row(&v);
+            let mut row = super::rows::event_row(&v);
             row.line = n;
             counts.add(
                 row.kind.as_deref().unwrap_or("event"),

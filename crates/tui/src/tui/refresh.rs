@@ -9,9 +9,11 @@ use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-use super::event_pages::EventsFile;
+use super::data::RunRead;
+use super::event_pages_state::EventsFile;
 use super::follow::Follower;
-use super::run_view::{EventRow, Metrics, RunRead, read_log_warnings};
+use super::log_rows::read_log_warnings;
+use super::rows::{EventRow, Metrics};
 use super::watch::Changes;
 use crate::rundir::RunDir;
 use crate::rundir::jobs::ExperimentIndex;

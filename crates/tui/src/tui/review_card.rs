@@ -14,32 +14,16 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::app::{App, Effect};
-use super::dialogs::Overlay;
+use super::app::App;
+use super::dialogs::overlay::Overlay;
 use super::dialogs::reason::ReasonDialog;
+use super::effect::Effect;
 use super::keymap::{Command, Mode};
+use super::review_card_state::ReviewCard;
 use super::theme::{Role, Theme};
 use crate::steer::Verb;
 use crate::term::escape;
 use crate::vsa::review::PendingReview;
-
-/// The card's data, read from `reviews/<id>.json` and highlighted off the UI thread.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReviewCard {
-    pub id: String,
-    pub hypothesis: String,
-    pub statement: String,
-    pub node: Option<String>,
-    pub parent: Option<String>,
-    pub criteria: Vec<String>,
-    pub command: String,
-    pub cost: String,
-    pub diff: Vec<Line<'static>>,
-    /// The file `e` opens: the command's script when the code has it, else the first changed.
-    pub edit_file: Option<String>,
-    /// Rows of the diff scrolled past.
-    pub scroll: u16,
-}
 
 /// The largest review record read (it holds a bounded diff).
 const MAX_RECORD: u64 = 4 * 1024 * 1024;

@@ -5,104 +5,18 @@
 
 mod keep;
 use keep::PlanKeep;
-mod log;
-
-pub use log::read_log_warnings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::data::RunRead;
+use super::rows::EventRow;
 use crate::rundir::RunDir;
-use crate::rundir::archive::{ArchiveMarker, load_archives};
-use crate::rundir::artifacts::{ArtifactPresence, scan};
+use crate::rundir::archive::load_archives;
+use crate::rundir::artifacts::scan;
 use crate::rundir::memory::{MemoryRecord, load_dir_keeping};
 use crate::vsa::timestamp::Timestamp;
 use crate::vsa::{Snapshot, Store};
-
-/// One line of the Events pane: from `events.jsonl` or from VSA history.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EventRow {
-    pub at: Option<Timestamp>,
-    pub actor: String,
-    pub stage: Option<String>,
-    pub text: String,
-    pub from_history: bool,
-    /// The `kind` of an `events.jsonl` line (`tool_call`, `routing`, …), for its style.
-    pub kind: Option<String>,
-    /// The sub-hypothesis an `events.jsonl` line names (its own field, matched exactly:
-    /// `h-e10`'s events are not `h-e1`'s).
-    pub hypothesis: Option<String>,
-    /// Its line in `events.jsonl` (from 1); 0 for rows from elsewhere (the VSA's history,
-    /// `youra.log`) and before the file is indexed.
-    pub line: u64,
-}
-
-/// A read of the run. `vsa` is `Err` with a `file:line:col: message` when the file does not parse.
-#[derive(Debug, Clone)]
-pub struct RunRead {
-    pub vsa: Result<Arc<Snapshot>, String>,
-    pub memory: Vec<MemoryRecord>,
-    /// Each record's archive and attempt log, in `memory`'s order.
-    pub memory_links: Vec<crate::rundir::lessons::RecordLinks>,
-    /// The further runs given to `youra tui` (the runtime's reader adds them).
-    pub lessons_from: Vec<super::lessons::OtherRun>,
-    pub archives: Vec<ArchiveMarker>,
-    pub artifacts: Vec<ArtifactPresence>,
-    /// The newest events (see `app::Data::events`).
-    pub events: Vec<EventRow>,
-    /// `events.jsonl` beyond `events`: its line index and counts.
-    pub events_file: super::event_pages::EventsFile,
-    pub metrics: Vec<Metrics>,
-    /// Files the artifact picker offers: per sub-hypothesis folder, and `run` for the rest.
-    pub files: Vec<(String, Vec<PathBuf>)>,
-    /// When the current stage began (walks the whole history, so it is done here).
-    pub stage_since: Option<String>,
-    /// Tokens, calls and cost so far, summed from `ledger.tsv`.
-    pub usage: Option<crate::llm::ledger::Totals>,
-    /// π's thresholds, κ_min and MaxPivots as the run configures them (for the card).
-    pub recovery: crate::reflect::routing::Thresholds,
-    /// `[exec] sandbox`: `off` is shown on the status line.
-    pub sandbox: crate::exec::SandboxMode,
-    pub experiments: Vec<super::experiments::Experiment>,
-    pub gpus: Vec<String>,
-    /// The newest event time shown when the TUI last quit on this run (`.youra/tui_seen`).
-    pub last_seen: Option<Timestamp>,
-    pub plan: Option<super::plan_view::PlanView>,
-    /// `[plan] budget_tokens` > 0: with no tree yet, it has not started (rather than off).
-    pub plan_on: bool,
-    /// Why the run's youra.toml cannot be read (issue 43: the TUI opened such a run without
-    /// a word): shown on the banner while the run is shown with default settings.
-    pub config_error: Option<String>,
-    /// A quick first read: the VSA's history is still being read.
-    pub history_pending: bool,
-    /// Stages an applied `skip` directive skipped.
-    pub skipped_stages: Vec<crate::stage::Stage>,
-    /// Redesign, reset and skip directives, oldest first, as timeline lines.
-    pub routing: Vec<String>,
-    /// The run's MCP servers and their health (`youra.toml`, `.youra/tools_health.json`).
-    pub servers: Vec<super::tools::Server>,
-    /// YouRA's recorded phase and loop statuses.
-    pub progress: super::progress::Progress,
-    /// Why the run is paused (from the history entry of the pause).
-    pub pause: Option<crate::vsa::pause::PauseCause>,
-    /// A replay copy beside the run it replays (`metadata.replayed_from`); `None` for
-    /// other runs, and while the history is still being read.
-    pub comparison: Option<Result<crate::compare::Comparison, String>>,
-    /// The data audit's verdict the engine recorded (`paper/audit.json`), for the Gates pane.
-    pub audit: Option<crate::audit::record::Recorded>,
-}
-
-/// One hypothesis's `results/metrics.jsonl`: a series per numeric field, against `step`
-/// (or the line number when there is none).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Metrics {
-    pub hypothesis: String,
-    pub x_name: String,
-    pub series: Vec<(String, Vec<(f64, f64)>)>,
-    /// The first series' metric in each earlier attempt (`results/attempts/<n>/`), oldest
-    /// first: the chart draws them beside the current attempt.
-    pub earlier: Vec<(u32, Vec<(f64, f64)>)>,
-}
 
 pub fn read_run(run: &RunDir, store: &Store) -> RunRead {
     read_run_with(run, store, &mut super::follow::Follower::whole(&run.root))
@@ -377,10 +291,10 @@ fn read_memory_keeping(
 }
 
 /// The records of a further run given to `youra tui`, with their links.
-pub fn read_lessons(run: &RunDir) -> super::lessons::OtherRun {
+pub fn read_lessons(run: &RunDir) -> super::lessons_state::OtherRun {
     let records = read_memory(run);
     let links = crate::rundir::lessons::links(&run.root, &records, &load_archives(&run.root));
-    super::lessons::OtherRun {
+    super::lessons_state::OtherRun {
         name: run.root.file_name().map_or_else(
             || run.root.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -388,37 +302,6 @@ pub fn read_lessons(run: &RunDir) -> super::lessons::OtherRun {
         root: run.root.clone(),
         records,
         links,
-    }
-}
-
-/// One `events.jsonl` line as an Events row (any JSON object: a row without a time or a
-/// kind is still shown).
-pub(crate) fn event_row(v: &serde_json::Value) -> EventRow {
-    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-    let kind = s("kind").unwrap_or_else(|| "event".into());
-    let mut parts = vec![kind.clone()];
-    // A stage's own rows name it; on the others it would crowd out the message (the
-    // pane's stage filter still places them).
-    let names_stage = matches!(kind.as_str(), "stage_start" | "stage_end" | "breakpoint");
-    let keys: &[&str] = if names_stage {
-        &["stage", "hypothesis", "result", "action", "message"]
-    } else {
-        &["hypothesis", "result", "action", "message"]
-    };
-    for k in keys {
-        if let Some(x) = s(k) {
-            parts.push(x);
-        }
-    }
-    EventRow {
-        at: s("time").as_deref().and_then(Timestamp::parse),
-        actor: s("actor").unwrap_or_else(|| "engine".into()),
-        stage: s("stage"),
-        text: parts.join(" "),
-        from_history: false,
-        hypothesis: s("hypothesis"),
-        kind: Some(kind),
-        line: 0,
     }
 }
 

@@ -9,52 +9,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::app::{App, Effect, PaneId};
+use super::app::{App, PaneId};
+use super::effect::Effect;
 use super::keymap::{Command, Key, Mode};
+use super::runs_view_state::RunsView;
 use super::theme::Role;
 use crate::rundir::RunDir;
 use crate::rundir::summary::{RunStatus, RunSummary};
-
-/// The runs and what was last read of each.
-#[derive(Debug, Clone)]
-pub struct RunsView {
-    /// As given (or found in the folder); an index here names a run everywhere.
-    pub runs: Vec<RunDir>,
-    /// The rows read so far, by run index, in the view's order (waiting first).
-    pub rows: Vec<(usize, RunSummary)>,
-    /// The selected run (an index into `runs`), kept when the rows re-sort.
-    pub selected: usize,
-    /// A key chose the selection; until then it follows the first row as rows arrive.
-    pub chosen: bool,
-    /// The runs view is on screen; `false` while a run opened from it is shown.
-    pub showing: bool,
-    /// The run opened from the view (the one a change reloads in the panes).
-    pub open: Option<usize>,
-    /// The runs that waited for the researcher at the last read, so each new wait rings once.
-    pub waiting: Vec<usize>,
-}
-
-impl RunsView {
-    pub fn new(runs: Vec<RunDir>) -> RunsView {
-        RunsView {
-            runs,
-            rows: Vec::new(),
-            selected: 0,
-            chosen: false,
-            showing: true,
-            open: None,
-            waiting: Vec::new(),
-        }
-    }
-
-    /// Where the selected run's row is shown.
-    fn position(&self) -> usize {
-        self.rows
-            .iter()
-            .position(|(i, _)| *i == self.selected)
-            .unwrap_or(0)
-    }
-}
 
 /// Start `app` in the runs view over `runs` (the runtime, with the runs found; tests).
 pub fn start(app: &mut App, runs: Vec<RunDir>) {
@@ -194,7 +155,7 @@ fn view_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
         Some(Command::Top) => step(view, -(isize::MAX / 2)),
         Some(Command::Bottom) => step(view, isize::MAX / 2),
         Some(Command::OpenRun) => return open(app),
-        Some(Command::Help) => app.overlay = Some(super::dialogs::Overlay::Help(0)),
+        Some(Command::Help) => app.overlay = Some(super::dialogs::overlay::Overlay::Help(0)),
         Some(Command::Redraw) => return vec![Effect::Redraw],
         Some(Command::Quit) => {
             app.quit = true;

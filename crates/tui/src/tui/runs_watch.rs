@@ -12,7 +12,7 @@ use std::time::Duration;
 use notify::RecursiveMode;
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
 
-use super::app::AppEvent;
+use super::effect::AppEvent;
 use super::watch::{changes, relevant};
 use crate::rundir::RunDir;
 use crate::rundir::summary::{self, RunSummary};

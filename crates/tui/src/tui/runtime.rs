@@ -12,10 +12,12 @@ use color_eyre::eyre::{Result, WrapErr, eyre};
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use ratatui::crossterm::{execute, terminal};
 
-use super::app::{App, AppEvent, Effect, update};
+use super::app::App;
+use super::effect::{AppEvent, Effect};
 use super::keymap::Keymap;
 use super::run_view::{read_run_first, read_run_since};
 use super::theme::{ColorDepth, Theme};
+use super::update::update;
 use crate::rundir::{RunDir, discover};
 use crate::vsa::Store;
 
@@ -496,7 +498,7 @@ fn spawn_reader(r: Reader, tx: Sender<AppEvent>) -> Sender<()> {
         // The appended files are read from where the last read ended.
         let mut follower = super::follow::Follower::new(&run.root);
         // The last whole read, less what the follower rebuilds.
-        let mut base: Option<super::run_view::RunRead> = None;
+        let mut base: Option<super::data::RunRead> = None;
         while req_rx.recv().is_ok() {
             while req_rx.try_recv().is_ok() {}
             let start_up = std::mem::take(&mut first);

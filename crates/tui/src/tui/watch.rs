@@ -14,7 +14,7 @@ use std::time::Duration;
 use notify::RecursiveMode;
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 
-use super::app::AppEvent;
+use super::effect::AppEvent;
 
 pub type Watcher = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
 

@@ -4,8 +4,8 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
-use super::Outcome;
-use crate::tui::app::Effect;
+use super::outcome::Outcome;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Command;
 use crate::vsa::Base;
 use crate::vsa::mutation::{Change, Mutation};

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::Outcome;
+use super::outcome::Outcome;
 use crate::tui::keymap::Command;
 use crate::tui::paper::{Paper, describe};
 use crate::tui::theme::{Role, Theme};

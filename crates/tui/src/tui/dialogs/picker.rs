@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use super::Outcome;
-use crate::tui::app::Effect;
+use super::outcome::Outcome;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Command;
 
 pub struct Picker {

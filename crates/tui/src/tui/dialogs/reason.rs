@@ -5,9 +5,9 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui_textarea::TextArea;
 
-use super::Outcome;
+use super::outcome::Outcome;
 use crate::steer::{Request, Verb, split_plan_file};
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Command;
 
 pub struct ReasonDialog {

@@ -7,7 +7,7 @@ use std::path::Path;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
-use super::Outcome;
+use super::outcome::Outcome;
 use crate::tui::highlight::{MAX_BYTES, highlight_file};
 use crate::tui::keymap::Command;
 use crate::tui::theme::Theme;

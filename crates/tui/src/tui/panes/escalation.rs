@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table};
 
 use crate::tui::app::App;
-use crate::tui::dialogs::CardTab;
+use crate::tui::dialogs::overlay::CardTab;
 use crate::tui::escalation_view::{Card, card, clamp_words, feature_text, wrap};
 use crate::tui::gates_view::{interval_card, interval_line};
 use crate::tui::keymap::{Command, Mode};

@@ -60,7 +60,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The event's text, styled by its kind: a tool call (MCP) stands apart from the stage
 /// events around it, marked in text too for terminals without colour.
-fn text_span(app: &App, e: &crate::tui::run_view::EventRow, width: usize) -> Span<'static> {
+fn text_span(app: &App, e: &crate::tui::rows::EventRow, width: usize) -> Span<'static> {
     let t = &app.theme;
     match e.kind.as_deref() {
         Some("tool_call") => Span::styled(
@@ -81,7 +81,7 @@ fn text_span(app: &App, e: &crate::tui::run_view::EventRow, width: usize) -> Spa
 }
 
 /// Newer than the newest event shown when the TUI last quit on this run.
-pub fn is_new(app: &App, e: &crate::tui::run_view::EventRow) -> bool {
+pub fn is_new(app: &App, e: &crate::tui::rows::EventRow) -> bool {
     matches!((app.data.last_seen, e.at), (Some(seen), Some(at)) if at.at > seen.at)
 }
 

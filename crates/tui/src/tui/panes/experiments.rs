@@ -14,7 +14,7 @@ use super::{block, clip};
 use crate::rundir::jobs::{JobRow, JobState};
 use crate::tui::app::{App, PaneId};
 use crate::tui::experiments::{Experiment, RunState};
-use crate::tui::run_view::Metrics;
+use crate::tui::rows::Metrics;
 use crate::tui::theme::Role;
 
 fn state_text(s: &RunState) -> (String, Role) {

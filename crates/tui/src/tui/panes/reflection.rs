@@ -228,8 +228,8 @@ fn grouped_rows(
         let r = e.record;
         let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         let other = match app.lessons.grouping {
-            lessons::Grouping::Hypothesis => o(&r.category),
-            lessons::Grouping::Category => o(&r.hypothesis),
+            crate::tui::lessons_state::Grouping::Hypothesis => o(&r.category),
+            crate::tui::lessons_state::Grouping::Category => o(&r.hypothesis),
         };
         let run = e.run.map(|n| format!("{n}: ")).unwrap_or_default();
         let text = clip(

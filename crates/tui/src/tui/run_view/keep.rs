@@ -13,12 +13,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::RunRead;
 use crate::rundir::RunDir;
 use crate::rundir::archive::ArchiveMarker;
 use crate::rundir::artifacts::ArtifactPresence;
 use crate::rundir::lessons::RecordLinks;
 use crate::rundir::memory::MemoryRecord;
+use crate::tui::data::RunRead;
 use crate::tui::plan_view::PlanView;
 use crate::tui::watch::Changes;
 use crate::vsa::Snapshot;

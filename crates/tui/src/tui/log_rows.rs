@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::EventRow;
+use super::rows::EventRow;
 use crate::vsa::timestamp::Timestamp;
 
 /// How much of the end of `youra.log` the Events pane reads: the log grows all run long.
