@@ -192,7 +192,7 @@ pub fn regular_only(file: File, path: &Path) -> io::Result<File> {
 /// Open `path` to append (created 0644 when absent) without following a symlink at its
 /// last component: a link planted where youra writes its log is refused, not written
 /// through.
-pub fn open_append_nofollow(path: &Path) -> io::Result<File> {
+pub(crate) fn open_append_nofollow(path: &Path) -> io::Result<File> {
     let mut options = fs::OpenOptions::new();
     options.create(true).append(true);
     open_no_link(

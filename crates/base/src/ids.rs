@@ -6,7 +6,7 @@
 //! layer, so the VSA's invariants, the plan tree, the CLI and the engine apply the same one.
 
 /// Longer ids are refused: they name folders and fill TUI columns.
-pub const MAX_ID_LEN: usize = 64;
+pub(crate) const MAX_ID_LEN: usize = 64;
 
 /// Why `raw` is not a safe single path segment, if it is not. Dots are allowed inside a
 /// name (`n-3.b`, a plan node) but never alone, doubled or leading.
@@ -38,7 +38,7 @@ pub fn unsafe_segment(raw: &str) -> Option<&'static str> {
 /// Why `raw` is not a safe VSA id (a sub-hypothesis, an archive name), if it is not: a
 /// safe segment without any dot, since a dot separates the parts of a VSA path
 /// (`sub_hypotheses.<id>.gate`).
-pub fn unsafe_id(raw: &str) -> Option<&'static str> {
+pub(crate) fn unsafe_id(raw: &str) -> Option<&'static str> {
     unsafe_segment(raw).or_else(|| {
         raw.contains('.')
             .then_some("it holds a `.`, which separates the parts of a VSA path")

@@ -23,7 +23,7 @@ pub struct LogGuard {
 }
 
 /// The filter when `RUST_LOG` is unset or unreadable.
-pub const DEFAULT_FILTER: &str = "warn,youra=info";
+pub(crate) const DEFAULT_FILTER: &str = "warn,youra=info";
 
 /// Send this process's `tracing` output to `<run>/youra.log`. The first call in a process
 /// wins (a subscriber is process-wide); later calls return a guard that holds nothing. An

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 const MIN_SECRET: usize = 8;
 /// A key-shaped token needs at least this many characters after its prefix.
 const MIN_TOKEN: usize = 16;
-pub const MASK: &str = "[redacted]";
+pub(crate) const MASK: &str = "[redacted]";
 /// Words that make a variable's name secret-looking (upper-cased before matching).
 const SECRET_WORDS: [&str; 6] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
 
@@ -26,7 +26,7 @@ fn token_char(c: char) -> bool {
 
 /// Whether a variable named `name` likely holds a secret: the providers' own prefixes, or a
 /// name holding one of [`SECRET_WORDS`] (`AWS_SECRET_ACCESS_KEY`, `HF_TOKEN`, `PGPASSWORD`).
-pub fn secret_name(name: &str) -> bool {
+pub(crate) fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     upper.starts_with("ANTHROPIC_")
         || upper.starts_with("OPENAI_")

@@ -50,7 +50,7 @@ pub fn load_with(
 
 /// Every effective value with the layer that set it, for `youra config show`: (key, value,
 /// source), in the order the configuration is written.
-pub type Explained = Vec<(
+pub(crate) type Explained = Vec<(
     crate::config_sources::KeyPath,
     Value,
     crate::config_sources::Source,

@@ -12,7 +12,7 @@ use crate::config_sources::KeyPath;
 
 /// Settings that moved: (old key path, new key path). Refused with the new place, so a run
 /// written for an older youra does not silently lose them.
-pub const MOVED: &[(&[&str], &str)] = &[
+pub(crate) const MOVED: &[(&[&str], &str)] = &[
     (&["engine", "sandbox"], "[exec] sandbox"),
     (
         &["engine", "debate_min_exchanges"],
@@ -25,7 +25,7 @@ pub const MOVED: &[(&[&str], &str)] = &[
 ];
 
 /// The first moved key set in `table`, with its new place.
-pub fn moved_key(table: &Table) -> Option<(KeyPath, &'static str)> {
+pub(crate) fn moved_key(table: &Table) -> Option<(KeyPath, &'static str)> {
     MOVED.iter().find_map(|(old, new)| {
         let mut cur = table;
         for (i, part) in old.iter().enumerate() {

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use toml::{Table, Value};
 
 /// A value's key, one element per table level (`["llm", "caps", "executor.manuscript_drafting"]`).
-pub type KeyPath = Vec<String>;
+pub(crate) type KeyPath = Vec<String>;
 
 /// The configuration flags a command was given; set once, in `cli::run`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,7 +73,7 @@ impl std::fmt::Display for Source {
 
 /// One layer: its table and where each key in it was set.
 #[derive(Debug, Default)]
-pub struct Layer {
+pub(crate) struct Layer {
     pub table: Table,
     pub sources: BTreeMap<KeyPath, Source>,
 }
@@ -98,7 +98,7 @@ impl Layer {
 }
 
 /// The flags as a layer.
-pub fn flag_layer(flags: &Flags) -> Layer {
+pub(crate) fn flag_layer(flags: &Flags) -> Layer {
     let mut l = Layer::default();
     let pairs = [
         ("provider", &flags.provider, "--provider"),
@@ -127,7 +127,7 @@ pub fn flag_layer(flags: &Flags) -> Layer {
 /// `YOURA_PROVIDER`, `YOURA_MODEL`, `YOURA_BASE_URL`, `YOURA_API_KEY_ENV`, `YOURA_REPLAY` set
 /// the default role; `YOURA_<ROLE>_<FIELD>` (`YOURA_CONTROLLER_MODEL`) one role; `YOURA_MODE`
 /// the execution mode.
-pub fn env_layer(env: &[(String, String)]) -> Layer {
+pub(crate) fn env_layer(env: &[(String, String)]) -> Layer {
     let mut l = Layer::default();
     let fields = ["PROVIDER", "MODEL", "BASE_URL", "API_KEY_ENV", "REPLAY"];
     for (k, v) in env {
@@ -156,7 +156,7 @@ pub fn env_layer(env: &[(String, String)]) -> Layer {
 /// The line each key of a TOML file is set on: `[table]` and `[[array]]` headers, dotted
 /// and quoted keys. A key inside an inline table or array is found by its nearest listed
 /// ancestor (`source_of`).
-pub fn file_lines(path: &Path, text: &str) -> BTreeMap<KeyPath, Source> {
+pub(crate) fn file_lines(path: &Path, text: &str) -> BTreeMap<KeyPath, Source> {
     let mut out = BTreeMap::new();
     let mut prefix: KeyPath = Vec::new();
     let mut arrays: BTreeMap<KeyPath, usize> = BTreeMap::new();
@@ -228,7 +228,10 @@ fn split_key(key: &str) -> KeyPath {
 
 /// The source of `key` in a layer: the key itself, else its nearest listed ancestor (an
 /// inline table), with array indices `servers[0]` matched as written.
-pub fn source_of<'a>(sources: &'a BTreeMap<KeyPath, Source>, key: &[String]) -> Option<&'a Source> {
+pub(crate) fn source_of<'a>(
+    sources: &'a BTreeMap<KeyPath, Source>,
+    key: &[String],
+) -> Option<&'a Source> {
     (1..=key.len())
         .rev()
         .find_map(|n| sources.get(&key[..n].to_vec()))

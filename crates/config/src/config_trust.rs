@@ -44,7 +44,7 @@ pub enum TrustError {
 /// e.g. a role; array items match without their index), why it matters, and the values that
 /// only keep youra's own safe default (written as TOML writes them), which need no trust.
 #[derive(Debug, Clone, Copy)]
-pub struct CommandBearing {
+pub(crate) struct CommandBearing {
     pub key: &'static str,
     pub why: &'static str,
     pub harmless: &'static [&'static str],
@@ -65,7 +65,7 @@ const SERVER: &str =
 
 /// The settings a run's own `youra.toml` may not set unasked. A key under one of these (a
 /// server's `env.X`) is covered by it.
-pub const COMMAND_BEARING: &[CommandBearing] = &[
+pub(crate) const COMMAND_BEARING: &[CommandBearing] = &[
     entry(
         "notify.command",
         "runs on this machine, outside the sandbox, when the run waits or ends",
@@ -191,7 +191,7 @@ fn covering(key: &KeyPath) -> Option<&'static CommandBearing> {
 /// The command-bearing settings of one file's text (`path` is what the lines are named by).
 /// Empty values (`command = []`) set nothing that runs and are left out, as are values the
 /// entry lists as harmless.
-pub fn command_bearing(path: &Path, text: &str) -> Result<Vec<Setting>, String> {
+pub(crate) fn command_bearing(path: &Path, text: &str) -> Result<Vec<Setting>, String> {
     let table: toml::Table =
         toml::from_str(text).map_err(|e| format!("{}: {e}", path.display()))?;
     let lines = file_lines(path, text);
@@ -234,7 +234,7 @@ pub fn command_bearing(path: &Path, text: &str) -> Result<Vec<Setting>, String> 
 
 /// The command-bearing settings of `run`'s own `youra.toml` (none when it has no file), read
 /// as every run-folder file is: no link, regular file, capped.
-pub fn of_run(run: &Path) -> Result<Vec<Setting>, TrustError> {
+pub(crate) fn of_run(run: &Path) -> Result<Vec<Setting>, TrustError> {
     let path = run.join("youra.toml");
     let text = match crate::fsutil::read_run_text(&path) {
         Ok(t) => t,

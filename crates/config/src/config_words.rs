@@ -34,7 +34,7 @@ pub fn key_at(text: &str, line: usize) -> Option<String> {
 
 /// `key` takes …, e.g. …; found …[: did you mean …?] — for serde's type errors, `None` for
 /// any other message (kept as serde wrote it).
-pub fn wrong_type(message: &str, key: &str) -> Option<String> {
+pub(crate) fn wrong_type(message: &str, key: &str) -> Option<String> {
     let rest = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))?;
@@ -83,7 +83,7 @@ pub fn unknown_variant(message: &str) -> Option<String> {
 /// serde's "unknown field `max_resume`, expected one of `max_resumes`, …" said short when a
 /// known name is near: "unknown field `max_resume`: did you mean `max_resumes`?" (the
 /// whole list only when none is). `None` for any other message.
-pub fn unknown_field(message: &str) -> Option<String> {
+pub(crate) fn unknown_field(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (given, expected) = rest.split_once("`, expected ")?;
     let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();

@@ -54,7 +54,7 @@ const WRAPPERS: [&str; 17] = [
 ];
 
 /// Whether a name (a class, a module, a function) says it stands in for a real back-end.
-pub fn mock_name(name: &str) -> bool {
+pub(crate) fn mock_name(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     let lower = last.to_ascii_lowercase();
     ["mock", "fake", "simulated", "stub", "dummy"]
@@ -66,7 +66,7 @@ pub fn mock_name(name: &str) -> bool {
 /// Whether a function's name says it stands in for what it should measure
 /// (`generate_mock_results`, `simulated_response`, `fake_scores`, `create_dummy_logs`): a
 /// mock word and a result word (the logs a write-up quotes are results). `create_dummy_input` (a shape for tracing a model) is neither.
-pub fn mock_result_name(name: &str) -> bool {
+pub(crate) fn mock_result_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let mock = mock_name(name)
         || ["mock", "fake", "simulated", "dummy"]

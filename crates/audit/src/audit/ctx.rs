@@ -48,7 +48,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// Whether `line` of module `m` is the self-test of a module the run imports.
-    pub fn self_test(&self, m: usize, line: usize) -> bool {
+    pub(crate) fn self_test(&self, m: usize, line: usize) -> bool {
         self.imported[m] && self.module(m).in_main_block(line)
     }
 
@@ -183,7 +183,7 @@ const SETTING_HOLDERS: [&str; 12] = [
 
 /// Whether a string key names a reported metric: one the caller or a result file names, or
 /// a metric word, and neither the key nor its dict's name says it is a setting.
-pub fn is_metric_key(key: &str, holder: Option<&str>, wanted: &[String]) -> bool {
+pub(crate) fn is_metric_key(key: &str, holder: Option<&str>, wanted: &[String]) -> bool {
     let k = key.to_ascii_lowercase();
     if wanted.iter().any(|w| w.eq_ignore_ascii_case(key)) {
         return true;
@@ -205,7 +205,7 @@ pub fn is_metric_key(key: &str, holder: Option<&str>, wanted: &[String]) -> bool
 }
 
 /// `0`, `0.0`, `-1`, `1e9`: a running value's start, not a result.
-pub fn is_init(lit: &str) -> bool {
+pub(crate) fn is_init(lit: &str) -> bool {
     lit.parse::<f64>()
         .is_ok_and(|x| x == 0.0 || x == -1.0 || x.abs() >= 1e6)
 }

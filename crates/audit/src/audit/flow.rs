@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use super::classify::{self, CallKind};
 use super::ir::{Assign, Call, Expr, How, Module, ScopeKind};
 
-pub const MAX_ROOTS: usize = 32;
+pub(crate) const MAX_ROOTS: usize = 32;
 const MAX_DEPTH: usize = 48;
 /// Steps one audit may spend following values (a 500-file output needs a few 100k).
 const BUDGET: usize = 2_000_000;
@@ -43,7 +43,7 @@ pub struct Root {
     pub what: String,
 }
 
-pub type Roots = BTreeSet<Root>;
+pub(crate) type Roots = BTreeSet<Root>;
 
 mod calls;
 
@@ -92,7 +92,7 @@ impl Program {
 
     /// The local module an import in module `from` names (`.utils`, `pkg.models`), if the
     /// folder has it: of several, the one nearest `from` (most folders in common).
-    pub fn module_named(&self, from: usize, name: &str) -> Option<usize> {
+    pub(crate) fn module_named(&self, from: usize, name: &str) -> Option<usize> {
         let candidates = self.by_name.get(name.trim_start_matches('.'))?;
         let dir = |i: usize| {
             let f = &self.modules[i].file;
@@ -512,7 +512,7 @@ impl<'p> Flow<'p> {
     }
 
     /// Whether the loader at `line` of module `m` re-reads the run's own results.
-    pub fn rereads_results(&self, m: usize, line: usize) -> bool {
+    pub(crate) fn rereads_results(&self, m: usize, line: usize) -> bool {
         let text = self.p.modules[m]
             .lines
             .get(line.saturating_sub(1))

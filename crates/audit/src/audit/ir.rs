@@ -167,12 +167,12 @@ pub struct Module {
 
 impl Module {
     /// Whether `line` is in the module's `if __name__ == "__main__":` block.
-    pub fn in_main_block(&self, line: usize) -> bool {
+    pub(crate) fn in_main_block(&self, line: usize) -> bool {
         self.main_block.is_some_and(|(a, b)| line >= a && line <= b)
     }
 
     /// The line in the file as a reader opens it (a notebook's JSON line).
-    pub fn file_line(&self, line: usize) -> usize {
+    pub(crate) fn file_line(&self, line: usize) -> usize {
         match &self.line_map {
             Some(map) => map.get(line.saturating_sub(1)).copied().unwrap_or(1),
             None => line,

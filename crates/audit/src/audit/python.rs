@@ -15,7 +15,7 @@ use super::ir::{Expr, Module, Scope, ScopeKind};
 /// How deep the walk goes into statements and expressions; real code stays far below.
 pub const MAX_DEPTH: usize = 200;
 /// The longest one file may take to parse.
-pub const PARSE_DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const PARSE_DEADLINE: Duration = Duration::from_secs(2);
 
 /// Why a file could not be read as Python.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub fn parse(file: &str, text: &str) -> Result<Module, Unparsed> {
 
 /// The code cells of a notebook joined into one program (magics and shell lines blanked),
 /// with the `.ipynb` line each code line came from.
-pub fn notebook_code(json: &str) -> Result<(String, Vec<usize>), Unparsed> {
+pub(crate) fn notebook_code(json: &str) -> Result<(String, Vec<usize>), Unparsed> {
     let v: serde_json::Value =
         serde_json::from_str(json).map_err(|e| Unparsed(format!("not notebook JSON: {e}")))?;
     let cells = v

@@ -159,7 +159,7 @@ enum Frame {
 /// How many nodes aliases may add in all. Each alias copies its anchor's whole subtree, so
 /// nested anchors grow exponentially (380 bytes reached 12 GB); real VSAs use a handful of
 /// aliases, if any.
-pub const MAX_ALIAS_NODES: usize = 100_000;
+pub(crate) const MAX_ALIAS_NODES: usize = 100_000;
 /// How deep collections may nest. Readers of the tree recurse; a VSA nests a dozen levels.
 pub const MAX_DEPTH: usize = 200;
 

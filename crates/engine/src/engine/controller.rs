@@ -138,7 +138,7 @@ pub fn judge(ctx: &StageCtx<'_>, artifact: &str, check: &str, options: &str) -> 
 
 /// Why [`ask_retried`] got no answer: an error no retry can mend (a template, a schema the
 /// endpoint ignores, a missing recording, a configuration), or every try's failure.
-pub enum Asked {
+pub(crate) enum Asked {
     Final(StageError),
     Failures(Vec<String>),
 }
@@ -146,7 +146,7 @@ pub enum Asked {
 /// Ask the controller with `template`, retried `controller_retries` times with a wait, as
 /// every controller question is; `read` turns the reply into the answer (an unreadable one
 /// is a failure worth another try).
-pub fn ask_retried<T>(
+pub(crate) fn ask_retried<T>(
     ctx: &StageCtx<'_>,
     template: &str,
     vars: &Vars,

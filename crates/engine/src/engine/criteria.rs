@@ -46,7 +46,7 @@ impl std::fmt::Display for Criterion {
 }
 
 /// The criteria of a brief, or what is wrong with them (with the block's line).
-pub fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
+pub(crate) fn from_brief(markdown: &str) -> Result<Vec<Criterion>, String> {
     let section = super::check::section_body(markdown, "Gate Criteria")
         .ok_or("no \"## Gate Criteria\" section")?;
     let start = section

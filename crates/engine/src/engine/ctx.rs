@@ -57,7 +57,7 @@ pub struct StageCtx<'a> {
     pub cancel: &'a std::sync::atomic::AtomicBool,
 }
 
-pub type Vars = BTreeMap<&'static str, String>;
+pub(crate) type Vars = BTreeMap<&'static str, String>;
 
 /// Restores the ledger's tag when a call is done (see `StageCtx::search_tag`).
 struct TagGuard<'a> {
@@ -77,7 +77,7 @@ impl StageCtx<'_> {
     }
 
     /// The resume instruction as a prompt paragraph (empty on a first attempt).
-    pub fn resume_text(&self) -> String {
+    pub(crate) fn resume_text(&self) -> String {
         self.resume
             .as_deref()
             .map(|r| {
@@ -118,7 +118,7 @@ impl StageCtx<'_> {
         )
     }
 
-    pub fn ask_messages(
+    pub(crate) fn ask_messages(
         &self,
         role: &str,
         messages: Vec<Message>,
@@ -141,7 +141,11 @@ impl StageCtx<'_> {
     /// A turn of conversation (a debate persona's): as [`StageCtx::ask_messages`], but a
     /// reply still cut at the cap after its continuation is kept, marked as cut, with a
     /// warning; a turn is prose that the next speaker reads, not an artifact with parts.
-    pub fn ask_turn(&self, role: &str, messages: Vec<Message>) -> Result<String, StageError> {
+    pub(crate) fn ask_turn(
+        &self,
+        role: &str,
+        messages: Vec<Message>,
+    ) -> Result<String, StageError> {
         if self
             .tools
             .is_some_and(|r| !r.for_stage(role, self.stage.key()).is_empty())
@@ -252,7 +256,7 @@ impl StageCtx<'_> {
     /// One exchange with tools offered (`tools`: usually
     /// `ToolRegistry::for_stage(role, stage.key())`): the bounded tool-call loop, recorded
     /// and charged like any call; each executed tool call becomes a `tool_call` event.
-    pub fn ask_with_tools(
+    pub(crate) fn ask_with_tools(
         &self,
         role: &str,
         messages: Vec<Message>,
@@ -290,7 +294,7 @@ impl StageCtx<'_> {
     /// decoding, the model fills a JSON object with one field per section and the Markdown
     /// is rendered from it (`## Section`, then the body), so no section can be left out;
     /// elsewhere it writes Markdown and the stage's section check catches an omission.
-    pub fn ask_sections(
+    pub(crate) fn ask_sections(
         &self,
         role: &str,
         system: &str,
@@ -336,7 +340,7 @@ impl StageCtx<'_> {
     }
 
     /// Ask for a JSON object of `schema`'s shape and parse it (see [`StageCtx::ask_structured`]).
-    pub fn ask_json(
+    pub(crate) fn ask_json(
         &self,
         role: &str,
         system: &str,
@@ -363,7 +367,7 @@ impl StageCtx<'_> {
     /// that breaks the schema is asked again once, naming the violation, then a `Schema`
     /// error, which stops the run: the endpoint ignores the schema, and `youra doctor`
     /// says which dialect it takes.
-    pub fn ask_structured(
+    pub(crate) fn ask_structured(
         &self,
         role: &str,
         mut messages: Vec<Message>,

@@ -38,7 +38,7 @@ pub enum FetchError {
 }
 
 /// The URL, checked: http(s), no whitespace or control characters, a sane length.
-pub fn check_url(url: &str) -> Result<&str, FetchError> {
+pub(crate) fn check_url(url: &str) -> Result<&str, FetchError> {
     let ok_scheme = url.starts_with("http://") || url.starts_with("https://");
     let clean = url.len() <= 2048 && !url.chars().any(|c| c.is_whitespace() || c.is_control());
     if !ok_scheme || !clean {

@@ -68,7 +68,7 @@ impl StageError {
     }
 
     /// Whether a resume prompt can fix it (the model's fault, not the world's).
-    pub fn resumable(&self) -> bool {
+    pub(crate) fn resumable(&self) -> bool {
         matches!(
             self,
             StageError::Output(_)

@@ -505,7 +505,7 @@ pub fn resolve(ctx: &StageCtx<'_>, d: &Decided) -> Result<String, StageError> {
 
 /// The waiting policy: past `approval_timeout_s` (0 = never) the escalation is decided by
 /// `approval_default` (`reject`, `approve`, or `stop`). Returns the verdict to write.
-pub fn overdue(
+pub(crate) fn overdue(
     raised_at: Option<&str>,
     timeout_s: f64,
     default: &str,

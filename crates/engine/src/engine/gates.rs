@@ -153,7 +153,11 @@ pub fn evaluate(criteria: &[Criterion], measured: &BTreeMap<String, f64>) -> Gat
 /// The gate from the results' repeats: every criterion decided on its interval under `rule`.
 /// A criterion whose values cannot be summarised (a missing metric, too few repeats) is
 /// undecided with the reason, and asks the researcher: more of the same cannot mend it.
-pub fn evaluate_repeats(criteria: &[Criterion], repeats: &Repeats, rule: &Rule) -> GateOutcome {
+pub(crate) fn evaluate_repeats(
+    criteria: &[Criterion],
+    repeats: &Repeats,
+    rule: &Rule,
+) -> GateOutcome {
     let mut failed = Vec::new();
     let mut undecided = Vec::new();
     let mut evidence = Vec::new();

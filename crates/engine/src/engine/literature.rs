@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::paper::refs::{Record, assign_keys, normalize_arxiv, normalize_doi};
 
-pub const OPENALEX_URL: &str = "https://api.openalex.org";
+pub(crate) const OPENALEX_URL: &str = "https://api.openalex.org";
 /// The replay provider's counterpart: a recorded search a replayed run reads.
 pub const RECORDED: &str = "replay/literature.jsonl";
 
@@ -25,7 +25,7 @@ pub struct Search {
 }
 
 impl Search {
-    pub fn results_markdown(&self) -> String {
+    pub(crate) fn results_markdown(&self) -> String {
         if self.records.is_empty() {
             return "(no search results: cite nothing)".into();
         }
@@ -215,7 +215,7 @@ fn unreadable(e: serde_json::Error) -> String {
     format!("unreadable reply ({e})")
 }
 
-pub fn parse_semantic_scholar(text: &str) -> Result<Vec<Record>, String> {
+pub(crate) fn parse_semantic_scholar(text: &str) -> Result<Vec<Record>, String> {
     let v: Value = serde_json::from_str(text).map_err(unreadable)?;
     let s = |p: &Value, k: &str| {
         p.get(k)
@@ -258,7 +258,7 @@ fn openalex(q: &str, at: &Endpoints<'_>) -> Result<Vec<Record>, String> {
 }
 
 /// OpenAlex `/works`: the abstract comes as an inverted index (word → positions).
-pub fn parse_openalex(text: &str) -> Result<Vec<Record>, String> {
+pub(crate) fn parse_openalex(text: &str) -> Result<Vec<Record>, String> {
     let v: Value = serde_json::from_str(text).map_err(unreadable)?;
     let abstract_of = |w: &Value| -> Option<String> {
         let index = w.get("abstract_inverted_index")?.as_object()?;
@@ -343,7 +343,7 @@ fn arxiv(q: &str, at: &Endpoints<'_>) -> Result<Vec<Record>, String> {
 }
 
 /// The entries of an arXiv Atom feed. A minimal reader: the feed's shape is fixed.
-pub fn parse_arxiv(xml: &str) -> Vec<Record> {
+pub(crate) fn parse_arxiv(xml: &str) -> Vec<Record> {
     fn tags(s: &str, name: &str) -> Vec<String> {
         let open = format!("<{name}");
         let close = format!("</{name}>");

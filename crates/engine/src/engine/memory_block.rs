@@ -12,7 +12,7 @@ const MAX_RECORDS: usize = 8;
 /// The run's own records about `h` (every failure record where no hypothesis is at hand:
 /// a lifecycle stage's end), its pivots and limitations, and the imported lessons: the
 /// newest [`MAX_RECORDS`].
-pub fn relevant_records(ctx: &StageCtx<'_>, h: Option<&str>) -> Vec<MemoryRecord> {
+pub(crate) fn relevant_records(ctx: &StageCtx<'_>, h: Option<&str>) -> Vec<MemoryRecord> {
     let (records, _) = crate::rundir::memory::load_dir(&ctx.run.join("memory"));
     let mut chosen: Vec<MemoryRecord> = records
         .into_iter()
@@ -28,7 +28,7 @@ pub fn relevant_records(ctx: &StageCtx<'_>, h: Option<&str>) -> Vec<MemoryRecord
 }
 
 /// The records as the controller's prompts list them, one a line (`(none)` when empty).
-pub fn records_block(records: &[MemoryRecord]) -> String {
+pub(crate) fn records_block(records: &[MemoryRecord]) -> String {
     if records.is_empty() {
         return "(none)".to_string();
     }

@@ -37,7 +37,7 @@ impl Named {
 /// Whether completing `done` hands the loop to a sub-hypothesis of the controller's choice:
 /// Verification Planning opens the loop, Coding & Validation ends one hypothesis's turn.
 /// Mid-loop, the hypothesis's own next stage is the only step.
-pub fn opens_loop(done: &Step) -> bool {
+pub(crate) fn opens_loop(done: &Step) -> bool {
     matches!(
         done,
         Step::Stage(Stage::VerificationPlanning) | Step::Hypothesis(Stage::CodingValidation, _)

@@ -16,10 +16,10 @@ use crate::vsa::enums::WorkflowStatus;
 use crate::vsa::mutation::{Change, Mutation};
 
 /// How an infrastructure stop's reason begins: the one mark readers decide by.
-pub const PREFIX: &str = "infrastructure stop: ";
+pub(crate) const PREFIX: &str = "infrastructure stop: ";
 
 /// The waiting record, under the run's private `.youra/`.
-pub const WAITING_FILE: &str = ".youra/waiting.json";
+pub(crate) const WAITING_FILE: &str = ".youra/waiting.json";
 
 /// The most of the waiting record read back (it is a few hundred bytes).
 const WAITING_CAP: u64 = 16 * 1024;
@@ -36,7 +36,7 @@ pub fn mark(reason: &str) -> String {
 
 /// [`mark`] for an outage of something other than a model server (`what`: "the Slurm
 /// controller").
-pub fn mark_for(reason: &str, what: &str) -> String {
+pub(crate) fn mark_for(reason: &str, what: &str) -> String {
     if reason.starts_with(PREFIX) {
         return reason.to_string();
     }

@@ -30,7 +30,7 @@ pub(super) struct Flying {
 
 /// The landing rule: with `flying` steps in flight and `slots` in all, whether one must land
 /// before `step` starts. Pure, so every run lands at the same points.
-pub fn must_land(flying: usize, slots: usize, step: &Step, stepping: bool) -> bool {
+pub(crate) fn must_land(flying: usize, slots: usize, step: &Step, stepping: bool) -> bool {
     flying > 0
         && (stepping
             || step.hypothesis().is_none()

@@ -38,7 +38,7 @@ pub fn open(run: &Path, s: &PlanSettings) -> Result<(PlanTree, Budget), StageErr
 /// written by the executor at Experiment Design, so its last recorded attempt there
 /// (`transcripts/`, the same counts the ledger has). 0 when none is recorded (a transcript
 /// that does not read is skipped: nothing is charged for it).
-pub fn root_draft_tokens(run: &Path, h: &str) -> u64 {
+pub(crate) fn root_draft_tokens(run: &Path, h: &str) -> u64 {
     let dir = run.join("transcripts");
     let needle = format!("-experiment_design-executor-{h}-");
     let Ok(entries) = std::fs::read_dir(&dir) else {

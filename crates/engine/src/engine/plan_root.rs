@@ -30,13 +30,13 @@ fn due(tree: &PlanTree, id: &str, design_root: &str) -> Option<NodeId> {
 }
 
 /// Whether the design brief stands as `id`'s root (no reflector draft, or none due).
-pub fn drafted_by_design(s: &PlanSettings) -> bool {
+pub(crate) fn drafted_by_design(s: &PlanSettings) -> bool {
     s.root_plan == RootPlan::Design
 }
 
 /// Draft `id`'s root with the reflector when the setting asks and the root waits for it
 /// (`design_root`: the plan it was added with); the tree is saved with the draft.
-pub fn draft_if_due(
+pub(crate) fn draft_if_due(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     tree: &mut PlanTree,

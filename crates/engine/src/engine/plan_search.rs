@@ -326,7 +326,7 @@ fn commit_code(
 
 /// The settled search's best node's code and results back in the workspace: what
 /// `results/` holds and what the paper's method check reads.
-pub fn restore_best(
+pub(crate) fn restore_best(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     id: &str,
@@ -360,7 +360,7 @@ pub fn restore_best(
 
 /// The argv that ran `node`'s code, as its commit records it (`command.json`): what a
 /// confirmation run of the selected node runs again.
-pub fn best_command(
+pub(crate) fn best_command(
     ctx: &StageCtx<'_>,
     s: &PlanSettings,
     id: &str,
@@ -392,7 +392,7 @@ pub fn best_command(
 }
 
 /// What an attempt measured, for its node's packet: the metrics and whether the gate passed.
-pub struct Scored<'a> {
+pub(crate) struct Scored<'a> {
     pub reward: f64,
     pub measured: &'a BTreeMap<String, f64>,
     pub passed: bool,
@@ -401,7 +401,7 @@ pub struct Scored<'a> {
 /// What ran for a node: the tree of `code/` youra wrote before the run (`None` when no
 /// experiment started: `code/` is as youra left it) and the command.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Ran<'a> {
+pub(crate) struct Ran<'a> {
     pub code: Option<&'a CodeSnapshot>,
     pub command: Option<&'a [String]>,
 }

@@ -8,7 +8,7 @@ use crate::vsa::enums::PhaseStatus;
 use crate::vsa::model::Vsa;
 use crate::yaml::{Document, Node};
 
-pub const BEFORE_LOOP: [Stage; 4] = [
+pub(crate) const BEFORE_LOOP: [Stage; 4] = [
     Stage::ProblemScoping,
     Stage::LiteratureGrounding,
     Stage::HypothesisDebate,
@@ -19,7 +19,7 @@ pub const LOOP: [Stage; 3] = [
     Stage::ImplementationPlanning,
     Stage::CodingValidation,
 ];
-pub const AFTER_LOOP: [Stage; 4] = [
+pub(crate) const AFTER_LOOP: [Stage; 4] = [
     Stage::EvidenceCheck,
     Stage::ManuscriptDrafting,
     Stage::FactReview,
@@ -58,7 +58,7 @@ impl Step {
 }
 
 /// The per-hypothesis field YouRA records a loop stage's status in.
-pub fn loop_field(stage: Stage) -> &'static str {
+pub(crate) fn loop_field(stage: Stage) -> &'static str {
     match stage {
         Stage::ExperimentDesign => "experiment_design",
         Stage::ImplementationPlanning => "implementation_planning",
@@ -74,7 +74,7 @@ fn at<'a>(doc: &'a Document, path: &[&str]) -> Option<&'a Node> {
     path.iter().try_fold(doc.root.as_ref()?, |n, k| n.get(k))
 }
 
-pub fn phase_status(doc: &Document, stage: Stage) -> Option<String> {
+pub(crate) fn phase_status(doc: &Document, stage: Stage) -> Option<String> {
     at(doc, &["phases", stage.key(), "status"])
         .and_then(Node::as_str)
         .map(str::to_string)
@@ -98,7 +98,11 @@ fn round_at(doc: &Document, path: &[&str]) -> u32 {
 /// A step's status entry at `path` (`phases.<key>` or `sub_hypotheses.<h>.<field>`):
 /// going back to NOT_STARTED counts one more `round`, so the re-run's recorded exchanges are
 /// not confused with the earlier pass's (see [`round`]).
-pub fn status_entry(doc: &Document, path: &str, status: PhaseStatus) -> crate::yaml::NewNode {
+pub(crate) fn status_entry(
+    doc: &Document,
+    path: &str,
+    status: PhaseStatus,
+) -> crate::yaml::NewNode {
     use crate::yaml::NewNode;
     let keys: Vec<&str> = path.split('.').collect();
     let round = at(doc, &keys)
@@ -150,7 +154,7 @@ pub fn ready_hypotheses(vsa: &Vsa) -> Vec<&str> {
 }
 
 /// As [`next_hypothesis`], passing over those in `busy` (whose experiments run now).
-pub fn next_hypothesis_besides<'a>(vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
+pub(crate) fn next_hypothesis_besides<'a>(vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
     candidates(vsa, busy).into_iter().next()
 }
 
@@ -180,7 +184,7 @@ fn chosen<'a>(doc: &Document, vsa: &'a Vsa, busy: &[&str]) -> Option<&'a str> {
 }
 
 /// The first loop stage `hypothesis` has not done (Coding & Validation once all are).
-pub fn open_loop_stage(doc: &Document, hypothesis: &str) -> Stage {
+pub(crate) fn open_loop_stage(doc: &Document, hypothesis: &str) -> Stage {
     LOOP.iter()
         .find(|s| !done(loop_status(doc, hypothesis, **s).as_deref()))
         .copied()
@@ -194,7 +198,7 @@ pub fn next(doc: &Document, vsa: &Vsa) -> Step {
 /// The next step when the sub-hypotheses in `busy` have experiments in flight: the loop
 /// goes on with the next ready one in file order; past the loop only when none is busy
 /// (the caller lands the flying ones first).
-pub fn next_besides(doc: &Document, vsa: &Vsa, busy: &[&str]) -> Step {
+pub(crate) fn next_besides(doc: &Document, vsa: &Vsa, busy: &[&str]) -> Step {
     if let Some(s) = BEFORE_LOOP
         .iter()
         .find(|s| !done(phase_status(doc, **s).as_deref()))

@@ -13,7 +13,7 @@ macro_rules! compiled {
 }
 
 /// Every template the engine uses, by name (its path under `prompts/` without `.md`).
-pub const COMPILED: &[(&str, &str)] = compiled![
+pub(crate) const COMPILED: &[(&str, &str)] = compiled![
     "system/executor",
     "system/controller",
     "system/persona",

@@ -137,7 +137,7 @@ pub fn improvement_path(
     super::progress::round(doc, &step) < t.should_work_retries
 }
 
-pub fn failed_text(gate: &GateOutcome) -> String {
+pub(crate) fn failed_text(gate: &GateOutcome) -> String {
     gate.failed_checks
         .iter()
         .map(|c| {
@@ -326,7 +326,7 @@ fn numbered(c: &[Attribution]) -> String {
 }
 
 /// The clamp judge's reply: valid or not, and its confidence κ in [0, 1].
-pub fn verdict_schema() -> crate::llm::ReplySchema {
+pub(crate) fn verdict_schema() -> crate::llm::ReplySchema {
     use crate::llm::schema as js;
     crate::llm::ReplySchema::new(
         "clamp_verdict",
@@ -341,7 +341,7 @@ pub fn verdict_schema() -> crate::llm::ReplySchema {
 }
 
 /// The judge's reply; an unreadable one means no clamp (the action stands as π gave it).
-pub fn parse_verdict(v: &Value) -> Option<(Verdict, f64)> {
+pub(crate) fn parse_verdict(v: &Value) -> Option<(Verdict, f64)> {
     let verdict = match str_field(v, "verdict")?
         .to_ascii_lowercase()
         .replace(['_', '-', ' '], "")

@@ -31,7 +31,7 @@ pub mod commands;
 pub use commands::Dropped;
 
 /// Where the copy serves its replies from, relative to the new run.
-pub const TRANSCRIPTS: &str = "replay/transcripts";
+pub(crate) const TRANSCRIPTS: &str = "replay/transcripts";
 
 /// What a replay copy holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,7 +335,7 @@ fn toml_topic(text: &str) -> Option<String> {
 /// `[llm]` / `[llm.…]` (replaced by the replay provider), comments kept; checked to parse.
 /// Copied as text because the settings travel verbatim, comments and all, and the `toml`
 /// crate is built here without its writer.
-pub fn kept_tables(text: &str) -> Result<String, String> {
+pub(crate) fn kept_tables(text: &str) -> Result<String, String> {
     toml::from_str::<toml::Table>(text).map_err(|e| format!("not valid TOML: {e}"))?;
     let mut out = String::new();
     let mut keep = false;

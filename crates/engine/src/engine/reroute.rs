@@ -331,7 +331,7 @@ pub fn pivots(snap: &Snapshot) -> u32 {
 }
 
 /// Statements of hypotheses discarded earlier (the distinctness gate's reference).
-pub fn failed_statements(ctx: &StageCtx<'_>) -> Vec<String> {
+pub(crate) fn failed_statements(ctx: &StageCtx<'_>) -> Vec<String> {
     let Ok(snap) = ctx.vsa() else {
         return Vec::new();
     };

@@ -72,7 +72,7 @@ pub fn schema() -> ReplySchema {
 }
 
 /// Read the controller's reply; an unknown level is an error, never a guess.
-pub fn parse_choice(v: &Value) -> Result<Choice, String> {
+pub(crate) fn parse_choice(v: &Value) -> Result<Choice, String> {
     let level = v
         .get("level")
         .and_then(Value::as_str)
@@ -380,7 +380,7 @@ fn vars(
 /// The table's choice as the prompt shows it: nothing unless the run asks for YouRA's
 /// ablation (`[recovery] show_table_choice = true`). Shown by default it would anchor the
 /// controller, and agreement between the two routers would say nothing about the controller.
-pub fn table_line(show: bool, p: &Proposal) -> String {
+pub(crate) fn table_line(show: bool, p: &Proposal) -> String {
     if !show {
         return String::new();
     }

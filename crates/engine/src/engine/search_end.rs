@@ -192,7 +192,7 @@ pub fn after_attempt(ctx: &StageCtx<'_>, s: &PlanSettings, id: &str) -> Result<A
 }
 
 /// The VSA map of a sub-hypothesis's search: `sub_hypotheses.<h>.search`.
-pub const SEARCH_KEY: &str = "search";
+pub(crate) const SEARCH_KEY: &str = "search";
 
 /// Why `id`'s search may not try another node after its pass, read from the VSA now: the
 /// attempts since the first pass have reached `search.after_pass` (or `[plan] after_pass`).

@@ -166,7 +166,7 @@ impl Stopped {
 
 /// Marks the process stopping and ends every registered local experiment's process group:
 /// SIGTERM, then SIGKILL to whatever is left after `grace`.
-pub fn stop_experiments(grace: Duration) -> Stopped {
+pub(crate) fn stop_experiments(grace: Duration) -> Stopped {
     STOPPING.store(true, Ordering::SeqCst);
     let jobs: Vec<Live> = live().values().cloned().collect();
     let mut stopped = Stopped::default();

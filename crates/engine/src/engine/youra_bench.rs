@@ -68,7 +68,7 @@ pub fn read_levels(text: &str) -> Result<Vec<LevelRow>, String> {
 }
 
 /// The results folder a backbone's runs are shipped under (`Sonnet 4.5` → `sonnet45`).
-pub fn lane(backbone: &str) -> String {
+pub(crate) fn lane(backbone: &str) -> String {
     backbone
         .to_ascii_lowercase()
         .chars()
@@ -79,7 +79,7 @@ pub fn lane(backbone: &str) -> String {
 /// The level YouRA's record says it took: `ROUTED_TO_PHASE_0` / `ROUTE_TO_0` a reset,
 /// `PHASE_2A` a redesign; anything else (a self-modification, a limitation) is not one of
 /// the two levels the CSV classifies.
-pub fn record_level(routing: &str) -> Option<Level> {
+pub(crate) fn record_level(routing: &str) -> Option<Level> {
     let r = routing.to_ascii_uppercase().replace([' ', '-'], "_");
     if r.contains("PHASE_0") || r.contains("ROUTE_TO_0") {
         Some(Level::Reset)

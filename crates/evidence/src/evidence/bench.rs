@@ -33,7 +33,7 @@ pub struct Params {
 /// The scenarios: an accuracy claim at the demo's threshold with the truth above, at and
 /// below it, a `<=` claim at its threshold, and a gain claim with a null, a threshold and a
 /// real effect (the demo's "body mass adds at least 0.02").
-pub fn scenarios(accuracy_sd: f64, gain_sd: f64) -> Vec<Scenario> {
+pub(crate) fn scenarios(accuracy_sd: f64, gain_sd: f64) -> Vec<Scenario> {
     let abs = |name, op, threshold, truth| Scenario {
         name,
         claim: Claim::Absolute,

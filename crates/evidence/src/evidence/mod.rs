@@ -31,9 +31,9 @@ pub use verdict::{Decision, Next, Reason, Refused, Rule, Verdict};
 
 /// `[evidence] min_repeats`'s default: five repeats, the smallest n at which a t-interval's
 /// quantile (2.776 at 95%) is no longer dominated by its own uncertainty (12.7 at n = 2).
-pub const MIN_REPEATS: usize = 5;
+pub(crate) const MIN_REPEATS: usize = 5;
 /// `[evidence] max_repeats`'s default: four looks of five (5, 10, 15, 20).
-pub const MAX_REPEATS: usize = 20;
+pub(crate) const MAX_REPEATS: usize = 20;
 /// `[evidence] confidence`'s default.
 pub const CONFIDENCE: f64 = 0.95;
 

@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::stats::Cv;
 
 /// More rows than this is not a study's repeats but a log: refused, not summarised.
-pub const MAX_ROWS: usize = 100_000;
+pub(crate) const MAX_ROWS: usize = 100_000;
 
 /// One repeat's measurements.
 #[derive(Debug, Clone, PartialEq)]

@@ -24,7 +24,7 @@ pub enum Claim {
 
 /// The baseline arm's level in gain scenarios: low enough that the arm plus noise stays
 /// inside [0, 1], so clamping does not bend the paired differences.
-pub const GAIN_BASELINE: f64 = 0.85;
+pub(crate) const GAIN_BASELINE: f64 = 0.85;
 
 /// A claim, the truth behind it and the noise of one repeat.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -64,7 +64,7 @@ pub struct Gating {
 impl Gating {
     /// Today's gate: one value, PASS when it meets the threshold (`Rule` with one repeat
     /// and no top-up, so `decide` compares the value itself).
-    pub fn one_measurement() -> Gating {
+    pub(crate) fn one_measurement() -> Gating {
         Gating {
             label: "one measurement",
             rule: Rule {
@@ -91,7 +91,7 @@ impl Tally {
     pub fn pass_rate(&self) -> f64 {
         self.pass as f64 / self.studies.max(1) as f64
     }
-    pub fn mean_repeats(&self) -> f64 {
+    pub(crate) fn mean_repeats(&self) -> f64 {
         self.repeats as f64 / self.studies.max(1) as f64
     }
 }

@@ -20,7 +20,7 @@ use crate::rng::{Draw, XorShift64};
 
 /// Resamples of a bootstrap interval: the 2.5% quantile's own Monte Carlo error is then about
 /// 0.25 percentage points of probability, well under the interval's width.
-pub const BOOTSTRAP_RESAMPLES: usize = 4000;
+pub(crate) const BOOTSTRAP_RESAMPLES: usize = 4000;
 
 /// The range a metric cannot leave (an accuracy's [0, 1]); an interval is clipped to it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -190,7 +190,7 @@ impl Summary {
 
     /// Half the interval's width (the "±" of a card; for a skewed bootstrap interval, half
     /// its whole width).
-    pub fn half_width(&self) -> f64 {
+    pub(crate) fn half_width(&self) -> f64 {
         (self.hi - self.lo) / 2.0
     }
 
@@ -225,7 +225,7 @@ pub use crate::vocab::percent;
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (statrs). `p` in (0, 1),
 /// `df` > 0: the callers pass 1 − α/2 with α from a checked confidence and n ≥ 2.
-pub fn t_quantile(p: f64, df: f64) -> f64 {
+pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     match StudentsT::new(0.0, 1.0, df) {
         Ok(t) if p > 0.0 && p < 1.0 => t.inverse_cdf(p),
         // Unreachable from Summary::of (df = n − 1 ≥ 1, p from a confidence in (0, 1)); an
@@ -273,7 +273,7 @@ fn bootstrap_interval(values: &[f64], confidence: f64) -> (f64, f64) {
 
 /// The `p` quantile of sorted `xs`, interpolated between order statistics (Hyndman–Fan
 /// type 7, numpy's and R's default).
-pub fn quantile(xs: &[f64], p: f64) -> f64 {
+pub(crate) fn quantile(xs: &[f64], p: f64) -> f64 {
     let h = (xs.len() - 1) as f64 * p.clamp(0.0, 1.0);
     let below = h.floor() as usize;
     let above = (below + 1).min(xs.len() - 1);

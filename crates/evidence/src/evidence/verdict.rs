@@ -139,7 +139,7 @@ impl Default for Rule {
 
 impl Rule {
     /// n = 0 has nothing to judge; n = 1 has no interval where the plan asked for more.
-    pub fn admit(&self, n: usize) -> Result<(), Refused> {
+    pub(crate) fn admit(&self, n: usize) -> Result<(), Refused> {
         match n {
             0 => Err(Refused::Values(StatsError::Empty)),
             1 if self.min_repeats > 1 => Err(Refused::TooFewRepeats {
@@ -151,7 +151,7 @@ impl Rule {
     }
 
     /// Looks after the first one: ⌈(max − min) / min⌉ (3 at 5 and 20).
-    pub fn top_up_looks(&self) -> usize {
+    pub(crate) fn top_up_looks(&self) -> usize {
         let step = self.min_repeats.max(1);
         self.max_repeats
             .saturating_sub(self.min_repeats)
@@ -160,7 +160,7 @@ impl Rule {
 
     /// The confidence of the look at `n` repeats: `confidence` at the first look; at a
     /// top-up look 1 − (1 − confidence) / top-up looks (0.9833 at the defaults).
-    pub fn confidence_at(&self, n: usize) -> f64 {
+    pub(crate) fn confidence_at(&self, n: usize) -> f64 {
         let k = self.top_up_looks();
         if n <= self.min_repeats || k == 0 {
             self.confidence
@@ -171,7 +171,7 @@ impl Rule {
 
     /// The repeats the look after `n` wants: the next multiple of `min_repeats`, at most
     /// `max_repeats`.
-    pub fn next_look(&self, n: usize) -> usize {
+    pub(crate) fn next_look(&self, n: usize) -> usize {
         let step = self.min_repeats.max(1);
         if n < self.min_repeats {
             return self.min_repeats;

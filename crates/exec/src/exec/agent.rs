@@ -239,7 +239,7 @@ fn model_name(cfg: &AgentConfig) -> String {
 }
 
 /// The agent's reported token use, summed over its log (see the module comment).
-pub fn parse_usage(log: &str) -> Option<Usage> {
+pub(crate) fn parse_usage(log: &str) -> Option<Usage> {
     let mut total: Option<Usage> = None;
     for line in log.lines() {
         let found = tokens_line(line).or_else(|| json_usage(line));

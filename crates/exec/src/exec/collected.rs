@@ -29,7 +29,7 @@ use super::trust::{Collection, MANIFEST_DIR};
 
 /// The largest magnitude a measured value may have to be plotted or compared: beyond it a
 /// chart's axis has no readable ticks (and plotters' tick search does not end near 1e308).
-pub const MAX_VALUE: f64 = 1e12;
+pub(crate) const MAX_VALUE: f64 = 1e12;
 
 /// The most bytes hashed, as `exec::trust` hashes at most: a larger file is in no record.
 const MAX_HASHED: u64 = 256 * 1024 * 1024;

@@ -31,7 +31,7 @@ impl GpuInfo {
     /// Free enough to hand to a job: under 1 GiB (or 5 %) of memory in use and at most
     /// 10 % busy. Unknown figures (`[N/A]`, e.g. on MIG slices) count as free: we cannot
     /// tell, and refusing would make such machines CPU-only.
-    pub fn looks_free(&self) -> bool {
+    pub(crate) fn looks_free(&self) -> bool {
         let mem_ok = match (self.memory_used_mib, self.memory_total_mib) {
             (Some(used), Some(total)) => used <= 1024 || used * 20 <= total,
             (Some(used), None) => used <= 1024,
@@ -58,7 +58,7 @@ impl GpuInfo {
 
     /// The name given in `CUDA_VISIBLE_DEVICES`: the UUID when known (unambiguous whatever
     /// CUDA's device order), else the index.
-    pub fn visible_name(&self) -> String {
+    pub(crate) fn visible_name(&self) -> String {
         if self.uuid.is_empty() {
             self.index.to_string()
         } else {
@@ -309,7 +309,7 @@ pub struct GpuLease {
 
 impl GpuLease {
     /// The value for `CUDA_VISIBLE_DEVICES` (empty: no GPU visible).
-    pub fn cuda_visible_devices(&self) -> String {
+    pub(crate) fn cuda_visible_devices(&self) -> String {
         self.names.join(",")
     }
 

@@ -24,7 +24,7 @@ pub struct Features {
 
 impl Features {
     /// What `bwrap --help` lists.
-    pub fn from_help(help: &str) -> Features {
+    pub(crate) fn from_help(help: &str) -> Features {
         let has = |flag: &str| {
             help.lines()
                 .any(|l| l.split_whitespace().next() == Some(flag))
@@ -38,7 +38,7 @@ impl Features {
 
 /// What a job's record says when `bwrap` lacks a hardening flag (the walk after the job still
 /// removes what the flag would have prevented).
-pub fn missing_warnings(bwrap: &Path) -> Vec<String> {
+pub(crate) fn missing_warnings(bwrap: &Path) -> Vec<String> {
     let found = features(bwrap);
     let mut out = Vec::new();
     if !found.disable_userns {
@@ -134,7 +134,7 @@ impl SeccompFd {
 
     /// `command`'s child inherits the descriptor under the same number (close-on-exec is
     /// cleared in the child only). The descriptor lives as long as `command`.
-    pub fn pass_to(self, command: &mut Command) {
+    pub(crate) fn pass_to(self, command: &mut Command) {
         let fd = self.0;
         // SAFETY: between fork and exec only fcntl on a descriptor the closure owns: an
         // async-signal-safe call, no allocation, no lock.

@@ -140,7 +140,7 @@ fn last_lines(text: &str, n: usize) -> Vec<String> {
 /// replace `results/run.log` (or `results/`) with a symlink to any file youra may write,
 /// the run's VSA included. The final component is opened with `O_NOFOLLOW` (a link fails
 /// with ELOOP) and a linked parent folder is refused; `truncate` starts a new log.
-pub fn open_log_file(path: &Path, truncate: bool) -> io::Result<File> {
+pub(crate) fn open_log_file(path: &Path, truncate: bool) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
         && std::fs::symlink_metadata(parent)?.file_type().is_symlink()
@@ -177,7 +177,7 @@ pub fn open_log_file(path: &Path, truncate: bool) -> io::Result<File> {
 
 /// Appends `line` to the log, on a line of its own even if the job left its last line
 /// unterminated. Never through a link (see [`open_log_file`]).
-pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
+pub(crate) fn append_line(path: &Path, line: &str) -> io::Result<()> {
     let mut file = open_log_file(path, false)?;
     let ends_open = last_byte(path)?.is_some_and(|b| b != b'\n');
     let sep = if ends_open { "\n" } else { "" };

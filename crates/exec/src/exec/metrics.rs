@@ -66,7 +66,7 @@ pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// The most lines read (records and bad lines together).
 pub const MAX_LINES: usize = 1_000_000;
 /// A longer line is skipped unparsed: no metric record needs it.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 /// Problems kept as text; the others are only counted.
 pub const MAX_WARNINGS: usize = 20;
 
@@ -281,7 +281,7 @@ fn finish(path: &Path, read: io::Result<MetricsBatch>) -> MetricsBatch {
 }
 
 /// The most bytes of `experiment_results.json` read (a summary, not a data dump).
-pub const MAX_RESULTS_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_RESULTS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// `experiment_results.json`: `Ok(None)` when absent, `Err(warning)` when unreadable or not
 /// JSON (the caller reports it; the job itself may still have succeeded).

@@ -11,7 +11,7 @@ use super::attempts::ATTEMPTS_DIR;
 use super::job::RESULTS_DIR;
 
 /// Where planted attempt folders are kept, under the run.
-pub const PLANTED_DIR: &str = ".youra/planted";
+pub(crate) const PLANTED_DIR: &str = ".youra/planted";
 
 /// Move the attempt folders that `h`'s newest collection record names as planted out of
 /// its workspace. Returns one sentence per folder moved (for the run's events).

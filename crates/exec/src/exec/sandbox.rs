@@ -10,7 +10,7 @@ use super::harden::{Hardening, SeccompFd};
 use super::job::SandboxMode;
 
 /// The package that provides `bwrap`, named in every error about it.
-pub const PACKAGE_HINT: &str =
+pub(crate) const PACKAGE_HINT: &str =
     "install the `bubblewrap` package (e.g. `apt-get install -y bubblewrap`)";
 
 /// Why the sandbox cannot be used.
@@ -97,7 +97,7 @@ pub fn hardening(bwrap: &Path) -> std::io::Result<(Hardening, Option<SeccompFd>)
 }
 
 /// First executable file named `name` in the `:`-separated `path_var`.
-pub fn find_on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str, path_var: Option<&str>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     path_var?
         .split(':')
@@ -133,7 +133,7 @@ pub fn decide(
 pub const OFF_WARNING: &str = "sandbox off ([exec] sandbox = \"off\"): the experiment ran with this user's full view of the machine and its network";
 
 /// The user the experiment is inside its own user namespace: `nobody`, with no capabilities.
-pub const SANDBOX_UID: &str = "65534";
+pub(crate) const SANDBOX_UID: &str = "65534";
 
 /// The confinement every sandboxed job gets, even when youra runs as root: its own user
 /// namespace in which it is `nobody` with an empty capability set, so the kernel refuses
@@ -207,7 +207,7 @@ const ETC: [&str; 17] = [
 const SSL_PRIVATE: &str = "/etc/ssl/private";
 
 /// Where HOME is inside the sandbox: in its private /tmp, so a fresh tmpfs.
-pub const SANDBOX_HOME: &str = "/tmp/home";
+pub(crate) const SANDBOX_HOME: &str = "/tmp/home";
 
 /// The host's Python installation, found once: `python3` on PATH asked for its prefixes.
 #[derive(Debug, Clone, Default)]
@@ -246,7 +246,7 @@ pub fn toolchain() -> &'static Toolchain {
 }
 
 /// The PATH inside the sandbox: the real Python's folder, then the system's.
-pub fn sandbox_path() -> String {
+pub(crate) fn sandbox_path() -> String {
     let system = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     match &toolchain().bin {
         Some(bin) => format!("{}:{system}", bin.display()),
@@ -338,7 +338,7 @@ pub fn bwrap_args(spec: &SandboxSpec) -> Vec<OsString> {
 
 /// The host's NVIDIA device nodes, bound into the sandbox for GPU jobs (`--dev /dev` would
 /// otherwise hide them). Which GPUs the job uses is still `CUDA_VISIBLE_DEVICES`'s choice.
-pub fn nvidia_device_nodes() -> Vec<PathBuf> {
+pub(crate) fn nvidia_device_nodes() -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir("/dev") else {
         return Vec::new();
     };

@@ -33,7 +33,7 @@ pub const MAX_FILE_BYTES: u64 = super::metrics::MAX_BYTES;
 /// Entries looked at, in all: an honest workspace holds hundreds; each costs two system
 /// calls (100,000 entries took 0.58 s in a debug build here), so the walk stays near a
 /// second at worst.
-pub const MAX_ENTRIES: usize = 200_000;
+pub(crate) const MAX_ENTRIES: usize = 200_000;
 /// Folders below the workspace looked into.
 pub const MAX_DEPTH: usize = 64;
 /// The experiment's `TMPDIR`: neither read nor committed, so large scratch files are honest
@@ -41,7 +41,8 @@ pub const MAX_DEPTH: usize = 64;
 const SCRATCH: &str = "tmp";
 /// Labels a Linux security module gives every file itself; no privilege, and a host running
 /// SELinux would otherwise fail every job.
-pub const LSM_LABELS: [&str; 3] = ["security.selinux", "security.SMACK64", "security.apparmor"];
+pub(crate) const LSM_LABELS: [&str; 3] =
+    ["security.selinux", "security.SMACK64", "security.apparmor"];
 
 /// What the walk found and did. Every entry names the path.
 #[derive(Debug, Default, Clone, PartialEq)]

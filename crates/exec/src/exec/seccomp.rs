@@ -98,7 +98,7 @@ const ARM: Abi = Abi {
 
 /// The ABIs this machine's kernel may run code in; none where youra knows no table (the
 /// walk after the job is then the only guard, as the decision record says).
-pub fn native_abis() -> &'static [Abi] {
+pub(crate) fn native_abis() -> &'static [Abi] {
     if cfg!(all(target_arch = "x86_64", target_endian = "little")) {
         &[X86_64, I386]
     } else if cfg!(all(target_arch = "aarch64", target_endian = "little")) {
@@ -152,7 +152,7 @@ pub fn program(abis: &[Abi]) -> Vec<Insn> {
 }
 
 /// The program as the kernel and bwrap read it: `struct sock_filter`s in native byte order.
-pub fn to_bytes(program: &[Insn]) -> Vec<u8> {
+pub(crate) fn to_bytes(program: &[Insn]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(program.len() * 8);
     for i in program {
         bytes.extend_from_slice(&i.code.to_ne_bytes());

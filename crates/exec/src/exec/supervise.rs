@@ -23,7 +23,7 @@ use super::{ExecError, RunningJob};
 
 /// What the supervisor needs to finish the job: where to look and what to report.
 #[derive(Debug)]
-pub struct Collect {
+pub(crate) struct Collect {
     pub log_path: PathBuf,
     pub metrics_path: PathBuf,
     pub results_path: PathBuf,
@@ -101,7 +101,7 @@ impl Shared {
 }
 
 /// The engine's handle on a local job.
-pub struct JobHandle {
+pub(crate) struct JobHandle {
     pid: u32,
     log_path: PathBuf,
     /// `CUDA_VISIBLE_DEVICES` as given to the job (empty: CPU only).

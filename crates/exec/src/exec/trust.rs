@@ -20,7 +20,7 @@ use super::job::{LOG_FILE, METRICS_FILE, RESULTS_DIR, RESULTS_FILE, RUN_CARD_FIL
 pub const MANIFEST_DIR: &str = ".youra/attempts";
 
 /// The files whose hashes a record holds (the measured ones, the log and the run card).
-pub const COLLECTED_FILES: [&str; 4] = [METRICS_FILE, RESULTS_FILE, LOG_FILE, RUN_CARD_FILE];
+pub(crate) const COLLECTED_FILES: [&str; 4] = [METRICS_FILE, RESULTS_FILE, LOG_FILE, RUN_CARD_FILE];
 
 /// The largest collection record read back (one holds a few hashes: kilobytes).
 const MAX_RECORD: u64 = 4 * 1024 * 1024;
@@ -153,7 +153,7 @@ pub struct Forged {
 
 /// Measured files under `workspace/results/attempts/` youra never collected: the experiment
 /// wrote them (a planted attempt), each a sandbox violation.
-pub fn forged_attempts(manifest: &Manifest, workspace: &Path) -> Vec<Forged> {
+pub(crate) fn forged_attempts(manifest: &Manifest, workspace: &Path) -> Vec<Forged> {
     let attempts = Path::new(RESULTS_DIR).join(ATTEMPTS_DIR);
     let mut out = Vec::new();
     for n in attempt_numbers(&workspace.join(&attempts)) {
@@ -197,7 +197,7 @@ fn numbered(dir: &Path) -> Vec<u32> {
 /// Links planted where youra reads or writes in a workspace: its own entries (the brief,
 /// the tasks, `code/`, `results/`), `results/`'s and every attempt folder's. A link there is
 /// never followed; each one found is a violation naming it.
-pub fn planted_links(workspace: &Path) -> Vec<String> {
+pub(crate) fn planted_links(workspace: &Path) -> Vec<String> {
     let results = workspace.join(RESULTS_DIR);
     let attempts = results.join(ATTEMPTS_DIR);
     let mut dirs = vec![workspace.to_path_buf(), results, attempts.clone()];

@@ -22,7 +22,7 @@ const DEFAULT_BASE: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
 /// The API refuses a request without `max_tokens`; this is used when neither the request
 /// nor the configuration names one.
-pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 #[derive(Debug)]
 pub struct Anthropic {
@@ -119,7 +119,7 @@ impl Provider for Anthropic {
 
 /// The JSON body. A reply schema travels as one forced tool (the `tool` dialect, the only
 /// way the Messages API constrains a reply); otherwise the prompt asks for JSON.
-pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
     let system: Vec<&str> = request
         .messages
         .iter()

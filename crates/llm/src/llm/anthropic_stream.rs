@@ -134,7 +134,7 @@ fn stream_error(url: &str, error: &Value) -> LlmError {
 }
 
 /// Read a stream to `message_stop` and assemble the reply. `idle` is what a read timeout means.
-pub fn read_stream(
+pub(crate) fn read_stream(
     url: &str,
     idle: Duration,
     input: impl BufRead,

@@ -23,7 +23,7 @@ pub fn cap(caps: &BTreeMap<String, u32>, configured: Option<u32>, role: &str, st
 }
 
 /// The built-in caps. A decision needs a few hundred tokens; an artifact a few thousand.
-pub fn default_cap(role: &str, stage: &str) -> u32 {
+pub(crate) fn default_cap(role: &str, stage: &str) -> u32 {
     match (role, stage) {
         ("controller", _) => 400, // a decision, or the debate moderator's verdict
         ("judge", _) => 600,

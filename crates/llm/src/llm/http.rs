@@ -20,7 +20,7 @@ const EXCERPT_CHARS: usize = 200;
 /// The blocking client. With `rustls-no-provider`, rustls needs a process-wide crypto
 /// provider before the first client is built; we install ring's (ignoring "already
 /// installed", which happens for the second client or when the embedding program chose one).
-pub fn build_client(config: &HttpConfig) -> Result<Client, LlmError> {
+pub(crate) fn build_client(config: &HttpConfig) -> Result<Client, LlmError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     Client::builder()
         .connect_timeout(config.connect_timeout)
@@ -76,7 +76,7 @@ pub fn post(client: &Client, config: &HttpConfig, post: Post<'_>) -> Result<Resp
 
 /// The body as it goes out: every string masked with this process's secrets and the role's
 /// own key (which may live in a variable whose name does not look secret).
-pub fn outgoing_body(config: &HttpConfig, body: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn outgoing_body(config: &HttpConfig, body: &serde_json::Value) -> serde_json::Value {
     let mut secrets = crate::redact::known_secrets();
     secrets.extend(config.api_key().ok().flatten());
     let mut body = body.clone();
@@ -188,7 +188,7 @@ impl<R: Read> Read for Deadline<R> {
 }
 
 /// A failed read of a body we had started to receive: a timeout, or a cut (retryable).
-pub fn body_error(url: &str, after: Duration, e: &io::Error) -> LlmError {
+pub(crate) fn body_error(url: &str, after: Duration, e: &io::Error) -> LlmError {
     if let Some(PastLimit(limit)) = e.get_ref().and_then(|i| i.downcast_ref::<PastLimit>()) {
         return LlmError::CallLimit {
             url: url.to_string(),
@@ -212,7 +212,7 @@ pub fn body_error(url: &str, after: Duration, e: &io::Error) -> LlmError {
 }
 
 /// Read a whole (non-streaming) body.
-pub fn read_body(
+pub(crate) fn read_body(
     url: &str,
     config: &HttpConfig,
     mut response: Response,
@@ -225,7 +225,10 @@ pub fn read_body(
 }
 
 /// Parse JSON from the wire; on failure say where (serde's line/column) and show the start.
-pub fn parse_json<T: serde::de::DeserializeOwned>(url: &str, bytes: &[u8]) -> Result<T, LlmError> {
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
+    url: &str,
+    bytes: &[u8],
+) -> Result<T, LlmError> {
     serde_json::from_slice(bytes).map_err(|e| LlmError::Malformed {
         url: url.to_string(),
         detail: format!(
@@ -257,7 +260,7 @@ fn describe(e: &reqwest::Error) -> String {
 }
 
 /// A rough token count when the server reports none: about four characters per token.
-pub fn estimate_tokens(chars: usize) -> u64 {
+pub(crate) fn estimate_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(4)
 }
 

@@ -100,7 +100,7 @@ impl HttpConfig {
         }
     }
 
-    pub fn retry_policy(&self) -> RetryPolicy {
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy {
             max_retries: self.max_retries,
             backoff_base: self.backoff_base,
@@ -127,7 +127,7 @@ impl HttpConfig {
     }
 
     /// Words to add to a 401/403: which variable to set, when it is configured but unset.
-    pub fn missing_key_hint(&self) -> String {
+    pub(crate) fn missing_key_hint(&self) -> String {
         match &self.api_key_env {
             Some(name) if matches!(self.api_key(), Ok(None)) => {
                 format!(" (the environment variable {name} is not set; export your API key there)")

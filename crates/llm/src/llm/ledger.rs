@@ -40,7 +40,7 @@ impl PlanTag {
     }
 
     /// A legacy tag: `expand:<node>` is planning, a bare node execution.
-    pub fn from_legacy(tag: &str) -> PlanTag {
+    pub(crate) fn from_legacy(tag: &str) -> PlanTag {
         match tag.strip_prefix(EXPAND_PREFIX) {
             Some(node) => PlanTag::new(node, PLANNING),
             None => PlanTag::new(tag, EXECUTION),
@@ -50,7 +50,7 @@ impl PlanTag {
 
 /// The cost column of a row whose model has no price: its tokens count, its dollars are
 /// unknown (never a silent `$0`).
-pub const UNKNOWN_COST: &str = "unknown";
+pub(crate) const UNKNOWN_COST: &str = "unknown";
 
 /// US dollars per million tokens, by model name.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]

@@ -85,7 +85,7 @@ fn http_provider(
 }
 
 /// A role's endpoint settings, resolved (pure but for `env`, which tests replace).
-pub fn http_config(
+pub(crate) fn http_config(
     kind: ProviderKind,
     role: &str,
     cfg: &RoleConfig,

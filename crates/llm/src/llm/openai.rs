@@ -115,7 +115,7 @@ impl Provider for OpenAiCompatible {
 }
 
 /// The JSON body. The request's temperature and max_tokens win over the configured ones.
-pub fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(config: &HttpConfig, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": config.model,
         "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),

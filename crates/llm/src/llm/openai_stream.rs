@@ -138,7 +138,7 @@ impl Assembly {
 }
 
 /// Read a stream to its end and assemble the reply. `idle` is what a read timeout means.
-pub fn read_stream(
+pub(crate) fn read_stream(
     url: &str,
     idle: Duration,
     input: impl BufRead,

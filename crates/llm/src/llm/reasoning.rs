@@ -6,7 +6,7 @@
 /// Split the leading think blocks (`<think>`, `<thinking>`, `<reasoning>`) off `content`:
 /// `(answer, thoughts)`. A block left open (the cap cut the model off mid-thought) is all
 /// thought; a tag that only appears later in the answer is left alone.
-pub fn split_think(content: &str) -> (String, String) {
+pub(crate) fn split_think(content: &str) -> (String, String) {
     let mut rest = content.trim_start();
     let mut thoughts = Vec::new();
     while let Some((open, close)) = ["think", "thinking", "reasoning"]

@@ -47,7 +47,7 @@ impl Replay {
         Ok(Replay::from_exchanges(&path.display().to_string(), list))
     }
 
-    pub fn from_jsonl(text: &str, origin: &Path) -> Result<Replay, LlmError> {
+    pub(crate) fn from_jsonl(text: &str, origin: &Path) -> Result<Replay, LlmError> {
         let mut list = Vec::new();
         for (i, line) in text
             .lines()
@@ -59,7 +59,7 @@ impl Replay {
         Ok(Replay::from_exchanges(&origin.display().to_string(), list))
     }
 
-    pub fn from_exchanges(label: &str, list: Vec<Exchange>) -> Replay {
+    pub(crate) fn from_exchanges(label: &str, list: Vec<Exchange>) -> Replay {
         let exchanges = list
             .into_iter()
             .filter_map(|x| Some(((x.key, x.ordinal), x.response?)))
@@ -73,7 +73,7 @@ impl Replay {
     }
 
     /// Serve each reply after `delay` (a watchable demo, kill-mid-stage tests).
-    pub fn with_delay(mut self, delay: std::time::Duration) -> Replay {
+    pub(crate) fn with_delay(mut self, delay: std::time::Duration) -> Replay {
         self.delay = delay;
         self
     }

@@ -15,10 +15,10 @@ use crate::rng::{Draw, XorShift64};
 /// A server's `Retry-After` is honoured up to this many times `backoff_max`, so a server
 /// that says "come back in an hour" cannot silently park the engine; beyond it we retry
 /// at the cap and, if still refused, the loop runs out and the error says why.
-pub const RETRY_AFTER_CAP_FACTOR: u32 = 4;
+pub(crate) const RETRY_AFTER_CAP_FACTOR: u32 = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// Retries after the first attempt.
     pub max_retries: u32,
     pub backoff_base: Duration,
@@ -43,7 +43,7 @@ impl RetryPolicy {
     }
 
     /// The longest `Retry-After` we wait for (see [`RETRY_AFTER_CAP_FACTOR`]).
-    pub fn retry_after_cap(&self) -> Duration {
+    pub(crate) fn retry_after_cap(&self) -> Duration {
         self.backoff_max.saturating_mul(RETRY_AFTER_CAP_FACTOR)
     }
 }
@@ -51,7 +51,7 @@ impl RetryPolicy {
 /// A `Retry-After` header value: delta-seconds (`120`) or an HTTP-date
 /// (`Wed, 21 Oct 2015 07:28:00 GMT`), relative to `now`. A date in the past means "now"
 /// (zero); anything unreadable is `None` (the caller falls back to its own backoff).
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));
@@ -67,7 +67,7 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 
 /// Draws for jitter, seeded from the clock: unpredictability does not matter here, only
 /// that two runs do not march in lockstep.
-pub fn clock_jitter() -> XorShift64 {
+pub(crate) fn clock_jitter() -> XorShift64 {
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
@@ -83,7 +83,7 @@ pub fn clock_jitter() -> XorShift64 {
 /// and when it ends; past the window the error is [`LlmError::Outage`] (`Exhausted` when no
 /// window is set, still [`LlmError::is_outage`]). Retryable errors
 /// that are not outages (a cut-off reply) end as `Exhausted` once the retries are spent.
-pub fn retry_loop<T>(
+pub(crate) fn retry_loop<T>(
     policy: &RetryPolicy,
     jitter: &mut dyn Draw,
     clock: &mut dyn Clock,

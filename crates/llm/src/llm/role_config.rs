@@ -43,7 +43,7 @@ impl ProviderKind {
 
     /// Where the endpoint is when `base_url` is unset (`None`: the client's own default,
     /// OpenAI's or Anthropic's host). `env` reads `OPENAI_BASE_URL` for the `openai` kind.
-    pub fn default_base_url(self, env: impl Fn(&str) -> Option<String>) -> Option<String> {
+    pub(crate) fn default_base_url(self, env: impl Fn(&str) -> Option<String>) -> Option<String> {
         match self {
             ProviderKind::Openai => env("OPENAI_BASE_URL").filter(|u| !u.trim().is_empty()),
             ProviderKind::Openrouter => Some("https://openrouter.ai/api/v1".into()),
@@ -55,7 +55,7 @@ impl ProviderKind {
     }
 
     /// The variable holding the key when `api_key_env` is unset (local servers need none).
-    pub fn default_key_env(self) -> Option<&'static str> {
+    pub(crate) fn default_key_env(self) -> Option<&'static str> {
         match self {
             ProviderKind::Openai => Some("OPENAI_API_KEY"),
             ProviderKind::Openrouter => Some("OPENROUTER_API_KEY"),
@@ -65,7 +65,7 @@ impl ProviderKind {
     }
 
     /// The dialect `auto` means before `youra doctor` has probed the endpoint.
-    pub fn default_structured(self) -> Structured {
+    pub(crate) fn default_structured(self) -> Structured {
         match self {
             ProviderKind::Llamacpp => Structured::JsonObject,
             ProviderKind::Anthropic => Structured::Tool,

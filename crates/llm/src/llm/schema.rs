@@ -152,7 +152,7 @@ fn walk_keywords(schema: &Value, at: &str, out: &mut Vec<String>) {
 
 /// Whether OpenAI's strict mode takes the schema: every object lists all its properties as
 /// required and allows no others.
-pub fn strict_compatible(schema: &Value) -> bool {
+pub(crate) fn strict_compatible(schema: &Value) -> bool {
     match schema.get("type").and_then(Value::as_str) {
         Some("object") => {
             let props = schema.get("properties").and_then(Value::as_object);

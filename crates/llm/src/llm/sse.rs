@@ -5,7 +5,7 @@
 use std::io::{self, BufRead};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SseItem {
+pub(crate) enum SseItem {
     Event {
         event: Option<String>,
         data: String,
@@ -16,7 +16,7 @@ pub enum SseItem {
 
 /// Reads events one at a time. An event still open when the input ends is dropped, as the
 /// SSE spec says: a connection cut mid-event must not pass for a complete one.
-pub struct SseReader<R> {
+pub(crate) struct SseReader<R> {
     input: R,
     line: Vec<u8>,
 }
@@ -30,7 +30,7 @@ impl<R: BufRead> SseReader<R> {
     }
 
     /// The next event, `Ok(None)` at the end of the input, or the read error.
-    pub fn next_item(&mut self) -> io::Result<Option<SseItem>> {
+    pub(crate) fn next_item(&mut self) -> io::Result<Option<SseItem>> {
         let mut event: Option<String> = None;
         let mut data: Option<String> = None;
         loop {

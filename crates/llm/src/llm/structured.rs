@@ -35,7 +35,7 @@ pub enum Structured {
 }
 
 impl Structured {
-    pub const CONCRETE: [Structured; 6] = [
+    pub(crate) const CONCRETE: [Structured; 6] = [
         Structured::JsonSchema,
         Structured::JsonObject,
         Structured::GuidedJson,
@@ -63,7 +63,7 @@ impl Structured {
 
     /// The OpenAI-compatible request fields for a reply of `schema` (`None`: plain JSON mode,
     /// used for a request that asks for JSON without a schema).
-    pub fn openai_fields(self, schema: Option<&ReplySchema>, body: &mut Value) {
+    pub(crate) fn openai_fields(self, schema: Option<&ReplySchema>, body: &mut Value) {
         let Some(s) = schema else {
             if self != Structured::None && self != Structured::Tool {
                 body["response_format"] = json!({"type": "json_object"});
@@ -116,7 +116,7 @@ impl std::str::FromStr for Structured {
 /// `<run>/.youra/structured.json`.
 pub const MEMORY: &str = ".youra/structured.json";
 
-pub fn endpoint_key(base_url: &str, model: &str) -> String {
+pub(crate) fn endpoint_key(base_url: &str, model: &str) -> String {
     format!("{} {model}", base_url.trim_end_matches('/'))
 }
 

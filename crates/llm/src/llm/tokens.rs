@@ -27,7 +27,7 @@ pub fn count(text: &str) -> u64 {
 
 /// What a model reads for `request`: every message's text and tool calls, the tools'
 /// declarations and the reply's schema.
-pub fn request_tokens(request: &ChatRequest) -> u64 {
+pub(crate) fn request_tokens(request: &ChatRequest) -> u64 {
     let mut n = PER_REPLY;
     for m in &request.messages {
         n += PER_MESSAGE + count(&m.content);
@@ -45,7 +45,7 @@ pub fn request_tokens(request: &ChatRequest) -> u64 {
 }
 
 /// What a model wrote for `reply`: its text, its reasoning and its tool calls.
-pub fn reply_tokens(reply: &ChatResponse) -> u64 {
+pub(crate) fn reply_tokens(reply: &ChatResponse) -> u64 {
     let calls: u64 = reply
         .tool_calls
         .iter()
@@ -55,7 +55,7 @@ pub fn reply_tokens(reply: &ChatResponse) -> u64 {
 }
 
 /// The usage of an exchange whose recording carried none, counted from its text.
-pub fn counted_usage(request: &ChatRequest, reply: &ChatResponse) -> Usage {
+pub(crate) fn counted_usage(request: &ChatRequest, reply: &ChatResponse) -> Usage {
     Usage {
         input_tokens: request_tokens(request),
         output_tokens: reply_tokens(reply),

@@ -15,7 +15,7 @@ use super::{CallKey, ChatRequest, ChatResponse, LlmError, Message, Provider, Too
 
 /// A tool result longer than this is cut: one runaway result (a whole web page, a 10 MB
 /// file) must not fill the model's context or the budget. The model is told it was cut.
-pub const MAX_RESULT_CHARS: usize = 32_000;
+pub(crate) const MAX_RESULT_CHARS: usize = 32_000;
 
 /// Something that offers tools and runs calls to them.
 pub trait ToolBox: Send + Sync {
@@ -117,7 +117,7 @@ pub fn cap(text: String) -> String {
 
 /// The tool results a request hands back for the first time: the tool messages after its
 /// last assistant message (earlier ones were charged with the request that first carried them).
-pub fn new_tool_results(request: &ChatRequest) -> impl Iterator<Item = &Message> {
+pub(crate) fn new_tool_results(request: &ChatRequest) -> impl Iterator<Item = &Message> {
     let start = request
         .messages
         .iter()

@@ -192,7 +192,7 @@ impl ChatResponse {
     /// Move leading think blocks out of `content` into `reasoning` (after `field`, a
     /// reasoning field the server sent), and count the thought's tokens when the server
     /// did not.
-    pub fn separate_reasoning(mut self, field: &str) -> Self {
+    pub(crate) fn separate_reasoning(mut self, field: &str) -> Self {
         let (answer, split) = super::reasoning::split_think(&self.content);
         self.content = answer;
         self.reasoning = super::reasoning::join(field, &split);

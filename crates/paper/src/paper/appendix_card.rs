@@ -271,7 +271,7 @@ pub fn tex(cards: &[AttemptCard]) -> String {
 }
 
 /// `document` (a `tex::document`) with the appendix before its `\end{document}`.
-pub fn with_tex(document: &str, cards: &[AttemptCard]) -> String {
+pub(crate) fn with_tex(document: &str, cards: &[AttemptCard]) -> String {
     let appendix = tex(cards);
     match document.rfind("\\end{document}") {
         Some(at) if !appendix.is_empty() => {

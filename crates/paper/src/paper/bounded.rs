@@ -24,14 +24,14 @@ use serde::{Deserialize, Serialize};
 use super::settings::Bounds;
 
 /// The hidden subcommand the child runs.
-pub const SUBCOMMAND: &str = "__paper-pdf";
+pub(crate) const SUBCOMMAND: &str = "__paper-pdf";
 
 /// The most a request or an answer may hold (a paper's markup is kilobytes, its PDF
 /// megabytes; more is not a paper).
 const CAP: u64 = 1 << 30;
 
 /// Requests one child serves before a fresh one replaces it (its memoized work grows).
-pub const RECYCLE: u32 = 16;
+pub(crate) const RECYCLE: u32 = 16;
 
 /// Set by `cli::run`: this process is the youra executable, so it can run [`SUBCOMMAND`].
 static IS_CLI: AtomicBool = AtomicBool::new(false);

@@ -7,7 +7,7 @@
 use std::fmt;
 
 /// The longest key kept (BibTeX's own limits are far above; a longer one is not a name).
-pub const MAX_LEN: usize = 64;
+pub(crate) const MAX_LEN: usize = 64;
 
 /// A validated citation key (see the module's doc for the alphabet).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -22,7 +22,7 @@ pub const NONE_NOTE: &str = "No deviation from the plan was recorded: the criter
 /// `s` as Markdown text that reads back as `s`: every ASCII mark that could start
 /// emphasis, a link, an image, raw HTML, an entity, a table cell or a code span is
 /// backslash-escaped, and line breaks become spaces.
-pub fn md_text(s: &str) -> String {
+pub(crate) fn md_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
@@ -42,7 +42,7 @@ pub fn md_text(s: &str) -> String {
 
 /// `s` as a Markdown code span: fenced by more backticks than any run inside it, padded
 /// when it starts or ends with one, on one line, control characters dropped.
-pub fn md_code(s: &str) -> String {
+pub(crate) fn md_code(s: &str) -> String {
     let flat: String = s
         .chars()
         .map(|c| {

@@ -12,9 +12,9 @@ use crate::exec::collected::bounded;
 
 /// The most points drawn per series: a figure is 640 pixels wide, and 3M rows drawn as they
 /// come made a 285 MB SVG.
-pub const MAX_POINTS: usize = 2_000;
+pub(crate) const MAX_POINTS: usize = 2_000;
 /// The most series in one figure (attempts × labels); more are not drawn.
-pub const MAX_SERIES: usize = 12;
+pub(crate) const MAX_SERIES: usize = 12;
 /// The most characters of a label.
 const MAX_LABEL_CHARS: usize = 80;
 /// Markers are drawn on a series only this short (beyond, they are a smear and bytes).
@@ -26,7 +26,7 @@ const GATE_TITLE: u32 = 34;
 const GATE_PANEL: u32 = 92;
 
 /// `s` without control, bidi or zero-width characters, at most [`MAX_LABEL_CHARS`] long.
-pub fn clean_label(s: &str) -> String {
+pub(crate) fn clean_label(s: &str) -> String {
     let unsafe_char = |c: char| {
         c.is_control()
             || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
@@ -40,7 +40,7 @@ pub fn clean_label(s: &str) -> String {
 
 /// `points` a chart can draw, thinned to at most `max`: per column of x (`max / 2` equal
 /// slices), the lowest and the highest point, in their order, so a one-step spike stays.
-pub fn thin(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+pub(crate) fn thin(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
     let drawable: Vec<(f64, f64)> = points
         .iter()
         .filter(|(x, y)| bounded(*x).is_some() && bounded(*y).is_some())
@@ -143,7 +143,7 @@ fn padded(lo: f64, hi: f64) -> std::ops::Range<f64> {
 
 /// `c` as it is drawn: labels cleaned, at most [`MAX_SERIES`] series of [`MAX_POINTS`]
 /// drawable points (series left empty are dropped), a threshold only when drawable.
-pub fn bounded_curve(c: &Curve) -> Curve {
+pub(crate) fn bounded_curve(c: &Curve) -> Curve {
     Curve {
         title: clean_label(&c.title),
         x_name: clean_label(&c.x_name),

@@ -31,7 +31,7 @@ impl Inputs<'_> {
     }
 
     /// The warning for an image that is not a drawn figure.
-    pub fn dropped_image(target: &str) -> String {
+    pub(crate) fn dropped_image(target: &str) -> String {
         format!(
             "image {:?} left out: it is not a figure youra drew (paper/figures/manifest.json)",
             target.chars().take(120).collect::<String>()

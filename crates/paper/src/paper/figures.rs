@@ -23,7 +23,7 @@ pub use curve_of::{Plot, curve};
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Where the figures and their manifest live, relative to the run.
-pub const FIGURES_DIR: &str = "paper/figures";
+pub(crate) const FIGURES_DIR: &str = "paper/figures";
 pub const MANIFEST: &str = "paper/figures/manifest.json";
 
 /// One measured file a figure plots.

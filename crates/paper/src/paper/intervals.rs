@@ -16,10 +16,10 @@ use crate::vsa::model::{GateEvidence, Vsa, percent};
 
 /// The sentence the statistics paragraph opens with (also how a second pass knows it is
 /// there).
-pub const STATISTICS_LEAD: &str = "Each gate was decided on a";
+pub(crate) const STATISTICS_LEAD: &str = "Each gate was decided on a";
 
 /// The line the interval table is introduced with.
-pub const TABLE_LEAD: &str = "Gate intervals, computed by youra from the repeats";
+pub(crate) const TABLE_LEAD: &str = "Gate intervals, computed by youra from the repeats";
 
 /// Every gated quantity with an interval, with its sub-hypothesis, in file order.
 pub fn gated(vsa: &Vsa) -> Vec<(&str, &GateEvidence)> {
@@ -38,7 +38,7 @@ pub fn with_intervals(md: &str, vsa: &Vsa) -> String {
 /// [`with_intervals`], where a value Results states of an attempt that is not the gate's (or
 /// of a baseline) gains that attempt's own interval (`stated`), and the interval table lists
 /// each gate's baselines (`baselines`: the metrics `gate.baselines` names, per hypothesis).
-pub fn with_stated(
+pub(crate) fn with_stated(
     md: &str,
     vsa: &Vsa,
     stated: &[Stated],
@@ -76,7 +76,7 @@ pub fn with_stated(
 }
 
 /// How the gates were decided, with the confidence of the first look.
-pub fn statistics_paragraph(gated: &[(&str, &GateEvidence)]) -> String {
+pub(crate) fn statistics_paragraph(gated: &[(&str, &GateEvidence)]) -> String {
     let first = gated
         .iter()
         .filter_map(|(_, e)| e.confidence)
@@ -186,7 +186,7 @@ fn method_text(e: &GateEvidence) -> String {
 /// Text as literal Markdown: every ASCII punctuation character backslash-escaped (CommonMark
 /// reads `\x` as `x` for all of them, `\|` inside a table cell too), line breaks and control
 /// characters dropped, so a metric name can start no emphasis, link, cell or heading.
-pub fn md_text(s: &str) -> String {
+pub(crate) fn md_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if c.is_ascii_punctuation() {

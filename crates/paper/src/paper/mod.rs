@@ -31,10 +31,10 @@ use std::time::{Duration, Instant};
 
 use crate::report::findings::{Finding, FindingKind, paper_finding};
 
-pub const BIB: &str = "paper/references.bib";
+pub(crate) const BIB: &str = "paper/references.bib";
 pub const PDF: &str = "paper/paper.pdf";
-pub const TEX: &str = "paper/paper.tex";
-pub const TYPST: &str = "paper/paper.typ";
+pub(crate) const TEX: &str = "paper/paper.tex";
+pub(crate) const TYPST: &str = "paper/paper.typ";
 
 /// What the paper says when the run retrieved no works, so a reader knows its related work
 /// is unsourced rather than finding references that were never checked.

@@ -33,7 +33,7 @@ fn library() -> &'static LazyHash<Library> {
 
 /// A world of one paper: `main.typ` in memory, every other file from `root` (the run's
 /// `paper/` folder), never outside it.
-pub struct PaperWorld {
+pub(crate) struct PaperWorld {
     root: PathBuf,
     main: Source,
 }

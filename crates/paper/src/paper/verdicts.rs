@@ -50,7 +50,7 @@ impl Overclaim {
 }
 
 /// The rows of `md`'s tables that say a gate was met where the VSA says it was not.
-pub fn overclaims(vsa: &Vsa, md: &str) -> Vec<Overclaim> {
+pub(crate) fn overclaims(vsa: &Vsa, md: &str) -> Vec<Overclaim> {
     let mut out = Vec::new();
     let mut offset = 0;
     for (i, line) in md.split_inclusive('\n').enumerate() {

@@ -11,7 +11,7 @@ pub const CODE_REPOS: &str = ".youra/code";
 pub const CODE_DIR: &str = "code";
 pub const RESULTS_DIR: &str = "results";
 /// How to install git, named when it is missing.
-pub const INSTALL_GIT: &str = "apt-get install -y git";
+pub(crate) const INSTALL_GIT: &str = "apt-get install -y git";
 
 #[derive(Debug, thiserror::Error)]
 pub enum CodeError {

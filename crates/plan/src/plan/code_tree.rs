@@ -21,7 +21,7 @@ pub const MAX_FILES: usize = 10_000;
 /// sparse 8 GiB file costs nothing to write and a minute to hash).
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 /// Folders of interpreter caches: never the node's code, never a violation.
-pub const CACHES: [&str; 2] = ["__pycache__", ".pytest_cache"];
+pub(crate) const CACHES: [&str; 2] = ["__pycache__", ".pytest_cache"];
 
 /// One file of a tree: its path (`/`-separated), mode (`100644`, `100755`) and blob.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,13 +50,13 @@ fn bad_id(what: &str, git_dir: &Path) -> impl FnOnce(super::object_id::BadObject
 
 /// Whether git itself refuses `name` as a path component (or youra does): `.git` in any
 /// case, with trailing dots or blanks, and its short name.
-pub fn reserved(name: &str) -> bool {
+pub(crate) fn reserved(name: &str) -> bool {
     let n = name.trim_end_matches(['.', ' ']).to_ascii_lowercase();
     n == ".git" || n == "git~1" || name.is_empty() || name == "." || name == ".."
 }
 
 /// The blob id of `bytes`, written into the repository.
-pub fn hash_bytes(git_dir: &Path, bytes: Vec<u8>) -> Result<ObjectId, CodeError> {
+pub(crate) fn hash_bytes(git_dir: &Path, bytes: Vec<u8>) -> Result<ObjectId, CodeError> {
     let io = Io {
         stdin: Some(Input::Bytes(bytes)),
         ..Io::default()
@@ -71,7 +71,7 @@ pub fn hash_bytes(git_dir: &Path, bytes: Vec<u8>) -> Result<ObjectId, CodeError>
 
 /// The blob id of the regular file at `path` (no link followed, no FIFO opened), written into
 /// the repository when `write`.
-pub fn hash_file(git_dir: &Path, path: &Path, write: bool) -> Result<ObjectId, CodeError> {
+pub(crate) fn hash_file(git_dir: &Path, path: &Path, write: bool) -> Result<ObjectId, CodeError> {
     let file = crate::fsutil::open_nofollow(path).map_err(io_err(path))?;
     let args: &[&str] = if write {
         &["hash-object", "-w", "--no-filters", "--stdin"]
@@ -158,7 +158,11 @@ pub fn walk(dir: &Path, shown: &str, skip: &dyn Fn(&str) -> bool) -> Walked {
 }
 
 /// The walked files hashed into the repository, each path prefixed by `prefix` (`code/`).
-pub fn hash_walked(git_dir: &Path, w: &Walked, prefix: &str) -> Result<Vec<Entry>, CodeError> {
+pub(crate) fn hash_walked(
+    git_dir: &Path,
+    w: &Walked,
+    prefix: &str,
+) -> Result<Vec<Entry>, CodeError> {
     let mut out = Vec::with_capacity(w.files.len());
     for (rel, (path, exec)) in &w.files {
         out.push(Entry {
@@ -171,7 +175,11 @@ pub fn hash_walked(git_dir: &Path, w: &Walked, prefix: &str) -> Result<Vec<Entry
 }
 
 /// The tree of `entries` (built on a temporary index; git is given the list, not a folder).
-pub fn write_tree(git_dir: &Path, entries: &[Entry], tag: &str) -> Result<ObjectId, CodeError> {
+pub(crate) fn write_tree(
+    git_dir: &Path,
+    entries: &[Entry],
+    tag: &str,
+) -> Result<ObjectId, CodeError> {
     let index = TempFile(git_dir.join(format!("index.{tag}.{}", std::process::id())));
     let _ = std::fs::remove_file(&index.0);
     let mut list = Vec::new();
@@ -250,7 +258,7 @@ fn safe_parts(path: &str) -> Option<Vec<&str>> {
 /// folders created with no link followed, files created new (never opened through a link or
 /// over an existing file), their bytes from `cat-file blob`. A link entry becomes a text
 /// file holding its target. Returns the entries refused (unsafe paths), named.
-pub fn write_out(
+pub(crate) fn write_out(
     git_dir: &Path,
     entries: &[Entry],
     strip: &str,

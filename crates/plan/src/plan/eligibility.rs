@@ -38,7 +38,7 @@ pub enum Blocked {
 }
 
 impl Avail {
-    pub fn eligible(self) -> bool {
+    pub(crate) fn eligible(self) -> bool {
         !matches!(self, Avail::Blocked(_))
     }
 

@@ -24,7 +24,7 @@ pub const LOG_TAIL_KEY: &str = "log_tail";
 /// The packet key of the log's first lines, kept when the log is longer than head and tail.
 pub const LOG_HEAD_KEY: &str = "log_head";
 /// The packet key of how many lines were left out between head and tail (absent: uncounted).
-pub const LOG_OMITTED_KEY: &str = "log_omitted";
+pub(crate) const LOG_OMITTED_KEY: &str = "log_omitted";
 /// The reference's log brief: the first 100 lines (set-up, data, configuration) and the last
 /// 500 (the training curve's end, the error and what led to it).
 pub const LOG_HEAD_LINES: usize = 100;
@@ -32,8 +32,8 @@ pub const LOG_TAIL_LINES: usize = 500;
 /// The brief's token cap, in characters (about 4 a token: 1k tokens of head, 4k of tail):
 /// each part keeps its start (head) or its end (tail) within its share, in the packet and
 /// in the prompt.
-pub const LOG_HEAD_CHARS: usize = 4_000;
-pub const LOG_TAIL_CHARS: usize = 16_000;
+pub(crate) const LOG_HEAD_CHARS: usize = 4_000;
+pub(crate) const LOG_TAIL_CHARS: usize = 16_000;
 /// At most this many characters of a diff reach the prompt.
 pub const DIFF_CHARS: usize = 6_000;
 /// Siblings and children listed; the rest are counted.

@@ -19,9 +19,9 @@ use super::id::NodeId;
 use super::tree::{PlanNode, PlanTree};
 
 /// Nodes in the outline; the rest are counted.
-pub const OUTLINE_ENTRIES: usize = 40;
+pub(crate) const OUTLINE_ENTRIES: usize = 40;
 /// Earlier expansions remembered (the latest); the rest are counted.
-pub const MEMORY_EXPANSIONS: usize = 12;
+pub(crate) const MEMORY_EXPANSIONS: usize = 12;
 
 /// The roots of `hypothesis`'s search, or (no hypothesis recorded) the root above `at`.
 fn roots<'t>(tree: &'t PlanTree, hypothesis: Option<&str>, at: &NodeId) -> Vec<&'t PlanNode> {
@@ -179,7 +179,7 @@ pub fn memory(tree: &PlanTree, hypothesis: Option<&str>, at: &NodeId) -> String 
 }
 
 /// Sub-hypotheses listed in `insights`; the rest are counted.
-pub const INSIGHT_SEARCHES: usize = 8;
+pub(crate) const INSIGHT_SEARCHES: usize = 8;
 
 /// What every other sub-hypothesis's search found: its plans run, its best by reward (title,
 /// reward, gate) and the directions that did not pay (pruned or failed), one block each.

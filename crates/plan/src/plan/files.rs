@@ -18,7 +18,7 @@ pub const STATS_FILE: &str = "stats.json";
 pub const PACKET_FILE: &str = "packet.json";
 
 /// Bumped when a reader of the old shape would misread the new one.
-pub const TREE_VERSION: u32 = 1;
+pub(crate) const TREE_VERSION: u32 = 1;
 
 /// Where a node is in its life. `failed`: the attempt ended without a reward (crash,
 /// timeout, missing metrics after repair); it counts as reward 0 and is not selected again.

@@ -30,7 +30,7 @@ use super::code_error::CodeError;
 /// file takes seconds), far below forever.
 pub const DEADLINE: Duration = Duration::from_secs(300);
 /// git's empty tree, which every git knows without storing it.
-pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+pub(crate) const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// Settings given on every call; a `-c` on the command line wins over the repository's
 /// `config` and anything it includes.
@@ -231,7 +231,7 @@ pub fn refused(git_dir: &Path) -> Option<String> {
 }
 
 /// A file removed when an operation ends (a temporary index).
-pub struct TempFile(pub PathBuf);
+pub(crate) struct TempFile(pub PathBuf);
 
 impl Drop for TempFile {
     fn drop(&mut self) {

@@ -52,7 +52,7 @@ impl NodeId {
 }
 
 /// `n-<digits>` → the number; used both for ids and for orphan folder names.
-pub fn sequence_number(raw: &str) -> Option<u64> {
+pub(crate) fn sequence_number(raw: &str) -> Option<u64> {
     let digits = raw.strip_prefix("n-")?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -62,7 +62,7 @@ pub fn sequence_number(raw: &str) -> Option<u64> {
 
 /// The next free generated id after every name already taken (ids in the tree and
 /// folders on disk that the tree does not reference: a reused name could inherit a stale file).
-pub fn next_free<'a>(taken: impl IntoIterator<Item = &'a str>) -> NodeId {
+pub(crate) fn next_free<'a>(taken: impl IntoIterator<Item = &'a str>) -> NodeId {
     let max = taken
         .into_iter()
         .filter_map(sequence_number)

@@ -338,7 +338,10 @@ fn packet_path(node: &NodeId) -> String {
 
 /// The commit a node's `packet.json` names, if any; a value that is not an object id (a
 /// handed run's `"--output=/home/me/.bashrc"`) is refused, naming the file and field.
-pub fn recorded_commit(tree: &PlanTree, node: &NodeId) -> Result<Option<ObjectId>, CodeError> {
+pub(crate) fn recorded_commit(
+    tree: &PlanTree,
+    node: &NodeId,
+) -> Result<Option<ObjectId>, CodeError> {
     let Some(value) = tree
         .get(node)
         .and_then(|n| n.packet.as_ref())

@@ -20,7 +20,7 @@ pub struct BadObjectId {
 }
 
 impl ObjectId {
-    pub const LEN: usize = 40;
+    pub(crate) const LEN: usize = 40;
 
     /// `text` as an object id, or why not. Nothing is trimmed: a packet's value is the id
     /// itself or it is refused.
@@ -39,7 +39,7 @@ impl ObjectId {
     }
 
     /// git's output (one id and a line end) as an object id.
-    pub fn from_output(out: &[u8]) -> Result<ObjectId, BadObjectId> {
+    pub(crate) fn from_output(out: &[u8]) -> Result<ObjectId, BadObjectId> {
         ObjectId::parse(String::from_utf8_lossy(out).trim_end_matches(['\n', '\r']))
     }
 

@@ -155,7 +155,7 @@ impl Value {
 
     /// An unexecuted child's value: Q(parent)·√P, or √P alone when the parent's Q is 0
     /// (`parent_evaluated`: it has a reward; an unevaluated Q of 0 means nothing yet).
-    pub fn unvisited(parent_q: f64, p: f64, parent_evaluated: bool) -> Value {
+    pub(crate) fn unvisited(parent_q: f64, p: f64, parent_evaluated: bool) -> Value {
         if parent_evaluated && unit(parent_q) == 0.0 {
             Value::Prior { p }
         } else {

@@ -25,12 +25,12 @@
 //! lowers it.
 
 /// The most an unmet criterion can earn: half, so met and unmet never overlap.
-pub const PARTIAL_CAP: f64 = 0.5;
+pub(crate) const PARTIAL_CAP: f64 = 0.5;
 /// The smallest scale a shortfall is measured against: a required value of 0 (e.g. "errors
 /// ≤ 0") would otherwise divide by zero; 1e-3 makes any miss of 0.001 or more score 0.
-pub const SCALE_FLOOR: f64 = 1e-3;
+pub(crate) const SCALE_FLOOR: f64 = 1e-3;
 /// Relative tolerance of `=`: measured floats rarely equal a threshold bit for bit.
-pub const EQ_TOLERANCE: f64 = 1e-6;
+pub(crate) const EQ_TOLERANCE: f64 = 1e-6;
 
 pub use crate::vocab::{Op, UnknownOp};
 

@@ -23,7 +23,7 @@ pub use super::tree_rules::{TreeRules, UnknownRules};
 impl TreeRules {
     /// Whether a node with this status (and its subtree) counts toward its ancestors' Q.
     /// Every rewarded node counts toward its own.
-    pub fn counts_upward(self, status: NodeStatus) -> bool {
+    pub(crate) fn counts_upward(self, status: NodeStatus) -> bool {
         match self {
             TreeRules::Youra => true,
             TreeRules::Reference => !matches!(status, NodeStatus::Pruned | NodeStatus::Failed),
@@ -58,7 +58,7 @@ pub fn settled(status: NodeStatus, vetoed: bool, children: &[ChildState]) -> boo
 
 /// A node's availability under `rules` (`eligibility::availability` for youra's, and for
 /// what both rules decide alike).
-pub fn availability_under(
+pub(crate) fn availability_under(
     rules: TreeRules,
     status: NodeStatus,
     vetoed: bool,
@@ -84,7 +84,7 @@ pub fn availability_under(
 
 /// The reference's availability of an evaluated or failed node that has children (the
 /// other cases are the same under both rules; `eligibility::availability` decides them).
-pub fn reference_with_children(
+pub(crate) fn reference_with_children(
     failed: bool,
     children: &[ChildState],
     reexpand_limit: u32,

@@ -12,10 +12,10 @@ use super::Notice;
 use super::NotifySection;
 
 /// One channel's outcome: its name (`webhook`, `ntfy`, `command`) and the error, if any.
-pub type Delivery = (&'static str, Result<(), String>);
+pub(crate) type Delivery = (&'static str, Result<(), String>);
 
 /// Send `notice` to every configured channel, each bounded by `timeout_s`.
-pub fn deliver(cfg: &NotifySection, notice: &Notice, run: &Path) -> Vec<Delivery> {
+pub(crate) fn deliver(cfg: &NotifySection, notice: &Notice, run: &Path) -> Vec<Delivery> {
     let timeout = Duration::from_secs_f64(cfg.timeout_s.clamp(0.1, 60.0));
     let mut out = Vec::new();
     if let Some(url) = cfg.webhook.as_deref() {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::{fs, io};
 
 /// Never moved: the run's state, configuration, logs and history.
-pub const NEVER_MOVED: [&str; 12] = [
+pub(crate) const NEVER_MOVED: [&str; 12] = [
     "verification_state.yaml",
     "youra.toml",
     "events.jsonl",
@@ -57,13 +57,13 @@ impl ArchiveKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     Move,
     Keep,
 }
 
 /// The rule of the module doc, for one top-level entry of the run folder.
-pub fn disposition(name: &str, is_dir: bool, kind: ArchiveKind) -> Disposition {
+pub(crate) fn disposition(name: &str, is_dir: bool, kind: ArchiveKind) -> Disposition {
     if name.starts_with('.') || NEVER_MOVED.contains(&name) || !is_stage_artifact(name, is_dir) {
         return Disposition::Keep;
     }
@@ -275,7 +275,7 @@ fn fresh_dir(archive_root: &Path, stamp: &str) -> io::Result<PathBuf> {
 }
 
 /// The marker text, YouRA's routing shape plus the moved names for an audit.
-pub fn marker_text(
+pub(crate) fn marker_text(
     stamp: &str,
     kind: ArchiveKind,
     triggered_by: &str,

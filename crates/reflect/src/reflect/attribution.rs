@@ -13,10 +13,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// How many candidates the generator must propose (SAGE: K ∈ [3,5]).
-pub const K_MIN: usize = 3;
-pub const K_MAX: usize = 5;
+pub(crate) const K_MIN: usize = 3;
+pub(crate) const K_MAX: usize = 5;
 /// A quote shorter than this is a word in quotes, not a log line.
-pub const MIN_QUOTE: usize = 8;
+pub(crate) const MIN_QUOTE: usize = 8;
 
 const FEATURE_WORDS: [&str; 9] = [
     "decay",
@@ -152,7 +152,7 @@ fn candidate(n: usize, item: &Value) -> Result<Attribution, String> {
 }
 
 /// The evidence rule of the module doc.
-pub fn cites_observation(evidence: &str) -> bool {
+pub(crate) fn cites_observation(evidence: &str) -> bool {
     let lower = evidence.to_lowercase();
     FEATURE_WORDS.iter().any(|w| lower.contains(w))
         || has_line_ref(&lower)
@@ -201,7 +201,10 @@ pub fn apply_critique(candidates: &[Attribution], critic_json: &str) -> Result<C
 }
 
 /// As [`apply_critique`], for JSON the engine has already extracted.
-pub fn critique_from_value(candidates: &[Attribution], value: &Value) -> Result<Critique, String> {
+pub(crate) fn critique_from_value(
+    candidates: &[Attribution],
+    value: &Value,
+) -> Result<Critique, String> {
     let scores = list_in(value, &["scores", "critique", "rankings"]).ok_or(
         "the critic's reply holds no list of scores: expected {\"scores\": [{\"candidate\": 1, \"severity\": 0.7}, ...]}",
     )?;

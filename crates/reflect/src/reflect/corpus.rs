@@ -30,7 +30,7 @@ pub enum Cause {
 
 /// The corpus mix: share of each cause. The largest share (method issues, 30 %) is what the
 /// best single fixed verdict can reach.
-pub const MIX: [(Cause, f64); 5] = [
+pub(crate) const MIX: [(Cause, f64); 5] = [
     (Cause::Bug, 0.20),
     (Cause::MethodIssue, 0.30),
     (Cause::DesignFlaw, 0.20),
@@ -58,7 +58,7 @@ impl Cause {
     }
 
     /// Whether the hypothesis itself survives this failure (what an honest judge would say).
-    pub fn hypothesis_fine(self) -> bool {
+    pub(crate) fn hypothesis_fine(self) -> bool {
         matches!(self, Cause::Bug | Cause::MethodIssue | Cause::DesignFlaw)
     }
 
@@ -144,7 +144,7 @@ impl Shape {
 }
 
 /// Whether the analysed trajectory reads as the shape it was drawn from.
-pub fn as_drawn(shape: Shape, traj: &Trajectory) -> bool {
+pub(crate) fn as_drawn(shape: Shape, traj: &Trajectory) -> bool {
     let sig = match traj {
         Trajectory::Insufficient { .. } => return shape == Shape::Crash,
         Trajectory::Features(f) => f.signature,

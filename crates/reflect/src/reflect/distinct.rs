@@ -29,7 +29,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// The content words of `text`, lowercased and lightly stemmed, in order.
-pub fn content_words(text: &str) -> Vec<String> {
+pub(crate) fn content_words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .map(|w| w.trim_matches('-'))

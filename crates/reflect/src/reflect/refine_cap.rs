@@ -33,7 +33,7 @@ pub enum Capped {
 }
 
 /// The actions that send the run back into the same sub-hypothesis's loop.
-pub fn is_refine(route: Route) -> bool {
+pub(crate) fn is_refine(route: Route) -> bool {
     matches!(
         route,
         Route::Act(

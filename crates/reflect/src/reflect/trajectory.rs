@@ -25,13 +25,13 @@ pub const EPSILON: f64 = 1e-3;
 /// Magnitude floor, so an all-zero series gives zero features instead of NaN.
 const MAGNITUDE_FLOOR: f64 = 1e-12;
 /// V at or above this (5 % of the magnitude per step of wasted motion) is Instability.
-pub const VOLATILITY_MIN: f64 = 0.05;
+pub(crate) const VOLATILITY_MIN: f64 = 0.05;
 /// |S| below this (fitted net change under 2 % of the magnitude) is Stagnation.
-pub const FLAT_SLOPE: f64 = 0.02;
+pub(crate) const FLAT_SLOPE: f64 = 0.02;
 /// An early mean gain above this (1 % per step) counts as having risen.
-pub const RISE_MIN: f64 = 0.01;
+pub(crate) const RISE_MIN: f64 = 0.01;
 /// D at or above this (late gains under 30 % of early ones) is Saturation.
-pub const SATURATION_DECAY: f64 = 0.7;
+pub(crate) const SATURATION_DECAY: f64 = 0.7;
 
 /// The shape of a failed gate's metric over time. The engine only analyses failed gates, so
 /// every signature is "below target": Stagnation is flat far from it, Saturation rose and

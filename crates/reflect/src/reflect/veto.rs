@@ -124,7 +124,7 @@ fn refuse(veto: String) -> Bounded {
 /// | Design-Refine | no: the design is not what the critic blamed | yes |
 /// | Pivot (redesign) | yes (π: s ≥ method_pivot_from) | yes |
 /// | Design-Pivot (reset) | only on an evidence contradiction | yes |
-pub fn justifies(
+pub(crate) fn justifies(
     category: Category,
     level: RoutingAction,
     contradiction: bool,

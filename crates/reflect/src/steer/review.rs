@@ -55,7 +55,7 @@ pub fn read_edit_file(path: &Path) -> Result<String, SteerError> {
 
 /// `approve`, `reject`, `branch` or `edit <path>` → the answer and, for `edit`, the path
 /// under `code/` (relative, plain components, never `.git`).
-pub fn parse_target(target: Option<&str>) -> Result<(Answer, Option<String>), SteerError> {
+pub(crate) fn parse_target(target: Option<&str>) -> Result<(Answer, Option<String>), SteerError> {
     let t = target.map(str::trim).unwrap_or_default();
     let (word, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
     let answer = Answer::parse(word).ok_or_else(|| {

@@ -110,7 +110,7 @@ impl Verb {
         }
     }
 
-    pub fn target_kind(self) -> TargetKind {
+    pub(crate) fn target_kind(self) -> TargetKind {
         match self {
             Verb::Pause | Verb::Resume | Verb::Step | Verb::Approve | Verb::Reject => {
                 TargetKind::None

@@ -44,7 +44,7 @@ pub struct Binding {
 }
 
 impl Binding {
-    pub fn is_bound(&self) -> bool {
+    pub(crate) fn is_bound(&self) -> bool {
         self.claim.is_some()
     }
 }

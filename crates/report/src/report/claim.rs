@@ -161,7 +161,7 @@ impl Summary {
     /// Read from a metric name's qualifier words at either end (`gain min`,
     /// `min group accuracy`); an end qualifier (`lower`, `max`) wins over a spread
     /// (`ci lower` is the interval's lower end).
-    pub fn of_metric(name: &str) -> Summary {
+    pub(crate) fn of_metric(name: &str) -> Summary {
         let words: Vec<&str> = name.split_whitespace().collect();
         if words.len() < 2 {
             return Summary::Value;
@@ -201,7 +201,7 @@ fn is_structural(seg: &str) -> bool {
 }
 
 /// A key segment as prose would name it: lower case, `_`/`-` as spaces, unit words dropped.
-pub fn phrase_of(seg: &str) -> String {
+pub(crate) fn phrase_of(seg: &str) -> String {
     let lower = seg.to_lowercase().replace(['_', '-'], " ");
     let mut words: Vec<&str> = lower.split_whitespace().collect();
     while words.len() > 1 && words.last().is_some_and(|w| UNIT_WORDS.contains(w)) {
@@ -235,7 +235,7 @@ pub fn hypothesis_id(token: &str) -> Option<String> {
 
 /// Whether a mention of hypothesis `mentioned` names `hypothesis`: the same id, or a later
 /// version of it (`h-e1` names `h-e1-v2`; `h-e1-v2` does not name `h-e1`).
-pub fn names_hypothesis(mentioned: &str, hypothesis: &str) -> bool {
+pub(crate) fn names_hypothesis(mentioned: &str, hypothesis: &str) -> bool {
     hypothesis == mentioned
         || hypothesis
             .strip_prefix(mentioned)
@@ -245,7 +245,7 @@ pub fn names_hypothesis(mentioned: &str, hypothesis: &str) -> bool {
 /// The vocabulary metric a name ends with, qualifiers aside (`group accuracy`,
 /// `accuracy std` → `accuracy`). Only the end counts: in `perplexity filter documented`
 /// or `accuracy with body mass` the metric word describes something else.
-pub fn metric_family(name: &str) -> Option<&'static str> {
+pub(crate) fn metric_family(name: &str) -> Option<&'static str> {
     let head = without_qualifiers(name);
     TERMS
         .iter()
@@ -263,7 +263,7 @@ pub fn metric_family(name: &str) -> Option<&'static str> {
 
 /// A metric name without its trailing qualifiers: `gain min` → `gain`, so that “the gain”
 /// names the spread of the gain too.
-pub fn without_qualifiers(name: &str) -> String {
+pub(crate) fn without_qualifiers(name: &str) -> String {
     let mut words: Vec<&str> = name.split_whitespace().collect();
     while words.len() > 1 && words.last().is_some_and(|w| QUALIFIERS.contains(w)) {
         words.pop();

@@ -139,7 +139,7 @@ pub fn clauses(sentence: &str) -> Vec<Range<usize>> {
 
 /// For each clause of a paragraph, its byte range in the paragraph and the claim it names
 /// after carrying and falling back (see the module rules).
-pub fn prose_clauses(paragraph: &str, index: &ClaimIndex) -> Vec<(Range<usize>, Mentions)> {
+pub(crate) fn prose_clauses(paragraph: &str, index: &ClaimIndex) -> Vec<(Range<usize>, Mentions)> {
     let flat = paragraph.replace(['\n', '\r'], " ");
     let mut out = Vec::new();
     for s in sentences(&flat) {
@@ -175,7 +175,7 @@ pub fn prose_clauses(paragraph: &str, index: &ClaimIndex) -> Vec<(Range<usize>, 
 
 /// The numbers of `text` whose place names a summary (see the module rules), by the byte
 /// where each starts.
-pub fn summary_roles(text: &str) -> Vec<(usize, Summary)> {
+pub(crate) fn summary_roles(text: &str) -> Vec<(usize, Summary)> {
     let found = numbers::scan(text);
     let mut out = Vec::new();
     for (a, b) in found.iter().zip(found.iter().skip(1)) {
@@ -210,7 +210,7 @@ pub fn summary_roles(text: &str) -> Vec<(usize, Summary)> {
 
 /// The text that names a table cell's claim: its column header, the row's label cells
 /// (cells without numbers) and the cell itself.
-pub fn cell_context(header: Option<&str>, row: &[&str], own: usize) -> String {
+pub(crate) fn cell_context(header: Option<&str>, row: &[&str], own: usize) -> String {
     let mut parts: Vec<&str> = header.into_iter().collect();
     parts.extend(
         row.iter()

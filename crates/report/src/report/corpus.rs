@@ -100,7 +100,7 @@ impl CorpusFile {
     }
 
     /// Byte offsets (in `text`) where `spelling` occurs between word edges: (start, end).
-    pub fn find_all(&self, spelling: &str) -> Vec<(usize, usize)> {
+    pub(crate) fn find_all(&self, spelling: &str) -> Vec<(usize, usize)> {
         let needle = squash(spelling);
         if needle.is_empty() {
             return Vec::new();
@@ -159,7 +159,7 @@ impl Corpus {
 
     /// The first place one of `names` is followed on its line (within 100 bytes) by a
     /// number equal to `value`: `lr=1e-3`, `"batch_size": 32`, `--epochs 100`.
-    pub fn find_value(&self, names: &[String], value: f64) -> Option<Hit> {
+    pub(crate) fn find_value(&self, names: &[String], value: f64) -> Option<Hit> {
         for f in &self.files {
             for name in names {
                 for (start, end) in f.find_all(name) {
@@ -268,7 +268,7 @@ fn read_text(path: &Path, total: usize) -> Option<String> {
 }
 
 /// Numeric literals in a stretch of code: `0.001`, `1e-3`, `32`, `1_000`, `.5`.
-pub fn code_numbers(s: &str) -> Vec<f64> {
+pub(crate) fn code_numbers(s: &str) -> Vec<f64> {
     let b = s.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

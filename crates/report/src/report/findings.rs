@@ -155,7 +155,7 @@ fn wrong_claim(line: usize, column: usize, number: &str, wc: &WrongClaim) -> Fin
 
 /// Findings from the sanitizer: table numbers MAJOR, prose numbers MINOR, wrong claims
 /// MAJOR wherever they are.
-pub fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
+pub(crate) fn from_sanitize(report: &SanitizeReport) -> Vec<Finding> {
     let table = report.replacements.iter().map(|r| match &r.wrong_claim {
         Some(wc) => wrong_claim(r.line, r.column, &r.original, wc),
         None => finding(
@@ -235,7 +235,7 @@ fn unbound(report: &SanitizeReport) -> impl Iterator<Item = Finding> + '_ {
 /// Whether 1-based `line` of `text` lies in the Results or the Abstract, where every
 /// measured number must name its claim (the title block before any section counts as the
 /// abstract's place).
-pub fn claims_section(text: &str, line: usize) -> bool {
+pub(crate) fn claims_section(text: &str, line: usize) -> bool {
     let heading = text
         .lines()
         .take(line.saturating_sub(1))
@@ -256,7 +256,7 @@ pub fn claims_section(text: &str, line: usize) -> bool {
 }
 
 /// Findings from method provenance: each unmatched claim MAJOR.
-pub fn from_provenance(report: &ProvenanceReport) -> Vec<Finding> {
+pub(crate) fn from_provenance(report: &ProvenanceReport) -> Vec<Finding> {
     let places = if report.searched.is_empty() {
         "no code, configs or logs found in the run".to_string()
     } else {

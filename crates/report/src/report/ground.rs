@@ -52,7 +52,7 @@ pub enum Verdict<'r> {
 
 /// How far (relative) a number may lie from its claim's value and still be read as a
 /// wrong value of that claim rather than a misread binding.
-pub const PLAUSIBLE: f64 = 0.5;
+pub(crate) const PLAUSIBLE: f64 = 0.5;
 
 fn exact(e: &Entry) -> Nearest {
     Nearest {

@@ -60,7 +60,7 @@ pub fn lines(text: &str) -> Vec<Line> {
 }
 
 /// The heading level of a line (`## x` → 2), if it is an ATX heading.
-pub fn heading_level(line: &str) -> Option<usize> {
+pub(crate) fn heading_level(line: &str) -> Option<usize> {
     let t = line.trim_start();
     let level = t.bytes().take_while(|b| *b == b'#').count();
     ((1..=6).contains(&level) && t[level..].starts_with([' ', '\t'])).then_some(level)

@@ -70,7 +70,7 @@ const SUMMARY_WORDS: &[(Summary, &[&str])] = &[
 ];
 
 /// The summaries `lower` (a text in lower case) names, in [`SUMMARY_WORDS`]' order.
-pub fn summaries_named(lower: &str) -> Vec<Summary> {
+pub(crate) fn summaries_named(lower: &str) -> Vec<Summary> {
     SUMMARY_WORDS
         .iter()
         .filter(|(_, words)| words.iter().any(|w| occurs(lower, lower, w)))
@@ -128,7 +128,7 @@ impl Mentions {
     }
 
     /// Everything either names, without repeats.
-    pub fn union(&self, other: &Mentions) -> Mentions {
+    pub(crate) fn union(&self, other: &Mentions) -> Mentions {
         fn join<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
             let mut out = a.to_vec();
             out.extend(b.iter().filter(|x| !a.contains(x)).cloned());
@@ -268,7 +268,7 @@ fn without_generic(name: &str) -> String {
 }
 
 /// Hypothesis ids written in `text`, normalised (`H-E1's` → `h-e1`).
-pub fn hypothesis_mentions(text: &str) -> Vec<String> {
+pub(crate) fn hypothesis_mentions(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

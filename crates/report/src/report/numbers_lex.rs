@@ -105,18 +105,18 @@ const SPACED_UNITS: &[&str] = &[
     "percentage points",
 ];
 
-pub fn prev_char(text: &str, i: usize) -> Option<char> {
+pub(crate) fn prev_char(text: &str, i: usize) -> Option<char> {
     text[..i].chars().next_back()
 }
 
 /// A character that glues a digit into a word or identifier.
-pub fn is_ident_char(c: char) -> bool {
+pub(crate) fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
 /// The end of the identifier-like token starting at `i` (`h-e1`, `-18`, `1.2.3`, `5-fold`,
 /// `2026-03-17T19:00`), so none of its digits is read as a number.
-pub fn skip_token(text: &str, i: usize) -> usize {
+pub(crate) fn skip_token(text: &str, i: usize) -> usize {
     let mut chars = text[i..].char_indices().peekable();
     let mut end = i;
     while let Some((k, c)) = chars.next() {
@@ -131,7 +131,7 @@ pub fn skip_token(text: &str, i: usize) -> usize {
 }
 
 /// A multiplier glued to a number and ending the word: `4k`, `1.5M`, `7B`.
-pub fn multiplier(rest: &str) -> Option<(f64, usize)> {
+pub(crate) fn multiplier(rest: &str) -> Option<(f64, usize)> {
     let mut chars = rest.chars();
     let m = match chars.next()? {
         'k' | 'K' => 1e3,
@@ -154,7 +154,7 @@ fn unit_at(rest: &str, units: &[&str]) -> Option<usize> {
 /// The unit after a number ending at `j`, and where reading may resume. `Err` when the
 /// number is glued to a word that is no unit (`3rd`, `2D`, `2020a`) or is a compound
 /// modifier (`5-fold`, `8-bit`): the token is then not a measurement.
-pub fn after_unit(text: &str, j: usize) -> Result<(Option<String>, usize), ()> {
+pub(crate) fn after_unit(text: &str, j: usize) -> Result<(Option<String>, usize), ()> {
     let rest = &text[j..];
     let first = rest.chars().next();
     if first.is_some_and(|c| c.is_alphabetic() || c == '×' || c == '°') {
@@ -177,7 +177,7 @@ pub fn after_unit(text: &str, j: usize) -> Result<(Option<String>, usize), ()> {
 }
 
 /// A superscript exponent after `10`: `⁻³`, `⁸`, `⁻¹²`.
-pub fn superscript_exponent(t: &str) -> Option<(i32, usize)> {
+pub(crate) fn superscript_exponent(t: &str) -> Option<(i32, usize)> {
     let mut len = 0;
     let mut negative = false;
     if let Some(c) = t.chars().next().filter(|c| matches!(c, '⁻' | '⁺')) {

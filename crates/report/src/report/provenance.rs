@@ -35,7 +35,7 @@ pub struct ProvenanceReport {
 }
 
 impl ProvenanceReport {
-    pub fn unmatched(&self) -> impl Iterator<Item = &Checked> {
+    pub(crate) fn unmatched(&self) -> impl Iterator<Item = &Checked> {
         self.checked.iter().filter(|c| c.evidence.is_none())
     }
 }
@@ -60,7 +60,7 @@ pub fn check(markdown: &str, corpus: &Corpus) -> ProvenanceReport {
 }
 
 /// Every distinct claim in the prose (and tables) of `markdown`, in order of first mention.
-pub fn extract_claims(markdown: &str) -> Vec<Claim> {
+pub(crate) fn extract_claims(markdown: &str) -> Vec<Claim> {
     let mut claims: Vec<Claim> = Vec::new();
     for line in markdown::lines(markdown) {
         if matches!(line.kind, LineKind::Code | LineKind::Reference) {
@@ -205,7 +205,7 @@ fn fold_claims(text: &str, spellings: &[String], name: &str) -> Vec<(Claim, usiz
 /// The value right after a hyperparameter's name, through connecting words only
 /// (`of`, `=`, `:`, `was set to`); with `needs_eq`, an `=` must be among them.
 /// Returns the value and the byte length read.
-pub fn value_after(rest: &str, needs_eq: bool) -> Option<(f64, usize)> {
+pub(crate) fn value_after(rest: &str, needs_eq: bool) -> Option<(f64, usize)> {
     const CONNECTORS: &[&str] = &[
         "of", "is", "was", "set", "to", "equal", "at", "we", "use", "used", "fixed", "a",
     ];

@@ -125,7 +125,7 @@ const NOT_NAMES: &[&str] = &[
 
 /// Where `phrase` ends when it is written at byte `i` of `text`, between word edges.
 /// Separators in the phrase are optional in the text; all-capital phrases match case.
-pub fn phrase_at(text: &str, i: usize, phrase: &str) -> Option<usize> {
+pub(crate) fn phrase_at(text: &str, i: usize, phrase: &str) -> Option<usize> {
     if text[..i]
         .chars()
         .next_back()
@@ -158,7 +158,7 @@ pub fn phrase_at(text: &str, i: usize, phrase: &str) -> Option<usize> {
 
 /// `<Name> dataset` (also data set, benchmark, corpus): up to three capitalised words
 /// before the noun. A name the vocabulary knows takes its canonical name and spellings.
-pub fn dataset_names(text: &str) -> Vec<(Claim, usize)> {
+pub(crate) fn dataset_names(text: &str) -> Vec<(Claim, usize)> {
     let lower = text.to_lowercase();
     if lower.len() != text.len() {
         return non_ascii_safe(text);

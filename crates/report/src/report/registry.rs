@@ -69,7 +69,7 @@ impl Entry {
 
 /// The unit a key's last segment names, by suffix. Only `%` changes how values compare (see
 /// `verify`); the others are shown to the reader.
-pub fn unit_from_key(key: &str) -> Option<String> {
+pub(crate) fn unit_from_key(key: &str) -> Option<String> {
     let last = key.rsplit('.').next().unwrap_or(key).to_ascii_lowercase();
     const SUFFIXES: &[(&str, &str)] = &[
         ("_pct", "%"),

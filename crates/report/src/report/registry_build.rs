@@ -64,7 +64,7 @@ const CONFIG_FILE: &str = "03_config.md";
 
 /// `name: number` (or `name = number`) pairs of a config file, as declared values: the
 /// run chose them, so a paper that states them is not inventing a measurement.
-pub fn config_entries(h: &str, rel: &str, text: &str) -> Vec<Entry> {
+pub(crate) fn config_entries(h: &str, rel: &str, text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         for piece in line.split([',', ';']) {
@@ -288,7 +288,7 @@ fn read_optional(path: &Path, registry: &mut Registry) -> Option<String> {
 }
 
 /// Every numeric leaf of `value` as `<h>.results.<dotted pointer>`.
-pub fn json_entries(h: &str, source: &str, value: &Value) -> Vec<Entry> {
+pub(crate) fn json_entries(h: &str, source: &str, value: &Value) -> Vec<Entry> {
     let mut leaves = Vec::new();
     json_leaves(value, &mut Vec::new(), &mut leaves);
     leaves
@@ -336,7 +336,7 @@ fn json_leaves(value: &Value, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, 
 }
 
 /// Final and best values per metric key of a JSON-lines log.
-pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<String>) {
+pub(crate) fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<String>) {
     // Bounded whatever the log holds: the executor's line cap, the first few bad lines
     // described (the rest counted), a few thousand distinct keys (a key per line must not
     // make a quadratic search or a registry of a million entries).
@@ -414,7 +414,7 @@ pub fn metrics_entries(h: &str, source: &str, text: &str) -> (Vec<Entry>, Vec<St
 }
 
 /// Whether a metric's best value is its minimum, by the words in its name.
-pub fn lower_is_better(key: &str) -> bool {
+pub(crate) fn lower_is_better(key: &str) -> bool {
     key.to_ascii_lowercase()
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|word| LOWER_IS_BETTER.contains(&word))
@@ -422,7 +422,7 @@ pub fn lower_is_better(key: &str) -> bool {
 
 /// Numbers a gate observed: under `result` or `actual` keys within
 /// `sub_hypotheses.<h>.gate` (a map by id, or YouRA's drifted list with `id`s).
-pub fn gate_entries(root: &Node) -> Vec<Entry> {
+pub(crate) fn gate_entries(root: &Node) -> Vec<Entry> {
     let mut out = Vec::new();
     let Some(subs) = root.get("sub_hypotheses") else {
         return out;
@@ -487,7 +487,7 @@ pub fn gate_entries(root: &Node) -> Vec<Entry> {
 /// The mean of each metric over a results file's `repeats` rows, as youra computes it for
 /// the gate (`<h>.results.repeats.mean.<metric>`): what a paper reports for an attempt that
 /// measured repeats. Rows youra would refuse give no entries (their numbers stay leaves).
-pub fn repeat_means(h: &str, source: &str, value: &Value) -> Vec<Entry> {
+pub(crate) fn repeat_means(h: &str, source: &str, value: &Value) -> Vec<Entry> {
     let Ok(Some(rows)) = crate::evidence::Repeats::from_results(value) else {
         return Vec::new();
     };
@@ -508,7 +508,7 @@ pub fn repeat_means(h: &str, source: &str, value: &Value) -> Vec<Entry> {
 }
 
 /// Every plain numeric scalar under `node`, with its path of keys and list indices.
-pub fn yaml_leaves(node: &Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, f64)>) {
+pub(crate) fn yaml_leaves(node: &Node, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, f64)>) {
     match &node.kind {
         NodeKind::Scalar(s) => {
             let numeric = s.style == Style::Plain

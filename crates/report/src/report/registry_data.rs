@@ -19,7 +19,7 @@ pub const MAX_DEPTH: usize = 3;
 
 /// Records of a delimited text after its header line; newlines inside double quotes do not
 /// end a record, blank lines are not records.
-pub fn csv_records(text: &str) -> usize {
+pub(crate) fn csv_records(text: &str) -> usize {
     let mut records = 0;
     let mut quoted = false;
     let mut content = false;
@@ -42,7 +42,7 @@ pub fn csv_records(text: &str) -> usize {
 }
 
 /// Non-blank lines of a JSON-lines file.
-pub fn jsonl_records(text: &str) -> usize {
+pub(crate) fn jsonl_records(text: &str) -> usize {
     text.lines().filter(|l| !l.trim().is_empty()).count()
 }
 
@@ -65,7 +65,7 @@ fn key_part(name: &str) -> String {
 
 /// Declared `rows` entries for the tables under `run/data` and `run/h-*/data`, with the
 /// files read (relative to the run).
-pub fn data_entries(run: &Path, hypotheses: &[String]) -> (Vec<Entry>, Vec<String>) {
+pub(crate) fn data_entries(run: &Path, hypotheses: &[String]) -> (Vec<Entry>, Vec<String>) {
     let mut roots: Vec<(String, String)> = vec![("data".into(), "data".into())];
     roots.extend(
         hypotheses

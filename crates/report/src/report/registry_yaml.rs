@@ -112,7 +112,7 @@ pub fn load(path: &Path) -> Result<Registry, ReportError> {
 }
 
 /// Parse registry YAML; `file` names it in the registry's origin.
-pub fn from_yaml(bytes: &[u8], file: &str) -> Result<Registry, crate::yaml::YamlError> {
+pub(crate) fn from_yaml(bytes: &[u8], file: &str) -> Result<Registry, crate::yaml::YamlError> {
     let doc = crate::yaml::parse(bytes)?;
     let mut entries = Vec::new();
     if let Some(NodeKind::Map(sections)) = doc.root.as_ref().map(|r| &r.kind) {

@@ -70,7 +70,7 @@ impl RunWords {
             && self.counts.is_empty()
     }
 
-    pub fn union(&self, other: &RunWords) -> RunWords {
+    pub(crate) fn union(&self, other: &RunWords) -> RunWords {
         fn join<T: Clone + PartialEq>(a: &[T], b: &[T]) -> Vec<T> {
             let mut out = a.to_vec();
             out.extend(b.iter().filter(|x| !a.contains(x)).cloned());
@@ -145,7 +145,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 /// `seeds` → `seed`; short words and `-ss` stay.
-pub fn singular(word: &str) -> String {
+pub(crate) fn singular(word: &str) -> String {
     match word.strip_suffix('s') {
         Some(s) if word.len() > 3 && !s.ends_with('s') => s.to_string(),
         _ => word.to_string(),
@@ -345,7 +345,7 @@ impl RunIndex {
 
     /// Link count words to the fields that differ between a sub-hypothesis's runs: the
     /// field's own name, and every word of a `code` line that names the field.
-    pub fn learn_count_words(&mut self, hypothesis: &str, code: &str) {
+    pub(crate) fn learn_count_words(&mut self, hypothesis: &str, code: &str) {
         let runs: Vec<&Run> = self
             .runs
             .iter()

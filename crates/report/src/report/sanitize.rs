@@ -28,7 +28,7 @@ use super::registry::Registry;
 use super::verify::{Nearest, Written};
 
 /// What replaces an unverified table number.
-pub const PLACEHOLDER: &str = "---";
+pub(crate) const PLACEHOLDER: &str = "---";
 
 /// A table number that was replaced.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -222,7 +222,7 @@ pub fn reason(nearest: Option<&Nearest>, tolerance: f64) -> String {
 }
 
 /// A wrong claim in words: the claim named, what it measured, what the number states.
-pub fn wrong_claim_reason(wc: &WrongClaim) -> String {
+pub(crate) fn wrong_claim_reason(wc: &WrongClaim) -> String {
     let v = super::registry::format_value;
     let e = &wc.expected;
     let expected = format!("{} = {} ({})", e.key, v(e.value), e.location);
@@ -314,7 +314,7 @@ fn check_row(
 }
 
 /// The cell holds the number and nothing else but its unit and emphasis marks.
-pub fn only_the_number(cell: &str, n: &Number) -> bool {
+pub(crate) fn only_the_number(cell: &str, n: &Number) -> bool {
     let mut rest = format!("{}{}", &cell[..n.start], &cell[n.end..]);
     if let Some(unit) = &n.unit {
         rest = rest.replacen(unit.as_str(), "", 1);

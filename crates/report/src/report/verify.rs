@@ -64,7 +64,7 @@ pub fn within(a: f64, b: f64, tolerance: f64) -> bool {
 
 /// `b` rounds to `a` at the written precision, and `a` is precise enough for that to mean
 /// something (two significant digits or more).
-pub fn rounds_to(a: f64, half_step: f64, sig_digits: u32, b: f64) -> bool {
+pub(crate) fn rounds_to(a: f64, half_step: f64, sig_digits: u32, b: f64) -> bool {
     sig_digits >= 2 && (a - b).abs() <= half_step * (1.0 + SLACK)
 }
 
@@ -115,7 +115,7 @@ pub fn nearest(w: &Written, registry: &Registry) -> Option<Nearest> {
 
 /// The one of `entries` that `w` verifies most closely (ties: the first), so that a number
 /// is shown against the value it states rather than a neighbour within tolerance.
-pub fn find_in<'r>(
+pub(crate) fn find_in<'r>(
     w: &Written,
     entries: impl Iterator<Item = &'r Entry>,
     tolerance: f64,
@@ -146,7 +146,10 @@ fn distance(w: &Written, e: &Entry) -> f64 {
 }
 
 /// The one of `entries` closest to `w` (relative difference, best scaling), if any.
-pub fn nearest_in<'r>(w: &Written, entries: impl Iterator<Item = &'r Entry>) -> Option<Nearest> {
+pub(crate) fn nearest_in<'r>(
+    w: &Written,
+    entries: impl Iterator<Item = &'r Entry>,
+) -> Option<Nearest> {
     let mut best: Option<(f64, &Entry)> = None;
     for e in entries {
         let d = distance(w, e);

@@ -30,7 +30,7 @@ impl ClaimKind {
 
 /// A named thing prose may claim was used.
 #[derive(Debug, Clone, Copy)]
-pub struct Term {
+pub(crate) struct Term {
     pub kind: ClaimKind,
     /// Canonical name, as findings print it.
     pub name: &'static str,
@@ -72,7 +72,7 @@ const fn word(name: &'static str, code: &'static [&'static str]) -> Term {
 use ClaimKind::{Dataset as D, Metric as ME, Model as MO, StatTest as S};
 
 #[rustfmt::skip]
-pub const TERMS: &[Term] = &[
+pub(crate) const TERMS: &[Term] = &[
     // Datasets.
     t(D, "MNIST", &["MNIST"], &[]),
     t(D, "Fashion-MNIST", &["Fashion-MNIST"], &[]),
@@ -181,7 +181,7 @@ pub const TERMS: &[Term] = &[
 
 /// A hyperparameter prose may state with a value.
 #[derive(Debug, Clone, Copy)]
-pub struct Hyper {
+pub(crate) struct Hyper {
     pub name: &'static str,
     /// Phrases followed by the value: `learning rate of 0.001`, `batch size 32`.
     pub prose: &'static [&'static str],
@@ -210,7 +210,7 @@ const fn h(
 }
 
 #[rustfmt::skip]
-pub const HYPERS: &[Hyper] = &[
+pub(crate) const HYPERS: &[Hyper] = &[
     h("learning rate", &["learning rate", "learning-rate", "lr", "step size"], &[], &["lr", "learning_rate", "eta", "base_lr"]),
     h("batch size", &["batch size", "mini-batch size", "minibatch size"], &[], &["batch_size", "bs", "batchsize", "per_device_train_batch_size", "train_batch_size"]),
     h("weight decay", &["weight decay"], &[], &["weight_decay", "wd"]),

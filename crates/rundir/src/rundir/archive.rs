@@ -59,7 +59,7 @@ fn load_marker(dir: &Path, dir_name: &str) -> ArchiveMarker {
 
 /// Builds a marker from a folder name and the marker text, if any. Pure: `dir` is only
 /// stored; `files_moved` stays `None` unless the text states it.
-pub fn parse_marker(dir_name: &str, dir: &Path, text: Option<&str>) -> ArchiveMarker {
+pub(crate) fn parse_marker(dir_name: &str, dir: &Path, text: Option<&str>) -> ArchiveMarker {
     let fields = text.map(bold_fields).unwrap_or_default();
     let (stamp, label) = split_stamp(dir_name);
     let get = |key: &str| lookup(&fields, &[key]).map(str::to_string);

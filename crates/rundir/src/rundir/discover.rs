@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub const VSA_FILE: &str = "verification_state.yaml";
+pub(crate) const VSA_FILE: &str = "verification_state.yaml";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

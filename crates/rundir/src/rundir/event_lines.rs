@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// One offset is kept per this many lines: 1M lines cost 250 KB of index, and a page read
 /// skips at most this many lines before its first.
-pub const EVERY: u64 = 32;
+pub(crate) const EVERY: u64 = 32;
 
 /// Where lines `1`, `1 + EVERY`, `1 + 2·EVERY`, … start (line numbers from 1, as
 /// [`super::tail::Tail`] counts them).

@@ -61,7 +61,7 @@ fn marker_file(a: &ArchiveMarker) -> Option<PathBuf> {
 /// The archive a record's recovery made: among the archives whose trigger, reason or failure
 /// context names the record's hypothesis, the one nearest in time to the record (YouRA
 /// archives just before it writes the record, youra's recovery just after), else the newest.
-pub fn archive_for<'a>(
+pub(crate) fn archive_for<'a>(
     rec: &MemoryRecord,
     archives: &'a [ArchiveMarker],
 ) -> Option<&'a ArchiveMarker> {
@@ -117,7 +117,7 @@ fn seconds(s: &str) -> Option<i64> {
 /// record's run number (live, then archived); the archive's newest log when the archive
 /// was taken after the record (what the record's attempt left); the live folder's newest;
 /// the archive's newest.
-pub fn record_log(
+pub(crate) fn record_log(
     run_root: &Path,
     rec: &MemoryRecord,
     archive: Option<&ArchiveMarker>,

@@ -10,14 +10,14 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// Under the run.
-pub const OWN_DIR: &str = ".youra/own";
+pub(crate) const OWN_DIR: &str = ".youra/own";
 
 /// The most bytes read of a workspace file youra wrote (briefs and task lists are small).
 const MAX_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Whether `rel` (relative to the run) lies in a sub-hypothesis's workspace: at least two
 /// components, the first a plain folder name (not `.youra`, not `..`).
-pub fn in_workspace(rel: &Path) -> bool {
+pub(crate) fn in_workspace(rel: &Path) -> bool {
     let mut parts = rel.components();
     matches!(
         (parts.next(), parts.next()),
@@ -27,7 +27,7 @@ pub fn in_workspace(rel: &Path) -> bool {
 }
 
 /// Where youra keeps its copy of `rel`.
-pub fn copy_path(run: &Path, rel: &Path) -> PathBuf {
+pub(crate) fn copy_path(run: &Path, rel: &Path) -> PathBuf {
     run.join(OWN_DIR).join(rel)
 }
 

@@ -15,7 +15,7 @@ use super::memory::MemoryRecord;
 pub use super::provenance::Provenance;
 
 /// The folder under `memory/` that holds imported records.
-pub const PRIOR_DIR: &str = "prior";
+pub(crate) const PRIOR_DIR: &str = "prior";
 
 /// The run records are copied from.
 #[derive(Debug, Clone)]

@@ -24,7 +24,7 @@ const AT: &str = "imported_at";
 
 impl Provenance {
     /// From a record's front matter; `None` unless it names the source run and the original id.
-    pub fn from_front_matter(fm: &[(String, String)]) -> Option<Provenance> {
+    pub(crate) fn from_front_matter(fm: &[(String, String)]) -> Option<Provenance> {
         let get = |k: &str| {
             fm.iter()
                 .find(|(key, _)| key == k)

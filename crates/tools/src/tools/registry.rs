@@ -212,7 +212,7 @@ pub fn endpoint(cfg: &ServerConfig) -> String {
 
 /// The name the model sees: `<server>__<tool>`, so two servers' tools never collide, in
 /// the characters and length every provider accepts (`[A-Za-z0-9_-]{1,64}`).
-pub fn exposed_name(server: &str, tool: &str) -> String {
+pub(crate) fn exposed_name(server: &str, tool: &str) -> String {
     let raw = format!("{server}__{tool}");
     raw.chars()
         .map(|c| {

@@ -12,7 +12,7 @@
 //! | general | — | a server of no known kind: offered in every stage |
 
 /// Stage key (`Stage::key`) → the capabilities its model calls may use (Table 7).
-pub const STAGE_TOOLS: &[(&str, &[&str])] = &[
+pub(crate) const STAGE_TOOLS: &[(&str, &[&str])] = &[
     ("problem_scoping", &["memory", "code"]),
     (
         "literature_grounding",
@@ -37,7 +37,7 @@ pub const STAGE_TOOLS: &[(&str, &[&str])] = &[
 
 /// The capability a server provides when its config does not say: from YouRA's service
 /// names (Table 6), else `general`.
-pub fn capability_of_name(name: &str) -> &'static str {
+pub(crate) fn capability_of_name(name: &str) -> &'static str {
     let n: String = name
         .to_ascii_lowercase()
         .chars()
@@ -54,7 +54,7 @@ pub fn capability_of_name(name: &str) -> &'static str {
 }
 
 /// The default selectors of a stage (an unknown stage key gets general servers only).
-pub fn default_selectors(stage: &str) -> Vec<String> {
+pub(crate) fn default_selectors(stage: &str) -> Vec<String> {
     let mut out: Vec<String> = STAGE_TOOLS
         .iter()
         .find(|(k, _)| *k == stage)

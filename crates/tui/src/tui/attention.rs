@@ -114,7 +114,7 @@ pub fn bytes(w: &Waiting, ring: bool, in_tmux: bool) -> Vec<u8> {
 }
 
 /// The title when nothing waits: the run's name.
-pub fn idle_title(data: &Data) -> String {
+pub(crate) fn idle_title(data: &Data) -> String {
     let name = data
         .vsa
         .as_ref()

@@ -171,7 +171,7 @@ fn toggle_recorded(app: &mut App) {
 /// The Lifecycle row the stage keys act on: the highlighted one. With the pane focused that
 /// is its selection; otherwise the pane highlights the current stage (▶, or ✗ when it
 /// failed), so that row.
-pub fn lifecycle_row(app: &App) -> usize {
+pub(crate) fn lifecycle_row(app: &App) -> usize {
     if app.focus == PaneId::Lifecycle {
         return app.selected(PaneId::Lifecycle);
     }
@@ -180,7 +180,7 @@ pub fn lifecycle_row(app: &App) -> usize {
 
 /// The conditions `b`'s chooser offers after this row's stage (`vsa/breakpoint.rs` reads
 /// each; a budget share other than half is typed on the `:` line: `:break budget 80%`).
-pub const CONDITIONS: [&str; 7] = [
+pub(crate) const CONDITIONS: [&str; 7] = [
     "after gate FAIL",
     "after gate INCONCLUSIVE",
     "after gate any",
@@ -346,7 +346,7 @@ fn open_log(app: &mut App) {
 }
 
 /// From the escalation card: the failed attempt's metrics and logs, without hunting for them.
-pub fn open_escalation_logs(app: &mut App) {
+pub(crate) fn open_escalation_logs(app: &mut App) {
     let card = app
         .data
         .vsa

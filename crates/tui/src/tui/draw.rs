@@ -307,7 +307,7 @@ fn model_wait(app: &App) -> Option<String> {
 
 /// `6.2k tokens $0.0123` (`$0` for free models, `+ unknown` for unpriced ones): what the run
 /// has spent on models so far, from the ledger.
-pub fn usage_text(u: &crate::llm::ledger::Totals) -> String {
+pub(crate) fn usage_text(u: &crate::llm::ledger::Totals) -> String {
     let tokens = u.input_tokens + u.output_tokens;
     let tokens = if tokens >= 1_000_000 {
         format!("{:.1}M", tokens as f64 / 1e6)

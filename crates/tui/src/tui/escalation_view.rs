@@ -95,7 +95,7 @@ pub fn card(vsa: &Vsa) -> Option<Card> {
 /// Reflection pane share (so one never says "valid" where the other says "too unsure"): the
 /// clamp keeps a hypothesis only when the judge found the experiment valid with κ ≥ κ_min
 /// (`reflect::routing::clamp`).
-pub fn clamp_words(c: &Card, kappa_min: f64) -> String {
+pub(crate) fn clamp_words(c: &Card, kappa_min: f64) -> String {
     let verdict = c.clamp_verdict.replace('_', " ");
     let min = feature_text(&kappa_min.to_string());
     let kappa = c
@@ -142,7 +142,7 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
 }
 
 /// A trajectory feature as the card shows it: numbers to three decimals, words as written.
-pub fn feature_text(v: &str) -> String {
+pub(crate) fn feature_text(v: &str) -> String {
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() => {
             let r = format!("{x:.3}");

@@ -62,7 +62,7 @@ fn request(app: &App, from: u64, to: u64, select: Select) -> Vec<Effect> {
 
 /// A command while the Events pane has focus; `None` when it is not one of the pane's
 /// paging or search commands (the caller runs it as usual).
-pub fn on_command(app: &mut App, cmd: Command) -> Option<Vec<Effect>> {
+pub(crate) fn on_command(app: &mut App, cmd: Command) -> Option<Vec<Effect>> {
     let n = visible(app).len();
     let sel = app.selected(PaneId::Events);
     let (oldest, newest) = span(app);
@@ -160,7 +160,7 @@ fn find(app: &mut App, from: u64, older: bool) -> Vec<Effect> {
 
 /// A key while the query is typed: Enter searches the file (the newest hit first), Esc
 /// drops the query, Backspace edits, every other character is the query's.
-pub fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
+pub(crate) fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
     match app.events.search.edit(key, cmd) {
         SearchEdit::Confirmed => find(app, u64::MAX, true),
         _ => Vec::new(),

@@ -12,7 +12,7 @@ use crate::rundir::event_lines::LineIndex;
 /// Lines read per page from disk.
 pub const PAGE: u64 = 200;
 /// Rows one PageUp / PageDown moves within what is shown.
-pub const STEP: usize = 10;
+pub(crate) const STEP: usize = 10;
 
 /// `events.jsonl` beyond the rows in memory, as of the last read.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -14,7 +14,7 @@ use crate::rundir::jobs::{ExperimentIndex, JobRow};
 
 /// How many trailing bytes of a log are read for the tail.
 const TAIL_BYTES: u64 = 16 * 1024;
-pub const TAIL_LINES: usize = 60;
+pub(crate) const TAIL_LINES: usize = 60;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunState {
@@ -37,7 +37,7 @@ pub struct Experiment {
 
 /// `folders`: the run folder's entries (`refresh::entries`): a sub-hypothesis with no
 /// folder has no log, and is not looked for (a queued one of 500, on every refresh).
-pub fn read_experiments(
+pub(crate) fn read_experiments(
     root: &Path,
     ids: &[String],
     folders: &HashSet<OsString>,

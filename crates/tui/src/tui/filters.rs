@@ -41,7 +41,7 @@ impl Filters {
     }
 
     /// Whether the routine, actor and stage filters keep `e`.
-    pub fn keeps_event(&self, e: &EventRow) -> bool {
+    pub(crate) fn keeps_event(&self, e: &EventRow) -> bool {
         (self.all_events || !routine(e))
             && self.actor.as_ref().is_none_or(|a| &e.actor == a)
             && self

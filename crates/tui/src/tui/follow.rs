@@ -56,7 +56,7 @@ impl EventCounts {
     }
 
     /// The events that name sub-hypothesis `id` (0 when none do).
-    pub fn of_hypothesis(&self, id: &str) -> u64 {
+    pub(crate) fn of_hypothesis(&self, id: &str) -> u64 {
         self.by_hypothesis.get(id).copied().unwrap_or(0)
     }
 }
@@ -348,7 +348,7 @@ type FileStamp = (u64, Option<std::time::SystemTime>);
 /// (`downsample::min_max` over a quarter as many slices), so a million rows cost a few
 /// hundred KB, not 16 MB per copy; a chart is at most a few hundred columns wide and the
 /// extremes (a spike) stay.
-pub const METRIC_POINTS: usize = 16_384;
+pub(crate) const METRIC_POINTS: usize = 16_384;
 
 /// The x axis a metrics file is drawn against: the first of these any row has, else the
 /// row's number.

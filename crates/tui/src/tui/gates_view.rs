@@ -18,7 +18,7 @@ pub fn verdict_word(e: &GateEvidence) -> &str {
 /// terminal (`term::escape`: the metric name and the card are the VSA's, anyone's text).
 /// The verdict leads, so a narrow pane that clips the line still shows it:
 /// `INCONCLUSIVE accuracy: 0.936 ± 0.008, n 5, 95% CI 0.928–0.944 vs ≥ 0.92`.
-pub fn interval_line(e: &GateEvidence) -> String {
+pub(crate) fn interval_line(e: &GateEvidence) -> String {
     safe(&format!(
         "{} {}: {}",
         verdict_word(e),
@@ -28,7 +28,7 @@ pub fn interval_line(e: &GateEvidence) -> String {
 }
 
 /// The verdict and the card alone, for a line under the criterion it judges.
-pub fn interval_card(e: &GateEvidence) -> String {
+pub(crate) fn interval_card(e: &GateEvidence) -> String {
     safe(&format!("{} {}", verdict_word(e), e.card_line()))
 }
 
@@ -38,7 +38,7 @@ fn safe(line: &str) -> String {
 
 /// Hypotheses in DAG order with their depth: each appears after all its prerequisites,
 /// under the last of them; cycles and unknown prerequisites fall back to file order.
-pub fn dag_rows(vsa: &Vsa) -> Vec<(usize, &SubHypothesis)> {
+pub(crate) fn dag_rows(vsa: &Vsa) -> Vec<(usize, &SubHypothesis)> {
     let hs = &vsa.sub_hypotheses;
     let index: HashMap<&str, usize> = hs
         .iter()

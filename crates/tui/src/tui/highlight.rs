@@ -26,7 +26,7 @@ fn assets() -> &'static (SyntaxSet, ThemeSet) {
 }
 
 /// The file's lines, highlighted by its extension (yaml, md, py, json, toml, …; logs plain).
-pub fn highlight_file(path: &Path, depth: ColorDepth) -> Result<Vec<Line<'static>>, String> {
+pub(crate) fn highlight_file(path: &Path, depth: ColorDepth) -> Result<Vec<Line<'static>>, String> {
     let bytes = crate::fsutil::read_run_file(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let truncated = bytes.len() > MAX_BYTES;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-pub const DEFAULT: &str = include_str!("../../../../keymaps/default.toml");
+pub(crate) const DEFAULT: &str = include_str!("../../../../keymaps/default.toml");
 
 macro_rules! commands {
     ($($variant:ident = $name:literal : $help:literal),+ $(,)?) => {
@@ -129,7 +129,7 @@ pub struct Key {
 }
 
 impl Key {
-    pub fn from_event(ev: &KeyEvent) -> Key {
+    pub(crate) fn from_event(ev: &KeyEvent) -> Key {
         // Shift is part of the character ("G"), not a modifier to match on.
         let code = ev.code;
         Key {
@@ -355,7 +355,7 @@ impl Keymap {
 
     /// The first key bound to `cmd` in `mode`, to name it in hints.
     /// The commands `mode`'s own table binds (not those it falls back to [global] for).
-    pub fn bindings_of(&self, mode: Mode) -> Vec<Command> {
+    pub(crate) fn bindings_of(&self, mode: Mode) -> Vec<Command> {
         self.modes
             .get(&mode)
             .into_iter()
@@ -364,7 +364,7 @@ impl Keymap {
             .collect()
     }
 
-    pub fn key_for(&self, mode: Mode, cmd: Command) -> Option<Key> {
+    pub(crate) fn key_for(&self, mode: Mode, cmd: Command) -> Option<Key> {
         self.bindings(mode)
             .into_iter()
             .find(|(_, c)| *c == cmd)

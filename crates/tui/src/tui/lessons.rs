@@ -35,7 +35,7 @@ pub fn run_name(app: &App) -> &str {
 }
 
 /// Every record of every run, before filters.
-pub fn all_records(app: &App) -> impl Iterator<Item = &MemoryRecord> {
+pub(crate) fn all_records(app: &App) -> impl Iterator<Item = &MemoryRecord> {
     app.data
         .memory
         .iter()
@@ -105,7 +105,7 @@ fn matches(r: &MemoryRecord, run: &str, query: &str) -> bool {
 
 /// Character ranges of `needle` in `hay`, compared case-insensitively character by
 /// character (so the ranges index `hay`'s own characters, for highlighting).
-pub fn find_folded(hay: &str, needle: &str) -> Vec<(usize, usize)> {
+pub(crate) fn find_folded(hay: &str, needle: &str) -> Vec<(usize, usize)> {
     let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
     let h: Vec<char> = hay.chars().map(fold).collect();
     let n: Vec<char> = needle.chars().map(fold).collect();
@@ -130,7 +130,7 @@ pub fn selected(app: &App) -> Option<Entry<'_>> {
     entries(app).get(app.selected(PaneId::Reflection)).copied()
 }
 
-pub fn toggle_grouping(app: &mut App) {
+pub(crate) fn toggle_grouping(app: &mut App) {
     app.lessons.grouping = match app.lessons.grouping {
         Grouping::Hypothesis => Grouping::Category,
         Grouping::Category => Grouping::Hypothesis,
@@ -138,7 +138,7 @@ pub fn toggle_grouping(app: &mut App) {
     app.selected_mut(PaneId::Reflection, 0);
 }
 
-pub fn start_search(app: &mut App) {
+pub(crate) fn start_search(app: &mut App) {
     app.lessons.search = Search {
         typing: true,
         query: String::new(),
@@ -147,7 +147,7 @@ pub fn start_search(app: &mut App) {
 }
 
 /// Esc outside typing drops a kept search.
-pub fn clear_search(app: &mut App) {
+pub(crate) fn clear_search(app: &mut App) {
     if !app.lessons.search.query.is_empty() {
         app.lessons.search = Search::default();
         app.selected_mut(PaneId::Reflection, 0);
@@ -156,7 +156,7 @@ pub fn clear_search(app: &mut App) {
 
 /// A key while the query is typed: Enter keeps it as the filter, Esc clears it, Backspace
 /// edits, every other character is part of the query (never a pane command).
-pub fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
+pub(crate) fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
     if app.lessons.search.edit(key, cmd) != SearchEdit::Ignored {
         app.selected_mut(PaneId::Reflection, 0);
     }
@@ -164,7 +164,7 @@ pub fn search_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Eff
 }
 
 /// `n` / `N`: the next or previous matching record, wrapping around.
-pub fn step_match(app: &mut App, forward: bool) {
+pub(crate) fn step_match(app: &mut App, forward: bool) {
     if app.lessons.search.query.is_empty() {
         app.toast = Some(("no search: / searches the records".into(), false));
         return;
@@ -194,7 +194,7 @@ pub enum Link {
 }
 
 /// Open the selected record's archive marker or attempt log in the viewer.
-pub fn open_link(app: &mut App, link: Link) -> Vec<Effect> {
+pub(crate) fn open_link(app: &mut App, link: Link) -> Vec<Effect> {
     let Some(e) = selected(app) else {
         app.toast = Some(("no record selected".into(), true));
         return Vec::new();

@@ -27,7 +27,7 @@ impl Grouping {
     }
 
     /// The heading of records that have no group of this kind.
-    pub fn none_name(self) -> &'static str {
+    pub(crate) fn none_name(self) -> &'static str {
         match self {
             Grouping::Hypothesis => "run-wide",
             Grouping::Category => "uncategorised",

@@ -12,7 +12,7 @@ const LOG_TAIL_BYTES: u64 = 256 * 1024;
 /// The warnings and errors of `youra.log` (`crate::logging`'s lines:
 /// `<time> <LEVEL> <spans>: <target>: <message>`) as Events rows with actor `log` and kind
 /// `log_warn` / `log_error`; the actor filter (`a`) shows them alone.
-pub fn read_log_warnings(path: &Path) -> Vec<EventRow> {
+pub(crate) fn read_log_warnings(path: &Path) -> Vec<EventRow> {
     use std::io::{Read, Seek, SeekFrom};
     let Ok(mut f) = crate::fsutil::open_nofollow(path) else {
         return Vec::new();

@@ -9,7 +9,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use crate::tui::theme::{Role, Theme};
 
 /// The cells read so far; the first row is the header.
-pub struct TableBuf {
+pub(crate) struct TableBuf {
     align: Vec<Alignment>,
     rows: Vec<Vec<Vec<Span<'static>>>>,
 }

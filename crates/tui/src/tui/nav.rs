@@ -37,7 +37,7 @@ impl App {
 }
 
 /// Move the focused pane's selection by `delta` rows (clamped).
-pub fn move_selection(app: &mut App, delta: isize) {
+pub(crate) fn move_selection(app: &mut App, delta: isize) {
     if app.focus == PaneId::Gates {
         app.criterion = None;
     }
@@ -52,7 +52,7 @@ pub fn focus(app: &mut App, pane: PaneId) {
     cursor_on_highlight(app, was);
 }
 
-pub fn cycle_focus(app: &mut App, forward: bool) {
+pub(crate) fn cycle_focus(app: &mut App, forward: bool) {
     let was = app.focus;
     let i = app.focus.index();
     let n = PaneId::ALL.len();
@@ -82,6 +82,6 @@ fn cursor_on_highlight(app: &mut App, was: PaneId) {
     }
 }
 
-pub fn open_edit(app: &mut App, dialog: EditDialog) {
+pub(crate) fn open_edit(app: &mut App, dialog: EditDialog) {
     app.overlay = Some(Overlay::Edit(Box::new(dialog)));
 }

@@ -123,7 +123,7 @@ impl Paper {
 }
 
 /// The manuscript to show: the refined one when it exists, else the draft.
-pub fn paper_file(root: &Path) -> Option<PathBuf> {
+pub(crate) fn paper_file(root: &Path) -> Option<PathBuf> {
     ["paper/06_paper_final.md", "paper/06_paper.md"]
         .iter()
         .map(|p| root.join(p))
@@ -179,7 +179,7 @@ pub fn read_paper(root: &Path) -> Result<Paper, String> {
 /// The manuscript with each prose paragraph's lines joined by spaces (CRLF read as LF).
 /// Headings, list items, quotes, table rows, code (fenced or indented), blank lines and a
 /// line ending in a Markdown hard break (two spaces or `\`) keep their own lines.
-pub fn reflow(markdown: &str) -> String {
+pub(crate) fn reflow(markdown: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut fenced = false;
     let mut joinable = false;

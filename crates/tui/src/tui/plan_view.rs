@@ -91,7 +91,7 @@ pub fn pending(run_root: &Path) -> Option<PlanView> {
 
 /// `view` with its budget charged again from the ledger: after appends to `ledger.tsv`
 /// alone, nothing else of the plan changed.
-pub fn recharged(view: &PlanView, run_root: &Path) -> PlanView {
+pub(crate) fn recharged(view: &PlanView, run_root: &Path) -> PlanView {
     PlanView {
         budget: charged(run_root, view.saved_budget.as_ref()),
         ..view.clone()
@@ -123,7 +123,7 @@ impl PlanView {
 
     /// The budget as the searched sub-hypothesis's search reads it (`Budget::for_hypothesis`);
     /// the run's where no search is placed.
-    pub fn searched_budget(&self) -> Option<Budget> {
+    pub(crate) fn searched_budget(&self) -> Option<Budget> {
         let b = self.budget.as_ref()?;
         Some(match self.searched() {
             Some(h) => b.for_hypothesis(h),
@@ -173,14 +173,14 @@ fn status_name(s: plan::NodeStatus) -> &'static str {
 /// The problems the view keeps: the pane lists them above the rows, and a tree whose
 /// every node has one (5,000 stale `stats.json`) would hide the rows and cost each frame
 /// and each copy of the view thousands of lines.
-pub const SHOWN_PROBLEMS: usize = 5;
+pub(crate) const SHOWN_PROBLEMS: usize = 5;
 
 /// A `tree.json` above this size (a few hundred nodes, each with three files to read) is
 /// left by a run's first read to the next one: [`read_plan_first`].
-pub const LATER_FROM_BYTES: u64 = 64 * 1024;
+pub(crate) const LATER_FROM_BYTES: u64 = 64 * 1024;
 
 /// The first read's view: a small tree whole, a large one [`pending`].
-pub fn read_plan_first(run_root: &Path) -> Option<PlanView> {
+pub(crate) fn read_plan_first(run_root: &Path) -> Option<PlanView> {
     let tree = plan::plan_dir(run_root).join(plan::TREE_FILE);
     match std::fs::metadata(&tree) {
         Ok(m) if m.len() >= LATER_FROM_BYTES => pending(run_root),
@@ -189,12 +189,12 @@ pub fn read_plan_first(run_root: &Path) -> Option<PlanView> {
 }
 
 /// `None` when the run has no plan tree.
-pub fn read_plan(run_root: &Path) -> Option<PlanView> {
+pub(crate) fn read_plan(run_root: &Path) -> Option<PlanView> {
     read_plan_since(run_root, None, &|_| true)
 }
 
 /// The view, keeping `prev`'s node files for the nodes `changed` does not name.
-pub fn read_plan_since(
+pub(crate) fn read_plan_since(
     run_root: &Path,
     prev: Option<&PlanView>,
     changed: &(dyn Fn(&str) -> bool + Sync),

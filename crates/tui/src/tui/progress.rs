@@ -34,15 +34,15 @@ pub fn is_done(status: &str) -> bool {
     PhaseStatus::read(status).is_done()
 }
 
-pub fn is_skipped(status: &str) -> bool {
+pub(crate) fn is_skipped(status: &str) -> bool {
     PhaseStatus::read(status) == PhaseStatus::Skipped
 }
 
-pub fn is_running(status: &str) -> bool {
+pub(crate) fn is_running(status: &str) -> bool {
     PhaseStatus::read(status) == PhaseStatus::InProgress
 }
 
-pub fn is_failed(status: &str) -> bool {
+pub(crate) fn is_failed(status: &str) -> bool {
     PhaseStatus::read(status) == PhaseStatus::Failed
 }
 
@@ -80,7 +80,7 @@ impl Progress {
     }
 
     /// A loop stage is behind the run when every hypothesis that records the loop has it done.
-    pub fn loop_done(&self, stage: Stage) -> bool {
+    pub(crate) fn loop_done(&self, stage: Stage) -> bool {
         let Some(i) = LOOP.iter().position(|(s, _, _)| *s == stage) else {
             return false;
         };

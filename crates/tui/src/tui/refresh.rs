@@ -24,7 +24,7 @@ use crate::vsa::timestamp::Timestamp;
 /// warnings of `youra.log` and the VSA's history; the experiment index; and the file beyond
 /// the window (its line index and counts, with the rows new since `seen` counted here, in
 /// the reader, not per frame).
-pub(crate) fn events(
+pub fn events(
     run: &RunDir,
     follower: &mut Follower,
     vsa: Option<&Snapshot>,

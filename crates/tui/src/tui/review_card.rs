@@ -99,7 +99,7 @@ fn cost_line(c: &serde_json::Value) -> String {
 
 /// The file `e` edits: the script the command runs when the diff touches it, else the first
 /// file the diff changes (paths under `code/`).
-pub fn edit_target(argv: &[String], diff: &str) -> Option<String> {
+pub(crate) fn edit_target(argv: &[String], diff: &str) -> Option<String> {
     let changed: Vec<&str> = diff
         .lines()
         .filter_map(|l| l.strip_prefix("+++ b/code/"))
@@ -114,7 +114,7 @@ pub fn edit_target(argv: &[String], diff: &str) -> Option<String> {
 /// The diff's lines: file headers and hunks styled by meaning, each changed or kept line's
 /// code highlighted by its file's language, its `+`/`-` mark coloured as added or removed.
 /// Every piece is escaped first: the diff is model-written text.
-pub fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
     if diff.trim().is_empty() {
         return vec![Line::styled(
             "no change to code/ from the parent node".to_string(),
@@ -169,7 +169,7 @@ pub fn diff_lines(diff: &str, theme: &Theme) -> Vec<Line<'static>> {
 
 /// The card's keys (pure): an answer opens the reason dialog, `e` asks the runtime for the
 /// editor, j/k and pages scroll the diff, esc closes.
-pub fn on_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
+pub(crate) fn on_key(app: &mut App, cmd: Option<Command>) -> Vec<Effect> {
     let Some(Overlay::Review(card)) = app.overlay.as_mut() else {
         return Vec::new();
     };

@@ -79,7 +79,7 @@ enum Plan {
 }
 
 /// Files above this size are first shown without their history, which is most of their bytes.
-pub const QUICK_MIN_BYTES: u64 = 1 << 20;
+pub(crate) const QUICK_MIN_BYTES: u64 = 1 << 20;
 
 /// A first read of a large VSA without its top-level `history:` section, so the screen fills
 /// while the full read (history and all) is still parsing. `None` when the file is small, or
@@ -89,7 +89,7 @@ pub fn read_run_quick(run: &RunDir) -> Option<RunRead> {
 }
 
 /// [`read_run_quick`] with the reader thread's follower.
-pub fn read_run_quick_with(
+pub(crate) fn read_run_quick_with(
     run: &RunDir,
     follower: &mut super::follow::Follower,
 ) -> Option<RunRead> {

@@ -106,7 +106,7 @@ pub fn changed(app: &App, which: Vec<usize>) -> Vec<Effect> {
 
 /// Keys for the runs view, and Esc in a run opened from it. `None`: not the view's key,
 /// the panes and overlays handle it as always.
-pub fn on_key(app: &mut App, key: &KeyEvent) -> Option<Vec<Effect>> {
+pub(crate) fn on_key(app: &mut App, key: &KeyEvent) -> Option<Vec<Effect>> {
     if app.overlay.is_some() || app.mode() == Mode::Search {
         return None;
     }

@@ -35,13 +35,13 @@ pub struct Options {
 
 /// A file in the user's config folder: the one `crate::config` reads `youra.toml` from
 /// (`YOURA_CONFIG_DIR`, else the platform's), so keymap, theme and settings move together.
-pub fn config_file(name: &str) -> Option<PathBuf> {
+pub(crate) fn config_file(name: &str) -> Option<PathBuf> {
     let p = crate::config::user_config_dir()?.join(name);
     p.is_file().then_some(p)
 }
 
 /// Keymap: compiled default, then the user's config-dir file, then `--keymap`.
-pub fn load_keymap(opts: &Options) -> Result<Keymap> {
+pub(crate) fn load_keymap(opts: &Options) -> Result<Keymap> {
     let mut texts = Vec::new();
     for p in config_file("keymap.toml")
         .into_iter()
@@ -61,7 +61,7 @@ pub fn load_keymap(opts: &Options) -> Result<Keymap> {
 }
 
 /// Theme: `--theme` (a built-in name or a file), else the user's theme.toml, else dark.
-pub fn load_theme(opts: &Options) -> Result<Theme> {
+pub(crate) fn load_theme(opts: &Options) -> Result<Theme> {
     let depth = ColorDepth::detect();
     let spec = opts
         .theme

@@ -65,7 +65,7 @@ struct ThemeFile {
     roles: HashMap<Role, RoleSpec>,
 }
 
-pub const BUILTIN: &[(&str, &str)] = &[
+pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ("dark", include_str!("../../../../themes/dark.toml")),
     ("light", include_str!("../../../../themes/light.toml")),
     ("mono", include_str!("../../../../themes/mono.toml")),
@@ -171,7 +171,7 @@ fn color(name: &str, depth: ColorDepth) -> Option<Color> {
 }
 
 /// The nearest colour of the xterm 6×6×6 cube, for terminals without truecolor.
-pub fn to_256(r: u8, g: u8, b: u8) -> u8 {
+pub(crate) fn to_256(r: u8, g: u8, b: u8) -> u8 {
     let q = |c: u8| {
         if c < 48 {
             0

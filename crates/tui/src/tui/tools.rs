@@ -8,7 +8,7 @@
 use std::path::Path;
 
 /// Where the engine writes server health, relative to the run.
-pub const HEALTH_FILE: &str = ".youra/tools_health.json";
+pub(crate) const HEALTH_FILE: &str = ".youra/tools_health.json";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -27,7 +27,7 @@ pub struct Server {
 }
 
 /// Servers in the order youra.toml lists them, then any others the health file names.
-pub fn read_servers(root: &Path) -> Vec<Server> {
+pub(crate) fn read_servers(root: &Path) -> Vec<Server> {
     let configured = configured(root);
     let health = health(root);
     let mut out: Vec<Server> = configured

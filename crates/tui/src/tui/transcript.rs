@@ -5,7 +5,7 @@
 use crate::llm::transcript::Exchange;
 
 /// `None` when the text is not a recorded exchange (the viewer then shows it as JSON).
-pub fn as_markdown(text: &str) -> Option<String> {
+pub(crate) fn as_markdown(text: &str) -> Option<String> {
     let x: Exchange = serde_json::from_str(text).ok()?;
     let k = &x.key;
     let mut out = vec![format!(

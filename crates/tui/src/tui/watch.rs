@@ -16,7 +16,7 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 
 use super::effect::AppEvent;
 
-pub type Watcher = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
+pub(crate) type Watcher = Debouncer<notify::RecommendedWatcher, RecommendedCache>;
 
 /// Whether a changed path can change what the panes show.
 pub fn relevant(path: &Path) -> bool {
@@ -145,7 +145,7 @@ impl ChangeSet {
 
     /// Something changed that no event named (a reload nobody named, a watch just put in
     /// place): the next read reads everything.
-    pub fn mark_unknown(&self) {
+    pub(crate) fn mark_unknown(&self) {
         self.lock().other = true;
     }
 

@@ -15,9 +15,9 @@
 use serde::{Deserialize, Serialize};
 
 /// The variable that names the researcher for one shell (`YOURA_NAME="Ana Souza"`).
-pub const NAME_ENV: &str = "YOURA_NAME";
+pub(crate) const NAME_ENV: &str = "YOURA_NAME";
 /// What a name may not exceed, in characters: it is shown on one line of a card.
-pub const MAX_NAME_CHARS: usize = 100;
+pub(crate) const MAX_NAME_CHARS: usize = 100;
 /// Who decided when nothing names anyone (no login name either).
 pub const UNKNOWN: &str = "researcher";
 

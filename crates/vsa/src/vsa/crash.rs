@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CrashAt {
+pub(crate) enum CrashAt {
     Before(u64),
     Journaled(u64),
     Renamed(u64),
@@ -35,7 +35,7 @@ fn configured() -> Option<CrashAt> {
 }
 
 /// Die here, as `kill -9` would, when this is the configured point.
-pub fn crash_point(at: CrashAt) {
+pub(crate) fn crash_point(at: CrashAt) {
     if configured() == Some(at) {
         // SAFETY: kill(2) on our own pid with a constant signal number.
         unsafe {

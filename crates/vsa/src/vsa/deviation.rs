@@ -13,7 +13,7 @@ use super::timestamp::Timestamp;
 use crate::yaml::{Document, Node};
 
 /// The steering verbs that change what the run tests (the others pause, pin or budget it).
-pub const DIRECTIVE_VERBS: &[&str] = &[
+pub(crate) const DIRECTIVE_VERBS: &[&str] = &[
     "retry", "redesign", "reset", "skip", "edit", "veto", "unveto", "force",
 ];
 

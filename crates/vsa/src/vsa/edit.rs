@@ -23,7 +23,7 @@ pub enum EditError {
 
 /// A planned field change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldEdit {
+pub(crate) struct FieldEdit {
     pub path: String,
     pub old: Option<String>,
     pub new: Option<String>,
@@ -40,7 +40,7 @@ fn root(doc: &Document) -> Result<&Node, EditError> {
 /// Plan `path = raw`, type-checked. Missing keys are added for schema fields
 /// (`workflow.next_action`, even with no `workflow:` block), or for any path when `create`
 /// is set: a typo must not grow the file, and no edit invents a sub-hypothesis.
-pub fn plan_set(
+pub(crate) fn plan_set(
     doc: &Document,
     path: &VsaPath,
     raw: &str,
@@ -106,7 +106,7 @@ pub fn plan_history_append(doc: &Document, entry: NewNode) -> Result<Vec<Splice>
 }
 
 /// Append `entries`, in order, to the top-level `history:` list (one transaction's entries).
-pub fn plan_history_append_all(
+pub(crate) fn plan_history_append_all(
     doc: &Document,
     entries: Vec<NewNode>,
 ) -> Result<Vec<Splice>, EditError> {
@@ -181,7 +181,7 @@ pub fn plan_history_append_all(
 }
 
 /// Set the top-level `revision:` to `value`, adding the key at the end when absent.
-pub fn plan_revision(doc: &Document, value: u64) -> Result<Vec<Splice>, EditError> {
+pub(crate) fn plan_revision(doc: &Document, value: u64) -> Result<Vec<Splice>, EditError> {
     let root = root(doc)?;
     let shape = |e| EditError::Shape("revision".into(), e);
     match root.get("revision") {

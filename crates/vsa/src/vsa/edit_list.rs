@@ -40,7 +40,7 @@ fn nest(missing: &[String], leaf: NewNode) -> NewNode {
 
 /// Append `item` to the list at `path` (created, with missing parents, when absent).
 /// Returns the splices and the list's length before.
-pub fn plan_append(
+pub(crate) fn plan_append(
     doc: &Document,
     path: &VsaPath,
     item: &NewNode,
@@ -105,7 +105,7 @@ fn owner_col(text: &str, node: &Node) -> usize {
 }
 
 /// Remove the list item at `path` (a block list's `- …` lines).
-pub fn plan_remove(doc: &Document, path: &VsaPath) -> Result<Splice, EditError> {
+pub(crate) fn plan_remove(doc: &Document, path: &VsaPath) -> Result<Splice, EditError> {
     let root = root(doc)?;
     let text = &doc.text;
     let Resolved::Found(item) = resolve(root, path)? else {
@@ -131,7 +131,11 @@ pub fn plan_remove(doc: &Document, path: &VsaPath) -> Result<Splice, EditError> 
 }
 
 /// Put a whole value at `path`: insert it when absent, replace what is there otherwise.
-pub fn plan_put(doc: &Document, path: &VsaPath, value: &NewNode) -> Result<Vec<Splice>, EditError> {
+pub(crate) fn plan_put(
+    doc: &Document,
+    path: &VsaPath,
+    value: &NewNode,
+) -> Result<Vec<Splice>, EditError> {
     let root = root(doc)?;
     let text = &doc.text;
     let shape = |e| EditError::Shape(path.to_string(), e);

@@ -15,7 +15,7 @@ use super::skeleton::{Part, Piece, Skeleton};
 use crate::yaml::{Document, Node, NodeKind, Splice};
 
 /// A graft: the new parse, less the history items it left out.
-pub struct Grafted {
+pub(crate) struct Grafted {
     pub doc: Document,
     /// Items of `old`'s history list that `doc`'s list no longer holds (all but the last,
     /// when the write touched the history).
@@ -24,7 +24,7 @@ pub struct Grafted {
 
 /// The parse of `new_text` (= `old.text` with `splices` applied), from `old` and `part`,
 /// the parse of `skel`; `Err` gives the text back for a full parse.
-pub fn graft(
+pub(crate) fn graft(
     old: &Document,
     splices: &[Splice],
     new_text: String,
@@ -305,7 +305,7 @@ fn move_node(n: &mut Node, db: isize, dl: isize) {
 /// leaves them out must equal. Only the debug build's check (`read_back.rs`) and the tests
 /// compare against it, so a release build does not compile it (no dead-code warning).
 #[cfg(any(test, debug_assertions))]
-pub fn elide(mut doc: Document, n: usize) -> Option<Document> {
+pub(crate) fn elide(mut doc: Document, n: usize) -> Option<Document> {
     if n == 0 {
         return Some(doc);
     }

@@ -15,7 +15,7 @@ fn s(v: &str) -> NewNode {
 const MAX_LISTED: usize = 50;
 
 /// The entry for one edit of `m`: event, time, actor, revision, what changed, why.
-pub fn change_entry(
+pub(crate) fn change_entry(
     m: &Mutation,
     edit: &Edit,
     planned: &Planned,
@@ -55,7 +55,7 @@ pub fn change_entry(
     NewNode::Map(e)
 }
 
-pub fn editor_entry(revision: u64, changes: &[FieldChange]) -> NewNode {
+pub(crate) fn editor_entry(revision: u64, changes: &[FieldChange]) -> NewNode {
     let listed = changes.iter().take(MAX_LISTED).map(|c| {
         NewNode::Map(vec![
             ("path".into(), s(&c.path)),

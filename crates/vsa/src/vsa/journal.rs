@@ -53,7 +53,7 @@ pub(super) struct Written {
 
 /// What the next writer found of an interrupted write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recovered {
+pub(crate) enum Recovered {
     /// Revision `n` reached the file; only youra's copies were finished.
     Completed(u64),
     /// Revision `n` never reached the file (which stayed at `kept`); its journal was dropped.
@@ -247,7 +247,7 @@ fn remove_tmp(dir: &Path, ours: impl Fn(&str) -> bool) {
 
 /// The history entry for a write the recovery rolled back, recorded in the next write at
 /// the revision `revision` it takes (the interrupted write's own number).
-pub fn recovered_entry(n: u64, kept: u64, revision: u64) -> NewNode {
+pub(crate) fn recovered_entry(n: u64, kept: u64, revision: u64) -> NewNode {
     let s = |v: &str| NewNode::Scalar(format_scalar(v, Style::Plain));
     NewNode::Map(vec![
         ("event".to_string(), s("recovered")),

@@ -18,7 +18,7 @@ struct Hunk<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Merged {
+pub(crate) struct Merged {
     pub text: String,
     /// Base line ranges (0-based) where both sides changed differently: theirs was kept.
     pub conflicts: Vec<Range<usize>>,
@@ -61,7 +61,7 @@ fn clash(a: &Hunk<'_>, b: &Hunk<'_>) -> bool {
 }
 
 /// Merge `ours` and `theirs`, both descended from `base`.
-pub fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
+pub(crate) fn merge3(base: &str, ours: &str, theirs: &str) -> Merged {
     let b = split(base);
     let (o, t) = (split(ours), split(theirs));
     let mine = hunks(&b, &o);

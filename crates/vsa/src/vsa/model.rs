@@ -67,7 +67,7 @@ pub struct Workflow {
 }
 
 /// How many revisions a stale save's conflict stays on the TUI's banner.
-pub const CONFLICT_SHOWN_FOR: u64 = 20;
+pub(crate) const CONFLICT_SHOWN_FOR: u64 = 20;
 
 impl Vsa {
     /// The newest `stale_save` history entry that reports conflicts (fields youra had set and

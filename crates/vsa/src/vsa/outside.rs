@@ -39,7 +39,7 @@ pub struct Outside {
 }
 
 /// Whether `a` and `b` name the same field or one lies inside the other.
-pub fn overlaps(a: &str, b: &str) -> bool {
+pub(crate) fn overlaps(a: &str, b: &str) -> bool {
     let inside = |x: &str, y: &str| {
         y.len() > x.len() && y.starts_with(x) && matches!(y.as_bytes()[x.len()], b'.' | b'[')
     };

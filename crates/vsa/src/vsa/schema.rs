@@ -8,7 +8,7 @@ use super::timestamp::Timestamp;
 use crate::yaml::{Node, Scalar11, Style, format_scalar, interpret_plain};
 
 #[derive(Debug, Clone, Copy)]
-pub enum FieldType {
+pub(crate) enum FieldType {
     /// One of a closed set; `canon` maps an accepted spelling to the canonical name.
     Enum {
         names: &'static [&'static str],
@@ -60,7 +60,7 @@ fn closed(names: &'static [&'static str], raw: &str) -> Option<String> {
 }
 
 /// The declared type of a field, by path pattern (`*` for any hypothesis id or index).
-pub fn field_type(path: &VsaPath) -> Option<FieldType> {
+pub(crate) fn field_type(path: &VsaPath) -> Option<FieldType> {
     let p = path.pattern();
     let p: Vec<&str> = p.iter().map(String::as_str).collect();
     let hyp = matches!(p.first(), Some(&"sub_hypotheses" | &"hypotheses"));

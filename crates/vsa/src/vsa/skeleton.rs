@@ -9,7 +9,7 @@ use crate::yaml::{Document, Node, NodeKind, Splice};
 
 /// The edited file reduced to the sections the splices touch, and where each piece lies.
 #[derive(Debug, Clone)]
-pub struct Skeleton {
+pub(crate) struct Skeleton {
     pub text: String,
     pub pieces: Vec<Piece>,
 }
@@ -30,7 +30,7 @@ pub struct Piece {
 
 /// Which part of its entry a piece holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     Whole,
     /// The `history:` key's line; its items but the last are left out.
     HistoryHead,

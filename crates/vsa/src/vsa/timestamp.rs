@@ -36,7 +36,7 @@ impl Timestamp {
     }
 
     /// The current time as youra writes it: RFC 3339, UTC, microseconds.
-    pub fn now_string() -> String {
+    pub(crate) fn now_string() -> String {
         Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, false)
     }
 }

@@ -142,7 +142,7 @@ fn summary(root: &Path, snap: &Snapshot) -> Summary {
 
 /// A sub-hypothesis's gate: each criterion with the value measured for it, then every
 /// measured metric no criterion names (so every measured value is on the page).
-pub fn gate_row(h: &SubHypothesis) -> GateRow {
+pub(crate) fn gate_row(h: &SubHypothesis) -> GateRow {
     let g = &h.gate;
     let measured_of = |m: &str| {
         g.measured

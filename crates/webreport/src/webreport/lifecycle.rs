@@ -27,7 +27,7 @@ pub struct StageRow {
 /// The stage runs in the order they started. The engine runs one stage at a time, so a
 /// stage that ended without a `stage_end` (a failed gate that was rerouted, a stop) ends
 /// where the next one starts; gate, routing and decision events belong to the open row.
-pub fn stage_rows(events: &[Event]) -> Vec<StageRow> {
+pub(crate) fn stage_rows(events: &[Event]) -> Vec<StageRow> {
     let mut rows: Vec<StageRow> = Vec::new();
     let mut open: Option<usize> = None;
     let mut route: Option<String> = None;
@@ -124,7 +124,7 @@ fn close(
 /// A run without stage events (a YouRA run) told by its VSA's history instead: each entry
 /// that names an event or status, at its time. Field writes (`path` set) are left out: they
 /// are edits, not steps of the lifecycle.
-pub fn history_rows<'a>(
+pub(crate) fn history_rows<'a>(
     history: impl IntoIterator<Item = &'a crate::vsa::HistoryEntry>,
 ) -> Vec<StageRow> {
     history

@@ -12,7 +12,7 @@ use super::escape::{href, text};
 
 /// `md` as HTML; an image whose path is a chart's (`figures/gates.svg`) shows that chart.
 /// Headings move down `shift` levels (the page has its own).
-pub fn to_html(md: &str, figures: &[Chart], shift: u8) -> String {
+pub(crate) fn to_html(md: &str, figures: &[Chart], shift: u8) -> String {
     let mut out = String::with_capacity(md.len() * 2);
     // The open links (whether each got an <a>) and the image being read (target, alt text).
     let mut links: Vec<bool> = Vec::new();
@@ -159,7 +159,7 @@ pub fn title(md: &str) -> Option<String> {
 /// A work as the page names it where the paper cites it: `Fisher 1936`, `Gorman and
 /// Williams 2014`, `Gorman et al. 2014` (the authors' last names; the title's first words
 /// when the record names no author).
-pub fn short_reference(r: &crate::paper::refs::Record) -> String {
+pub(crate) fn short_reference(r: &crate::paper::refs::Record) -> String {
     let last = |name: &str| -> String {
         match name.split_once(',') {
             Some((family, _)) => family.trim().to_string(),
@@ -187,7 +187,7 @@ pub fn short_reference(r: &crate::paper::refs::Record) -> String {
 /// `[@a; @b]` becomes `(Gorman et al. 2014; Fisher 1936)` and a bare `@a` in running text
 /// `Gorman et al. 2014`. A key no record has stays as written (the paper's check names it);
 /// fenced and inline code are left alone, as `paper::cite` leaves them.
-pub fn cite_short(md: &str, records: &[crate::paper::refs::Record]) -> String {
+pub(crate) fn cite_short(md: &str, records: &[crate::paper::refs::Record]) -> String {
     let short = |key: &str| records.iter().find(|r| r.key == key).map(short_reference);
     let key_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.');
     let mut out = String::with_capacity(md.len());

@@ -7,7 +7,7 @@ use super::escape::text;
 use super::sections;
 
 /// The sections, in page order: (anchor, heading).
-pub const SECTIONS: [(&str, &str); 10] = [
+pub(crate) const SECTIONS: [(&str, &str); 10] = [
     ("summary", "Summary"),
     ("lifecycle", "Lifecycle"),
     ("gates", "Gates"),

@@ -10,7 +10,7 @@
 use crate::audit::ctx::{Ctx, TextFile};
 use crate::audit::verdict::{Evidence, Weight};
 
-pub const RULE: &str = "log-clock";
+pub(crate) const RULE: &str = "log-clock";
 
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = ctx.logs.iter().filter_map(invented).collect();

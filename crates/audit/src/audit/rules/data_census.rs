@@ -19,7 +19,7 @@ use crate::audit::flow::{Flow, RootKind};
 use crate::audit::ir::{Expr, How};
 use crate::audit::verdict::{Evidence, Origin, Weight};
 
-pub const RULE: &str = "data-census";
+pub(crate) const RULE: &str = "data-census";
 
 /// Libraries that read stored data through calls youra does not classify (`h5py.File`,
 /// `sqlite3.connect`): code importing one may load its data there, so the census does not

@@ -8,8 +8,8 @@ use crate::audit::flow::{Flow, RootKind};
 use crate::audit::ir::How;
 use crate::audit::verdict::{Evidence, Origin, Weight};
 
-pub const RULE: &str = "data-by-use";
-pub const FALLBACK: &str = "fallback-taken";
+pub(crate) const RULE: &str = "data-by-use";
+pub(crate) const FALLBACK: &str = "fallback-taken";
 
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = Vec::new();

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use crate::audit::ctx::{Ctx, TextFile, is_metric_key};
 use crate::audit::verdict::{Evidence, Weight};
 
-pub const RULE: &str = "execution";
+pub(crate) const RULE: &str = "execution";
 
 /// Whether a JSON file is one a run reports results in (`results.json`, `metrics/…`,
 /// `eval_summary.json`), not a config or youra's own bookkeeping.
-pub fn is_result_file(path: &str) -> bool {
+pub(crate) fn is_result_file(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     ["result", "metric", "score", "eval", "summary", "final"]
         .iter()

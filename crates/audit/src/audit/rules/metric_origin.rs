@@ -9,7 +9,7 @@ use crate::audit::ctx::Ctx;
 use crate::audit::flow::{Root, RootKind};
 use crate::audit::verdict::{Evidence, Origin, Weight};
 
-pub const RULE: &str = "metric-origin";
+pub(crate) const RULE: &str = "metric-origin";
 
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = Vec::new();

@@ -8,7 +8,7 @@ use crate::audit::flow::Flow;
 use crate::audit::ir::ScopeKind;
 use crate::audit::verdict::{Evidence, Weight};
 
-pub const RULE: &str = "mock-backend";
+pub(crate) const RULE: &str = "mock-backend";
 
 const NOTES: [&str; 24] = [
     "no api key",

@@ -6,7 +6,7 @@ use crate::audit::ctx::Ctx;
 use crate::audit::flow::{Root, RootKind};
 use crate::audit::verdict::{Evidence, Origin, Weight};
 
-pub const RULE: &str = "paper-vs-code";
+pub(crate) const RULE: &str = "paper-vs-code";
 
 const NOT_NAMES: [&str; 44] = [
     "the",
@@ -64,7 +64,7 @@ fn norm(s: &str) -> String {
 
 /// The dataset names a paper states: up to two name-like words before "dataset",
 /// "benchmark" or "corpus" (`the CIFAR-10 dataset`, `on Palmer Penguins data set`).
-pub fn named_datasets(paper: &str) -> Vec<(usize, String)> {
+pub(crate) fn named_datasets(paper: &str) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for (i, line) in paper.lines().enumerate() {
         let words: Vec<&str> = line

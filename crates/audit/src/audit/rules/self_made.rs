@@ -13,7 +13,7 @@ use crate::audit::flow::{Flow, RootKind};
 use crate::audit::ir::{Expr, Module};
 use crate::audit::verdict::{Evidence, Weight};
 
-pub const RULE: &str = "self-made-data";
+pub(crate) const RULE: &str = "self-made-data";
 
 const WRITERS: [&str; 10] = [
     "to_csv",

@@ -11,7 +11,7 @@ use crate::audit::ctx::{self, Ctx};
 use crate::audit::ir::{Expr, How, Module};
 use crate::audit::verdict::{Evidence, Weight};
 
-pub const RULE: &str = "typed-outcome";
+pub(crate) const RULE: &str = "typed-outcome";
 
 pub fn check(ctx: &Ctx) -> Vec<Evidence> {
     let mut out = Vec::new();

@@ -48,7 +48,7 @@ pub fn normalized(metric: &str) -> String {
 
 /// What a design's criteria mean against the plan's.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Conformance {
+pub(crate) struct Conformance {
     /// Why the design cannot be the gate: one line per weakened, flipped, renamed or
     /// dropped planned criterion. Empty when the design keeps the plan.
     pub refused: Vec<String>,
@@ -59,7 +59,7 @@ pub struct Conformance {
 /// Holds `designed` to `planned`. Every planned criterion needs a designed one on the same
 /// metric that is at least as strict; the gate requires all its criteria, so extra ones can
 /// only make it stricter.
-pub fn conform(planned: &[Criterion], designed: &[Criterion]) -> Conformance {
+pub(crate) fn conform(planned: &[Criterion], designed: &[Criterion]) -> Conformance {
     let mut c = Conformance::default();
     for p in planned {
         let metric = normalized(&p.metric);

@@ -157,7 +157,7 @@ fn shown(v: &toml::Value) -> String {
 /// names: the `[[tools.servers]]` and `[tools.coding_agent…]` tables whole, `servers =` and
 /// `coding_agent =` under `[tools]`, and the sandbox and network keys, each with every line
 /// of a value that spans several. `Err` names what is still there after the filter.
-pub fn without_untrusted(settings: &str) -> Result<String, String> {
+pub(crate) fn without_untrusted(settings: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut table = String::new();
     let mut skip_table = false;

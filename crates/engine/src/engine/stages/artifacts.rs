@@ -4,10 +4,10 @@
 //! record to the controller), so a stage reads another's output without importing it.
 
 /// Experiment Design's brief: dataset, model, metrics, gate criteria, procedure.
-pub const DESIGN_BRIEF: &str = "02c_experiment_brief.md";
+pub(crate) const DESIGN_BRIEF: &str = "02c_experiment_brief.md";
 
 /// Implementation Planning's task list, each task tied to the brief section it implements.
 pub const TASKS: &str = "03_tasks.yaml";
 
 /// Coding & Validation's record: the gate judged on what was measured.
-pub const VALIDATION: &str = "04_validation.md";
+pub(crate) const VALIDATION: &str = "04_validation.md";

@@ -9,10 +9,10 @@
 use crate::vsa::store::Snapshot;
 
 /// The section Experiment Design adds where baselines are required.
-pub const SECTION: &str = "Baselines";
+pub(crate) const SECTION: &str = "Baselines";
 
 /// What the design prompt asks for (`{{evidence}}`): nothing where one measurement decides.
-pub fn prompt_text(repeats: usize, must_work: bool) -> String {
+pub(crate) fn prompt_text(repeats: usize, must_work: bool) -> String {
     if repeats <= 1 {
         return String::new();
     }

@@ -20,7 +20,7 @@ use crate::rundir::events::Event;
 /// The first seed of a confirmation run: far above any seed a selection's looks reach
 /// (`max_repeats` ≤ 1000), so no row of the search is measured again. A post-hoc claim adds
 /// its own stride (`post_hoc::seed_base`), so no confirmation row is one measured before it.
-pub const CONFIRMATION_SEED: i64 = 1_000_000;
+pub(crate) const CONFIRMATION_SEED: i64 = 1_000_000;
 
 /// Whether a settled search is confirmed on fresh seeds: where the plan asks for repeats.
 fn confirms(ctx: &StageCtx<'_>) -> bool {

@@ -131,7 +131,7 @@ pub fn code_schema() -> ReplySchema {
 }
 
 /// The independent fabrication check's verdict, with file:line findings.
-pub fn fabrication_schema() -> ReplySchema {
+pub(crate) fn fabrication_schema() -> ReplySchema {
     let finding = js::object_with(
         &[("problem", js::text())],
         &[("file", js::string()), ("line", js::integer(0, 1_000_000))],

@@ -29,7 +29,7 @@ pub const PERSONAS: [&str; 6] = [
     "strengthening",
     "stress_testing",
 ];
-pub const CRITERIA: [&str; 6] = [
+pub(crate) const CRITERIA: [&str; 6] = [
     "SPECIFIC",
     "MECHANISM",
     "PREDICTIONS",
@@ -48,7 +48,7 @@ pub struct Turn {
 
 /// The moderator's verdict on the debate so far.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Moderation {
+pub(crate) struct Moderation {
     pub met: Vec<&'static str>,
     pub next: String,
     pub reason: String,
@@ -61,7 +61,7 @@ impl Moderation {
 }
 
 /// The moderator's reply: the six criteria judged, who speaks next, and why.
-pub fn moderator_schema() -> ReplySchema {
+pub(crate) fn moderator_schema() -> ReplySchema {
     let criteria: Vec<(&str, Value)> = CRITERIA.iter().map(|c| (*c, js::boolean())).collect();
     ReplySchema::new(
         "debate_moderation",
@@ -74,7 +74,7 @@ pub fn moderator_schema() -> ReplySchema {
 }
 
 /// The synthesis of the debate (`02_synthesis.yaml`).
-pub fn synthesis_schema() -> ReplySchema {
+pub(crate) fn synthesis_schema() -> ReplySchema {
     ReplySchema::new(
         "debate_synthesis",
         js::object_with(
@@ -93,7 +93,7 @@ pub fn synthesis_schema() -> ReplySchema {
 }
 
 /// The refined main hypothesis (`03_refinement.yaml`).
-pub fn refinement_schema() -> ReplySchema {
+pub(crate) fn refinement_schema() -> ReplySchema {
     ReplySchema::new(
         "debate_refinement",
         js::object_with(
@@ -115,7 +115,7 @@ pub fn refinement_schema() -> ReplySchema {
 
 /// Read the moderator's JSON; a persona outside the six falls back to the first that has
 /// not spoken (the rule, not the model, guarantees every voice is heard before repeats).
-pub fn parse_moderation(v: &Value, spoken: &[String]) -> Moderation {
+pub(crate) fn parse_moderation(v: &Value, spoken: &[String]) -> Moderation {
     let met = CRITERIA
         .into_iter()
         .filter(|c| {
@@ -142,7 +142,7 @@ pub fn parse_moderation(v: &Value, spoken: &[String]) -> Moderation {
 }
 
 /// Whether the debate stops now: converged after the minimum, or at the maximum.
-pub fn stop_now(exchanges: u32, min: u32, max: u32, converged: bool) -> bool {
+pub(crate) fn stop_now(exchanges: u32, min: u32, max: u32, converged: bool) -> bool {
     exchanges >= max || (exchanges >= min && converged)
 }
 

@@ -15,7 +15,7 @@ use crate::engine::yamlout;
 use crate::llm::ReplySchema;
 use crate::llm::schema as js;
 
-pub const ARTIFACT: &str = "00_gap_selection.yaml";
+pub(crate) const ARTIFACT: &str = "00_gap_selection.yaml";
 
 /// The gap the debate is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +29,7 @@ pub struct Gap {
 
 impl Gap {
     /// The gap as the persona and moderator prompts show it.
-    pub fn prompt_text(&self) -> String {
+    pub(crate) fn prompt_text(&self) -> String {
         let mut out = format!("Gap {}: {}", self.number, self.text);
         if !self.evidence.is_empty() {
             out.push_str("\nSupporting evidence:");

@@ -14,7 +14,7 @@ use crate::report::{DEFAULT_TOLERANCE, Registry, sanitize};
 
 pub const PAPER: &str = "paper/06_paper.md";
 
-pub const GROUPS: [(&str, &[&str]); 4] = [
+pub(crate) const GROUPS: [(&str, &[&str]); 4] = [
     ("Foundation", &["Introduction", "Related Work", "Method"]),
     ("Evidence", &["Experiments", "Results"]),
     ("Closure", &["Discussion", "Limitations", "Conclusion"]),
@@ -32,7 +32,7 @@ pub fn registry(ctx: &StageCtx<'_>) -> Result<Registry, StageError> {
 }
 
 /// Sanitize `paper` against the registry and write it with its sanitizer report.
-pub fn write_sanitized(
+pub(crate) fn write_sanitized(
     ctx: &StageCtx<'_>,
     rel: &str,
     paper: &str,
@@ -78,7 +78,7 @@ pub fn write_sanitized(
 /// `paper/figures/`, each linked in Results), its "Deviations from the plan" section
 /// (`paper::deviations`) and, when the run retrieved no works, the note that it cites none. A figure that cannot be drawn is reported, not fatal: the paper
 /// without it is still true.
-pub fn with_figures_and_references(
+pub(crate) fn with_figures_and_references(
     ctx: &StageCtx<'_>,
     paper: &str,
     vsa: &crate::vsa::model::Vsa,
@@ -104,11 +104,11 @@ pub fn with_figures_and_references(
 }
 
 /// What a reader of the paper must know when the experiments were not confined.
-pub const UNSANDBOXED_NOTE: &str = "Experiments ran without a sandbox (`[exec] sandbox = \"off\"`): the generated code had its user's full access to the machine and its network.";
+pub(crate) const UNSANDBOXED_NOTE: &str = "Experiments ran without a sandbox (`[exec] sandbox = \"off\"`): the generated code had its user's full access to the machine and its network.";
 
 /// The paper with [`UNSANDBOXED_NOTE`] opening its Method section (or, without one, after
 /// the title) when the sandbox was off; unchanged otherwise, and never noted twice.
-pub fn with_sandbox_note(paper: &str, sandbox: crate::exec::SandboxMode) -> String {
+pub(crate) fn with_sandbox_note(paper: &str, sandbox: crate::exec::SandboxMode) -> String {
     if sandbox != crate::exec::SandboxMode::Off || paper.contains(UNSANDBOXED_NOTE) {
         return paper.to_string();
     }
@@ -202,7 +202,7 @@ impl StageRunner for ManuscriptDrafting {
 
 /// The paper with Evidence Check's per-prediction verdicts opening its Discussion (after
 /// the heading); unchanged without a Discussion or verdicts, and never inserted twice.
-pub fn with_verdicts(paper: &str, points: &[String]) -> String {
+pub(crate) fn with_verdicts(paper: &str, points: &[String]) -> String {
     if points.is_empty() || points.iter().all(|p| paper.contains(p.as_str())) {
         return paper.to_string();
     }

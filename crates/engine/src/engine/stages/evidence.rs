@@ -24,9 +24,9 @@ use crate::vsa::model::Vsa;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
 
-pub const ARTIFACT: &str = "045_validated_hypothesis.md";
+pub(crate) const ARTIFACT: &str = "045_validated_hypothesis.md";
 /// The section of [`ARTIFACT`] Manuscript Drafting's Discussion follows.
-pub const PREDICTIONS_SECTION: &str = "Prediction–Result Matrix";
+pub(crate) const PREDICTIONS_SECTION: &str = "Prediction–Result Matrix";
 
 pub struct EvidenceCheck;
 
@@ -52,7 +52,7 @@ pub fn verdict(status: &S, result: Option<&GateResult>) -> &'static str {
     verdict.as_str()
 }
 
-pub fn gate_rows(vsa: &Vsa) -> Vec<Row> {
+pub(crate) fn gate_rows(vsa: &Vsa) -> Vec<Row> {
     vsa.sub_hypotheses
         .iter()
         .map(|h| {
@@ -81,7 +81,7 @@ fn cell(s: &str) -> String {
     s.replace('|', "/").replace('\n', " ")
 }
 
-pub fn gates_markdown(rows: &[Row]) -> String {
+pub(crate) fn gates_markdown(rows: &[Row]) -> String {
     let mut out = vec![
         "| Sub-hypothesis | Statement | Gate | Result | Verdict |".to_string(),
         "|---|---|---|---|---|".into(),
@@ -100,7 +100,7 @@ pub fn gates_markdown(rows: &[Row]) -> String {
 }
 
 /// The evidence each prediction rests on and the verdicts it allows, for the prompt.
-pub fn evidence_text(predictions: &[Prediction]) -> String {
+pub(crate) fn evidence_text(predictions: &[Prediction]) -> String {
     predictions
         .iter()
         .map(|p| {
@@ -117,7 +117,7 @@ pub fn evidence_text(predictions: &[Prediction]) -> String {
 }
 
 /// The per-prediction table (the section Manuscript Drafting's Discussion follows).
-pub fn predictions_markdown(judged: &[Judged]) -> String {
+pub(crate) fn predictions_markdown(judged: &[Judged]) -> String {
     let mut out = vec![
         "| Prediction | Statement | Rests on (measured) | Verdict | Why |".to_string(),
         "|---|---|---|---|---|".into(),
@@ -289,7 +289,7 @@ impl StageRunner for EvidenceCheck {
 /// The per-prediction verdicts of a written Evidence Check, as Discussion bullets
 /// (`- **P1** (statement): supported; rests on h-e1 (...)`), read back from its table; empty
 /// when there is none.
-pub fn discussion_points(evidence: &str) -> Vec<String> {
+pub(crate) fn discussion_points(evidence: &str) -> Vec<String> {
     let Some(table) = crate::engine::check::section_body(evidence, PREDICTIONS_SECTION) else {
         return Vec::new();
     };

@@ -75,7 +75,7 @@ impl Outcome {
 
 /// One sub-hypothesis a prediction rests on, with its measured values.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Basis {
+pub(crate) struct Basis {
     pub id: String,
     pub must_work: bool,
     pub outcome: Outcome,
@@ -265,7 +265,7 @@ pub fn words(verdicts: &[Verdict]) -> String {
 }
 
 /// What a prediction rests on, in words (`no sub-hypothesis tests it` when nothing).
-pub fn rests_on_text(rests_on: &[Basis]) -> String {
+pub(crate) fn rests_on_text(rests_on: &[Basis]) -> String {
     if rests_on.is_empty() {
         return "no sub-hypothesis (none was planned to test it)".into();
     }

@@ -12,7 +12,7 @@ use crate::exec::{Job, JobOutcome};
 use crate::rundir::events::Event;
 
 /// Whether any task asks for its compliance tests first (`test_first: true` in 03_tasks.yaml).
-pub fn wants_tests_first(tasks_yaml: &str) -> bool {
+pub(crate) fn wants_tests_first(tasks_yaml: &str) -> bool {
     crate::yaml::parse(tasks_yaml.as_bytes())
         .ok()
         .and_then(|d| d.root)

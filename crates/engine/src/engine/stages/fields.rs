@@ -17,13 +17,13 @@ pub(in crate::engine) fn criteria_now(
 }
 
 /// A text field of the sub-hypothesis in the VSA (`refinement`, `design_constraint`).
-pub fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
+pub(crate) fn snapshot_field(ctx: &StageCtx<'_>, id: &str, key: &str) -> Option<String> {
     hypothesis_text(ctx, id, &[key])
 }
 
 /// The trimmed, non-empty scalar at `sub_hypotheses.<id>.<path…>` as the VSA has it now
 /// (`["search", "after_pass"]`).
-pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
+pub(crate) fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<String> {
     let snap = ctx.vsa().ok()?;
     let v = hypothesis_node(&snap, id, path)?
         .as_str()?
@@ -33,7 +33,7 @@ pub fn hypothesis_text(ctx: &StageCtx<'_>, id: &str, path: &[&str]) -> Option<St
 }
 
 /// The node at `sub_hypotheses.<id>.<path…>` of a snapshot, as the file has it.
-pub fn hypothesis_node<'a>(
+pub(crate) fn hypothesis_node<'a>(
     snap: &'a crate::vsa::store::Snapshot,
     id: &str,
     path: &[&str],

@@ -23,7 +23,7 @@ const DOCS: [(&str, &str); 4] = [
 pub struct ImplementationPlanning;
 
 /// Tasks that do not name a section of the brief (or name none) are listed as problems.
-pub fn check_tasks(plan: &Value, brief: &str) -> Vec<String> {
+pub(crate) fn check_tasks(plan: &Value, brief: &str) -> Vec<String> {
     let Some(tasks) = plan
         .get("tasks")
         .and_then(Value::as_array)

@@ -8,7 +8,7 @@ use crate::engine::check::{section_body, sections};
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 
-pub const ARTIFACT: &str = "01_targeted_research.md";
+pub(crate) const ARTIFACT: &str = "01_targeted_research.md";
 const REQUIRED: [&str; 3] = ["Related Work", "Gaps", "Sources"];
 
 pub struct LiteratureGrounding;

@@ -5,7 +5,7 @@
 
 /// `paper` with `note` as the first paragraph of its Method section; without a Method, after
 /// the title when `or_title` (else `None`), or at the very top when there is no title either.
-pub fn opening_method(paper: &str, note: &str, or_title: bool) -> Option<String> {
+pub(crate) fn opening_method(paper: &str, note: &str, or_title: bool) -> Option<String> {
     let mut lines: Vec<&str> = paper.lines().collect();
     let heading = |l: &&str| {
         let t = l.trim_start_matches('#').trim().to_ascii_lowercase();
@@ -30,7 +30,7 @@ pub fn opening_method(paper: &str, note: &str, or_title: bool) -> Option<String>
 
 /// The paper with `note` opening its Method section; unchanged without a note, without a
 /// Method, or when the note is already there (never inserted twice).
-pub fn with_note(paper: &str, note: Option<&str>) -> String {
+pub(crate) fn with_note(paper: &str, note: Option<&str>) -> String {
     match note.filter(|n| !paper.contains(n)) {
         Some(note) => opening_method(paper, note, false).unwrap_or_else(|| paper.into()),
         None => paper.to_string(),

@@ -97,12 +97,12 @@ pub fn runner(stage: Stage) -> Box<dyn StageRunner> {
 
 /// The memory records of this run, condensed for a prompt (negative knowledge); imported
 /// records are left to [`prior_digest`].
-pub fn memory_digest(ctx: &StageCtx<'_>) -> String {
+pub(crate) fn memory_digest(ctx: &StageCtx<'_>) -> String {
     digest(ctx).this_run
 }
 
 /// Lessons imported from earlier runs (`youra memory import`), each with its source run.
-pub fn prior_digest(ctx: &StageCtx<'_>) -> String {
+pub(crate) fn prior_digest(ctx: &StageCtx<'_>) -> String {
     digest(ctx).earlier_runs
 }
 

@@ -16,7 +16,7 @@ use crate::engine::yamlout::text;
 use crate::vsa::mutation::{Change, Mutation};
 use crate::yaml::NewNode;
 
-pub const ARTIFACT: &str = "02b_verification_plan.md";
+pub(crate) const ARTIFACT: &str = "02b_verification_plan.md";
 
 pub struct VerificationPlanning;
 
@@ -171,7 +171,7 @@ fn status(s: PhaseStatus) -> NewNode {
 /// Links to predictions the main hypothesis does not have (every one named, so one resume
 /// fixes them all); a prediction no sub-hypothesis tests is left to Evidence Check, which
 /// can then only call it inconclusive.
-pub fn unknown_links(plan: &[Planned], known: &[String]) -> Vec<String> {
+pub(crate) fn unknown_links(plan: &[Planned], known: &[String]) -> Vec<String> {
     plan.iter()
         .flat_map(|p| {
             p.predictions
@@ -195,7 +195,7 @@ pub fn unknown_links(plan: &[Planned], known: &[String]) -> Vec<String> {
 /// The `sub_hypotheses` map in YouRA's shape (the fixtures' v3.5 runs).
 /// The plan as `sub_hypotheses`; a plan made after `pivots` redesigns or resets marks each
 /// claim post hoc (`post_hoc.rs`).
-pub fn vsa_node(plan: &[Planned], pivots: u32) -> NewNode {
+pub(crate) fn vsa_node(plan: &[Planned], pivots: u32) -> NewNode {
     NewNode::Map(
         plan.iter()
             .map(|p| {

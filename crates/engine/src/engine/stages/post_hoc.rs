@@ -15,7 +15,7 @@ use crate::yaml::NewNode;
 /// Seeds of a plan made after `N` pivots start at `N × SEED_STRIDE`: above any seed the
 /// earlier plans' looks (`max_repeats` ≤ 1000) and confirmation runs (1 000 000 on, far
 /// above) could have used … for all but a thousand pivots, which no run reaches.
-pub const SEED_STRIDE: i64 = 10_000;
+pub(crate) const SEED_STRIDE: i64 = 10_000;
 
 /// The fields Verification Planning adds to each sub-hypothesis it states after `pivots`
 /// redesigns or resets (none before the first).
@@ -33,14 +33,14 @@ pub fn fields(pivots: u32) -> Vec<(String, NewNode)> {
 }
 
 /// The pivots before `id` was stated (0: pre-registered).
-pub fn stated_after(snap: &Snapshot, id: &str) -> u32 {
+pub(crate) fn stated_after(snap: &Snapshot, id: &str) -> u32 {
     super::fields::hypothesis_node(snap, id, &["stated_after_pivots"])
         .and_then(|n| n.as_scalar()?.as_i64())
         .map_or(0, |n| n.clamp(0, 1000) as u32)
 }
 
 /// The first seed `id`'s experiments are asked for.
-pub fn seed_base(snap: &Snapshot, id: &str) -> i64 {
+pub(crate) fn seed_base(snap: &Snapshot, id: &str) -> i64 {
     i64::from(stated_after(snap, id)) * SEED_STRIDE
 }
 
@@ -51,7 +51,7 @@ pub fn seed_base(snap: &Snapshot, id: &str) -> i64 {
 /// measured the old split again, as the demo's does) a PASS is INCONCLUSIVE, each criterion
 /// it would have confirmed undecided with why, and nothing more youra can run decides it. A
 /// FAIL stands: old data or new, it is no confirmation.
-pub fn unconfirmed(stated_after: u32, rows_checked: bool, gate: GateOutcome) -> GateOutcome {
+pub(crate) fn unconfirmed(stated_after: u32, rows_checked: bool, gate: GateOutcome) -> GateOutcome {
     if stated_after == 0 || rows_checked || gate.verdict != Verdict::Pass {
         return gate;
     }

@@ -25,7 +25,7 @@ pub struct InFlight {
 }
 
 /// The job of `hypothesis` that was submitted and not yet collected, if any.
-pub fn in_flight(ctx: &StageCtx<'_>, hypothesis: &str) -> Option<InFlight> {
+pub(crate) fn in_flight(ctx: &StageCtx<'_>, hypothesis: &str) -> Option<InFlight> {
     let snap = ctx.vsa().ok()?;
     let rec = snap
         .doc
@@ -55,7 +55,7 @@ fn command_of(job: &Job) -> String {
 /// Follows the recorded job when the back end still knows it, or starts `job` (and records
 /// it when it has a scheduler id). The back end's error is kept typed: the caller decides
 /// whether it is the code's fault or the machine's (`start_error.rs`).
-pub fn start_or_attach(
+pub(crate) fn start_or_attach(
     ctx: &StageCtx<'_>,
     hypothesis: &str,
     job: &Job,

@@ -8,7 +8,7 @@ use crate::engine::check::Check;
 use crate::engine::ctx::StageCtx;
 use crate::engine::error::StageError;
 
-pub const FINAL: &str = "paper/06_paper_final.md";
+pub(crate) const FINAL: &str = "paper/06_paper_final.md";
 
 pub struct ManuscriptRefinement;
 

@@ -11,11 +11,11 @@ use crate::engine::criteria::Criterion;
 use crate::evidence::{Repeats, Rule};
 
 /// The variable that tells an experiment which seeds to run: `0,1,2,3,4`.
-pub const SEEDS_VAR: &str = "YOURA_SEEDS";
+pub(crate) const SEEDS_VAR: &str = "YOURA_SEEDS";
 
 /// What the experiment writes, as the coding prompt and a coding agent are told: one row per
 /// repeat where the plan asks for repeats, else the final metrics.
-pub fn schema_text(rule: &Rule) -> String {
+pub(crate) fn schema_text(rule: &Rule) -> String {
     if rule.min_repeats <= 1 {
         return "Write the final metrics to `$YOURA_RESULTS_DIR/experiment_results.json` as                 {\"metrics\": {...}}."
             .into();
@@ -28,11 +28,11 @@ pub fn schema_text(rule: &Rule) -> String {
 
 /// The seeds of a first run: `base .. base + min_repeats` (`base` is 0 for a pre-registered
 /// claim, fresh for a post-hoc one: `post_hoc::seed_base`).
-pub fn first_seeds(rule: &Rule, base: i64) -> Vec<i64> {
+pub(crate) fn first_seeds(rule: &Rule, base: i64) -> Vec<i64> {
     (base..base + rule.min_repeats.max(1) as i64).collect()
 }
 
-pub fn seeds_text(seeds: &[i64]) -> String {
+pub(crate) fn seeds_text(seeds: &[i64]) -> String {
     seeds
         .iter()
         .map(i64::to_string)
@@ -42,7 +42,7 @@ pub fn seeds_text(seeds: &[i64]) -> String {
 
 /// The seeds that bring `have` (the merged rows' seeds) up to `want` repeats: the next unused
 /// numbers after the largest seed so far.
-pub fn top_up(have: &Repeats, want: usize) -> Vec<i64> {
+pub(crate) fn top_up(have: &Repeats, want: usize) -> Vec<i64> {
     let seeds = have.seeds();
     let next = seeds.iter().next_back().map_or(0, |s| s + 1);
     let missing = want.saturating_sub(seeds.len().max(1)) as i64;

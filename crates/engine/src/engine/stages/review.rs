@@ -15,10 +15,10 @@ use crate::engine::reply::str_field;
 use crate::llm::Message;
 use crate::report::{Corpus, DEFAULT_TOLERANCE, Registry, findings, provenance, sanitize};
 
-pub const REVISED: &str = "paper/06_paper_reviewed.md";
-pub const SUMMARY: &str = "paper/review/fact_review.md";
+pub(crate) const REVISED: &str = "paper/06_paper_reviewed.md";
+pub(crate) const SUMMARY: &str = "paper/review/fact_review.md";
 
-pub const REVIEWERS: [(&str, &str); 3] = [
+pub(crate) const REVIEWERS: [(&str, &str); 3] = [
     (
         "Accuracy Checker",
         "you check every number and named method against the registry and the provenance report",
@@ -36,14 +36,14 @@ pub const REVIEWERS: [(&str, &str); 3] = [
 pub struct FactReview;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReviewFinding {
+pub(crate) struct ReviewFinding {
     pub reviewer: String,
     pub major: bool,
     pub text: String,
 }
 
 /// A reviewer's findings: each a claim, what is wrong with it, the fix, MAJOR or MINOR.
-pub fn findings_schema() -> ReplySchema {
+pub(crate) fn findings_schema() -> ReplySchema {
     let finding = js::object_with(
         &[
             ("severity", js::one_of(&["MAJOR", "MINOR"])),
@@ -60,7 +60,7 @@ pub fn findings_schema() -> ReplySchema {
 
 /// A reviewer's JSON findings; an unknown severity counts as MAJOR (a reviewer who cannot
 /// say how bad it is has not cleared it).
-pub fn parse_findings(reviewer: &str, v: &Value) -> Vec<ReviewFinding> {
+pub(crate) fn parse_findings(reviewer: &str, v: &Value) -> Vec<ReviewFinding> {
     v.get("findings")
         .and_then(Value::as_array)
         .map(|a| {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 /// The forecast shown on the review card and recorded with the review.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// Mean tokens of similar nodes (`None`: none has run).
     pub tokens: Option<u64>,
     /// Mean wall seconds of similar experiments (`None`: none has run).
@@ -23,7 +23,7 @@ pub struct Estimate {
 
 impl Estimate {
     /// The wall time `over_cost` compares: the forecast, else the limit (what it may cost).
-    pub fn wall_or_limit(&self) -> f64 {
+    pub(crate) fn wall_or_limit(&self) -> f64 {
         self.wall_s.unwrap_or(self.limit_s)
     }
 
@@ -60,7 +60,7 @@ fn mean_f(xs: &[f64]) -> Option<f64> {
 }
 
 /// The rule: the same sub-hypothesis's history when it has one, else the run's.
-pub fn estimate_from(
+pub(crate) fn estimate_from(
     h: &str,
     tokens_same: &[u64],
     tokens_other: &[u64],
@@ -98,7 +98,7 @@ pub fn estimate_from(
 
 /// How far this run's earlier forecasts were from what their nodes cost (tokens): the
 /// mean absolute error, so a forecast shows whether it has earned trust.
-pub fn track_record(pairs: &[(u64, u64)]) -> Option<String> {
+pub(crate) fn track_record(pairs: &[(u64, u64)]) -> Option<String> {
     let errs: Vec<f64> = pairs
         .iter()
         .filter(|(f, _)| *f > 0)

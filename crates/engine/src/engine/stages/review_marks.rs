@@ -6,9 +6,9 @@
 use crate::plan::PlanTree;
 
 /// Where a researcher's edit is recorded on its plan node (`PlanNode::extra`): the tree's ✎.
-pub const EDIT_KEY: &str = crate::vsa::review::NODE_EDIT_KEY;
+pub(crate) const EDIT_KEY: &str = crate::vsa::review::NODE_EDIT_KEY;
 /// Where a rejection is recorded on its pruned node.
-pub const REJECT_KEY: &str = crate::vsa::review::NODE_REJECT_KEY;
+pub(crate) const REJECT_KEY: &str = crate::vsa::review::NODE_REJECT_KEY;
 
 /// Unified diffs of two sets of files (path → bytes), in path order.
 pub(crate) fn unified(before: &[(String, Vec<u8>)], after: &[(String, Vec<u8>)]) -> String {

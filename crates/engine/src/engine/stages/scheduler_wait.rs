@@ -10,8 +10,8 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::exec::ExecError;
 
 /// The first wait between tries, doubled after each up to [`MAX_BACKOFF`].
-pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
-pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+pub(crate) const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// What the wait says as it goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub enum Note {
 
 /// Why no job was started.
 #[derive(Debug)]
-pub enum Waited {
+pub(crate) enum Waited {
     /// An error the wait does not cover (a refusal, a sandbox missing): as it came.
     Exec(ExecError),
     /// The controller did not answer within the window.
@@ -38,7 +38,7 @@ pub enum Waited {
 /// Try `start` until it succeeds, fails for another reason than an unreachable controller,
 /// or `window` has passed since the first unanswered try. `sleep` is the pause between tries
 /// (the engine's thread sleeps; tests count).
-pub fn with_wait<T>(
+pub(crate) fn with_wait<T>(
     window: Duration,
     mut start: impl FnMut() -> Result<T, ExecError>,
     mut note: impl FnMut(Note),

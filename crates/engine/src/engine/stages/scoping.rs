@@ -6,7 +6,7 @@ use crate::engine::check::sections;
 use crate::engine::ctx::{StageCtx, Vars};
 use crate::engine::error::StageError;
 
-pub const ARTIFACT: &str = "00_brainstorm_session.md";
+pub(crate) const ARTIFACT: &str = "00_brainstorm_session.md";
 const REQUIRED: [&str; 4] = [
     "Research Question",
     "Motivation",

@@ -11,7 +11,7 @@ use crate::exec::ExecError;
 
 /// Who must act for the experiment to start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Blame {
+pub(crate) enum Blame {
     /// The experiment's code or command: a repair can fix it.
     Code,
     /// The machine or the cluster: only the researcher (or an administrator) can.
@@ -23,7 +23,7 @@ pub enum Blame {
 const INFRASTRUCTURE_PROGRAMS: &[&str] = &["bwrap", "sbatch", "scontrol", "squeue", "setsid"];
 
 /// The rule: which [`ExecError`] kinds a repair of the code cannot fix.
-pub fn blame(e: &ExecError) -> Blame {
+pub(crate) fn blame(e: &ExecError) -> Blame {
     match e {
         // A command the coder gave that cannot run (empty, not UTF-8, no workdir), a workdir
         // it linked away: the code's.
@@ -64,7 +64,7 @@ fn io_blame(e: &std::io::Error) -> Blame {
 
 /// Why `start_job` did not start the experiment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StartError {
+pub(crate) enum StartError {
     /// Sent to repair, with this reason.
     Code(String),
     /// Stops the run with this reason (what failed, what to change).
@@ -76,7 +76,7 @@ pub enum StartError {
 
 impl StartError {
     /// `e` from the back end, judged by [`blame`].
-    pub fn from_exec(e: &ExecError) -> StartError {
+    pub(crate) fn from_exec(e: &ExecError) -> StartError {
         match blame(e) {
             Blame::Code => StartError::Code(format!("the experiment could not start: {e}")),
             Blame::Machine => StartError::Machine(e.to_string()),
@@ -84,7 +84,7 @@ impl StartError {
     }
 
     /// The reason to repair, or the run's stop for hypothesis `id`.
-    pub fn repair_or_stop(self, id: &str) -> Result<String, StageError> {
+    pub(crate) fn repair_or_stop(self, id: &str) -> Result<String, StageError> {
         match self {
             StartError::Code(why) => Ok(why),
             StartError::Machine(why) => Err(StageError::MustStop(format!(

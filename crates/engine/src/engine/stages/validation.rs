@@ -290,7 +290,7 @@ pub fn exhausted(ctx: &StageCtx<'_>, id: &str, history: &[String]) -> Result<Pro
 /// those whose prerequisites all let them start (validated, or a failed SHOULD_WORK gate: a
 /// limitation, not a block) become READY, those waiting on a failed MUST_WORK prerequisite
 /// BLOCKED. Added to the gate's transaction.
-pub fn after_gate(
+pub(crate) fn after_gate(
     tx: &mut Mutation,
     snap: &Snapshot,
     id: &str,
@@ -408,7 +408,7 @@ pub fn after_gate(
 /// node so far, the sub-hypothesis stays IN_PROGRESS (its dependants wait for its result),
 /// and Coding & Validation is reopened for the next node. No recovery: the sub-hypothesis has
 /// passed, and a later node that misses is only a worse branch of its search.
-pub fn search_step(
+pub(crate) fn search_step(
     ctx: &StageCtx<'_>,
     id: &str,
     criteria: &Criteria,

@@ -61,7 +61,7 @@ impl Client {
     /// `squeue -h -j <id> -o '%T %M %N'`: state, time used and node while Slurm lists the
     /// job; `None` once it has left the queue (or the controller did not answer: the caller
     /// asks `scontrol`).
-    pub fn queue_state(&self, id: &str) -> Option<QueueLine> {
+    pub(crate) fn queue_state(&self, id: &str) -> Option<QueueLine> {
         let out = self
             .command("squeue")
             .args(["-h", "-j", id, "-o", "%T %M %N"])

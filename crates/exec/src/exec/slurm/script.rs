@@ -123,7 +123,7 @@ pub struct Request<'a> {
 
 /// `sbatch`'s arguments (the script comes on stdin). `--no-requeue`: youra retries a node
 /// failure once itself, and a job Slurm requeued would overwrite its own results.
-pub fn sbatch_args(r: &Request<'_>) -> Vec<OsString> {
+pub(crate) fn sbatch_args(r: &Request<'_>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--parsable".into(),
         "--no-requeue".into(),
@@ -203,7 +203,7 @@ fn os_flag(flag: &str, value: &std::ffi::OsStr) -> OsString {
 }
 
 /// `--output` expands `%j`, `%u` and the like: a literal `%` in a path is written `%%`.
-pub fn output_pattern(path: &Path) -> OsString {
+pub(crate) fn output_pattern(path: &Path) -> OsString {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let mut out = Vec::new();
     for &b in path.as_os_str().as_bytes() {
@@ -217,7 +217,7 @@ pub fn output_pattern(path: &Path) -> OsString {
 
 /// Slurm's `--time` in whole minutes, rounded up (its least is one minute): a backstop above
 /// the engine's own limit, which cancels the job on time.
-pub fn time_minutes(d: Duration) -> u64 {
+pub(crate) fn time_minutes(d: Duration) -> u64 {
     (d.as_secs() + u64::from(d.subsec_nanos() > 0))
         .div_ceil(60)
         .max(1)

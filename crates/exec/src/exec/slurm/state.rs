@@ -127,7 +127,7 @@ fn failed_kind(exit: Option<ExitCode>) -> ExitKind {
 
 /// What `squeue` says of a listed job.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueueLine {
+pub(crate) struct QueueLine {
     pub state: SlurmState,
     /// How long it has run (`%M`; zero while it waits).
     pub used: Option<Duration>,
@@ -137,7 +137,7 @@ pub struct QueueLine {
 
 /// One line of `squeue -h -o '%T %M %N'`. The node comes last: its field is empty while
 /// the job waits.
-pub fn parse_queue_line(line: &str) -> Option<QueueLine> {
+pub(crate) fn parse_queue_line(line: &str) -> Option<QueueLine> {
     let mut words = line.split_whitespace();
     Some(QueueLine {
         state: SlurmState::parse(words.next()?),
@@ -191,7 +191,7 @@ impl JobInfo {
 }
 
 /// Slurm's `[D-]HH:MM:SS` (also `MM:SS`).
-pub fn parse_run_time(text: &str) -> Option<Duration> {
+pub(crate) fn parse_run_time(text: &str) -> Option<Duration> {
     let (days, hms) = match text.split_once('-') {
         Some((d, rest)) => (d.parse::<u64>().ok()?, rest),
         None => (0, text),

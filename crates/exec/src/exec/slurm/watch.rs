@@ -45,7 +45,7 @@ struct Place {
 }
 
 /// `Slurm job 5`, then `Slurm job 5 on node07` once Slurm has placed it.
-pub fn placement_text(id: &str, node: Option<&str>) -> String {
+pub(crate) fn placement_text(id: &str, node: Option<&str>) -> String {
     match node {
         Some(node) => format!("Slurm job {id} on {node}"),
         None => format!("Slurm job {id}"),

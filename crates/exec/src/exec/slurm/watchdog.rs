@@ -12,7 +12,7 @@ use crate::exec::supervise::WATCH_EVERY;
 
 /// The batch script's exit code when the watchdog stopped the job (with [`marker`] as the
 /// log's last line: an experiment that merely exits 123 is not taken for one).
-pub const PROCESS_LIMIT_EXIT: i32 = 123;
+pub(crate) const PROCESS_LIMIT_EXIT: i32 = 123;
 
 /// The line the watchdog writes to the job's log when it stops the job.
 pub fn marker(max: u32) -> String {
@@ -57,7 +57,11 @@ pub fn render(max_processes: Option<u32>) -> String {
 }
 
 /// The rule: Slurm's end of the script, read back. `tail`: the log's last lines.
-pub fn process_limit(kind: ExitKind, max_processes: Option<u32>, tail: &[String]) -> ExitKind {
+pub(crate) fn process_limit(
+    kind: ExitKind,
+    max_processes: Option<u32>,
+    tail: &[String],
+) -> ExitKind {
     match max_processes {
         Some(max)
             if kind == ExitKind::Exited(PROCESS_LIMIT_EXIT)

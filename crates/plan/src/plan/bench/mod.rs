@@ -34,7 +34,7 @@ const REFERENCE_DEPTH: u32 = 5;
 
 /// Who searches: a tree policy under a set of tree rules, or the linear loop.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Searcher {
+pub(crate) enum Searcher {
     Tree(Policy, TreeRules),
     KeepOrRevert,
 }
@@ -59,7 +59,7 @@ impl Searcher {
 
 /// The searchers compared, in table order: Table 5's four first (reference rules), then
 /// fixed α, adaptive under youra's earlier rules, and the loop.
-pub fn searchers() -> Vec<Searcher> {
+pub(crate) fn searchers() -> Vec<Searcher> {
     let r = TreeRules::Reference;
     vec![
         Searcher::Tree(Policy::Adaptive, r),

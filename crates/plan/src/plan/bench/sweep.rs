@@ -119,7 +119,8 @@ const YOURA: &str = "adaptive/youra";
 /// One paired comparison every setting reports on best/ref, beside adaptive's against its
 /// rival and the loop: adaptive against greedy (the policy the evidence favours), the
 /// reference rules against youra's, greedy against the loop.
-pub const CHECKS: [(&str, &str); 3] = [(ADAPTIVE, "greedy"), (ADAPTIVE, YOURA), ("greedy", LOOP)];
+pub(crate) const CHECKS: [(&str, &str); 3] =
+    [(ADAPTIVE, "greedy"), (ADAPTIVE, YOURA), ("greedy", LOOP)];
 
 /// `a` against `b` on best/ref.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -47,7 +47,7 @@ impl Outcome {
     }
 
     /// Executions until the running best reached `target`, if it did.
-    pub fn attempts_to(&self, target: f64) -> Option<usize> {
+    pub(crate) fn attempts_to(&self, target: f64) -> Option<usize> {
         self.trace.iter().position(|&b| b >= target).map(|i| i + 1)
     }
 

@@ -91,7 +91,7 @@ impl Task {
     /// The `index`-th child a reflector proposes for `parent`: the blind edit of the same
     /// place (`child`), better by `reflect_gain` in reward and long-run value. Same key, so
     /// tree and loop meet the same draws.
-    pub fn reflected(&self, parent: Hidden, index: u64) -> Hidden {
+    pub(crate) fn reflected(&self, parent: Hidden, index: u64) -> Hidden {
         let g = self.spec.reflect_gain;
         let c = self.child(parent, index);
         Hidden {
@@ -112,7 +112,7 @@ impl Task {
     /// What the `k`-th execution ever of `h` reports (a second run, a retry after a
     /// failure): execution 0 is `observe(h)`, each later one its own draw of noise and
     /// failure on the same plan.
-    pub fn observe_execution(&self, h: Hidden, k: u64) -> Option<f64> {
+    pub(crate) fn observe_execution(&self, h: Hidden, k: u64) -> Option<f64> {
         let run = match k {
             0 => h,
             k => Hidden {
@@ -124,7 +124,7 @@ impl Task {
     }
 
     /// The tokens of the `k`-th execution of `h` (execution 0: `exec_cost(h)`).
-    pub fn execution_cost(&self, h: Hidden, k: u64) -> u64 {
+    pub(crate) fn execution_cost(&self, h: Hidden, k: u64) -> u64 {
         match k {
             0 => self.exec_cost(h),
             k => self.exec_cost(Hidden {
@@ -177,7 +177,7 @@ impl Task {
 
     /// The best true reward among the first m reflected children of every node down to
     /// `depth` below the first root: a reference for what the task allows (a search can find more).
-    pub fn reference_best(&self, depth: u32) -> f64 {
+    pub(crate) fn reference_best(&self, depth: u32) -> f64 {
         let mut level = vec![self.root(0)];
         let mut best = level[0].reward;
         for _ in 0..depth {

@@ -66,7 +66,7 @@ impl EditDialog {
         m
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, cmd: Option<Command>) -> Outcome {
+    pub(crate) fn on_key(&mut self, key: KeyEvent, cmd: Option<Command>) -> Outcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match (cmd, key.code) {
             (Some(Command::Cancel), _) => Outcome::Close,

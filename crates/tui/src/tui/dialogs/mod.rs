@@ -20,7 +20,7 @@ use outcome::Outcome;
 use overlay::{CardTab, Overlay};
 
 /// Keys while an overlay is open: its commands first, everything else is typing.
-pub fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
+pub(crate) fn on_key(app: &mut App, key: KeyEvent, cmd: Option<Command>) -> Vec<Effect> {
     // `?` over any overlay lists that overlay's keys; closing the list goes back to it.
     let help = cmd == Some(Command::Help)
         || (key.code == KeyCode::Char('?') && app.mode() == Mode::Dialog);

@@ -42,7 +42,7 @@ impl PaperView {
         v
     }
 
-    pub fn on_key(&mut self, cmd: Option<Command>) -> Outcome {
+    pub(crate) fn on_key(&mut self, cmd: Option<Command>) -> Outcome {
         let max = self.last_scroll();
         let page = match self.viewport.get().1 {
             0 => self.height,

@@ -14,7 +14,7 @@ pub struct Picker {
 }
 
 impl Picker {
-    pub fn on_key(&mut self, cmd: Option<Command>) -> Outcome {
+    pub(crate) fn on_key(&mut self, cmd: Option<Command>) -> Outcome {
         match cmd {
             Some(Command::Close | Command::Cancel) => Outcome::Close,
             Some(Command::Down) => {

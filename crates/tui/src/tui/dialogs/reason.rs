@@ -81,7 +81,7 @@ impl ReasonDialog {
             .collect()
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, cmd: Option<Command>) -> Outcome {
+    pub(crate) fn on_key(&mut self, key: KeyEvent, cmd: Option<Command>) -> Outcome {
         match (cmd, key.code) {
             (Some(Command::Cancel), _) => Outcome::Close,
             (Some(Command::NextField), _) if self.command_line => {

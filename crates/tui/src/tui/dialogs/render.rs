@@ -98,7 +98,7 @@ pub fn edit(app: &App, d: &EditDialog, frame: &mut Frame, area: Rect) {
 
 /// The reason dialog's width: 72 columns, wider when its choices need it, so every action
 /// an override offers (Design-Pivot last) sits on one line.
-pub fn reason_width(d: &ReasonDialog) -> u16 {
+pub(crate) fn reason_width(d: &ReasonDialog) -> u16 {
     let choices: usize = d.choices.iter().map(|c| c.chars().count() + 2).sum();
     (choices + 2).max(72) as u16
 }

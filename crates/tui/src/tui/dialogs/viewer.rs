@@ -59,7 +59,7 @@ impl Viewer {
         }
     }
 
-    pub fn on_key(&mut self, cmd: Option<Command>, key: KeyEvent) -> Outcome {
+    pub(crate) fn on_key(&mut self, cmd: Option<Command>, key: KeyEvent) -> Outcome {
         if let Some(q) = &mut self.query {
             match key.code {
                 KeyCode::Enter => {

@@ -18,7 +18,7 @@ use crate::tui::theme::Role;
 use crate::vsa::enums::GateResult;
 
 /// "a approve · r reject · o override" from the keymap of `mode`.
-pub fn decide_keys(app: &App, mode: Mode) -> String {
+pub(crate) fn decide_keys(app: &App, mode: Mode) -> String {
     let key = |c| {
         app.keymap
             .key_for(mode, c)
@@ -35,7 +35,7 @@ pub fn decide_keys(app: &App, mode: Mode) -> String {
 
 /// What each answer does, in the run's terms: the action it applies, what it archives, the
 /// stage it returns to, and the pivot budget it uses.
-pub fn consequences(app: &App, c: &Card) -> Vec<(Command, String)> {
+pub(crate) fn consequences(app: &App, c: &Card) -> Vec<(Command, String)> {
     use crate::reflect::routing::{RoutingAction as A, is_discarding, refinement_equivalent};
     let Ok(proposed) = c.proposed_action.parse::<A>() else {
         return Vec::new();

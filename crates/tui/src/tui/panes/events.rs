@@ -81,7 +81,7 @@ fn text_span(app: &App, e: &crate::tui::rows::EventRow, width: usize) -> Span<'s
 }
 
 /// Newer than the newest event shown when the TUI last quit on this run.
-pub fn is_new(app: &App, e: &crate::tui::rows::EventRow) -> bool {
+pub(crate) fn is_new(app: &App, e: &crate::tui::rows::EventRow) -> bool {
     matches!((app.data.last_seen, e.at), (Some(seen), Some(at)) if at.at > seen.at)
 }
 

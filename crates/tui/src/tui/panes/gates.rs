@@ -23,7 +23,7 @@ fn result_text(h: &SubHypothesis) -> String {
     }
 }
 
-pub fn status_role(h: &SubHypothesis) -> Role {
+pub(crate) fn status_role(h: &SubHypothesis) -> Role {
     match (&h.status, &h.gate.result) {
         (_, Some(GateResult::Fail))
         | (HypothesisStatus::Failed | HypothesisStatus::CascadeFailed, _) => Role::GateFailed,
@@ -37,7 +37,7 @@ pub fn status_role(h: &SubHypothesis) -> Role {
 }
 
 /// How an interval's verdict is drawn: PASS, FAIL, INCONCLUSIVE each their own.
-pub fn verdict_role(v: Option<&GateResult>) -> Role {
+pub(crate) fn verdict_role(v: Option<&GateResult>) -> Role {
     match v {
         Some(GateResult::Pass) => Role::GatePassed,
         Some(GateResult::Fail) => Role::GateFailed,
@@ -134,7 +134,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The run's recorded data audit, when it is not Real: one line saying what the results
 /// rest on, with the deciding `file:line` (escaped: it names a file of the run's code).
-pub fn audit_line(app: &App, width: usize) -> Option<Line<'static>> {
+pub(crate) fn audit_line(app: &App, width: usize) -> Option<Line<'static>> {
     use crate::audit::verdict::Verdict;
     let rec = app.data.audit.as_ref()?;
     let (what, role) = match rec.verdict {

@@ -93,7 +93,7 @@ pub fn with_progress(
 }
 
 /// One line per sub-hypothesis with recorded loop statuses: "h-e1 design ✓ plan ▶ run ·".
-pub fn loop_lines(p: &Progress, width: usize) -> Vec<String> {
+pub(crate) fn loop_lines(p: &Progress, width: usize) -> Vec<String> {
     p.loops
         .iter()
         .map(|(id, st)| {

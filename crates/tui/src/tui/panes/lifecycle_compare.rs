@@ -12,7 +12,7 @@ use crate::tui::theme::{Role, Theme};
 
 /// The stage line's suffix: `≠` when a step of it differs, `=` when all agree, nothing when
 /// neither run took it.
-pub fn stage_mark(c: &Comparison, stage: Stage) -> &'static str {
+pub(crate) fn stage_mark(c: &Comparison, stage: Stage) -> &'static str {
     let mut rows = c.rows_of(stage).peekable();
     if rows.peek().is_none() {
         return "";

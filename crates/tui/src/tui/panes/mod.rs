@@ -88,6 +88,6 @@ pub fn clip(s: &str, n: usize) -> String {
 }
 
 /// The first visible row so that `selected` stays in a window of `height` rows.
-pub fn scroll_for(selected: usize, height: usize) -> usize {
+pub(crate) fn scroll_for(selected: usize, height: usize) -> usize {
     selected.saturating_sub(height.saturating_sub(1))
 }

@@ -16,7 +16,7 @@ use crate::tui::theme::Role;
 
 /// The escalation card, compact for the pane: what waits and the keys that decide it first,
 /// then the route, the trajectory and the top attributions (the full card is an overlay).
-pub fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn escalation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(c) = app
         .data

@@ -127,7 +127,7 @@ impl<'a> Keep<'a> {
     }
 
     /// The file list of sub-hypothesis `id`'s folder, when it was listed and is unchanged.
-    pub fn files_of(&self, id: &str) -> Option<Vec<PathBuf>> {
+    pub(crate) fn files_of(&self, id: &str) -> Option<Vec<PathBuf>> {
         let p = self.prev?;
         if self.reshaped(&self.run.root.join(id)) {
             return None;
@@ -139,7 +139,7 @@ impl<'a> Keep<'a> {
     }
 
     /// The run's own file list (its folder, `paper/`, `transcripts/`), when unchanged.
-    pub fn run_files(&self) -> Option<Vec<PathBuf>> {
+    pub(crate) fn run_files(&self) -> Option<Vec<PathBuf>> {
         let p = self.prev?;
         let root = &self.run.root;
         if self.changes.lists(root)
@@ -155,7 +155,7 @@ impl<'a> Keep<'a> {
     }
 
     /// What sub-hypothesis `id`'s folder holds, when it was looked at and is unchanged.
-    pub fn artifacts_of(&self, id: &str) -> Option<ArtifactPresence> {
+    pub(crate) fn artifacts_of(&self, id: &str) -> Option<ArtifactPresence> {
         let p = self.prev?;
         if self.reshaped(&self.run.root.join(id)) {
             return None;
