@@ -68,7 +68,7 @@ pub fn spawn_youra_env(args: &[&str], home: &std::path::Path, env: &[(&str, &str
             pixel_height: 0,
         })
         .unwrap();
-    // CI points this at the release build (YOURA_E2E_BIN); locally the test profile's binary.
+    // The test profile's binary, in CI too; YOURA_E2E_BIN points at another (a release build).
     let bin =
         std::env::var("YOURA_E2E_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_youra").to_string());
     let mut cmd = CommandBuilder::new(&bin);
