@@ -14,7 +14,10 @@ use youra::plan::{
 const NODES: usize = 10_000;
 
 /// Breadth first: each node is evaluated with a seeded reward and, unless pruned, expanded
-/// into three children, until the tree holds `NODES`; the last ones stay untested.
+/// into three children, until the tree holds `NODES`; the last ones stay untested. Rewards
+/// rise as the tree grows (a search that pays) and one node in five is a dead end far below
+/// its parent, so it is pruned: with rewards drawn alike at every depth, pruning against the
+/// parent's Q (δ) ended the search after ten nodes.
 fn generated(rng: &mut XorShift64) -> PlanTree {
     let mut t = PlanTree::new();
     let draft = |p: f64, i: usize| Draft {
@@ -32,8 +35,14 @@ fn generated(rng: &mut XorShift64) -> PlanTree {
         if t.len() >= NODES {
             break;
         }
+        let rising = 0.3 + 0.6 * t.len() as f64 / NODES as f64;
+        let reward = if rng.draw() < 0.2 {
+            0.05
+        } else {
+            rising + 0.05 * rng.draw()
+        };
         let packet = Packet {
-            reward: 0.3 + 0.6 * rng.draw(),
+            reward,
             cost_tokens: 20_000,
             ..Packet::default()
         };
