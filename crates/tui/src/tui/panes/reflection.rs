@@ -214,7 +214,12 @@ fn grouped_rows(
     let none = app.lessons.grouping.none_name();
     for (i, e) in entries.iter().enumerate() {
         if last != Some(e.group) {
-            let n = entries.iter().filter(|x| x.group == e.group).count();
+            // `entries` come grouped (`lessons::entries` sorts by group first), so a group's
+            // count is its run from here: one pass over the list, not one per heading.
+            let n = entries[i..]
+                .iter()
+                .take_while(|x| x.group == e.group)
+                .count();
             let name = e.group.unwrap_or(none);
             out.push((
                 None,
