@@ -289,7 +289,19 @@ fn publish_past_the_deadline_writes_tex_and_no_pdf() {
         compile_timeout_s: 0.001,
         ..Default::default()
     };
-    let p = youra::paper::publish_with(run.path(), "# T\n\nText.\n", &settings).expect("publish");
+    // A paper no compile ends within the deadline: another test's child may hold a small
+    // paper's layout memoized, and a memoized compile answers within a millisecond. Text
+    // no compile has seen, and a good deal of it, takes a fresh layout every time.
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let markdown = (0..400).fold(String::from("# T\n\n"), |mut m, i| {
+        m.push_str(&format!(
+            "Paragraph {i} of run {nonce}, set anew by every compile.\n\n"
+        ));
+        m
+    });
+    let p = youra::paper::publish_with(run.path(), &markdown, &settings).expect("publish");
     assert_eq!(
         p.no_pdf
             .as_deref()
