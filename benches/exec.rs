@@ -1,5 +1,7 @@
 //! Spawn-to-collected-results latency of a trivial experiment, with and without the
 //! bubblewrap sandbox: `cargo bench --bench exec`. Targets: ≤ 50 ms without, ≤ 150 ms with.
+//! Outside the sandbox the job's `PATH` is this process's, so the run card asks the first
+//! `python3` on it; the bench says which, since a shim's answer is never kept.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +12,7 @@ const SCRIPT: &str = r#"echo '{"accuracy":1}' > "$YOURA_METRICS_FILE""#;
 
 fn main() {
     let backend = LocalBackend::with_gpus(GpuPool::new(Vec::new()));
+    println!("exec/run card asks {}", python_on_path());
     let bwrap_works = matches!(backend.sandbox_availability(), Availability::Works(_));
     let plain = measure(&backend, SandboxMode::Off);
     println!(
@@ -60,4 +63,25 @@ fn once(backend: &LocalBackend, job: &Job) -> Duration {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// Which `python3` the run card asks after a job outside the sandbox (the job's `PATH` is
+/// this one), and whether its answer can be kept: a script (a pyenv shim) is asked after
+/// every job, which the no-sandbox figure then carries.
+fn python_on_path() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(found) = std::env::split_paths(&path)
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+    else {
+        return "no python3 (no PATH entry holds one)".into();
+    };
+    let head = std::fs::read(&found).map(|b| b.starts_with(b"#!"));
+    match head {
+        Ok(true) => format!(
+            "{} (a script: asked after every job, not kept)",
+            found.display()
+        ),
+        _ => format!("{} (kept while unchanged)", found.display()),
+    }
 }

@@ -26,6 +26,7 @@ mod log;
 pub mod metrics;
 pub mod planted;
 pub mod run_card;
+mod run_card_cache;
 mod run_card_model;
 mod run_card_probe;
 pub mod sandbox;

@@ -8,6 +8,8 @@
 //! run folder (a virtual environment the experiment could have written, its `.pth` files
 //! executed at start-up) is never run, and the card says why its packages are not listed.
 //! `-I` keeps the child from the workspace's user site-packages and `PYTHON*` variables.
+//! Its answer is kept while the interpreter and its `sys.path` are unchanged
+//! (`run_card_cache.rs`): a job pays the question once per installed set, not once per job.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
+use super::run_card_cache as cache;
 use super::run_card_model::{DataFile, DataKind, Gpu, Interpreter, Machine, packages_sha256};
 
 /// How long the interpreter and `nvidia-smi` may take each.
@@ -29,9 +32,10 @@ const MAX_DEPTH: usize = 32;
 const MAX_FILE_HASHED: u64 = 4 << 30;
 const MAX_FOLDER_HASHED: u64 = 16 << 30;
 
-/// Prints the version, `sys.executable`, then one `pkg<TAB>name<TAB>version` line per
-/// installed distribution.
-const PYTHON_PROBE: &str = "import sys, platform\nprint(platform.python_version())\nprint(sys.executable)\ntry:\n    import importlib.metadata as m\n    for d in m.distributions():\n        print('pkg', d.metadata['Name'] or '', d.version or '', sep='\\t')\nexcept Exception as e:\n    print('error', repr(e), sep='\\t')\n";
+/// Prints the version, `sys.executable`, one `path<TAB>hex` line per `sys.path` entry (its
+/// bytes in hex: a folder's name may hold a tab or a newline), then one
+/// `pkg<TAB>name<TAB>version` line per installed distribution.
+const PYTHON_PROBE: &str = "import sys, os, platform\nprint(platform.python_version())\nprint(sys.executable)\nfor p in sys.path:\n    print('path', os.fsencode(p).hex(), sep='\\t')\ntry:\n    import importlib.metadata as m\n    for d in m.distributions():\n        print('pkg', d.metadata['Name'] or '', d.version or '', sep='\\t')\nexcept Exception as e:\n    print('error', repr(e), sep='\\t')\n";
 
 /// The interpreter `argv0` names (else `python3` on `path_var`) and its packages.
 pub(super) fn interpreter(argv0: &str, path_var: Option<&str>, workspace: &Path) -> Interpreter {
@@ -44,11 +48,25 @@ pub(super) fn interpreter(argv0: &str, path_var: Option<&str>, workspace: &Path)
             };
         }
     };
+    if let Some(card) = cache::get(&program, path_var) {
+        return card;
+    }
+    let asked_at = std::time::SystemTime::now();
+    let mut dirs = Some(Vec::new());
+    let card = ask(&program, path_var, &mut dirs);
+    let inputs = dirs.and_then(|d| cache::Inputs::read(&program, card.executable.as_deref(), &d));
+    cache::put(&program, path_var, inputs, &card, asked_at);
+    card
+}
+
+/// What `program` says of itself and its packages; the folders on its `sys.path` go to
+/// `dirs` (`None` when one was not read: a path not read is a path not watched).
+fn ask(program: &Path, path_var: Option<&str>, dirs: &mut Option<Vec<PathBuf>>) -> Interpreter {
     let mut card = Interpreter {
         program: Some(program.display().to_string()),
         ..Interpreter::default()
     };
-    let mut command = Command::new(&program);
+    let mut command = Command::new(program);
     command
         .args(["-I", "-c", PYTHON_PROBE])
         .env_clear()
@@ -81,6 +99,13 @@ pub(super) fn interpreter(argv0: &str, path_var: Option<&str>, workspace: &Path)
             (Some("pkg"), Some(name), Some(version)) if !name.is_empty() => {
                 card.packages.push(format!("{name}=={version}"));
             }
+            (Some("path"), Some(hex), None) => match (from_hex(hex), dirs.as_mut()) {
+                (Some(bytes), Some(dirs)) => {
+                    use std::os::unix::ffi::OsStringExt;
+                    dirs.push(PathBuf::from(std::ffi::OsString::from_vec(bytes)));
+                }
+                _ => *dirs = None,
+            },
             (Some("error"), Some(e), _) => card.error = Some(format!("importlib.metadata: {e}")),
             _ => {}
         }
@@ -90,6 +115,17 @@ pub(super) fn interpreter(argv0: &str, path_var: Option<&str>, workspace: &Path)
     card.packages.dedup();
     card.packages_sha256 = Some(packages_sha256(&card.packages));
     card
+}
+
+/// The bytes a string of hex digits spells.
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 /// A package line's name as pip orders it: lower-case, `_` and `.` read as `-`.

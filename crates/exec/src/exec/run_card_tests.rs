@@ -3,6 +3,8 @@
 //! files, and the interpreter refused inside the run folder.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::super::run_card_probe as probe;
 use super::*;
@@ -251,4 +253,80 @@ fn the_gpus_the_job_got_and_the_cuda_version_are_read_from_nvidia_smi() {
                   | NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4     |\n";
     assert_eq!(probe::parse_cuda(banner).as_deref(), Some("12.4"));
     assert_eq!(probe::parse_cuda("no banner"), None);
+}
+
+/// A virtual environment made by the host's `python3`, and that interpreter's own path.
+fn venv(at: &Path) -> (PathBuf, PathBuf) {
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(at)
+        .status()
+        .expect("python3 runs (the run card needs it)");
+    assert!(made.success(), "python3 -m venv --without-pip: {made}");
+    let out = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3");
+    let real = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    (at.join("bin/python3"), real)
+}
+
+#[test]
+fn the_package_list_is_asked_again_only_after_an_install_and_a_shim_every_time() {
+    use super::super::run_card_cache as cache;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ws = dir.path().join("run/h-e1");
+    std::fs::create_dir_all(&ws).expect("ws");
+    let (python, real) = venv(&dir.path().join("env"));
+    let shim_dir = dir.path().join("shims");
+    std::fs::create_dir(&shim_dir).expect("shims");
+    let shim = shim_dir.join("python3");
+    std::fs::write(
+        &shim,
+        format!("#!/bin/sh\nexec '{}' \"$@\"\n", real.display()),
+    )
+    .expect("shim");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let ask = |p: &Path| probe::interpreter(&p.display().to_string(), None, &ws);
+
+    // Just made: a change this recent may not show in the folders' times, so it is not kept.
+    let first = ask(&python);
+    assert_eq!(first.error, None, "{first:?}");
+    assert_eq!(ask(&python), first);
+    assert_eq!(cache::asked(&python), 2);
+    std::thread::sleep(Duration::from_millis(2100));
+    let settled = ask(&python);
+    assert_eq!(settled, first);
+    assert_eq!(ask(&python), first);
+    assert_eq!(ask(&python), first);
+    assert_eq!(cache::asked(&python), 3, "a settled answer is kept");
+
+    // An install adds a `*.dist-info` folder to site-packages: asked again, and listed.
+    let lib = std::fs::read_dir(dir.path().join("env/lib"))
+        .expect("lib")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("python"))
+        .expect("lib/python3.x")
+        .path();
+    let info = lib.join("site-packages/foo_pkg-1.2.dist-info");
+    std::fs::create_dir_all(&info).expect("dist-info");
+    std::fs::write(
+        info.join("METADATA"),
+        "Metadata-Version: 2.1\nName: foo-pkg\nVersion: 1.2\n",
+    )
+    .expect("METADATA");
+    let installed = ask(&python);
+    assert_eq!(cache::asked(&python), 4);
+    assert!(
+        installed.packages.contains(&"foo-pkg==1.2".to_string()),
+        "{installed:?}"
+    );
+    assert_ne!(installed.packages_sha256, first.packages_sha256);
+
+    // A script picks its interpreter by settings youra does not see: asked every time.
+    let by_shim = ask(&shim);
+    assert_eq!(by_shim.error, None, "{by_shim:?}");
+    ask(&shim);
+    assert_eq!(cache::asked(&shim), 2);
 }
